@@ -1,0 +1,38 @@
+"""The one exception type a user can cause, and how it is shown."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class Problem:
+    """One thing wrong with the input: where it is, what it is, and how to fix it."""
+
+    message: str
+    file: str | None = None
+    line: int | None = None
+    fix: str | None = None
+
+    def __str__(self) -> str:
+        where = ""
+        if self.file:
+            where = f"{self.file}:{self.line}: " if self.line else f"{self.file}: "
+        text = f"{where}{self.message}"
+        if self.fix:
+            text += f" (fix: {self.fix})"
+        return text.replace("\n", " ")
+
+
+class ArgmatrixError(Exception):
+    """Bad input or usage. The CLI prints one line per problem and exits 2."""
+
+    def __init__(self, *problems: Problem) -> None:
+        super().__init__("; ".join(str(p) for p in problems))
+        self.problems = list(problems)
+
+    @classmethod
+    def at(
+        cls, message: str, file: str | None = None, line: int | None = None, fix: str | None = None
+    ) -> ArgmatrixError:
+        return cls(Problem(message, file, line, fix))

@@ -1,0 +1,216 @@
+"""The registry model: what every loader produces and every renderer and check reads.
+
+Pure data, no I/O. Loaders (live, static, snapshot) fill it; `to_dict`/`from_dict` give the
+JSON-safe form used by `export` and by snapshots.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+DEFAULT_SECTION = "General"
+
+
+@dataclass(frozen=True)
+class Unevaluated:
+    """A value static reading could not compute; kept as its source text, never guessed."""
+
+    source: str
+
+    def __str__(self) -> str:
+        return self.source
+
+
+@dataclass(frozen=True)
+class Argument:
+    flags: tuple[str, ...]
+    dest: str
+    section: str = DEFAULT_SECTION
+    action: str = "store"
+    type: str | None = None
+    default: Any = None
+    choices: tuple[Any, ...] | Unevaluated | None = None
+    nargs: str | int | Unevaluated | None = None
+    required: bool = False
+    metavar: str | tuple[str, ...] | None = None
+    help: str | Unevaluated = ""
+    hidden: bool = False
+    deprecated: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        """The canonical name: the first long flag, else the first flag, else the dest."""
+        for flag in self.flags:
+            if flag.startswith("--"):
+                return flag
+        return self.flags[0] if self.flags else self.dest
+
+    @property
+    def is_flag(self) -> bool:
+        """True for switches that take no value (store_true and friends)."""
+        return self.action in FLAG_ACTIONS
+
+    @property
+    def positional(self) -> bool:
+        return not self.flags
+
+
+FLAG_ACTIONS = frozenset(
+    {"store_true", "store_false", "store_const", "append_const", "count", "boolean_optional"}
+)
+
+
+@dataclass(frozen=True)
+class Subcommand:
+    name: str
+    aliases: tuple[str, ...]
+    help: str
+    registry: Registry
+
+
+@dataclass(frozen=True)
+class Registry:
+    source: str
+    sections: tuple[str, ...]
+    arguments: tuple[Argument, ...]
+    subcommands: tuple[Subcommand, ...] = ()
+    description: str = ""
+
+    def by_flag(self) -> dict[str, Argument]:
+        """Every flag (aliases included) and every positional's dest, mapped to its argument."""
+        index: dict[str, Argument] = {}
+        for argument in self.arguments:
+            for flag in argument.flags or (argument.dest,):
+                index.setdefault(flag, argument)
+        return index
+
+    def in_section(self, section: str) -> list[Argument]:
+        return [a for a in self.arguments if a.section == section]
+
+
+def sorted_if_unordered(values: Iterable[Any]) -> tuple[Any, ...]:
+    """Choices from a set have no order; sort them so output is the same on every run."""
+    if isinstance(values, (set, frozenset)):
+        return tuple(sorted(values, key=lambda v: (type(v).__name__, str(v))))
+    return tuple(values)
+
+
+# ---------------------------------------------------------------- JSON-safe form
+
+
+def json_value(value: Any) -> Any:
+    """A JSON-safe rendering of a Python value (defaults, choices, extras)."""
+    if isinstance(value, Unevaluated):
+        return {"unevaluated": value.source}
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else {"python": repr(value)}
+    if isinstance(value, (set, frozenset)):
+        return [json_value(v) for v in sorted_if_unordered(value)]
+    if isinstance(value, (list, tuple)):
+        return [json_value(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): json_value(v) for k, v in value.items()}
+    return {"python": repr(value)}
+
+
+def python_value(value: Any) -> Any:
+    """Inverse of `json_value` as far as JSON allows (tuples come back as lists)."""
+    if isinstance(value, dict):
+        if set(value) == {"unevaluated"}:
+            return Unevaluated(str(value["unevaluated"]))
+        if set(value) == {"python"}:
+            return _python_repr_value(str(value["python"]))
+        return {k: python_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [python_value(v) for v in value]
+    return value
+
+
+def _python_repr_value(text: str) -> Any:
+    if text in ("inf", "-inf", "nan"):
+        return float(text)
+    return Unevaluated(text)
+
+
+def argument_to_dict(argument: Argument) -> dict[str, Any]:
+    return {
+        "flags": list(argument.flags),
+        "dest": argument.dest,
+        "section": argument.section,
+        "action": argument.action,
+        "type": argument.type,
+        "default": json_value(argument.default),
+        "choices": json_value(argument.choices),
+        "nargs": json_value(argument.nargs),
+        "required": argument.required,
+        "metavar": json_value(argument.metavar),
+        "help": json_value(argument.help),
+        "hidden": argument.hidden,
+        "deprecated": argument.deprecated,
+        "extra": json_value(argument.extra),
+    }
+
+
+def argument_from_dict(data: dict[str, Any]) -> Argument:
+    choices = python_value(data.get("choices"))
+    metavar = python_value(data.get("metavar"))
+    return Argument(
+        flags=tuple(data.get("flags") or ()),
+        dest=data["dest"],
+        section=data.get("section") or DEFAULT_SECTION,
+        action=data.get("action") or "store",
+        type=data.get("type"),
+        default=python_value(data.get("default")),
+        choices=tuple(choices) if isinstance(choices, list) else choices,
+        nargs=python_value(data.get("nargs")),
+        required=bool(data.get("required", False)),
+        metavar=tuple(metavar) if isinstance(metavar, list) else metavar,
+        help=python_value(data.get("help") or ""),
+        hidden=bool(data.get("hidden", False)),
+        deprecated=bool(data.get("deprecated", False)),
+        extra=python_value(data.get("extra") or {}),
+    )
+
+
+def registry_to_dict(registry: Registry) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "source": registry.source,
+        "description": registry.description,
+        "sections": list(registry.sections),
+        "arguments": [argument_to_dict(a) for a in registry.arguments],
+    }
+    if registry.subcommands:
+        data["subcommands"] = [
+            {
+                "name": sub.name,
+                "aliases": list(sub.aliases),
+                "help": sub.help,
+                "registry": registry_to_dict(sub.registry),
+            }
+            for sub in registry.subcommands
+        ]
+    return data
+
+
+def registry_from_dict(data: dict[str, Any]) -> Registry:
+    return Registry(
+        source=data["source"],
+        description=data.get("description", ""),
+        sections=tuple(data["sections"]),
+        arguments=tuple(argument_from_dict(a) for a in data["arguments"]),
+        subcommands=tuple(
+            Subcommand(
+                name=s["name"],
+                aliases=tuple(s.get("aliases", ())),
+                help=s.get("help", ""),
+                registry=registry_from_dict(s["registry"]),
+            )
+            for s in data.get("subcommands", ())
+        ),
+    )

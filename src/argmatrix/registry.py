@@ -1,0 +1,136 @@
+"""Read a registry in any of its three forms (live, static, snapshot) into the model."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from .errors import ArgmatrixError
+from .introspect import registry_from_parser
+from .model import Registry, registry_from_dict, registry_to_dict
+
+Mode = Literal["live", "static", "snapshot"]
+MODES: tuple[str, ...] = ("live", "static", "snapshot")
+SNAPSHOT_FORMAT = "argmatrix-snapshot"
+SNAPSHOT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class RegistrySpec:
+    """Where a registry comes from: what the configuration's `registry:` block says."""
+
+    target: str
+    mode: Mode = "live"
+    mock: tuple[str, ...] = ()
+    base_dir: Path = field(default_factory=Path.cwd)
+    search_path: tuple[str, ...] | None = None  # static mode: defaults to sys.path
+
+
+def guess_mode(target: str, static: bool) -> Mode:
+    if target.endswith(".json") and ":" not in target:
+        return "snapshot"
+    return "static" if static else "live"
+
+
+def load_registry(spec: RegistrySpec, verbose: bool = False) -> Registry:
+    if spec.mode == "snapshot":
+        return read_snapshot(_resolve_path(spec.target, spec.base_dir))
+    if spec.mode == "static":
+        from .static import load_static
+
+        parser, sites, read_source = load_static(spec.target, spec.base_dir, spec.search_path)
+    else:
+        from .live import load_live
+
+        parser, sites = load_live(spec.target, spec.mock, spec.base_dir, verbose)
+        read_source = _read_file
+    return registry_from_parser(parser, spec.target, sites, read_source)
+
+
+def _resolve_path(target: str, base_dir: Path) -> Path:
+    path = Path(target)
+    return path if path.is_absolute() else base_dir / path
+
+
+def _read_file(name: str) -> str | None:
+    try:
+        return Path(name).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+# ------------------------------------------------------------------ snapshots
+
+
+def snapshot_dict(registry: Registry) -> dict[str, Any]:
+    return {
+        "format": SNAPSHOT_FORMAT,
+        "version": SNAPSHOT_VERSION,
+        "registry": registry_to_dict(registry),
+    }
+
+
+def snapshot_text(registry: Registry) -> str:
+    return json.dumps(snapshot_dict(registry), indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+
+
+def read_snapshot(path: Path) -> Registry:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ArgmatrixError.at(
+            "snapshot file not found", file=str(path),
+            fix="write one with 'argmatrix snapshot --registry MODULE:CALLABLE -o FILE'",
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ArgmatrixError.at(f"cannot read snapshot: {exc}", file=str(path)) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ArgmatrixError.at(
+            f"snapshot is not valid JSON ({exc.msg}); it may be truncated",
+            file=str(path), line=exc.lineno,
+            fix="write it again with 'argmatrix snapshot'",
+        ) from None
+    return snapshot_from_dict(data, str(path))
+
+
+def snapshot_from_dict(data: Any, where: str) -> Registry:
+    if not isinstance(data, dict) or data.get("format") != SNAPSHOT_FORMAT:
+        raise ArgmatrixError.at(
+            "not an argmatrix snapshot (no \"format\": \"argmatrix-snapshot\")", file=where,
+            fix="write one with 'argmatrix snapshot'",
+        )
+    version = data.get("version")
+    if version != SNAPSHOT_VERSION:
+        raise ArgmatrixError.at(
+            f"snapshot schema version {version!r} is not supported (this argmatrix reads"
+            f" version {SNAPSHOT_VERSION})", file=where,
+            fix="write the snapshot again with this argmatrix, or install the matching argmatrix",
+        )
+    try:
+        return registry_from_dict(data["registry"])
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ArgmatrixError.at(
+            f"snapshot is incomplete or malformed (missing or wrong {exc})", file=where,
+            fix="write it again with 'argmatrix snapshot'",
+        ) from None
+
+
+def write_text_atomically(path: Path, text: str) -> None:
+    """Write next to the target and rename, so a failure never leaves half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.argmatrix-tmp")
+    temporary.write_text(text, encoding="utf-8", newline="\n")
+    temporary.replace(path)
+
+
+def export_dict(registry: Registry, platforms: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"registry": registry_to_dict(registry), "platforms": platforms or {}}
+
+
+def mock_list(values: Sequence[str] | None) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(values or ()))

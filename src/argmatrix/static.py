@@ -1,0 +1,949 @@
+"""Static loading: build the registry's parser from its source, importing nothing of it.
+
+The target function's body is interpreted over its AST. Every `add_argument` call is evaluated
+(literals, constants of this and sibling modules, dataclass field defaults, f-strings, a few pure
+builtins) and replayed against a real `argparse.ArgumentParser`, so the model comes out of the same
+converter as in live mode. Custom types and actions become named placeholders; a value that cannot
+be computed is kept as its source text (`Unevaluated`), never invented.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import builtins
+import importlib.machinery
+import operator
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .comments import CallSite
+from .errors import ArgmatrixError
+from .introspect import ARGPARSE_KEYWORDS
+from .live import split_target
+from .model import Unevaluated
+
+MAX_CALL_DEPTH = 20
+MAX_LOOP_ITEMS = 10_000
+
+
+class CannotEvaluate(Exception):
+    """The expression depends on something only running the code would tell."""
+
+
+# ------------------------------------------------------------------ values the interpreter knows
+
+
+@dataclass(frozen=True)
+class ModuleRef:
+    name: str
+
+
+@dataclass(frozen=True)
+class ExternalRef:
+    """A name from a module whose source is not read (outside the package, or not found)."""
+
+    dotted: str
+
+    @property
+    def short(self) -> str:
+        return self.dotted.rsplit(".", 1)[-1]
+
+
+@dataclass(frozen=True)
+class ClassRef:
+    module: SourceModule
+    node: ast.ClassDef
+
+
+@dataclass(frozen=True)
+class FunctionRef:
+    module: SourceModule
+    node: ast.FunctionDef | ast.AsyncFunctionDef
+    owner: ClassRef | None = None
+
+
+@dataclass(frozen=True)
+class BoundMethod:
+    function: FunctionRef
+    receiver: Any
+
+
+_SAFE_BUILTINS: dict[str, Callable[..., Any]] = {
+    name: getattr(builtins, name)
+    for name in ("list", "tuple", "set", "frozenset", "sorted", "dict", "str", "int", "float",
+                 "bool", "len", "min", "max", "range", "repr", "abs", "round", "reversed",
+                 "enumerate", "zip", "any", "all", "sum")
+}
+_BUILTIN_VALUES = {"None": None, "True": True, "False": False, **_SAFE_BUILTINS}
+_BUILTIN_TYPES = {name: getattr(builtins, name) for name in ("bytes", "complex", "object", "type")}
+
+# Methods of plain values that compute without side effects.
+_PURE_METHODS = frozenset(
+    {"keys", "values", "items", "get", "join", "format", "upper", "lower", "strip", "lstrip",
+     "rstrip", "replace", "split", "rsplit", "startswith", "endswith", "title", "capitalize",
+     "copy", "index", "count", "casefold", "removeprefix", "removesuffix", "splitlines",
+     "union", "intersection", "difference"}
+)
+_MATERIALISE = (type({}.keys()), type({}.values()), type({}.items()), map, filter, zip,
+                enumerate, reversed)
+
+_BINOPS: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+    ast.Pow: operator.pow, ast.BitOr: operator.or_, ast.BitAnd: operator.and_,
+    ast.LShift: operator.lshift, ast.RShift: operator.rshift,
+}
+_COMPARE: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+}
+_UNARY: dict[type, Callable[[Any], Any]] = {
+    ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_,
+    ast.Invert: operator.invert,
+}
+
+
+# ------------------------------------------------------------------ locating and reading modules
+
+
+def find_module_file(name: str, search_path: Sequence[str]) -> Path | None:
+    """The source file of a dotted module, found on the path without importing any package."""
+    locations: list[str] | None = list(search_path)
+    parts = name.split(".")
+    for index, part in enumerate(parts):
+        spec = importlib.machinery.PathFinder.find_spec(part, locations)
+        if spec is None:
+            return None
+        if index == len(parts) - 1:
+            if spec.origin and spec.origin.endswith(".py"):
+                return Path(spec.origin)
+            return None
+        locations = list(spec.submodule_search_locations or [])
+        if not locations:
+            return None
+    return None
+
+
+class SourceModule:
+    """One parsed module: its top-level names, read lazily and never executed."""
+
+    def __init__(self, name: str, path: Path, text: str, loader: StaticLoader) -> None:
+        self.name = name
+        self.path = path
+        self.text = text
+        self.loader = loader
+        try:
+            self.tree = ast.parse(text, filename=str(path))
+        except SyntaxError as exc:
+            raise ArgmatrixError.at(
+                f"cannot read the registry statically: syntax error: {exc.msg}",
+                file=str(path),
+                line=exc.lineno,
+                fix="fix the syntax error, or point the target at a module that parses",
+            ) from None
+        self.assignments: dict[str, ast.expr] = {}
+        self.imports: dict[str, tuple[str, str | None]] = {}
+        self.definitions: dict[str, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        self._values: dict[str, Any] = {}
+        self._evaluating: set[str] = set()
+        self._index(self.tree.body)
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def _index(self, body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.definitions[node.name] = node
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        self.assignments[target.id] = node.value
+            elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                if isinstance(node.target, ast.Name):
+                    self.assignments[node.target.id] = node.value
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        self.imports[alias.asname] = (alias.name, None)
+                    else:
+                        top = alias.name.split(".", 1)[0]
+                        self.imports[top] = (top, None)
+            elif isinstance(node, ast.ImportFrom):
+                base = self._absolute(node.module, node.level)
+                for alias in node.names:
+                    if alias.name != "*":
+                        self.imports[alias.asname or alias.name] = (base, alias.name)
+            elif isinstance(node, ast.If):
+                # `if TYPE_CHECKING:` / try-imports: index both branches, first binding wins.
+                self._index(node.body)
+                self._index(node.orelse)
+            elif isinstance(node, ast.Try):
+                self._index(node.body)
+
+    def _absolute(self, module: str | None, level: int) -> str:
+        if level == 0:
+            return module or ""
+        package = self.name.split(".")
+        if not self.path.name == "__init__.py":
+            package = package[:-1]
+        base = package[: len(package) - (level - 1)] if level > 1 else package
+        return ".".join([*base, module] if module else base)
+
+    def segment(self, node: ast.AST) -> str:
+        return ast.get_source_segment(self.text, node) or ast.unparse(node)
+
+    def global_value(self, name: str) -> Any:
+        """The value of a module-level name, evaluated once."""
+        if name in self._values:
+            return self._values[name]
+        if name in self._evaluating:
+            raise CannotEvaluate(name)
+        self._evaluating.add(name)
+        try:
+            value = self._global_value(name)
+        finally:
+            self._evaluating.discard(name)
+        self._values[name] = value
+        return value
+
+    def _global_value(self, name: str) -> Any:
+        if name in self.definitions:
+            node = self.definitions[name]
+            if isinstance(node, ast.ClassDef):
+                return ClassRef(self, node)
+            return FunctionRef(self, node)
+        if name in self.assignments:
+            return Interpreter(self, {}).eval(self.assignments[name])
+        if name in self.imports:
+            module, attr = self.imports[name]
+            return self.loader.imported(module, attr)
+        if name in _BUILTIN_VALUES:
+            return _BUILTIN_VALUES[name]
+        if name in _BUILTIN_TYPES:
+            return ExternalRef(name)
+        raise CannotEvaluate(name)
+
+
+class StaticLoader:
+    """Reads modules on demand from the search path: the target's package is read, never run."""
+
+    def __init__(self, search_path: Sequence[str], package: str) -> None:
+        self.search_path = list(search_path)
+        self.package = package
+        self.modules: dict[str, SourceModule | None] = {}
+
+    def module(self, name: str) -> SourceModule | None:
+        if name not in self.modules:
+            self.modules[name] = self._read(name)
+        return self.modules[name]
+
+    def _read(self, name: str) -> SourceModule | None:
+        path = find_module_file(name, self.search_path)
+        if path is None:
+            return None
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ArgmatrixError.at(f"cannot read {path}: {exc}", file=str(path)) from None
+        return SourceModule(name, path, text, self)
+
+    def in_package(self, name: str) -> bool:
+        return name == self.package or name.startswith(self.package + ".")
+
+    def imported(self, module: str, attr: str | None) -> Any:
+        if module == "argparse":
+            return getattr(argparse, attr) if attr else argparse
+        if attr is None:
+            return ModuleRef(module) if self.in_package(module) else ExternalRef(module)
+        if not self.in_package(module):
+            return ExternalRef(f"{module}.{attr}")
+        source = self.module(module)
+        if source is None:
+            submodule = self.module(f"{module}.{attr}")
+            if submodule is not None:
+                return ModuleRef(f"{module}.{attr}")
+            return ExternalRef(f"{module}.{attr}")
+        try:
+            return source.global_value(attr)
+        except CannotEvaluate:
+            if self.module(f"{module}.{attr}") is not None:
+                return ModuleRef(f"{module}.{attr}")
+            return ExternalRef(f"{module}.{attr}")
+
+    def module_attribute(self, ref: ModuleRef, attr: str) -> Any:
+        return self.imported(ref.name, attr)
+
+
+# ------------------------------------------------------------------ placeholders for argparse
+
+
+def named_callable(name: str) -> Callable[[Any], Any]:
+    """A stand-in for a custom `type=` callable: argparse only needs something callable."""
+
+    def convert(value: Any) -> Any:
+        return value
+
+    convert.__name__ = convert.__qualname__ = name
+    return convert
+
+
+_placeholder_actions: dict[tuple[str, type], type] = {}
+
+
+def placeholder_action(name: str, base: type = argparse.Action) -> type:
+    key = (name, base)
+    if key not in _placeholder_actions:
+        _placeholder_actions[key] = type(name, (base,), {})
+    return _placeholder_actions[key]
+
+
+# ------------------------------------------------------------------ the interpreter
+
+
+@dataclass
+class Recording:
+    sites: dict[int, CallSite] = field(default_factory=dict)
+    keep: list[Any] = field(default_factory=list)
+
+
+_PARSER_METHODS = frozenset(
+    {"add_argument", "add_argument_group", "add_mutually_exclusive_group", "add_subparsers",
+     "add_parser", "set_defaults"}
+)
+_ARGPARSE_CONTAINERS = (argparse._ActionsContainer, argparse._SubParsersAction)
+
+
+class _Return(Exception):
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class Interpreter:
+    """Evaluates expressions and runs a builder function's statements over its AST."""
+
+    def __init__(
+        self,
+        module: SourceModule,
+        scope: dict[str, Any],
+        recording: Recording | None = None,
+        function_start: int = 0,
+        depth: int = 0,
+        owner: ClassRef | None = None,
+    ) -> None:
+        self.module = module
+        self.scope = scope
+        self.recording = recording or Recording()
+        self.function_start = function_start
+        self.depth = depth
+        self.owner = owner
+
+    # -------------------------------------------------------------- statements
+
+    def run(self, body: list[ast.stmt]) -> Any:
+        try:
+            self.exec_block(body)
+        except _Return as result:
+            return result.value
+        return None
+
+    def exec_block(self, body: list[ast.stmt]) -> None:
+        for statement in body:
+            self.exec(statement)
+
+    def exec(self, node: ast.stmt) -> None:
+        if isinstance(node, ast.Expr):
+            self.try_eval(node.value)
+        elif isinstance(node, ast.Assign):
+            value = self.try_eval(node.value)
+            for target in node.targets:
+                self.bind(target, value)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+            if isinstance(node, ast.AugAssign):
+                value = self.try_eval(ast.BinOp(node.target, node.op, node.value))
+            else:
+                value = self.try_eval(node.value)
+            self.bind(node.target, value)
+        elif isinstance(node, ast.Return):
+            raise _Return(self.try_eval(node.value) if node.value else None)
+        elif isinstance(node, ast.If):
+            self.exec_if(node)
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            self.exec_for(node)
+        elif isinstance(node, (ast.While, ast.With, ast.AsyncWith)):
+            self.exec_block(node.body)
+        elif isinstance(node, ast.Try):
+            self.exec_block(node.body)
+            self.exec_block(node.orelse)
+            self.exec_block(node.finalbody)
+
+    def exec_if(self, node: ast.If) -> None:
+        try:
+            test = self.eval(node.test)
+        except CannotEvaluate:
+            # Unknown condition: both branches may add arguments; read both, in source order.
+            self.exec_block(node.body)
+            self.exec_block(node.orelse)
+            return
+        self.exec_block(node.body if test else node.orelse)
+
+    def exec_for(self, node: ast.For | ast.AsyncFor) -> None:
+        try:
+            items = list(self.eval(node.iter))[:MAX_LOOP_ITEMS]
+        except (CannotEvaluate, TypeError):
+            self.bind(node.target, Unevaluated(self.module.segment(node.target)))
+            self.exec_block(node.body)
+            return
+        for item in items:
+            self.bind(node.target, item)
+            self.exec_block(node.body)
+
+    def bind(self, target: ast.expr, value: Any) -> None:
+        if isinstance(target, ast.Name):
+            self.scope[target.id] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            values = list(value) if isinstance(value, (list, tuple)) else None
+            for index, element in enumerate(target.elts):
+                if values is not None and index < len(values):
+                    self.bind(element, values[index])
+                else:
+                    self.bind(element, Unevaluated(self.module.segment(element)))
+
+    # -------------------------------------------------------------- expressions
+
+    def try_eval(self, node: ast.expr) -> Any:
+        try:
+            return self.eval(node)
+        except CannotEvaluate:
+            return Unevaluated(self.module.segment(node))
+
+    def eval(self, node: ast.expr) -> Any:
+        method = getattr(self, f"eval_{type(node).__name__}", None)
+        if method is None:
+            raise CannotEvaluate(type(node).__name__)
+        try:
+            return method(node)
+        except CannotEvaluate:
+            raise
+        except ArgmatrixError:
+            raise
+        except Exception as exc:  # an operation on values failed: only running would tell
+            raise CannotEvaluate(str(exc)) from None
+
+    def eval_Constant(self, node: ast.Constant) -> Any:
+        return node.value
+
+    def eval_Name(self, node: ast.Name) -> Any:
+        if node.id in self.scope:
+            value = self.scope[node.id]
+            if isinstance(value, Unevaluated):
+                raise CannotEvaluate(node.id)
+            return value
+        return self.module.global_value(node.id)
+
+    def eval_Attribute(self, node: ast.Attribute) -> Any:
+        base = self.eval(node.value)
+        return self.attribute(base, node.attr)
+
+    def attribute(self, base: Any, attr: str) -> Any:
+        if isinstance(base, ModuleRef):
+            return self.module.loader.module_attribute(base, attr)
+        if isinstance(base, ExternalRef):
+            return ExternalRef(f"{base.dotted}.{attr}")
+        if isinstance(base, ClassRef):
+            return class_attribute(base, attr)
+        if base is argparse or isinstance(base, _ARGPARSE_CONTAINERS):
+            if isinstance(base, _ARGPARSE_CONTAINERS) and attr not in _PARSER_METHODS:
+                raise CannotEvaluate(attr)
+            return getattr(base, attr)
+        if attr in _PURE_METHODS and hasattr(base, attr):
+            return getattr(base, attr)
+        raise CannotEvaluate(attr)
+
+    def eval_List(self, node: ast.List) -> list[Any]:
+        return self.elements(node.elts)
+
+    def eval_Tuple(self, node: ast.Tuple) -> tuple[Any, ...]:
+        return tuple(self.elements(node.elts))
+
+    def eval_Set(self, node: ast.Set) -> set[Any]:
+        return set(self.elements(node.elts))
+
+    def elements(self, nodes: list[ast.expr]) -> list[Any]:
+        result: list[Any] = []
+        for element in nodes:
+            if isinstance(element, ast.Starred):
+                result.extend(self.eval(element.value))
+            else:
+                result.append(self.eval(element))
+        return result
+
+    def eval_Dict(self, node: ast.Dict) -> dict[Any, Any]:
+        result: dict[Any, Any] = {}
+        for key, value in zip(node.keys, node.values, strict=True):
+            if key is None:
+                result.update(self.eval(value))
+            else:
+                # Values may be classes or calls (a registry of detectors): keep the keys usable.
+                result[self.eval(key)] = self.try_eval(value)
+        return result
+
+    def eval_BinOp(self, node: ast.BinOp) -> Any:
+        op = _BINOPS.get(type(node.op))
+        if op is None:
+            raise CannotEvaluate("operator")
+        left, right = self.eval(node.left), self.eval(node.right)
+        if isinstance(left, str) and isinstance(node.op, ast.Mod):
+            raise CannotEvaluate("%-formatting")  # may be argparse's own %(default)s
+        return op(left, right)
+
+    def eval_UnaryOp(self, node: ast.UnaryOp) -> Any:
+        return _UNARY[type(node.op)](self.eval(node.operand))
+
+    def eval_BoolOp(self, node: ast.BoolOp) -> Any:
+        value: Any = None
+        for operand in node.values:
+            value = self.eval(operand)
+            if isinstance(node.op, ast.And) and not value:
+                return value
+            if isinstance(node.op, ast.Or) and value:
+                return value
+        return value
+
+    def eval_Compare(self, node: ast.Compare) -> bool:
+        left = self.eval(node.left)
+        for op, comparator in zip(node.ops, node.comparators, strict=True):
+            right = self.eval(comparator)
+            if not _COMPARE[type(op)](left, right):
+                return False
+            left = right
+        return True
+
+    def eval_IfExp(self, node: ast.IfExp) -> Any:
+        return self.eval(node.body) if self.eval(node.test) else self.eval(node.orelse)
+
+    def eval_Subscript(self, node: ast.Subscript) -> Any:
+        return self.eval(node.value)[self.eval(node.slice)]
+
+    def eval_Slice(self, node: ast.Slice) -> slice:
+        part = [self.eval(n) if n is not None else None for n in (node.lower, node.upper, node.step)]
+        return slice(*part)
+
+    def eval_JoinedStr(self, node: ast.JoinedStr) -> str:
+        parts: list[str] = []
+        for value in node.values:
+            if isinstance(value, ast.Constant):
+                parts.append(str(value.value))
+                continue
+            assert isinstance(value, ast.FormattedValue)
+            item = self.eval(value.value)
+            if contains_unevaluated(item) or isinstance(item, (ClassRef, FunctionRef, ExternalRef)):
+                raise CannotEvaluate("f-string part")
+            if value.conversion == ord("r"):
+                item = repr(item)
+            elif value.conversion == ord("a"):
+                item = ascii(item)
+            elif value.conversion == ord("s"):
+                item = str(item)
+            spec = self.eval(value.format_spec) if value.format_spec else ""
+            parts.append(format(item, spec))
+        return "".join(parts)
+
+    def eval_ListComp(self, node: ast.ListComp) -> list[Any]:
+        return list(self.comprehension(node.elt, node.generators))
+
+    def eval_SetComp(self, node: ast.SetComp) -> set[Any]:
+        return set(self.comprehension(node.elt, node.generators))
+
+    def eval_GeneratorExp(self, node: ast.GeneratorExp) -> list[Any]:
+        return list(self.comprehension(node.elt, node.generators))
+
+    def comprehension(self, element: ast.expr, generators: list[ast.comprehension]) -> Iterator[Any]:
+        inner = Interpreter(self.module, dict(self.scope), self.recording, self.function_start,
+                            self.depth, self.owner)
+
+        def walk(index: int) -> Iterator[Any]:
+            if index == len(generators):
+                yield inner.eval(element)
+                return
+            generator = generators[index]
+            for item in list(inner.eval(generator.iter))[:MAX_LOOP_ITEMS]:
+                inner.bind(generator.target, item)
+                if all(inner.eval(cond) for cond in generator.ifs):
+                    yield from walk(index + 1)
+
+        return walk(0)
+
+    def eval_Call(self, node: ast.Call) -> Any:
+        function = self.eval(node.func)
+        if isinstance(function, _BoundArgparse):
+            return function(self, node)
+        if callable(function) and getattr(function, "__self__", None) is not None and (
+            isinstance(function.__self__, _ARGPARSE_CONTAINERS)
+        ):
+            return self.parser_call(function, node)
+        if function in (argparse.ArgumentParser,) or (
+            isinstance(function, ClassRef) and is_parser_class(function)
+        ):
+            return self.new_parser(node)
+        if isinstance(function, (FunctionRef, BoundMethod)):
+            return self.call_function(function, node)
+        args, kwargs = self.call_arguments(node)
+        if function in _SAFE_BUILTINS.values() or getattr(function, "__name__", "") in _PURE_METHODS:
+            result = function(*args, **kwargs)
+            return list(result) if isinstance(result, _MATERIALISE) else result
+        raise CannotEvaluate("call")
+
+    def call_arguments(self, node: ast.Call) -> tuple[list[Any], dict[str, Any]]:
+        args = self.elements(node.args)
+        kwargs: dict[str, Any] = {}
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                kwargs.update(self.eval(keyword.value))
+            else:
+                kwargs[keyword.arg] = self.eval(keyword.value)
+        return args, kwargs
+
+    def new_parser(self, node: ast.Call) -> argparse.ArgumentParser:
+        kwargs: dict[str, Any] = {}
+        for keyword in node.keywords:
+            if keyword.arg in ("prog", "description", "epilog", "add_help", "prefix_chars",
+                               "allow_abbrev", "usage"):
+                value = self.try_eval(keyword.value)
+                kwargs[keyword.arg] = value if not isinstance(value, Unevaluated) else None
+        kwargs = {k: v for k, v in kwargs.items() if v is not None}
+        parser = argparse.ArgumentParser(**kwargs)
+        self.recording.keep.append(parser)
+        return parser
+
+    def parser_call(self, method: Callable[..., Any], node: ast.Call) -> Any:
+        """Replay a call on a parser, group or subparsers object against real argparse."""
+        name = method.__name__
+        args = [self.try_eval(a) for a in node.args if not isinstance(a, ast.Starred)]
+        kwargs: dict[str, Any] = {}
+        for keyword in node.keywords:
+            if keyword.arg is not None:
+                kwargs[keyword.arg] = self.try_eval(keyword.value)
+        if name == "add_argument":
+            return self.add_argument(method, node, args, kwargs)
+        kwargs = {k: (None if isinstance(v, Unevaluated) else v) for k, v in kwargs.items()}
+        if name == "add_subparsers":
+            kwargs.pop("parser_class", None)
+            kwargs.pop("action", None)
+        try:
+            result = method(*[None if isinstance(a, Unevaluated) else a for a in args], **kwargs)
+        except (TypeError, ValueError, argparse.ArgumentError) as exc:
+            raise self.argparse_error(node, exc) from None
+        self.recording.keep.append(result)
+        return result
+
+    def add_argument(
+        self, method: Callable[..., Any], node: ast.Call, args: list[Any], kwargs: dict[str, Any]
+    ) -> argparse.Action:
+        flags = [a for a in args if isinstance(a, str)]
+        if len(flags) != len(args):
+            raise ArgmatrixError.at(
+                "cannot read an argument's name statically",
+                file=str(self.module.path),
+                line=node.lineno,
+                fix="use literal flag strings or constants, or load the registry live",
+            )
+        extra = tuple((k, v) for k, v in kwargs.items() if k not in ARGPARSE_KEYWORDS)
+        known = {k: v for k, v in kwargs.items() if k in ARGPARSE_KEYWORDS}
+        known = self.argparse_ready(known, node)
+        if sys.version_info < (3, 13):
+            deprecated = known.pop("deprecated", None)
+        else:
+            deprecated = None
+        try:
+            action = method(*flags, **known)
+        except (TypeError, ValueError, argparse.ArgumentError) as exc:
+            raise self.argparse_error(node, exc) from None
+        if deprecated is not None:
+            action.deprecated = deprecated
+        self.recording.keep.append(action)
+        self.recording.sites[id(action)] = CallSite(
+            str(self.module.path), node.lineno, self.function_start, extra
+        )
+        return action
+
+    def argparse_ready(self, kwargs: dict[str, Any], node: ast.Call) -> dict[str, Any]:
+        """Swap what static reading cannot run for stand-ins argparse accepts."""
+        type_ = kwargs.get("type")
+        if type_ is not None and not (callable(type_) and not isinstance(type_, _REFS)):
+            kwargs["type"] = named_callable(callable_name(type_))
+        action = kwargs.get("action")
+        if action is not None and not isinstance(action, str) and not (
+            isinstance(action, type) and issubclass(action, argparse.Action)
+        ):
+            kwargs["action"] = action_placeholder(action)
+        if isinstance(kwargs.get("nargs"), Unevaluated):
+            kwargs["nargs"] = "*"
+        return kwargs
+
+    def argparse_error(self, node: ast.Call, exc: Exception) -> ArgmatrixError:
+        return ArgmatrixError.at(
+            f"argparse rejects this call: {exc}",
+            file=str(self.module.path),
+            line=node.lineno,
+            fix="the registry itself is broken here; argparse would fail the same way",
+        )
+
+    def call_function(self, function: FunctionRef | BoundMethod, node: ast.Call) -> Any:
+        if self.depth >= MAX_CALL_DEPTH:
+            raise CannotEvaluate("recursion")
+        receiver: list[Any] = []
+        if isinstance(function, BoundMethod):
+            receiver = [function.receiver]
+            function = function.function
+        args = [self.try_eval(a) for a in node.args if not isinstance(a, ast.Starred)]
+        kwargs = {k.arg: self.try_eval(k.value) for k in node.keywords if k.arg}
+        involves_parser = any(isinstance(v, _ARGPARSE_CONTAINERS)
+                              for v in [*args, *kwargs.values()])
+        if not involves_parser and not returns_parser(function.node):
+            raise CannotEvaluate("call")
+        return run_function(function, [*receiver, *args], kwargs, self.recording, self.depth + 1)
+
+
+_REFS = (ClassRef, FunctionRef, ExternalRef, ModuleRef, BoundMethod)
+
+
+class _BoundArgparse:
+    """Marker type (kept for clarity of isinstance checks in eval_Call)."""
+
+
+def contains_unevaluated(value: Any) -> bool:
+    if isinstance(value, Unevaluated):
+        return True
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return any(contains_unevaluated(v) for v in value)
+    if isinstance(value, dict):
+        return any(contains_unevaluated(v) for v in value.values())
+    return False
+
+
+def callable_name(value: Any) -> str:
+    if isinstance(value, ClassRef):
+        return value.node.name
+    if isinstance(value, FunctionRef):
+        return value.node.name
+    if isinstance(value, ExternalRef):
+        return value.short
+    if isinstance(value, Unevaluated):
+        return value.source
+    return getattr(value, "__name__", type(value).__name__)
+
+
+def action_placeholder(value: Any) -> type:
+    """A placeholder Action class named like the real one, derived from its argparse base."""
+    if isinstance(value, ClassRef):
+        return placeholder_action(value.node.name, argparse_base(value))
+    return placeholder_action(callable_name(value))
+
+
+def argparse_base(cls: ClassRef, depth: int = 0) -> type:
+    for base_node in cls.node.bases:
+        try:
+            base = Interpreter(cls.module, {}).eval(base_node)
+        except CannotEvaluate:
+            continue
+        if isinstance(base, type) and issubclass(base, argparse.Action):
+            return base
+        if isinstance(base, ClassRef) and depth < MAX_CALL_DEPTH:
+            return argparse_base(base, depth + 1)
+    return argparse.Action
+
+
+def is_parser_class(cls: ClassRef, depth: int = 0) -> bool:
+    for base_node in cls.node.bases:
+        try:
+            base = Interpreter(cls.module, {}).eval(base_node)
+        except CannotEvaluate:
+            continue
+        if isinstance(base, type) and issubclass(base, argparse.ArgumentParser):
+            return True
+        if isinstance(base, ClassRef) and depth < MAX_CALL_DEPTH and is_parser_class(base, depth + 1):
+            return True
+    return False
+
+
+def class_attribute(cls: ClassRef, attr: str, depth: int = 0) -> Any:
+    """A class-level value: a dataclass field default, a constant, a nested class or method."""
+    for node in cls.node.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == attr:
+            return FunctionRef(cls.module, node, cls)
+        if isinstance(node, ast.ClassDef) and node.name == attr:
+            return ClassRef(cls.module, node)
+        value = _assigned_value(node, attr)
+        if value is not None:
+            return Interpreter(cls.module, {}, owner=cls).eval(field_default(value))
+    for base_node in cls.node.bases:
+        try:
+            base = Interpreter(cls.module, {}).eval(base_node)
+        except CannotEvaluate:
+            continue
+        if isinstance(base, ClassRef) and depth < MAX_CALL_DEPTH:
+            return class_attribute(base, attr, depth + 1)
+    raise CannotEvaluate(attr)
+
+
+def _assigned_value(node: ast.stmt, attr: str) -> ast.expr | None:
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        return node.value if node.target.id == attr else None
+    if isinstance(node, ast.Assign):
+        if any(isinstance(t, ast.Name) and t.id == attr for t in node.targets):
+            return node.value
+    return None
+
+
+def field_default(value: ast.expr) -> ast.expr:
+    """`field(default=X)` means X; `field(default_factory=...)` has no class-level value."""
+    if isinstance(value, ast.Call):
+        name = value.func.attr if isinstance(value.func, ast.Attribute) else getattr(
+            value.func, "id", "")
+        if name == "field":
+            for keyword in value.keywords:
+                if keyword.arg == "default":
+                    return keyword.value
+            raise CannotEvaluate("field without default")
+    return value
+
+
+def returns_parser(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Heuristic: a helper worth following builds or returns a parser."""
+    for child in ast.walk(node):
+        if isinstance(child, ast.Attribute) and child.attr in _PARSER_METHODS | {"ArgumentParser"}:
+            return True
+    return False
+
+
+def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.arg]:
+    return [*node.args.posonlyargs, *node.args.args]
+
+
+def _skips_first(function: FunctionRef) -> bool:
+    """Plain and class methods take self/cls first; static methods and functions do not."""
+    if function.owner is None:
+        return False
+    names = {getattr(d, "id", getattr(d, "attr", "")) for d in function.node.decorator_list}
+    return "staticmethod" not in names
+
+
+def run_function(
+    function: FunctionRef,
+    args: list[Any],
+    kwargs: dict[str, Any],
+    recording: Recording,
+    depth: int = 0,
+) -> Any:
+    node = function.node
+    scope: dict[str, Any] = {}
+    params = _parameters(node)
+    defaults = node.args.defaults
+    first_default = len(params) - len(defaults)
+    interpreter = Interpreter(function.module, scope, recording, _function_start(node), depth,
+                              function.owner)
+    for index, param in enumerate(params):
+        if index < len(args):
+            scope[param.arg] = args[index]
+        elif param.arg in kwargs:
+            scope[param.arg] = kwargs[param.arg]
+        elif index >= first_default:
+            scope[param.arg] = interpreter.try_eval(defaults[index - first_default])
+        else:
+            scope[param.arg] = Unevaluated(param.arg)
+    return interpreter.run(node.body)
+
+
+def _function_start(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    return min([node.lineno, *(d.lineno for d in node.decorator_list)])
+
+
+# ------------------------------------------------------------------ entry point
+
+
+def load_static(
+    target: str, base_dir: Path | None = None, search_path: Sequence[str] | None = None
+) -> tuple[argparse.ArgumentParser, dict[int, CallSite], Callable[[str], str | None]]:
+    """Build the target's parser from source; return it, its call sites and a source reader."""
+    module_name, attr = split_target(target)
+    path = [str(base_dir or Path.cwd()), *(search_path if search_path is not None else sys.path)]
+    loader = StaticLoader(path, module_name.split(".", 1)[0])
+    module = loader.module(module_name)
+    if module is None:
+        raise ArgmatrixError.at(
+            f"cannot find the source of module {module_name!r} on sys.path",
+            fix="install the package (pip install --no-deps is enough) or fix the target",
+        )
+    function = _find_function(module, attr)
+    recording = Recording()
+    skip = _skips_first(function)
+    params = _parameters(function.node)[1 if skip else 0:]
+    required = len(params) - len(function.node.args.defaults)
+    receiver: list[Any] = []
+    if skip:
+        receiver = [function.owner]
+    given: argparse.ArgumentParser | None = None
+    if required >= 1:
+        given = argparse.ArgumentParser(add_help=False)
+        result = run_function(function, [*receiver, given], {}, recording)
+    else:
+        result = run_function(function, receiver, {}, recording)
+    parser = result if isinstance(result, argparse.ArgumentParser) else given
+    if parser is None:
+        raise ArgmatrixError.at(
+            f"{target} does not build an argparse.ArgumentParser that static reading can follow",
+            file=str(module.path),
+            line=function.node.lineno,
+            fix="name a function that returns an ArgumentParser or fills one it is given,"
+            " or load the registry live",
+        )
+    return parser, recording.sites, lambda name: _source_text(loader, name)
+
+
+def _source_text(loader: StaticLoader, file: str) -> str | None:
+    for module in loader.modules.values():
+        if module is not None and str(module.path) == file:
+            return module.text
+    return None
+
+
+def _find_function(module: SourceModule, attr: str) -> FunctionRef:
+    parts = attr.split(".")
+    owner: ClassRef | None = None
+    definitions = module.definitions
+    node: Any = None
+    for index, part in enumerate(parts):
+        node = definitions.get(part) if index == 0 else _member(node, part)
+        if node is None:
+            raise ArgmatrixError.at(
+                f"module {module.name!r} has no function {attr!r}",
+                file=str(module.path),
+                fix="name a function that returns an ArgumentParser or fills one it is given",
+            )
+        if isinstance(node, ast.ClassDef) and index < len(parts) - 1:
+            owner = ClassRef(module, node)
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        raise ArgmatrixError.at(
+            f"{module.name}:{attr} is not a function",
+            file=str(module.path),
+            line=getattr(node, "lineno", None),
+            fix="name a function that returns an ArgumentParser or fills one it is given",
+        )
+    return FunctionRef(module, node, owner)
+
+
+def _member(node: Any, name: str) -> Any:
+    if not isinstance(node, ast.ClassDef):
+        return None
+    for child in node.body:
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and (
+            child.name == name
+        ):
+            return child
+    return None
