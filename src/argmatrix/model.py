@@ -214,3 +214,54 @@ def registry_from_dict(data: dict[str, Any]) -> Registry:
             for s in data.get("subcommands", ())
         ),
     )
+
+
+# ---------------------------------------------------------------- platforms
+
+STATUSES: tuple[str, ...] = (
+    "supported", "experimental", "planned", "unsupported", "not-applicable", "unverified",
+)
+NEEDS_REASON = frozenset({"unsupported", "not-applicable"})
+UNCLASSIFIED = "unclassified"  # no entry, no section entry and no file default
+
+
+@dataclass(frozen=True)
+class Capability:
+    """What one manifest entry says about an argument (or a whole section) on a platform."""
+
+    status: str
+    variants: tuple[str, ...] | None = None
+    options: tuple[Any, ...] | None = None
+    default: Any = None
+    has_default: bool = False
+    note: str | None = None
+    reason: str | None = None
+    line: int | None = None  # where the entry is written, for messages
+
+
+@dataclass(frozen=True)
+class Platform:
+    """A capability manifest as written: entries keyed by flag and by section."""
+
+    name: str
+    title: str
+    variants: tuple[str, ...]
+    default: str | None
+    sections: dict[str, Capability]
+    arguments: dict[str, Capability]
+    description: str = ""
+    file: str = ""
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """An argument's capability on a platform after precedence: argument > section > default."""
+
+    status: str
+    variants: tuple[str, ...]
+    options: tuple[Any, ...] | None
+    default: Any
+    default_overridden: bool
+    note: str | None
+    reason: str | None
+    origin: str  # "argument", "section", "default" or "none"

@@ -1,0 +1,67 @@
+"""The commands beyond export/snapshot: generate, schema (and the checks, audit, import, diff)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .errors import ArgmatrixError
+
+
+def register(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    generate = commands.add_parser(
+        "generate", parents=[common], help="Write every configured page.",
+        description="Render every page of argmatrix.yaml and write them; all pages or none.",
+    )
+    generate.set_defaults(handler=_generate)
+
+    schema = commands.add_parser(
+        "schema", help="Print a JSON Schema (capability manifest by default).",
+        description="Print the JSON Schema of a capability manifest, so editors can validate it.",
+    )
+    schema.add_argument("kind", nargs="?", default="manifest",
+                        choices=("manifest", "config", "findings"),
+                        help="Which schema to print.")
+    schema.set_defaults(handler=_schema)
+
+    from .checks import register as register_checks
+
+    register_checks(commands, common)
+
+
+def _generate(args: argparse.Namespace) -> int:
+    from .project import load_project
+    from .render import render_project
+    from .writer import write_all
+
+    project = load_project(args)
+    if not project.config.pages:
+        raise ArgmatrixError.at(
+            "no pages configured", file=str(project.config.file or "argmatrix.yaml"),
+            fix="add a 'pages:' list with template and output to argmatrix.yaml",
+        )
+    for resolved in project.resolved.values():
+        for finding in resolved.findings:
+            where = f"{finding.file}:{finding.line}: " if finding.file else ""
+            print(f"argmatrix: warning: {where}{finding.message}", file=sys.stderr)
+    pages = render_project(project.config, project.registry, project.resolved)
+    written = write_all((page.path, page.text) for page in pages)
+    for path in written:
+        print(f"wrote {_relative(path)}")
+    return 0
+
+
+def _relative(path: Path) -> str:
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def _schema(args: argparse.Namespace) -> int:
+    from .schema import SCHEMAS
+
+    sys.stdout.write(json.dumps(SCHEMAS[args.kind], indent=2) + "\n")
+    return 0

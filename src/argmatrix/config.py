@@ -1,0 +1,204 @@
+"""`argmatrix.yaml`: where the registry, the manifests and the pages are."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import ArgmatrixError, Problem
+from .registry import MODES, RegistrySpec
+from .yamlfile import line_of, load_yaml_file
+
+CONFIG_NAME = "argmatrix.yaml"
+TOP_KEYS = ("registry", "manifests", "docs_dir", "templates_dir", "pages", "checks")
+REGISTRY_KEYS = ("target", "mode", "mock", "search_path")
+PAGE_KEYS = ("template", "output", "platform", "title", "options", "inplace")
+CHECK_KEYS = ("severity", "prose")
+SEVERITIES = ("error", "warning", "off")
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    template: str
+    output: str  # relative to docs_dir
+    platform: str | None = None
+    title: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    inplace: bool = False
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class Config:
+    file: Path | None
+    root: Path
+    registry: RegistrySpec | None
+    manifests: tuple[Path, ...]
+    docs_dir: Path
+    templates_dir: Path
+    pages: tuple[PageSpec, ...]
+    severity: dict[str, str] = field(default_factory=dict)
+    prose_globs: tuple[str, ...] = ("**/*.md",)
+
+    def line_of_page(self, page: PageSpec) -> str:
+        return f"{self.file}:{page.line}" if self.file and page.line else str(self.file or "")
+
+
+def find_config(explicit: str | None, cwd: Path) -> Path | None:
+    if explicit:
+        path = Path(explicit)
+        path = path if path.is_absolute() else cwd / path
+        if not path.is_file():
+            raise ArgmatrixError.at("configuration file not found", file=str(path),
+                                    fix="check the --config path")
+        return path
+    default = cwd / CONFIG_NAME
+    return default if default.is_file() else None
+
+
+def load_config(path: Path | None, cwd: Path) -> Config:
+    if path is None:
+        return Config(None, cwd, None, (), cwd / "docs", cwd / "templates", ())
+    data = load_yaml_file(path)
+    where = str(path)
+    problems: list[Problem] = []
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ArgmatrixError.at("the configuration must be a mapping", file=where, line=1)
+    root = path.parent
+    for key, line in getattr(data, "duplicates", ()):
+        problems.append(Problem(f"key {key!r} is named twice", where, line, "keep one"))
+    for key in data:
+        if key not in TOP_KEYS:
+            problems.append(Problem(f"unknown key {key!r}", where, line_of(data, key),
+                                    f"use one of: {', '.join(TOP_KEYS)}"))
+    registry = _registry(data.get("registry"), root, where, line_of(data, "registry"), problems)
+    manifests = _paths(data.get("manifests", []), root, where, line_of(data, "manifests"),
+                       problems, "manifests")
+    docs_dir = root / _text(data, "docs_dir", "docs", where, problems)
+    templates_dir = root / _text(data, "templates_dir", "templates", where, problems)
+    pages = _pages(data.get("pages", []), where, line_of(data, "pages"), problems)
+    severity, prose = _checks(data.get("checks", {}), where, problems)
+    if problems:
+        raise ArgmatrixError(*problems)
+    return Config(path, root, registry, manifests, docs_dir, templates_dir, pages, severity,
+                  prose)
+
+
+def _text(data: dict[str, Any], key: str, default: str, where: str, problems: list[Problem]) -> str:
+    value = data.get(key, default)
+    if not isinstance(value, str) or not value:
+        problems.append(Problem(f"'{key}' must be a folder path", where, line_of(data, key)))
+        return default
+    return value
+
+
+def _registry(
+    raw: Any, root: Path, where: str, line: int | None, problems: list[Problem]
+) -> RegistrySpec | None:
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        raw = {"target": raw}
+    if not isinstance(raw, dict):
+        problems.append(Problem("'registry' must be a mapping with 'target'", where, line))
+        return None
+    for key in raw:
+        if key not in REGISTRY_KEYS:
+            problems.append(Problem(f"registry: unknown key {key!r}", where, line_of(raw, key),
+                                    f"use one of: {', '.join(REGISTRY_KEYS)}"))
+    target = raw.get("target")
+    if not isinstance(target, str) or not target:
+        problems.append(Problem("registry: 'target' is missing", where, line,
+                                fix="write 'target: module:callable' or a snapshot path"))
+        return None
+    mode = raw.get("mode", "snapshot" if target.endswith(".json") else "live")
+    if mode not in MODES:
+        problems.append(Problem(f"registry: unknown mode {mode!r}", where, line_of(raw, "mode"),
+                                f"use one of: {', '.join(MODES)}"))
+        return None
+    mock = raw.get("mock", [])
+    if not isinstance(mock, list) or not all(isinstance(m, str) for m in mock):
+        problems.append(Problem("registry: 'mock' must be a list of module names", where,
+                                line_of(raw, "mock")))
+        mock = []
+    search = raw.get("search_path")
+    search_path = None
+    if search is not None:
+        if not isinstance(search, list) or not all(isinstance(s, str) for s in search):
+            problems.append(Problem("registry: 'search_path' must be a list of folders", where,
+                                    line_of(raw, "search_path")))
+        else:
+            search_path = tuple(str(root / s) for s in search)
+    return RegistrySpec(target=target, mode=mode, mock=tuple(mock), base_dir=root,
+                        search_path=search_path)
+
+
+def _paths(
+    raw: Any, root: Path, where: str, line: int | None, problems: list[Problem], key: str
+) -> tuple[Path, ...]:
+    if not isinstance(raw, list) or not all(isinstance(p, str) for p in raw):
+        problems.append(Problem(f"'{key}' must be a list of file paths", where, line))
+        return ()
+    return tuple(root / p for p in raw)
+
+
+def _pages(raw: Any, where: str, line: int | None, problems: list[Problem]) -> tuple[PageSpec, ...]:
+    if not isinstance(raw, list):
+        problems.append(Problem("'pages' must be a list", where, line))
+        return ()
+    pages: list[PageSpec] = []
+    outputs: set[str] = set()
+    for index, item in enumerate(raw):
+        item_line = line_of(raw, index)
+        if not isinstance(item, dict):
+            problems.append(Problem("a page is a mapping with 'template' and 'output'", where,
+                                    item_line))
+            continue
+        for key in item:
+            if key not in PAGE_KEYS:
+                problems.append(Problem(f"page: unknown key {key!r}", where, line_of(item, key),
+                                        f"use one of: {', '.join(PAGE_KEYS)}"))
+        template, output = item.get("template"), item.get("output")
+        if not isinstance(template, str) or not isinstance(output, str):
+            problems.append(Problem("a page needs 'template' and 'output'", where, item_line))
+            continue
+        if output in outputs:
+            problems.append(Problem(f"two pages write {output!r}", where, item_line))
+        outputs.add(output)
+        platform = item.get("platform")
+        options = item.get("options", {})
+        if not isinstance(options, dict):
+            problems.append(Problem("page: 'options' must be a mapping", where,
+                                    line_of(item, "options")))
+            options = {}
+        pages.append(PageSpec(template, output, str(platform) if platform else None,
+                              item.get("title"), dict(options), bool(item.get("inplace")),
+                              item_line))
+    return tuple(pages)
+
+
+def _checks(raw: Any, where: str, problems: list[Problem]) -> tuple[dict[str, str], tuple[str, ...]]:
+    if not isinstance(raw, dict):
+        problems.append(Problem("'checks' must be a mapping", where, None))
+        return {}, ("**/*.md",)
+    severity = raw.get("severity", {}) or {}
+    result: dict[str, str] = {}
+    if not isinstance(severity, dict):
+        problems.append(Problem("checks: 'severity' must map a kind to error|warning|off", where,
+                                line_of(raw, "severity")))
+    else:
+        for kind, level in severity.items():
+            if level not in SEVERITIES:
+                problems.append(Problem(f"checks: severity {level!r} for {kind!r}", where,
+                                        line_of(severity, kind), "use error, warning or off"))
+            else:
+                result[str(kind)] = level
+    prose = raw.get("prose", ["**/*.md"])
+    if not isinstance(prose, list):
+        problems.append(Problem("checks: 'prose' must be a list of globs", where,
+                                line_of(raw, "prose")))
+        prose = ["**/*.md"]
+    return result, tuple(str(p) for p in prose)

@@ -1,0 +1,116 @@
+"""A project: the configuration with command-line overrides, its registry and its platforms.
+
+Every front end (CLI commands, the MkDocs plugin, tests) builds one of these and reads the same
+resolved model from it.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, replace
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from .config import Config, find_config, load_config
+from .errors import ArgmatrixError, Problem
+from .manifest import load_manifest
+from .model import Platform, Registry, json_value
+from .registry import RegistrySpec, export_dict, guess_mode, load_registry, mock_list
+from .resolve import ResolvedPlatform, resolve_platform
+
+
+@dataclass
+class Project:
+    config: Config
+    registry: Registry
+    platforms: dict[str, Platform]
+
+    @cached_property
+    def resolved(self) -> dict[str, ResolvedPlatform]:
+        return {name: resolve_platform(p, self.registry) for name, p in self.platforms.items()}
+
+    def export(self) -> dict[str, Any]:
+        return export_dict(self.registry, {
+            name: platform_export(resolved, self.registry)
+            for name, resolved in self.resolved.items()
+        })
+
+
+def platform_export(resolved: ResolvedPlatform, registry: Registry) -> dict[str, Any]:
+    platform = resolved.platform
+    arguments: dict[str, Any] = {}
+    for argument in registry.arguments:
+        capability = resolved.of(argument)
+        arguments[argument.name] = {
+            "status": capability.status,
+            "variants": list(capability.variants),
+            "options": json_value(list(capability.options))
+            if capability.options is not None else None,
+            "default": json_value(capability.default),
+            "note": capability.note,
+            "reason": capability.reason,
+        }
+    return {"title": platform.title, "variants": list(platform.variants), "arguments": arguments}
+
+
+def config_from_args(args: argparse.Namespace, cwd: Path | None = None) -> Config:
+    """The configuration file, overridden by the command line's source options."""
+    cwd = cwd or Path.cwd()
+    config = load_config(find_config(getattr(args, "config", None), cwd), cwd)
+    registry = config.registry
+    target = getattr(args, "registry", None)
+    mock = mock_list(getattr(args, "mock", None))
+    if target:
+        mode = guess_mode(target, bool(getattr(args, "static", False)))
+        registry = RegistrySpec(target=target, mode=mode, mock=mock, base_dir=cwd)
+    elif registry is not None:
+        if getattr(args, "static", False) and registry.mode == "live":
+            registry = replace(registry, mode="static")
+        if mock:
+            registry = replace(registry, mock=mock)
+    if registry is None:
+        raise ArgmatrixError.at(
+            "no registry given",
+            fix="pass --registry MODULE:CALLABLE (or a snapshot .json), or write argmatrix.yaml",
+        )
+    manifests = config.manifests
+    if getattr(args, "manifest", None):
+        manifests = tuple(cwd / m for m in args.manifest)
+    return replace(config, registry=registry, manifests=manifests)
+
+
+def load_platforms(paths: tuple[Path, ...]) -> dict[str, Platform]:
+    platforms: dict[str, Platform] = {}
+    problems: list[Problem] = []
+    for path in paths:
+        try:
+            platform = load_manifest(path)
+        except ArgmatrixError as error:
+            problems.extend(error.problems)
+            continue
+        if platform.name in platforms:
+            problems.append(Problem(f"platform {platform.name!r} is defined twice", str(path), 1,
+                                    "give each manifest its own 'platform' name"))
+        platforms[platform.name] = platform
+    if problems:
+        raise ArgmatrixError(*problems)
+    return platforms
+
+
+def load_project(args: argparse.Namespace, cwd: Path | None = None) -> Project:
+    config = config_from_args(args, cwd)
+    return project_from_config(config, verbose=bool(getattr(args, "verbose", False)))
+
+
+def project_from_config(config: Config, verbose: bool = False) -> Project:
+    assert config.registry is not None
+    platforms = load_platforms(config.manifests)
+    registry = load_registry(config.registry, verbose=verbose)
+    return Project(config, registry, platforms)
+
+
+def load_registry_only(args: argparse.Namespace) -> Registry:
+    config = config_from_args(args)
+    assert config.registry is not None
+    return load_registry(config.registry, verbose=bool(getattr(args, "verbose", False)))

@@ -1,0 +1,395 @@
+"""Render pages from the resolved model with Jinja2: the one render path.
+
+`generate` writes what `render_project` returns, `check` compares it with the disk, and the MkDocs
+plugin serves it; none of them renders on its own.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from .config import Config, PageSpec
+from .errors import ArgmatrixError
+from .markdown import anchor, cell, code, value_text
+from .model import Argument, Registry, Resolved
+from .resolve import ResolvedPlatform
+
+SUPPORT_LAYOUTS = ("status", "variants")
+STATUS_LABELS = {
+    "supported": "Supported",
+    "experimental": "Experimental",
+    "planned": "Planned",
+    "unsupported": "Not supported",
+    "not-applicable": "Not applicable",
+    "unverified": "Unverified",
+    "unclassified": "Not classified",
+}
+_FLAG_IN_TEXT = re.compile(r"(?<![\w-])--[A-Za-z0-9][A-Za-z0-9_-]*")
+
+
+def bundled_templates() -> Path:
+    spec = importlib.util.find_spec("argmatrix.templates")
+    if spec is not None and spec.submodule_search_locations:
+        for location in spec.submodule_search_locations:
+            if (Path(location) / "server_arguments.md.j2").is_file():
+                return Path(location)
+    return Path(__file__).resolve().parents[2] / "templates"
+
+
+def environment(project_templates: Path | None) -> jinja2.Environment:
+    """Project templates first, then the bundled ones; `argmatrix/NAME` is always the bundled one."""
+    bundled = jinja2.FileSystemLoader(str(bundled_templates()))
+    loaders: list[jinja2.BaseLoader] = []
+    if project_templates is not None and project_templates.is_dir():
+        loaders.append(jinja2.FileSystemLoader(str(project_templates)))
+    loaders += [bundled, jinja2.PrefixLoader({"argmatrix": bundled})]
+    env = jinja2.Environment(
+        loader=jinja2.ChoiceLoader(loaders),
+        autoescape=False,  # Markdown output; every input string goes through `cell` or `code`
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(cell=cell, code=code, anchor=anchor)
+    return env
+
+
+# ------------------------------------------------------------------ views of the model
+
+
+@dataclass(frozen=True)
+class Row:
+    argument: Argument
+    anchor: str
+    flags: str
+    description: str
+    default: str
+    options: str
+    status: str = ""
+    marks: tuple[str, ...] = ()
+    note: str = ""
+    reason: str = ""
+    replacement: str = ""
+
+
+@dataclass(frozen=True)
+class SectionView:
+    title: str
+    anchor: str
+    rows: tuple[Row, ...]
+    has_notes: bool = False
+
+
+@dataclass(frozen=True)
+class ReasonGroup:
+    reason: str
+    rows: tuple[Row, ...]
+
+
+@dataclass(frozen=True)
+class SubcommandView:
+    name: str
+    aliases: str
+    help: str
+    page: ServerPage
+
+
+@dataclass(frozen=True)
+class ServerPage:
+    sections: tuple[SectionView, ...]
+    deprecated: tuple[Row, ...]
+    subcommands: tuple[SubcommandView, ...] = ()
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class SupportPage:
+    title: str
+    platform: str
+    variants: tuple[str, ...]
+    layout: str
+    sections: tuple[SectionView, ...]
+    not_supported: tuple[ReasonGroup, ...]
+    description: str = ""
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def flags_cell(argument: Argument) -> str:
+    names = argument.flags or (argument.metavar if isinstance(argument.metavar, str)
+                               else argument.dest,)
+    return f'<a id="{anchor(argument.name)}"></a>' + "<br>".join(code(f) for f in names)
+
+
+def default_cell(value: Any) -> str:
+    return code(value_text(value))
+
+
+def type_options_cell(argument: Argument, options: Iterable[Any] | None = None) -> str:
+    """Options: the platform's subset, else the choices, else a description of the value."""
+    if options is not None:
+        return ", ".join(code(value_text(o)) for o in options)
+    if argument.choices is not None:
+        if isinstance(argument.choices, tuple):
+            return ", ".join(code(value_text(c)) for c in argument.choices)
+        return code(value_text(argument.choices)) + " (computed)"
+    return cell(value_description(argument))
+
+
+def value_description(argument: Argument) -> str:
+    kind = argument.type or "str"
+    action = argument.action
+    if action == "store_true":
+        return "bool flag (set to enable)"
+    if action == "store_false":
+        return "bool flag (set to disable)"
+    if action == "boolean_optional":
+        return "bool flag (" + " / ".join(argument.flags) + ")"
+    if action == "count":
+        return "count (repeatable flag)"
+    if action in ("store_const", "append_const"):
+        return "flag (stores a constant)"
+    if action == "version":
+        return "flag (prints the version)"
+    nargs = argument.nargs
+    if action in ("append", "extend") or nargs in ("+", "*") or (
+        isinstance(nargs, int) and nargs > 1
+    ):
+        return f"List[{kind}]"
+    if nargs == "?":
+        return f"Type: {kind} (value optional)"
+    return f"Type: {kind}"
+
+
+def replacement_of(argument: Argument, registry: Registry) -> str:
+    """A deprecated argument's replacement: the first other flag its help names."""
+    text = argument.help if isinstance(argument.help, str) else ""
+    known = registry.by_flag()
+    for flag in _FLAG_IN_TEXT.findall(text):
+        target = known.get(flag)
+        if target is not None and target is not argument:
+            return flag
+    return ""
+
+
+def _visible(registry: Registry) -> list[Argument]:
+    return [a for a in registry.arguments if not a.hidden]
+
+
+def _row(argument: Argument, **extra: Any) -> Row:
+    return Row(
+        argument=argument,
+        anchor=anchor(argument.name),
+        flags=flags_cell(argument),
+        description=cell(argument.help),
+        default=default_cell(argument.default),
+        options=type_options_cell(argument),
+        **extra,
+    )
+
+
+def server_page(registry: Registry) -> ServerPage:
+    visible = _visible(registry)
+    sections = []
+    for title in registry.sections:
+        rows = tuple(_row(a) for a in visible if a.section == title and not a.deprecated)
+        if rows:
+            sections.append(SectionView(cell(title), anchor(title.lower().replace(" ", "-")), rows))
+    deprecated = tuple(
+        _row(a, replacement=code(replacement_of(a, registry)) if replacement_of(a, registry)
+             else "")
+        for a in visible if a.deprecated
+    )
+    subcommands = tuple(
+        SubcommandView(
+            name=code(sub.name),
+            aliases=", ".join(code(a) for a in sub.aliases),
+            help=cell(sub.help),
+            page=server_page(sub.registry),
+        )
+        for sub in registry.subcommands
+    )
+    return ServerPage(tuple(sections), deprecated, subcommands, cell(registry.description))
+
+
+def status_cell(resolved: Resolved, variants: tuple[str, ...]) -> str:
+    status = resolved.status
+    if status == "supported":
+        return cell(", ".join(resolved.variants)) if variants else "Supported"
+    if status == "experimental":
+        label = "Experimental"
+        return f"{label} ({cell(', '.join(resolved.variants))})" if (
+            variants and resolved.variants != variants) else label
+    if status == "not-applicable":
+        return cell(resolved.reason or "Not applicable")
+    return STATUS_LABELS[status]
+
+
+def variant_marks(resolved: Resolved, variants: tuple[str, ...]) -> tuple[str, ...]:
+    marks = []
+    for variant in variants:
+        if resolved.status == "supported" and variant in resolved.variants:
+            marks.append("✓")
+        elif resolved.status == "experimental" and variant in resolved.variants:
+            marks.append("✓ (experimental)")
+        elif resolved.status == "planned":
+            marks.append("Planned")
+        elif resolved.status in ("unverified", "unclassified"):
+            marks.append("?")
+        else:
+            marks.append("✗")
+    return tuple(marks)
+
+
+def _support_row(argument: Argument, resolved: Resolved, platform: ResolvedPlatform) -> Row:
+    variants = platform.platform.variants
+    return Row(
+        argument=argument,
+        anchor=anchor(argument.name),
+        flags=flags_cell(argument),
+        description=cell(argument.help),
+        default=default_cell(resolved.default),
+        options=type_options_cell(argument, resolved.options),
+        status=status_cell(resolved, variants),
+        marks=variant_marks(resolved, variants),
+        note=cell(resolved.note) if resolved.note else "",
+        reason=cell(resolved.reason) if resolved.reason else "",
+    )
+
+
+def support_page(
+    registry: Registry, platform: ResolvedPlatform, layout: str = "status", title: str | None = None
+) -> SupportPage:
+    visible = _visible(registry)
+    in_tables = (lambda r: True) if layout == "variants" else (
+        lambda r: r.status != "unsupported")
+    sections = []
+    for section in registry.sections:
+        rows = tuple(
+            _support_row(a, platform.of(a), platform)
+            for a in visible if a.section == section and in_tables(platform.of(a))
+        )
+        if rows:
+            sections.append(SectionView(cell(section), anchor(section.lower().replace(" ", "-")),
+                                        rows, any(r.note for r in rows)))
+    groups: dict[str, list[Row]] = {}
+    if layout != "variants":
+        for argument in visible:
+            resolved = platform.of(argument)
+            if resolved.status == "unsupported":
+                groups.setdefault(resolved.reason or "", []).append(
+                    _support_row(argument, resolved, platform))
+    counts: dict[str, int] = {}
+    for argument in visible:
+        status = platform.of(argument).status
+        counts[status] = counts.get(status, 0) + 1
+    return SupportPage(
+        title=cell(title or f"Support Features on {platform.platform.title}"),
+        platform=platform.platform.name,
+        variants=tuple(cell(v) for v in platform.platform.variants),
+        layout=layout,
+        sections=tuple(sections),
+        not_supported=tuple(ReasonGroup(cell(reason), tuple(rows))
+                            for reason, rows in groups.items()),
+        description=platform.platform.description,
+        counts=dict(sorted(counts.items())),
+    )
+
+
+# ------------------------------------------------------------------ pages
+
+
+@dataclass(frozen=True)
+class RenderedPage:
+    spec: PageSpec
+    path: Path
+    text: str
+
+
+def page_context(
+    page: PageSpec, registry: Registry, platforms: dict[str, ResolvedPlatform], where: str
+) -> dict[str, Any]:
+    context: dict[str, Any] = {
+        "registry": registry,
+        "server": server_page(registry),
+        "title": page.title,
+        "options": page.options,
+        "platforms": platforms,
+        "status_labels": STATUS_LABELS,
+    }
+    if page.platform is not None:
+        if page.platform not in platforms:
+            known = ", ".join(sorted(platforms)) or "none loaded"
+            raise ArgmatrixError.at(
+                f"page {page.output!r} names unknown platform {page.platform!r}", file=where,
+                line=page.line, fix=f"use a platform of the loaded manifests ({known})",
+            )
+        layout = str(page.options.get("layout", "status"))
+        if layout not in SUPPORT_LAYOUTS:
+            raise ArgmatrixError.at(
+                f"page {page.output!r}: unknown layout {layout!r}", file=where, line=page.line,
+                fix=f"use one of: {', '.join(SUPPORT_LAYOUTS)}",
+            )
+        context["support"] = support_page(registry, platforms[page.platform], layout, page.title)
+        context["platform"] = platforms[page.platform]
+    return context
+
+
+def render_template(env: jinja2.Environment, name: str, context: dict[str, Any], where: str,
+                    line: int | None) -> str:
+    try:
+        template = env.get_template(name)
+    except jinja2.TemplateNotFound:
+        raise ArgmatrixError.at(
+            f"template {name!r} not found", file=where, line=line,
+            fix="put it in the project's templates folder or use a bundled one"
+            " (server_arguments.md.j2, platform_support.md.j2)",
+        ) from None
+    except jinja2.TemplateSyntaxError as exc:
+        raise ArgmatrixError.at(f"template syntax error: {exc.message}",
+                                file=exc.filename or name, line=exc.lineno) from None
+    try:
+        text = template.render(**context)
+    except jinja2.TemplateError as exc:
+        raise ArgmatrixError.at(f"template {name!r} failed to render: {exc}", file=where,
+                                line=line, fix="fix the template") from None
+    return normalise_newlines(text)
+
+
+def normalise_newlines(text: str) -> str:
+    """One trailing newline, no trailing spaces, at most one blank line in a row."""
+    lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
+    out: list[str] = []
+    for line in lines:
+        if line == "" and out and out[-1] == "":
+            continue
+        out.append(line)
+    return "\n".join(out).strip("\n") + "\n"
+
+
+def render_project(
+    config: Config, registry: Registry, platforms: dict[str, ResolvedPlatform],
+    read_existing: Any = None,
+) -> list[RenderedPage]:
+    """Every configured page, rendered in memory. Nothing is written here."""
+    from .inplace import splice
+
+    env = environment(config.templates_dir)
+    where = str(config.file or "argmatrix.yaml")
+    pages = []
+    for page in config.pages:
+        context = page_context(page, registry, platforms, where)
+        path = config.docs_dir / page.output
+        if page.inplace:
+            text = splice(path, env, page, context, read_existing)
+        else:
+            text = render_template(env, page.template, context, where, page.line)
+        pages.append(RenderedPage(page, path, text))
+    return pages

@@ -1,0 +1,154 @@
+"""Apply a platform's manifest to the registry: precedence and registry-level consistency.
+
+Pure functions over the model. `resolve_platform` gives every registry argument its capability
+(argument entry > section entry > file default) and the findings about entries that do not fit
+the registry (stale flags, impossible options, unknown sections).
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Any
+
+from .model import UNCLASSIFIED, Argument, Capability, Platform, Registry, Resolved, Unevaluated
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Something a check reports. `kind` names the check; severity comes from configuration."""
+
+    kind: str
+    message: str
+    flag: str | None = None
+    platform: str | None = None
+    file: str | None = None
+    line: int | None = None
+    fix: str | None = None
+    severity: str = "error"
+
+
+@dataclass(frozen=True)
+class ResolvedPlatform:
+    platform: Platform
+    by_argument: dict[str, Resolved]  # keyed by Argument.name
+    findings: tuple[Finding, ...]
+
+    def of(self, argument: Argument) -> Resolved:
+        return self.by_argument[argument.name]
+
+
+def closest(name: str, candidates: list[str]) -> str | None:
+    match = difflib.get_close_matches(name, candidates, n=1, cutoff=0.75)
+    return match[0] if match else None
+
+
+def resolve_platform(platform: Platform, registry: Registry) -> ResolvedPlatform:
+    index = registry.by_flag()
+    findings: list[Finding] = []
+    entries = _entries_by_argument(platform, registry, index, findings)
+    for section, capability in platform.sections.items():
+        if section not in registry.sections:
+            suggestion = closest(section, list(registry.sections))
+            findings.append(Finding(
+                "stale-manifest-entry", f"section {section!r} is not in the registry",
+                platform=platform.name, file=platform.file, line=capability.line,
+                fix=f"did you mean {suggestion!r}?" if suggestion else "remove the entry",
+            ))
+    resolved: dict[str, Resolved] = {}
+    for argument in registry.arguments:
+        entry = entries.get(argument.name)
+        if entry is not None:
+            findings.extend(_impossible(argument, entry, platform))
+        resolved[argument.name] = _resolve_one(argument, entry, platform)
+    return ResolvedPlatform(platform, resolved, tuple(findings))
+
+
+def _entries_by_argument(
+    platform: Platform, registry: Registry, index: dict[str, Argument], findings: list[Finding]
+) -> dict[str, Capability]:
+    entries: dict[str, Capability] = {}
+    named_by: dict[str, str] = {}
+    flags = sorted(index)
+    for flag, capability in platform.arguments.items():
+        argument = index.get(flag)
+        if argument is None:
+            suggestion = closest(flag, flags)
+            findings.append(Finding(
+                "stale-manifest-entry", f"{flag} is not an argument of the registry",
+                flag=flag, platform=platform.name, file=platform.file, line=capability.line,
+                fix=f"did you mean {suggestion}?" if suggestion else "remove the entry",
+            ))
+            continue
+        if argument.name in named_by:
+            findings.append(Finding(
+                "duplicate-manifest-entry",
+                f"{flag} names the same argument as {named_by[argument.name]}",
+                flag=flag, platform=platform.name, file=platform.file, line=capability.line,
+                fix="keep one entry per argument",
+            ))
+            continue
+        named_by[argument.name] = flag
+        entries[argument.name] = capability
+    return entries
+
+
+def _resolve_one(argument: Argument, entry: Capability | None, platform: Platform) -> Resolved:
+    section_entry = platform.sections.get(argument.section)
+    chosen, origin = (
+        (entry, "argument") if entry and entry.status
+        else (section_entry, "section") if section_entry
+        else (None, "default" if platform.default else "none")
+    )
+    status = chosen.status if chosen else (platform.default or UNCLASSIFIED)
+    variants: tuple[str, ...] = ()
+    if status in ("supported", "experimental"):
+        variants = (chosen.variants if chosen and chosen.variants else None) or platform.variants
+    options = entry.options if entry and entry.options is not None else None
+    overridden = bool(entry and entry.has_default)
+    return Resolved(
+        status=status,
+        variants=tuple(variants),
+        options=options,
+        default=entry.default if entry and entry.has_default else argument.default,
+        default_overridden=overridden,
+        note=(entry.note if entry and entry.note else (section_entry.note if section_entry
+                                                       and origin == "section" else None)),
+        reason=chosen.reason if chosen else None,
+        origin=origin,
+    )
+
+
+def _impossible(argument: Argument, entry: Capability, platform: Platform) -> list[Finding]:
+    found: list[Finding] = []
+
+    def add(message: str, fix: str, severity: str = "error") -> None:
+        found.append(Finding("impossible-entry", message, flag=argument.name,
+                             platform=platform.name, file=platform.file, line=entry.line,
+                             fix=fix, severity=severity))
+
+    if entry.options is not None:
+        choices = argument.choices
+        if choices is None:
+            add(f"{argument.name} has 'options' but the registry defines no choices for it",
+                "drop 'options' or use a 'note'")
+        elif not isinstance(choices, Unevaluated):
+            outside = [o for o in entry.options if not _in_choices(o, choices)]
+            if outside:
+                add(f"{argument.name}: option {outside[0]!r} is not among the registry's choices",
+                    f"pick from: {', '.join(str(c) for c in choices)}")
+    if entry.has_default and _same_value(entry.default, argument.default):
+        add(f"{argument.name}: the default override equals the registry default"
+            f" ({argument.default!r})", "drop the 'default' override", severity="warning")
+    return found
+
+
+def _in_choices(option: Any, choices: tuple[Any, ...]) -> bool:
+    return option in choices or str(option) in {str(c) for c in choices}
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b or (
+        isinstance(a, (int, float)) and isinstance(b, (int, float))
+        and not isinstance(a, bool) and not isinstance(b, bool) and a == b
+    )

@@ -1,0 +1,139 @@
+"""JSON Schemas argmatrix publishes: the capability manifest, the configuration, check findings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .config import PAGE_KEYS, REGISTRY_KEYS, SEVERITIES
+from .manifest import ENTRY_KEYS, SECTION_ENTRY_KEYS, TOP_KEYS
+from .model import NEEDS_REASON, STATUSES
+from .registry import MODES
+
+_STATUS = {"type": "string", "enum": list(STATUSES)}
+_REASON_RULE = {
+    "if": {"properties": {"status": {"enum": sorted(NEEDS_REASON)}}, "required": ["status"]},
+    "then": {"required": ["reason"], "properties": {"reason": {"minLength": 1}}},
+}
+
+
+def _entry(keys: tuple[str, ...]) -> dict[str, Any]:
+    properties: dict[str, Any] = {
+        "status": _STATUS,
+        "variants": {"type": "array", "items": {"type": "string"}, "minItems": 1,
+                     "description": "Narrow a supported or experimental status to these variants."},
+        "options": {"type": "array", "description": "The subset of the registry's choices that"
+                    " work on this platform."},
+        "default": {"description": "The default on this platform, where it differs."},
+        "note": {"type": "string"},
+        "reason": {"type": "string", "description": "Required for unsupported and"
+                   " not-applicable."},
+    }
+    return {
+        "oneOf": [
+            _STATUS,
+            {
+                "type": "object",
+                "properties": {k: properties[k] for k in keys},
+                "required": ["status"],
+                "additionalProperties": False,
+                **_REASON_RULE,
+            },
+        ]
+    }
+
+
+MANIFEST_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": "https://argmatrix.invalid/schema/manifest.json",
+    "title": "argmatrix capability manifest",
+    "description": "What one hardware platform supports of a server's arguments.",
+    "type": "object",
+    "required": ["platform"],
+    "additionalProperties": False,
+    "properties": {
+        "platform": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]*$"},
+        "title": {"type": "string"},
+        "description": {"type": "string"},
+        "variants": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
+        "default": {"type": "string", "enum": [s for s in STATUSES if s not in NEEDS_REASON]},
+        "sections": {"type": "object", "additionalProperties": _entry(SECTION_ENTRY_KEYS)},
+        "arguments": {"type": "object", "additionalProperties": _entry(ENTRY_KEYS)},
+    },
+}
+assert set(MANIFEST_SCHEMA["properties"]) == set(TOP_KEYS)
+
+CONFIG_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": "https://argmatrix.invalid/schema/config.json",
+    "title": "argmatrix.yaml",
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "registry": {
+            "type": "object",
+            "required": ["target"],
+            "additionalProperties": False,
+            "properties": {
+                "target": {"type": "string"},
+                "mode": {"enum": list(MODES)},
+                "mock": {"type": "array", "items": {"type": "string"}},
+                "search_path": {"type": "array", "items": {"type": "string"}},
+            },
+        },
+        "manifests": {"type": "array", "items": {"type": "string"}},
+        "docs_dir": {"type": "string"},
+        "templates_dir": {"type": "string"},
+        "pages": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["template", "output"],
+                "additionalProperties": False,
+                "properties": {
+                    "template": {"type": "string"},
+                    "output": {"type": "string"},
+                    "platform": {"type": "string"},
+                    "title": {"type": "string"},
+                    "options": {"type": "object"},
+                    "inplace": {"type": "boolean"},
+                },
+            },
+        },
+        "checks": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "severity": {"type": "object", "additionalProperties": {"enum": list(SEVERITIES)}},
+                "prose": {"type": "array", "items": {"type": "string"}},
+            },
+        },
+    },
+}
+assert set(CONFIG_SCHEMA["properties"]["registry"]["properties"]) == set(REGISTRY_KEYS)
+assert set(CONFIG_SCHEMA["properties"]["pages"]["items"]["properties"]) == set(PAGE_KEYS)
+
+FINDINGS_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": "https://argmatrix.invalid/schema/findings.json",
+    "title": "argmatrix check --format json",
+    "type": "array",
+    "items": {
+        "type": "object",
+        "required": ["kind", "severity", "message", "flag", "platform", "file", "line"],
+        "additionalProperties": False,
+        "properties": {
+            "kind": {"enum": ["stale-page", "unclassified-argument", "stale-manifest-entry",
+                              "duplicate-manifest-entry", "impossible-entry", "dead-flag"]},
+            "severity": {"enum": ["error", "warning"]},
+            "message": {"type": "string"},
+            "flag": {"type": ["string", "null"]},
+            "platform": {"type": ["string", "null"]},
+            "file": {"type": ["string", "null"]},
+            "line": {"type": ["integer", "null"], "minimum": 1},
+            "fix": {"type": ["string", "null"]},
+            "diff": {"type": "string"},
+        },
+    },
+}
+
+SCHEMAS = {"manifest": MANIFEST_SCHEMA, "config": CONFIG_SCHEMA, "findings": FINDINGS_SCHEMA}
