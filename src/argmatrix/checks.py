@@ -70,6 +70,8 @@ def run_checks(project: Project, pages: list[RenderedPage]) -> Report:
     findings: list[Finding] = []
     diffs: dict[int, str] = {}
     for page in pages:
+        if not page.spec.committed:
+            continue
         finding, diff = stale_page(page)
         if finding is not None:
             diffs[len(findings)] = diff

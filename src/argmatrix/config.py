@@ -13,7 +13,7 @@ from .yamlfile import line_of, load_yaml_file
 CONFIG_NAME = "argmatrix.yaml"
 TOP_KEYS = ("registry", "manifests", "docs_dir", "templates_dir", "pages", "checks")
 REGISTRY_KEYS = ("target", "mode", "mock", "search_path")
-PAGE_KEYS = ("template", "output", "platform", "title", "options", "inplace")
+PAGE_KEYS = ("template", "output", "platform", "title", "options", "inplace", "committed")
 CHECK_KEYS = ("severity", "prose")
 SEVERITIES = ("error", "warning", "off")
 
@@ -27,6 +27,7 @@ class PageSpec:
     options: dict[str, Any] = field(default_factory=dict)
     inplace: bool = False
     line: int | None = None
+    committed: bool = True  # False: a build output (git-ignored); check does not compare it
 
 
 @dataclass(frozen=True)
@@ -176,7 +177,7 @@ def _pages(raw: Any, where: str, line: int | None, problems: list[Problem]) -> t
             options = {}
         pages.append(PageSpec(template, output, str(platform) if platform else None,
                               item.get("title"), dict(options), bool(item.get("inplace")),
-                              item_line))
+                              item_line, bool(item.get("committed", True))))
     return tuple(pages)
 
 

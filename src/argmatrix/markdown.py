@@ -14,7 +14,7 @@ from .model import Unevaluated
 
 _HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 # Characters that would start Markdown inline syntax (or split a table row) anywhere in a cell.
-_ALWAYS = set("\\`*[]|")
+_ALWAYS = set("\\`*|")
 # Bidirectional overrides and isolates can reorder what follows them, across cell borders.
 _BIDI_CONTROLS = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
 _WHITESPACE = re.compile(r"\s+")
@@ -42,6 +42,8 @@ def cell(value: Any) -> str:
             out.append(_HTML[char])
         elif char in _ALWAYS:
             out.append("\\" + char)
+        elif char == "]" and text[index + 1:index + 2] in ("(", "[", ":"):
+            out.append("\\]")  # no link can form: `[text](url)` loses its `](`
         elif char == "_" and not _inside_word(text, index):
             out.append("\\_")
         else:

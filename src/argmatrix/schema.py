@@ -96,6 +96,8 @@ CONFIG_SCHEMA: dict[str, Any] = {
                     "title": {"type": "string"},
                     "options": {"type": "object"},
                     "inplace": {"type": "boolean"},
+                    "committed": {"type": "boolean", "description": "false for a build output"
+                                  " that is not kept in the repository; check skips it."},
                 },
             },
         },

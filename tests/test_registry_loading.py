@@ -1,0 +1,323 @@
+"""Live and static loading of the fixture registries: both must describe them the same way."""
+
+from __future__ import annotations
+
+import math
+import sys
+from fractions import Fraction
+
+import pytest
+from conftest import DEMO_SERVER, HEAVY_MODULE, PARITY_TARGETS, REGISTRIES, load, load_dict, line_of
+
+from argmatrix.errors import ArgmatrixError
+from argmatrix.model import Argument, Registry
+from argmatrix.registry import Mode
+
+
+@pytest.fixture(params=["live", "static"])
+def mode(request: pytest.FixtureRequest) -> Mode:
+    return request.param
+
+
+def load_fixture(target: str, mode: Mode) -> Registry:
+    return load(target, mode, PARITY_TARGETS[target] if mode == "live" else ())
+
+
+def flags_of(registry: Registry) -> list[tuple[str, ...]]:
+    return [argument.flags or (argument.dest,) for argument in registry.arguments]
+
+
+def arg(registry: Registry, flag: str) -> Argument:
+    return registry.by_flag()[flag]
+
+
+# ------------------------------------------------------------------ live == static
+
+
+@pytest.mark.parametrize("target", sorted(PARITY_TARGETS))
+def test_live_and_static_give_the_same_model(target: str) -> None:
+    live = load_dict(target, "live", PARITY_TARGETS[target])
+    static = load_dict(target, "static")
+    assert live["source"] == static["source"] == target
+    assert live == static
+
+
+# ------------------------------------------------------------------ demo_server (SGLang style)
+
+
+def test_demo_server_flags_keep_aliases_in_order(mode: Mode) -> None:
+    registry = load_fixture(DEMO_SERVER, mode)
+    assert flags_of(registry) == [
+        ("--model-path", "--model"),
+        ("--load-format",),
+        ("--model-loader-extra-config",),
+        ("--host",),
+        ("--port",),
+        ("--api-key",),
+        ("--tensor-parallel-size", "--tp-size"),
+        ("--data-parallel-size", "--dp-size"),
+        ("--attention-backend",),
+        ("--quantization",),
+        ("--mem-fraction-static",),
+        ("--lora-scaling",),
+        ("--lora-paths",),
+        ("--lora-target-modules",),
+        ("--max-loaded-loras",),
+        ("--reasoning-parser",),
+        ("--enable-metrics",),
+        ("--debug-dump-dir",),
+        ("--disable-radix-cache",),
+    ]
+    tp = arg(registry, "--tp-size")
+    assert tp is arg(registry, "--tensor-parallel-size")
+    assert (tp.name, tp.dest) == ("--tensor-parallel-size", "tensor_parallel_size")
+
+
+def test_demo_server_sections_come_from_comment_lines(mode: Mode) -> None:
+    registry = load_fixture(DEMO_SERVER, mode)
+    assert registry.sections == (
+        "Model and tokenizer",
+        "HTTP server",
+        "Parallelism",
+        "Kernels and quantization",
+        "LoRA",
+        "API related",
+    )
+    # A second comment line, a TODO and a comment inside a call open no section.
+    assert [a.dest for a in registry.in_section("HTTP server")] == ["host", "port", "api_key"]
+    assert [a.dest for a in registry.in_section("LoRA")] == [
+        "lora_paths", "lora_target_modules", "max_loaded_loras",
+    ]
+
+
+def test_demo_server_defaults_come_from_the_dataclass(mode: Mode) -> None:
+    registry = load_fixture(DEMO_SERVER, mode)
+    assert arg(registry, "--host").default == "127.0.0.1"
+    assert arg(registry, "--port").default == 30000
+    assert arg(registry, "--tp-size").default == 1
+    assert arg(registry, "--dp-size").default == 2  # field(default=2)
+    assert arg(registry, "--mem-fraction-static").default == 0.88
+    assert arg(registry, "--max-loaded-loras").default == 4
+    assert arg(registry, "--model-loader-extra-config").default == "{}"
+
+
+def test_demo_server_types(mode: Mode) -> None:
+    registry = load_fixture(DEMO_SERVER, mode)
+    types = {a.name: a.type for a in registry.arguments}
+    assert types["--model-path"] == "str"
+    assert types["--port"] == "int"
+    assert types["--mem-fraction-static"] == "float"
+    assert types["--model-loader-extra-config"] == "loads"  # json.loads
+    assert types["--lora-scaling"] == "Fraction"
+    assert types["--enable-metrics"] is None
+
+
+def test_demo_server_choices_are_evaluated_in_source_order(mode: Mode) -> None:
+    registry = load_fixture(DEMO_SERVER, mode)
+    assert arg(registry, "--load-format").choices == ("auto", "safetensors", "dummy")
+    assert arg(registry, "--attention-backend").choices == ("flashinfer", "triton", "torch_native")
+    # A concatenation of a sibling module's concatenation and an inline list.
+    assert arg(registry, "--quantization").choices == ("fp8", "awq", "gptq", "marlin", "none")
+    assert arg(registry, "--lora-target-modules").choices == (
+        "q_proj", "k_proj", "v_proj", "o_proj", "all",
+    )
+    # The keys of a dict literal of classes in a sibling module.
+    assert arg(registry, "--reasoning-parser").choices == ("deepseek-r1", "qwen3", "kimi")
+
+
+def test_demo_server_help_is_expanded(mode: Mode) -> None:
+    registry = load_fixture(DEMO_SERVER, mode)
+    assert arg(registry, "--port").help == "Port to listen on (default: 30000)."
+    assert arg(registry, "--mem-fraction-static").help == (
+        "Fraction of memory for weights and KV cache (default: 0.88)."
+    )
+    assert arg(registry, "--attention-backend").help == (
+        "Attention kernels, one of: flashinfer, triton, torch_native."
+    )
+    assert arg(registry, "--max-loaded-loras").help == "Adapters kept in memory at once (default 4)."
+    assert arg(registry, "--reasoning-parser").help == (
+        "Reasoning parser, one of ['deepseek-r1', 'qwen3', 'kimi']."
+    )
+
+
+def test_demo_server_flags_hidden_deprecated_and_required(mode: Mode) -> None:
+    registry = load_fixture(DEMO_SERVER, mode)
+    hidden = [a.name for a in registry.arguments if a.hidden]
+    deprecated = [a.name for a in registry.arguments if a.deprecated]
+    required = [a.name for a in registry.arguments if a.required]
+    assert hidden == ["--debug-dump-dir"]
+    assert arg(registry, "--debug-dump-dir").help == ""
+    assert deprecated == ["--disable-radix-cache"]
+    assert required == ["--model-path"]
+    metrics = arg(registry, "--enable-metrics")
+    assert (metrics.action, metrics.default, metrics.is_flag) == ("store_true", False, True)
+    assert arg(registry, "--lora-paths").nargs == "*"
+
+
+# ------------------------------------------------------------------ grouped_cli (argument groups)
+
+
+def test_grouped_cli_sections_are_the_argument_groups(mode: Mode) -> None:
+    registry = load_fixture("grouped_cli:build_parser", mode)
+    # The argument added straight to the parser stays in argparse's own "options" group.
+    assert registry.sections == ("options", "Input", "Output", "Advanced")
+    assert registry.description == "Convert data files."
+    assert [a.dest for a in registry.in_section("Input")] == ["sources", "include", "encoding"]
+    assert [a.dest for a in registry.in_section("Output")] == ["output", "format", "color", "layout"]
+
+
+def test_grouped_cli_actions(mode: Mode) -> None:
+    registry = load_fixture("grouped_cli:build_parser", mode)
+    actions = {a.dest: a.action for a in registry.arguments}
+    assert actions == {
+        "dry_run": "store_true",
+        "sources": "store",
+        "include": "append",
+        "encoding": "store",
+        "output": "store",
+        "format": "store",
+        "color": "boolean_optional",
+        "layout": "store_const",
+        "verbose": "count",
+        "workers": "store",
+        "define": "KeyValueAction",
+        "pair": "store",
+        "level": "store",
+        "timeout": "store",
+        "trace_id": "store",
+    }
+    assert arg(registry, "--color").flags == ("--color", "--no-color")
+    assert arg(registry, "--compact").dest == "layout"
+
+
+def test_grouped_cli_values(mode: Mode) -> None:
+    registry = load_fixture("grouped_cli:build_parser", mode)
+    sources = arg(registry, "sources")
+    assert sources.positional
+    assert (sources.nargs, sources.metavar, sources.required) == ("+", "SRC", True)
+    output = arg(registry, "--output")
+    assert (output.flags, output.required, output.metavar) == (("-o", "--output"), True, "FILE")
+    assert arg(registry, "--pair").nargs == 2
+    assert arg(registry, "--pair").metavar == ("LEFT", "RIGHT")
+    assert arg(registry, "--level").nargs == "?"
+    assert arg(registry, "--define").nargs == "+"
+    assert arg(registry, "--define").metavar == "KEY=VALUE"
+    assert arg(registry, "--format").choices == ("json", "toml", "yaml")  # a set, sorted
+    assert arg(registry, "--workers").type == "positive_int"
+    assert arg(registry, "--workers").default == 4
+    assert arg(registry, "-v").default == 0
+    assert arg(registry, "--include").default == []
+    assert arg(registry, "--color").default is True
+    assert math.isinf(arg(registry, "--timeout").default)
+    assert arg(registry, "--encoding").help == "Input encoding (default: utf-8)."
+    assert [a.dest for a in registry.arguments if a.hidden] == ["trace_id"]
+
+
+# ------------------------------------------------------------------ subcommands_cli
+
+
+def test_subcommands_names_aliases_and_help(mode: Mode) -> None:
+    registry = load_fixture("subcommands_cli:build_parser", mode)
+    assert [(s.name, s.aliases, s.help) for s in registry.subcommands] == [
+        ("serve", ("s", "run"), "Start the server."),
+        ("bench", (), "Run a benchmark."),
+        ("version", (), ""),
+    ]
+    assert flags_of(registry) == [("--config",), ("--log-level",)]
+    assert registry.sections == ("Global options",)
+
+
+def test_subcommand_registries(mode: Mode) -> None:
+    registry = load_fixture("subcommands_cli:build_parser", mode)
+    serve, bench, version = (s.registry for s in registry.subcommands)
+    assert flags_of(serve) == [("model",), ("--port",), ("--max-requests",)]
+    assert serve.sections == ("Serving", "Limits")
+    assert arg(serve, "model").positional and arg(serve, "model").required
+    assert arg(serve, "--port").help == "Port (default: 8000)."
+    assert bench.sections == ("Workload",)
+    assert arg(bench, "--dataset").choices == ("sharegpt", "random")
+    assert arg(bench, "--dataset").default == "sharegpt"
+    assert arg(bench, "extra").nargs == "..."  # argparse.REMAINDER
+    assert version.arguments == ()
+
+
+# ------------------------------------------------------------------ env_cli (parser subclass)
+
+
+def test_parser_subclass_keywords_land_in_extra(mode: Mode) -> None:
+    registry = load_fixture("env_cli:make_parser", mode)
+    extras = {a.name: a.extra for a in registry.arguments}
+    assert extras == {
+        "--queue-url": {"env_name": "WORKER_QUEUE_URL"},
+        "--concurrency": {"env_name": "WORKER_CONCURRENCY"},
+        "--tags": {},
+        "--sandbox": {},
+        "--quiet": {},
+        "--log-file": {},
+    }
+    # No groups, no comments inside the builder: one section.
+    assert registry.sections == ("General",)
+    assert arg(registry, "--sandbox").action == "append_const"
+    assert arg(registry, "--quiet").action == "store_false"
+    assert arg(registry, "--quiet").dest == "chatty"
+    assert arg(registry, "--quiet").default is True
+    assert arg(registry, "--log-file").metavar == "PATH"
+
+
+# ------------------------------------------------------------------ mock
+
+
+def test_live_import_of_a_missing_heavy_module_asks_for_mock() -> None:
+    with pytest.raises(ArgmatrixError) as caught:
+        load(DEMO_SERVER, "live")
+    message = str(caught.value)
+    assert f"needs {HEAVY_MODULE!r}, which is not installed" in message
+    assert f"--mock {HEAVY_MODULE}" in message
+    assert "registry.mock" in message
+
+
+def test_mock_stands_in_only_while_loading() -> None:
+    registry = load(DEMO_SERVER, "live", mock=[HEAVY_MODULE])
+    assert len(registry.arguments) == 19
+    assert not [name for name in sys.modules if name.split(".")[0] == HEAVY_MODULE]
+
+
+def test_an_installed_module_named_in_mock_is_imported_for_real(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delitem(sys.modules, "fractions")  # make the fixture's import find it afresh
+    registry = load(DEMO_SERVER, "live", mock=[HEAVY_MODULE, "fractions"])
+    assert arg(registry, "--lora-scaling").type == "Fraction"
+    real = sys.modules["fractions"]
+    assert real.__file__ is not None and real.__file__.endswith("fractions.py")
+    assert real.Fraction("1/2") == Fraction(1, 2)
+
+
+# ------------------------------------------------------------------ live errors
+
+
+def test_a_builder_that_raises_is_reported_at_its_own_line() -> None:
+    with pytest.raises(ArgmatrixError) as caught:
+        load("raising_builder:build_parser", "live")
+    problem = caught.value.problems[0]
+    assert "raised KeyError: 'region'" in problem.message
+    assert problem.file == str(REGISTRIES / "raising_builder.py")
+    assert problem.line == line_of(REGISTRIES / "raising_builder.py", 'settings["region"]')
+
+
+def test_a_function_that_returns_no_parser_is_refused_live() -> None:
+    with pytest.raises(ArgmatrixError, match=r"not_a_builder:answer returned int, not an argparse"):
+        load("not_a_builder:answer", "live")
+
+
+@pytest.mark.parametrize("loader", ["live", "static"])
+def test_unknown_module_and_attribute(loader: Mode) -> None:
+    with pytest.raises(ArgmatrixError, match="no_such_module"):
+        load("no_such_module:build_parser", loader)
+    with pytest.raises(ArgmatrixError, match="no_such_builder"):
+        load("grouped_cli:no_such_builder", loader)
+
+
+def test_a_target_without_a_colon_is_refused() -> None:
+    with pytest.raises(ArgmatrixError, match="module:callable"):
+        load("grouped_cli.build_parser", "live")
