@@ -26,9 +26,11 @@ def register(commands: argparse._SubParsersAction, common: argparse.ArgumentPars
                         help="Which schema to print.")
     schema.set_defaults(handler=_schema)
 
+    from .adopt import register as register_adopt
     from .checks import register as register_checks
 
     register_checks(commands, common)
+    register_adopt(commands, common)
 
 
 def _generate(args: argparse.Namespace) -> int:
