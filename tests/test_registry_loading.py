@@ -7,11 +7,11 @@ import sys
 from fractions import Fraction
 
 import pytest
-from conftest import DEMO_SERVER, HEAVY_MODULE, PARITY_TARGETS, REGISTRIES, load, load_dict, line_of
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.model import Argument, Registry
 from argmatrix.registry import Mode
+from conftest import DEMO_SERVER, HEAVY_MODULE, PARITY_TARGETS, REGISTRIES, line_of, load, load_dict
 
 
 @pytest.fixture(params=["live", "static"])

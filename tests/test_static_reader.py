@@ -5,10 +5,10 @@ from __future__ import annotations
 import sys
 
 import pytest
-from conftest import BROKEN, DEMO_SERVER, HEAVY_MODULE, PARITY_TARGETS, REGISTRIES, load, line_of
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.model import Unevaluated
+from conftest import BROKEN, DEMO_SERVER, HEAVY_MODULE, PARITY_TARGETS, REGISTRIES, line_of, load
 
 
 def imported_fixture_modules() -> list[str]:
