@@ -321,3 +321,38 @@ def test_unknown_module_and_attribute(loader: Mode) -> None:
 def test_a_target_without_a_colon_is_refused() -> None:
     with pytest.raises(ArgmatrixError, match="module:callable"):
         load("grouped_cli.build_parser", "live")
+
+
+# ------------------------------------------------------------------ idioms of real registries
+
+IDIOM_TARGETS = ["idioms_cli:build_parser", "starred_flags_cli:build_parser"]
+
+
+@pytest.mark.parametrize("target", IDIOM_TARGETS)
+def test_live_and_static_agree_on_idioms(target: str) -> None:
+    assert load_dict(target, "live") == load_dict(target, "static")
+
+
+def test_keyword_dicts_spread_into_add_argument(mode: Mode) -> None:
+    registry = load("idioms_cli:build_parser", mode)
+    model = arg(registry, "--model")
+    assert (model.type, model.default, model.help) == ("str", "facebook/opt-125m", "Model name or path.")
+    length = arg(registry, "--max-model-len")
+    assert (length.type, length.default, length.help) == ("int", None, "Context length in tokens.")
+
+
+def test_percent_formatted_help(mode: Mode) -> None:
+    registry = load("idioms_cli:build_parser", mode)
+    # `%` runs in Python first; argparse then fills the `%(default)s` that `%%` left behind.
+    assert arg(registry, "--max-num-seqs").help == "Sequences per step, at most 1024 (default: 128)."
+
+
+def test_a_lambda_type_is_named_as_python_names_it(mode: Mode) -> None:
+    registry = load("idioms_cli:build_parser", mode)
+    assert arg(registry, "--served-model-name").type == "<lambda>"
+
+
+def test_flags_passed_with_a_star(mode: Mode) -> None:
+    registry = load("starred_flags_cli:build_parser", mode)
+    assert flags_of(registry) == [("--dtype", "-d"), ("--seed",)]
+    assert arg(registry, "-d").choices == ("auto", "half", "float")

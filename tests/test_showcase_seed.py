@@ -6,12 +6,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from seed_pages import SeedRow, seed_002_rows
 
 from argmatrix.config import load_config
 from argmatrix.markdown import value_text
 from argmatrix.model import python_value
 from argmatrix.project import project_from_config
+from seed_pages import SeedRow, seed_002_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 VALUE_DESCRIPTIONS = ("Type:", "bool flag", "List[", "Optional[")

@@ -84,3 +84,9 @@ def test_a_function_that_builds_no_parser_is_refused_statically() -> None:
 def test_a_class_is_not_a_function() -> None:
     with pytest.raises(ArgmatrixError, match="is not a function"):
         load("demo_server.server_args:ServerArgs", "static")
+
+
+def test_a_condition_on_the_platform_reads_both_branches() -> None:
+    # sys.platform is outside the package: static reading cannot know it, so it keeps both.
+    registry = load("platform_cli:build_parser", "static")
+    assert [a.name for a in registry.arguments] == ["--workers", "--iocp", "--uvloop"]

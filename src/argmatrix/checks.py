@@ -206,7 +206,7 @@ def emit(report: Report, form: str, stream: TextIO) -> None:
     colour = stream.isatty() and "NO_COLOR" not in os.environ
     for index, finding in enumerate(report.findings):
         stream.write(text_line(finding, colour) + "\n")
-        if index in report.diffs and report.diffs[index]:
+        if report.diffs.get(index):
             stream.write(_indent(report.diffs[index]))
     stream.write(summary(report.findings) + "\n")
 

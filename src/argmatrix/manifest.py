@@ -12,7 +12,7 @@ from typing import Any
 
 from .errors import ArgmatrixError, Problem
 from .model import NEEDS_REASON, STATUSES, Capability, Platform
-from .yamlfile import Located, line_of, load_yaml_file
+from .yamlfile import line_of, load_yaml_file
 
 TOP_KEYS = ("platform", "title", "description", "variants", "default", "sections", "arguments")
 ENTRY_KEYS = ("status", "variants", "options", "default", "note", "reason")

@@ -128,7 +128,9 @@ def flags_cell(argument: Argument) -> str:
     return f'<a id="{anchor(argument.name)}"></a>' + "<br>".join(code(f) for f in names)
 
 
-def default_cell(value: Any) -> str:
+def default_cell(value: Any, argument: Argument | None = None) -> str:
+    if argument is not None and argument.required and value is None:
+        return "required"
     return code(value_text(value))
 
 
@@ -189,7 +191,7 @@ def _row(argument: Argument, **extra: Any) -> Row:
         anchor=anchor(argument.name),
         flags=flags_cell(argument),
         description=cell(argument.help),
-        default=default_cell(argument.default),
+        default=default_cell(argument.default, argument),
         options=type_options_cell(argument),
         **extra,
     )
@@ -242,24 +244,29 @@ def variant_marks(resolved: Resolved, variants: tuple[str, ...]) -> tuple[str, .
         elif resolved.status == "planned":
             marks.append("Planned")
         elif resolved.status in ("unverified", "unclassified"):
-            marks.append("?")
+            marks.append(STATUS_LABELS[resolved.status])
         else:
             marks.append("✗")
     return tuple(marks)
 
 
-def _support_row(argument: Argument, resolved: Resolved, platform: ResolvedPlatform) -> Row:
+def _support_row(
+    argument: Argument, resolved: Resolved, platform: ResolvedPlatform, layout: str = "status"
+) -> Row:
     variants = platform.platform.variants
+    notes = [resolved.note] if resolved.note else []
+    if layout == "variants" and resolved.reason:
+        notes.insert(0, resolved.reason)  # no status column to carry the reason
     return Row(
         argument=argument,
         anchor=anchor(argument.name),
         flags=flags_cell(argument),
         description=cell(argument.help),
-        default=default_cell(resolved.default),
+        default=default_cell(resolved.default, argument),
         options=type_options_cell(argument, resolved.options),
         status=status_cell(resolved, variants),
         marks=variant_marks(resolved, variants),
-        note=cell(resolved.note) if resolved.note else "",
+        note=cell("; ".join(notes)),
         reason=cell(resolved.reason) if resolved.reason else "",
     )
 
@@ -273,7 +280,7 @@ def support_page(
     sections = []
     for section in registry.sections:
         rows = tuple(
-            _support_row(a, platform.of(a), platform)
+            _support_row(a, platform.of(a), platform, layout)
             for a in visible if a.section == section and in_tables(platform.of(a))
         )
         if rows:

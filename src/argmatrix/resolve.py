@@ -148,7 +148,7 @@ def _in_choices(option: Any, choices: tuple[Any, ...]) -> bool:
 
 
 def _same_value(a: Any, b: Any) -> bool:
-    return type(a) is type(b) and a == b or (
+    return (type(a) is type(b) and a == b) or (
         isinstance(a, (int, float)) and isinstance(b, (int, float))
         and not isinstance(a, bool) and not isinstance(b, bool) and a == b
     )

@@ -190,7 +190,7 @@ class SourceModule:
         if level == 0:
             return module or ""
         package = self.name.split(".")
-        if not self.path.name == "__init__.py":
+        if self.path.name != "__init__.py":
             package = package[:-1]
         base = package[: len(package) - (level - 1)] if level > 1 else package
         return ".".join([*base, module] if module else base)
@@ -581,8 +581,6 @@ class Interpreter:
 
     def eval_Call(self, node: ast.Call) -> Any:
         function = self.eval(node.func)
-        if isinstance(function, _BoundArgparse):
-            return function(self, node)
         if callable(function) and getattr(function, "__self__", None) is not None and (
             isinstance(function.__self__, _ARGPARSE_CONTAINERS)
         ):
@@ -713,10 +711,6 @@ class Interpreter:
 _REFS = (ClassRef, FunctionRef, ExternalRef, ModuleRef, BoundMethod)
 
 
-class _BoundArgparse:
-    """Marker type (kept for clarity of isinstance checks in eval_Call)."""
-
-
 def contains_unevaluated(value: Any) -> bool:
     if isinstance(value, Unevaluated):
         return True
@@ -795,9 +789,10 @@ def class_attribute(cls: ClassRef, attr: str, depth: int = 0) -> Any:
 def _assigned_value(node: ast.stmt, attr: str) -> ast.expr | None:
     if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
         return node.value if node.target.id == attr else None
-    if isinstance(node, ast.Assign):
-        if any(isinstance(t, ast.Name) and t.id == attr for t in node.targets):
-            return node.value
+    if isinstance(node, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id == attr for t in node.targets
+    ):
+        return node.value
     return None
 
 

@@ -65,7 +65,7 @@ _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _constr
 
 def load_yaml_text(text: str, where: str) -> Any:
     try:
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+        return yaml.load(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None

@@ -1,0 +1,90 @@
+"""Rendered pages of the fixture project, byte for byte, in both support layouts."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from helpers import GOLDEN, copy_project, html_inline, run_cli, tables
+
+PAGES = ("server_arguments.md", "npu.md", "npu_variants.md")
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    project = copy_project(tmp_path_factory.mktemp("golden"))
+    result = run_cli("generate", cwd=project)
+    assert result.code == 0, result.err
+    return project / "docs" / "reference"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_matches_golden_file(generated: Path, page: str) -> None:
+    text = (generated / page).read_text(encoding="utf-8")
+    golden = GOLDEN / page
+    if os.environ.get("ARGMATRIX_UPDATE_GOLDEN"):
+        golden.write_text(text, encoding="utf-8")
+    assert text == golden.read_text(encoding="utf-8")
+
+
+def test_support_page_puts_unsupported_arguments_under_their_reason(generated: Path) -> None:
+    text = (generated / "npu.md").read_text(encoding="utf-8")
+    main_part, not_supported = text.split("## Not supported")
+    assert "`--warmup-prompts`" not in main_part
+    assert "### Needs the GPU sampler" in not_supported
+    found = tables(not_supported)
+    assert [row[0] for row in found[0].rows] == ["--warmup-prompts", "--max-batch\n--mb"]
+
+
+def test_support_page_statuses(generated: Path) -> None:
+    rows = {row[0].split("\n")[0]: row for t in tables((generated / "npu.md").read_text())
+            for row in t.rows}
+    assert rows["--dtype"][2:] == ["auto, bfloat16", "V1, V2"]  # options narrowed; section status
+    assert rows["--backend"][2:4] == ["npu", "V2"]
+    assert rows["--page-size"][1] == "128" and rows["--page-size"][4] == "Only 128 is tuned"
+    assert rows["--enable-metrics"][3] == "Special for GPU"
+    assert rows["--schedule-policy"][3] == "Planned"
+    assert rows["--log-format"][3] == "Experimental"
+    assert rows["--port"][3] == "Unverified"  # the file default
+    assert "--debug-dump" not in rows  # hidden with argparse.SUPPRESS
+
+
+def test_variant_layout_has_a_column_per_variant(generated: Path) -> None:
+    found = tables((generated / "npu_variants.md").read_text())
+    assert found[0].header == ["Argument", "Description", "Default", "Options", "V1", "V2"]
+    rows = {row[0].split("\n")[0]: row for t in found for row in t.rows}
+    assert rows["--backend"][4:6] == ["✗", "✓"]
+    assert rows["--warmup-prompts"][4:6] == ["✗", "✗"]
+    assert rows["--schedule-policy"][4:6] == ["Planned", "Planned"]
+    assert rows["--port"][4:6] == ["Unverified", "Unverified"]
+    assert rows["--enable-metrics"][6] == "Special for GPU"  # the reason, in the note column
+
+
+def test_server_page_sections_and_deprecated_table(generated: Path) -> None:
+    text = (generated / "server_arguments.md").read_text()
+    assert [line for line in text.splitlines() if line.startswith("## ")] == [
+        "## Model", "## Serving", "## Scheduling", "## Deprecated arguments"]
+    deprecated = tables(text)[-1]
+    assert deprecated.rows == [["--max-batch-size", "--max-batch",
+                                "Deprecated: use --max-batch instead."]]
+
+
+def test_help_text_html_is_shown_as_text(generated: Path) -> None:
+    text = (generated / "server_arguments.md").read_text()
+    raw_html = [h for h in html_inline(text) if not h.startswith(("<a id=", "</a>", "<br"))]
+    assert raw_html == []
+    rows = {row[0]: row for t in tables(text) for row in t.rows}
+    assert rows["--enable-metrics"][1] == "Expose <b>Prometheus</b> metrics at `/metrics`."
+    assert rows["--page-size"][1] == "Tokens per KV-cache page | must be a power of two."
+
+
+def test_generate_twice_gives_the_same_bytes(tmp_path: Path) -> None:
+    first = copy_project(tmp_path / "a")
+    second = copy_project(tmp_path / "b")
+    assert run_cli("generate", cwd=first).code == 0
+    assert run_cli("generate", cwd=second).code == 0
+    for page in PAGES:
+        a = (first / "docs" / "reference" / page).read_bytes()
+        assert a == (second / "docs" / "reference" / page).read_bytes()
