@@ -325,7 +325,9 @@ def test_a_target_without_a_colon_is_refused() -> None:
 
 # ------------------------------------------------------------------ idioms of real registries
 
-IDIOM_TARGETS = ["idioms_cli:build_parser", "starred_flags_cli:build_parser"]
+IDIOM_TARGETS = [
+    "idioms_cli:build_parser", "starred_flags_cli:build_parser", "enum_cli:build_parser",
+]
 
 
 @pytest.mark.parametrize("target", IDIOM_TARGETS)

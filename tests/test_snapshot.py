@@ -61,6 +61,15 @@ def test_snapshot_keeps_values_json_cannot_hold(tmp_path: Path) -> None:
     assert again.by_flag()["--timeout"].default == float("inf")
 
 
+def test_live_values_json_cannot_hold_round_trip(tmp_path: Path) -> None:
+    registry = load("runtime_defaults:build_parser", "live")
+    data_dir = next(a for a in snapshot_data(registry)["registry"]["arguments"]
+                    if a["dest"] == "data_dir")
+    assert data_dir["default"] == {"python": repr(Path("data"))}
+    again = read_snapshot(write_snapshot(registry, tmp_path / "r.json"))
+    assert registry_to_dict(again) == registry_to_dict(registry)
+
+
 def test_snapshot_keeps_subcommands(tmp_path: Path) -> None:
     registry = load("subcommands_cli:build_parser", "static")
     again = read_snapshot(write_snapshot(registry, tmp_path / "r.json"))

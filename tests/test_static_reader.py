@@ -45,6 +45,8 @@ def test_static_reading_keeps_runtime_values_as_source_text() -> None:
     assert by_flag["--cache-dir"].default == Unevaluated('os.path.join(os.getcwd(), "cache")')
     assert by_flag["--device"].default == "cpu"
     assert by_flag["--device"].help == "Device to run on."
+    assert by_flag["--data-dir"].default == Unevaluated('Path("data")')
+    assert by_flag["--data-dir"].type == "Path"
 
 
 def test_static_reading_keeps_runtime_choices_as_source_text() -> None:

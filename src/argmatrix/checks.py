@@ -27,7 +27,7 @@ KINDS = ("stale-page", "unclassified-argument", "stale-manifest-entry",
          "duplicate-manifest-entry", "impossible-entry", "dead-flag")
 FORMATS = ("text", "json", "github")
 DIFF_LINES = 40
-FLAG_IN_PROSE = re.compile(r"(?<![\w/`-])(--[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)(?![\w-])")
+FLAG_IN_PROSE = re.compile(r"(?<![\w/-])(--[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)(?![\w-])")
 
 
 @dataclass(frozen=True)

@@ -192,6 +192,8 @@ def _checks(raw: Any, where: str, problems: list[Problem]) -> tuple[dict[str, st
                                 line_of(raw, "severity")))
     else:
         for kind, level in severity.items():
+            if level is False:
+                level = "off"  # YAML 1.1 reads a bare `off` as false
             if level not in SEVERITIES:
                 problems.append(Problem(f"checks: severity {level!r} for {kind!r}", where,
                                         line_of(severity, kind), "use error, warning or off"))
