@@ -47,7 +47,13 @@ def load_registry(spec: RegistrySpec, verbose: bool = False) -> Registry:
 
         parser, sites = load_live(spec.target, spec.mock, spec.base_dir, verbose)
         read_source = _read_file
-    return registry_from_parser(parser, spec.target, sites, read_source)
+    registry = registry_from_parser(parser, spec.target, sites, read_source)
+    if not registry.arguments and not registry.subcommands:
+        raise ArgmatrixError.at(
+            f"registry {spec.target} has no arguments",
+            fix="point the target at the function that adds the server's arguments",
+        )
+    return registry
 
 
 def _resolve_path(target: str, base_dir: Path) -> Path:
