@@ -7,9 +7,8 @@ call and the call itself.
 
 from __future__ import annotations
 
+import ast
 import bisect
-import io
-import tokenize
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -27,41 +26,56 @@ class CallSite:
     extra: tuple[tuple[str, object], ...] = ()
 
 
+_COMPOUND_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+_known_trees: dict[int, ast.Module] = {}
+
+
+def remember_tree(source: str, tree: ast.Module) -> None:
+    """Let a caller that has already parsed `source` spare us parsing it again."""
+    _known_trees[hash(source)] = tree
+
+
+def _mark_statements(body: list[ast.AST], covered: bytearray) -> None:
+    for node in body:
+        bodies = [getattr(node, name) for name in _COMPOUND_BODIES if hasattr(node, name)]
+        if not bodies:
+            end = getattr(node, "end_lineno", None) or getattr(node, "lineno", 0)
+            start = getattr(node, "lineno", 0)
+            covered[start:end + 1] = b"\x01" * (end + 1 - start)
+            continue
+        for child in bodies:
+            _mark_statements(child, covered)
+
+
 @lru_cache(maxsize=64)
 def comment_markers(source: str) -> tuple[tuple[int, str], ...]:
-    """(line, title) of every block of stand-alone comment lines outside brackets.
+    """(line, title) of every block of stand-alone comment lines between statements.
 
-    A block of consecutive comment lines counts once, titled by its first line.
+    A comment line inside a statement (a call spread over lines, a string) is not a marker; a
+    block of consecutive comment lines counts once, titled by its first line.
     """
+    tree = _known_trees.get(hash(source))
+    if tree is None:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            return ()
+    lines = source.splitlines()
+    covered = bytearray(len(lines) + 2)
+    _mark_statements(tree.body, covered)
     markers: list[tuple[int, str]] = []
-    depth = 0
-    last_comment_line = -2
-    line_has_code: set[int] = set()
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        return ()
-    for tok in tokens:
-        if tok.type == tokenize.OP and tok.string in "([{":
-            depth += 1
-        elif tok.type == tokenize.OP and tok.string in ")]}":
-            depth = max(0, depth - 1)
-        if tok.type not in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
-                            tokenize.DEDENT, tokenize.ENDMARKER):
-            line_has_code.add(tok.start[0])
-        if tok.type != tokenize.COMMENT or depth or tok.start[0] in line_has_code:
+    previous_comment = -2
+    for number, text in enumerate(lines, start=1):
+        stripped = text.lstrip()
+        if covered[number] or not stripped.startswith("#"):
             continue
-        line = tok.start[0]
-        text = tok.string
-        if line == last_comment_line + 1:
-            last_comment_line = line
+        block_start = number != previous_comment + 1
+        previous_comment = number
+        if not block_start or stripped.lower().startswith(_NOT_TITLES):
             continue
-        last_comment_line = line
-        if text.lower().startswith(_NOT_TITLES):
-            continue
-        title = text.lstrip("#").strip()
+        title = stripped.lstrip("#").strip()
         if title:
-            markers.append((line, title))
+            markers.append((number, title))
     return tuple(markers)
 
 

@@ -7,59 +7,50 @@ no code spans, links or emphasis of their own, no line breaks, no characters tha
 from __future__ import annotations
 
 import re
-import unicodedata
+from functools import lru_cache
 from typing import Any
 
 from .model import Unevaluated
 
 _HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
-# Characters that would start Markdown inline syntax (or split a table row) anywhere in a cell.
-_ALWAYS = set("\\`*|")
-# Bidirectional overrides and isolates can reorder what follows them, across cell borders.
-_BIDI_CONTROLS = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+# Control characters (C0, DEL, C1 but tab and line breaks), and bidirectional overrides and
+# isolates, which can reorder what follows them across cell borders: dropped.
+_INVISIBLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _WHITESPACE = re.compile(r"\s+")
+# What would start Markdown inline syntax or split a row: HTML, escapes, code, emphasis, pipes,
+# a `](` or `][` that would close a link, and an underscore at the edge of a word.
+_SPECIAL = re.compile(r"[&<>\\`*|]|\](?=[(\[:])|(?<![^\W_])_|_(?![^\W_])")
 _ANCHOR_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
 def _printable(text: str) -> str:
-    kept = []
-    for char in text:
-        if char in _BIDI_CONTROLS:
-            continue
-        category = unicodedata.category(char)
-        if category == "Cc" and char not in "\t\n\r":
-            continue
-        kept.append(char)
-    return "".join(kept)
+    return _INVISIBLE.sub("", text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group(0)
+    return _HTML.get(char) or "\\" + char
+
+
+@lru_cache(maxsize=65536)
+def _cell_text(text: str) -> str:
+    folded = _WHITESPACE.sub(" ", _printable(text)).strip()
+    return _SPECIAL.sub(_escape, folded)
 
 
 def cell(value: Any) -> str:
     """Plain text, escaped for a Markdown table cell."""
-    text = _WHITESPACE.sub(" ", _printable(str(value))).strip()
-    out: list[str] = []
-    for index, char in enumerate(text):
-        if char in _HTML:
-            out.append(_HTML[char])
-        elif char in _ALWAYS:
-            out.append("\\" + char)
-        elif char == "]" and text[index + 1:index + 2] in ("(", "[", ":"):
-            out.append("\\]")  # no link can form: `[text](url)` loses its `](`
-        elif char == "_" and not _inside_word(text, index):
-            out.append("\\_")
-        else:
-            out.append(char)
-    return "".join(out)
-
-
-def _inside_word(text: str, index: int) -> bool:
-    before = text[index - 1] if index > 0 else " "
-    after = text[index + 1] if index + 1 < len(text) else " "
-    return before.isalnum() and after.isalnum()
+    return _cell_text(str(value))
 
 
 def code(value: Any) -> str:
     """An inline code span for a value; plain escaped text where a code span would be unsafe."""
-    text = _WHITESPACE.sub(" ", _printable(str(value)))
+    return _code_text(str(value))
+
+
+@lru_cache(maxsize=65536)
+def _code_text(value: str) -> str:
+    text = _WHITESPACE.sub(" ", _printable(value))
     if not text.strip():
         return '`""`' if text == "" else f'`"{text}"`'
     if "`" in text or "|" in text or "\\" in text:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cached_property
+from typing import Any, NamedTuple
 
 DEFAULT_SECTION = "General"
 
@@ -41,7 +42,7 @@ class Argument:
     deprecated: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def name(self) -> str:
         """The canonical name: the first long flag, else the first flag, else the dest."""
         for flag in self.flags:
@@ -253,9 +254,11 @@ class Platform:
     file: str = ""
 
 
-@dataclass(frozen=True)
-class Resolved:
-    """An argument's capability on a platform after precedence: argument > section > default."""
+class Resolved(NamedTuple):
+    """An argument's capability on a platform after precedence: argument > section > default.
+
+    A NamedTuple, not a dataclass: one is made per argument per platform, and that adds up.
+    """
 
     status: str
     variants: tuple[str, ...]

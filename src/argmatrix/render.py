@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import jinja2
 
@@ -65,8 +65,9 @@ def environment(project_templates: Path | None) -> jinja2.Environment:
 # ------------------------------------------------------------------ views of the model
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(NamedTuple):
+    """One table row, every cell already escaped. A NamedTuple: pages have 10^5 of them."""
+
     argument: Argument
     anchor: str
     flags: str
@@ -181,40 +182,60 @@ def replacement_of(argument: Argument, registry: Registry) -> str:
     return ""
 
 
-def _visible(registry: Registry) -> list[Argument]:
-    return [a for a in registry.arguments if not a.hidden]
+class Cells:
+    """The registry's own cells of each argument, escaped once per render however many pages
+    and platforms show them."""
+
+    def __init__(self) -> None:
+        self._rows: dict[int, tuple[Argument, Row]] = {}
+
+    def row(self, argument: Argument) -> Row:
+        cached = self._rows.get(id(argument))
+        if cached is not None and cached[0] is argument:
+            return cached[1]
+        row = Row(
+            argument=argument,
+            anchor=anchor(argument.name),
+            flags=flags_cell(argument),
+            description=cell(argument.help),
+            default=default_cell(argument.default, argument),
+            options=type_options_cell(argument),
+        )
+        self._rows[id(argument)] = (argument, row)
+        return row
 
 
-def _row(argument: Argument, **extra: Any) -> Row:
-    return Row(
-        argument=argument,
-        anchor=anchor(argument.name),
-        flags=flags_cell(argument),
-        description=cell(argument.help),
-        default=default_cell(argument.default, argument),
-        options=type_options_cell(argument),
-        **extra,
-    )
+def by_section(registry: Registry) -> dict[str, list[Argument]]:
+    """Visible arguments per section, in registry order."""
+    sections: dict[str, list[Argument]] = {title: [] for title in registry.sections}
+    for argument in registry.arguments:
+        if not argument.hidden:
+            sections.setdefault(argument.section, []).append(argument)
+    return sections
 
 
-def server_page(registry: Registry) -> ServerPage:
-    visible = _visible(registry)
+def section_anchor(title: str) -> str:
+    return anchor(title.lower().replace(" ", "-"))
+
+
+def server_page(registry: Registry, cells: Cells | None = None) -> ServerPage:
+    cells = cells or Cells()
     sections = []
-    for title in registry.sections:
-        rows = tuple(_row(a) for a in visible if a.section == title and not a.deprecated)
+    for title, arguments in by_section(registry).items():
+        rows = tuple(cells.row(a) for a in arguments if not a.deprecated)
         if rows:
-            sections.append(SectionView(cell(title), anchor(title.lower().replace(" ", "-")), rows))
+            sections.append(SectionView(cell(title), section_anchor(title), rows))
     deprecated = tuple(
-        _row(a, replacement=code(replacement_of(a, registry)) if replacement_of(a, registry)
-             else "")
-        for a in visible if a.deprecated
+        cells.row(a)._replace(replacement=code(replacement) if replacement else "")
+        for a in registry.arguments if a.deprecated and not a.hidden
+        for replacement in (replacement_of(a, registry),)
     )
     subcommands = tuple(
         SubcommandView(
             name=code(sub.name),
             aliases=", ".join(code(a) for a in sub.aliases),
             help=cell(sub.help),
-            page=server_page(sub.registry),
+            page=server_page(sub.registry, cells),
         )
         for sub in registry.subcommands
     )
@@ -251,56 +272,50 @@ def variant_marks(resolved: Resolved, variants: tuple[str, ...]) -> tuple[str, .
 
 
 def _support_row(
-    argument: Argument, resolved: Resolved, platform: ResolvedPlatform, layout: str = "status"
+    base: Row, resolved: Resolved, variants: tuple[str, ...], layout: str = "status"
 ) -> Row:
-    variants = platform.platform.variants
     notes = [resolved.note] if resolved.note else []
     if layout == "variants" and resolved.reason:
         notes.insert(0, resolved.reason)  # no status column to carry the reason
-    return Row(
-        argument=argument,
-        anchor=anchor(argument.name),
-        flags=flags_cell(argument),
-        description=cell(argument.help),
-        default=default_cell(resolved.default, argument),
-        options=type_options_cell(argument, resolved.options),
+    argument = base.argument
+    return base._replace(
+        default=default_cell(resolved.default, argument) if resolved.default_overridden
+        else base.default,
+        options=type_options_cell(argument, resolved.options) if resolved.options is not None
+        else base.options,
         status=status_cell(resolved, variants),
         marks=variant_marks(resolved, variants),
-        note=cell("; ".join(notes)),
+        note=cell("; ".join(notes)) if notes else "",
         reason=cell(resolved.reason) if resolved.reason else "",
     )
 
 
 def support_page(
-    registry: Registry, platform: ResolvedPlatform, layout: str = "status", title: str | None = None
+    registry: Registry, platform: ResolvedPlatform, layout: str = "status",
+    title: str | None = None, cells: Cells | None = None,
 ) -> SupportPage:
-    visible = _visible(registry)
-    in_tables = (lambda r: True) if layout == "variants" else (
-        lambda r: r.status != "unsupported")
+    cells = cells or Cells()
+    variants = platform.platform.variants
     sections = []
-    for section in registry.sections:
-        rows = tuple(
-            _support_row(a, platform.of(a), platform, layout)
-            for a in visible if a.section == section and in_tables(platform.of(a))
-        )
-        if rows:
-            sections.append(SectionView(cell(section), anchor(section.lower().replace(" ", "-")),
-                                        rows, any(r.note for r in rows)))
     groups: dict[str, list[Row]] = {}
-    if layout != "variants":
-        for argument in visible:
-            resolved = platform.of(argument)
-            if resolved.status == "unsupported":
-                groups.setdefault(resolved.reason or "", []).append(
-                    _support_row(argument, resolved, platform))
     counts: dict[str, int] = {}
-    for argument in visible:
-        status = platform.of(argument).status
-        counts[status] = counts.get(status, 0) + 1
+    for section, arguments in by_section(registry).items():
+        rows = []
+        for argument in arguments:
+            resolved = platform.of(argument)
+            counts[resolved.status] = counts.get(resolved.status, 0) + 1
+            row = _support_row(cells.row(argument), resolved, variants, layout)
+            if layout != "variants" and resolved.status == "unsupported":
+                groups.setdefault(resolved.reason or "", []).append(row)
+            else:
+                rows.append(row)
+        if rows:
+            sections.append(SectionView(cell(section), section_anchor(section), tuple(rows),
+                                        any(r.note for r in rows)))
     return SupportPage(
         title=cell(title or f"Support Features on {platform.platform.title}"),
         platform=platform.platform.name,
-        variants=tuple(cell(v) for v in platform.platform.variants),
+        variants=tuple(cell(v) for v in variants),
         layout=layout,
         sections=tuple(sections),
         not_supported=tuple(ReasonGroup(cell(reason), tuple(rows))
@@ -321,11 +336,13 @@ class RenderedPage:
 
 
 def page_context(
-    page: PageSpec, registry: Registry, platforms: dict[str, ResolvedPlatform], where: str
+    page: PageSpec, registry: Registry, platforms: dict[str, ResolvedPlatform], where: str,
+    server: ServerPage | None = None, cells: Cells | None = None,
 ) -> dict[str, Any]:
+    cells = cells or Cells()
     context: dict[str, Any] = {
         "registry": registry,
-        "server": server_page(registry),
+        "server": server or server_page(registry, cells),
         "title": page.title,
         "options": page.options,
         "platforms": platforms,
@@ -344,7 +361,8 @@ def page_context(
                 f"page {page.output!r}: unknown layout {layout!r}", file=where, line=page.line,
                 fix=f"use one of: {', '.join(SUPPORT_LAYOUTS)}",
             )
-        context["support"] = support_page(registry, platforms[page.platform], layout, page.title)
+        context["support"] = support_page(registry, platforms[page.platform], layout, page.title,
+                                          cells)
         context["platform"] = platforms[page.platform]
     return context
 
@@ -391,8 +409,10 @@ def render_project(
     env = environment(config.templates_dir)
     where = str(config.file or "argmatrix.yaml")
     pages = []
+    cells = Cells()
+    server = server_page(registry, cells)
     for page in config.pages:
-        context = page_context(page, registry, platforms, where)
+        context = page_context(page, registry, platforms, where, server, cells)
         path = config.docs_dir / page.output
         if page.inplace:
             text = splice(path, env, page, context, read_existing)

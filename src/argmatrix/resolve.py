@@ -94,28 +94,35 @@ def _entries_by_argument(
 
 
 def _resolve_one(argument: Argument, entry: Capability | None, platform: Platform) -> Resolved:
+    if entry is not None:
+        return _resolved(entry, "argument", argument, platform, entry)
     section_entry = platform.sections.get(argument.section)
-    chosen, origin = (
-        (entry, "argument") if entry and entry.status
-        else (section_entry, "section") if section_entry
-        else (None, "default" if platform.default else "none")
-    )
-    status = chosen.status if chosen else (platform.default or UNCLASSIFIED)
+    if section_entry is not None:
+        return _resolved(section_entry, "section", argument, platform, None)
+    status = platform.default or UNCLASSIFIED
+    variants = platform.variants if status in ("supported", "experimental") else ()
+    return Resolved(status, variants, None, argument.default, False, None, None,
+                    "default" if platform.default else "none")
+
+
+def _resolved(
+    chosen: Capability, origin: str, argument: Argument, platform: Platform,
+    entry: Capability | None,
+) -> Resolved:
+    status = chosen.status
     variants: tuple[str, ...] = ()
     if status in ("supported", "experimental"):
-        variants = (chosen.variants if chosen and chosen.variants else None) or platform.variants
-    options = entry.options if entry and entry.options is not None else None
-    overridden = bool(entry and entry.has_default)
+        variants = chosen.variants or platform.variants
+    overridden = entry is not None and entry.has_default
     return Resolved(
-        status=status,
-        variants=tuple(variants),
-        options=options,
-        default=entry.default if entry and entry.has_default else argument.default,
-        default_overridden=overridden,
-        note=(entry.note if entry and entry.note else (section_entry.note if section_entry
-                                                       and origin == "section" else None)),
-        reason=chosen.reason if chosen else None,
-        origin=origin,
+        status,
+        variants,
+        entry.options if entry is not None else None,
+        entry.default if overridden and entry is not None else argument.default,
+        overridden,
+        chosen.note,
+        chosen.reason,
+        origin,
     )
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .comments import CallSite
+from .comments import CallSite, remember_tree
 from .errors import ArgmatrixError
 from .introspect import ARGPARSE_KEYWORDS
 from .live import split_target
@@ -146,6 +146,7 @@ class SourceModule:
                 line=exc.lineno,
                 fix="fix the syntax error, or point the target at a module that parses",
             ) from None
+        remember_tree(text, self.tree)
         self.assignments: dict[str, ast.expr] = {}
         self.imports: dict[str, tuple[str, str | None]] = {}
         self.definitions: dict[str, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef] = {}

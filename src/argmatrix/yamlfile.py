@@ -26,7 +26,11 @@ class LocatedList(list):  # type: ignore[type-arg]
     item_lines: list[int]
 
 
-class _Loader(yaml.SafeLoader):
+# libyaml's parser where PyYAML was built with it: ten times faster on large manifests.
+_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Loader(_Base):  # type: ignore[misc, valid-type]
     pass
 
 

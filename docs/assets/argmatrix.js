@@ -1,0 +1,142 @@
+/* argmatrix: readable prose columns and the platform matrix filter. Static and offline. */
+(function () {
+  "use strict";
+
+  function headingText(heading) {
+    var text = "";
+    heading.childNodes.forEach(function (node) {
+      if (!(node.classList && node.classList.contains("headerlink"))) text += node.textContent;
+    });
+    return text.trim();
+  }
+
+  function statusOf(cell) {
+    var badge = cell.querySelector(".am-badge");
+    if (!badge) return "";
+    for (var i = 0; i < badge.classList.length; i++) {
+      var name = badge.classList[i];
+      if (name !== "am-badge" && name.indexOf("am-") === 0) return name.slice(3);
+    }
+    return "";
+  }
+
+  function addOption(select, value, label) {
+    var option = document.createElement("option");
+    option.value = value;
+    option.textContent = label;
+    select.appendChild(option);
+  }
+
+  // Columns of running text (descriptions, notes) get a readable minimum width.
+  var PROSE = ["Description", "Meaning", "Note", "What it does"];
+
+  function markProseColumns() {
+    document.querySelectorAll(".md-typeset table:not([class])").forEach(function (table) {
+      var header = table.querySelectorAll("thead th");
+      for (var i = 0; i < header.length; i++) {
+        if (PROSE.indexOf(header[i].textContent.trim()) === -1) continue;
+        table.querySelectorAll("tbody tr > :nth-child(" + (i + 1) + ")").forEach(function (cell) {
+          cell.classList.add("am-prose");
+        });
+      }
+    });
+  }
+
+  function init() {
+    markProseColumns();
+    initFilter();
+  }
+
+  function initFilter() {
+    var form = document.querySelector("form[data-am-matrix-filter]");
+    if (!form || form.getAttribute("data-am-ready")) return;
+    form.setAttribute("data-am-ready", "1");
+    var controls = form.elements;
+    var groups = [];
+    var total = 0;
+    form.parentElement.querySelectorAll("table").forEach(function (table) {
+      if (!table.querySelector(".am-badge")) return;
+      var block = table.closest(".md-typeset__scrollwrap") || table;
+      var heading = block.previousElementSibling;
+      while (heading && heading.tagName !== "H2") heading = heading.previousElementSibling;
+      var rows = [];
+      table.querySelectorAll("tbody tr").forEach(function (tr) {
+        var cells = Array.prototype.slice.call(tr.cells);
+        rows.push({
+          tr: tr,
+          text: cells[0].textContent.toLowerCase(),
+          statuses: cells.slice(1).map(statusOf)
+        });
+      });
+      total += rows.length;
+      groups.push({ block: block, heading: heading, title: heading ? headingText(heading) : "", rows: rows });
+    });
+    if (!groups.length) return;
+
+    groups.forEach(function (group) {
+      if (group.title) addOption(controls.section, group.title, group.title);
+    });
+    var header = groups[0].block.querySelectorAll("thead th");
+    for (var i = 1; i < header.length; i++) addOption(controls.column, String(i - 1), header[i].textContent.trim());
+
+    function apply() {
+      var query = controls.flag.value.trim().toLowerCase();
+      var section = controls.section.value;
+      var status = controls.status.value;
+      var column = controls.column.value;
+      var shown = 0;
+      groups.forEach(function (group) {
+        var visible = 0;
+        group.rows.forEach(function (row) {
+          var ok = (!section || group.title === section) &&
+            (!query || row.text.indexOf(query) !== -1) &&
+            (!status || (column === "" ? row.statuses.indexOf(status) !== -1
+                                       : row.statuses[Number(column)] === status));
+          row.tr.hidden = !ok;
+          if (ok) visible++;
+        });
+        group.block.hidden = visible === 0;
+        if (group.heading) group.heading.hidden = visible === 0;
+        shown += visible;
+      });
+      controls.count.value = "Showing " + shown + " of " + total + " arguments";
+    }
+
+    var initial = new URLSearchParams(window.location.search).get("q");
+    if (initial) controls.flag.value = initial;
+    form.addEventListener("input", apply);
+    form.addEventListener("change", apply);
+    form.addEventListener("submit", function (event) { event.preventDefault(); });
+    form.hidden = false;
+    apply();
+  }
+
+  // Search: Material's query syntax reads a leading '-' as "must not contain", so a query for
+  // '--page-size' would find nothing. Before a query reaches the search worker (message type 2),
+  // each such flag becomes the phrase "page size": both words required, as the index splits
+  // flags at '-'.
+  var post = window.Worker && Worker.prototype.postMessage;
+  if (post) {
+    Worker.prototype.postMessage = function (message) {
+      var args = Array.prototype.slice.call(arguments);
+      if (message && message.type === 2 && typeof message.data === "string") {
+        args[0] = { type: 2, data: flagsAsPhrases(message.data) };
+      }
+      return post.apply(this, args);
+    };
+  }
+
+  function flagsAsPhrases(query) {
+    return query.replace(/(^|\s)--+([A-Za-z0-9][\w-]*)/g, function (match, before, flag) {
+      return before + '"' + flag.replace(/-+/g, " ") + '"';
+    });
+  }
+
+  if (window.document$ && typeof window.document$.subscribe === "function") {
+    window.document$.subscribe(init);  // Material: also after instant navigation
+  } else if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", init);
+  } else {
+    init();
+  }
+})();

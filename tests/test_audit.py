@@ -1,0 +1,372 @@
+"""`argmatrix audit`: the hand-written seed pages against sglang 0.5.7, and small pages of our own
+against the tiny fixture server. Every finding must name the page's file and line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from argmatrix.audit import KINDS, audit_page, default_agrees, registry_kind, types_agree
+from argmatrix.legacy import Cell, parse_page, read_page, type_hint, wrapped_flags
+from argmatrix.model import Argument
+from argmatrix.registry import RegistrySpec, load_registry
+from conftest import line_of
+from helpers import run_cli
+
+REPO = Path(__file__).resolve().parents[1]
+SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+SEED_000 = SEEDS / "000_31eadb484eacd7c1.txt"
+SEED_001 = SEEDS / "001_d3b877721046d071.txt"
+SEED_002 = SEEDS / "002_0642eecbe56552f4.txt"
+PROJECT = Path(__file__).resolve().parent / "fixtures" / "project"
+PAGES = Path(__file__).resolve().parent / "fixtures" / "pages"
+
+
+def audit_json(page: Path, cwd: Path = REPO) -> tuple[int, dict[str, object]]:
+    result = run_cli("audit", str(page), "--format", "json", cwd=cwd)
+    assert result.code in (0, 1), result.err
+    return result.code, json.loads(result.out)
+
+
+def findings_of(report: dict[str, object], kind: str) -> list[dict[str, object]]:
+    return [f for f in report["findings"] if f["kind"] == kind]  # type: ignore[union-attr]
+
+
+def one(report: dict[str, object], kind: str, flag: str) -> dict[str, object]:
+    matches = [f for f in findings_of(report, kind) if f["flag"] == flag]
+    assert len(matches) == 1, (kind, flag, matches)
+    return matches[0]
+
+
+# ------------------------------------------------------------------ seed 000 (√/× per variant)
+
+
+@pytest.fixture(scope="module")
+def seed_000() -> dict[str, object]:
+    code, report = audit_json(SEED_000)
+    assert code == 1
+    return report
+
+
+def test_seed_000_misspelled_flag_is_found_with_its_correction(seed_000: dict[str, object]) -> None:
+    finding = one(seed_000, "unknown-flag", "--oltp-traces-endpoint")
+    assert finding["line"] == line_of(SEED_000, "`--oltp-traces-endpoint`")
+    assert finding["file"] == str(SEED_000)
+    assert finding["fix"] == "did you mean --otlp-traces-endpoint?"
+
+
+def test_seed_000_flag_that_does_not_exist_and_its_self_contradicting_type(
+    seed_000: dict[str, object],
+) -> None:
+    line = line_of(SEED_000, "`--crash-on-nan`")
+    assert one(seed_000, "unknown-flag", "--crash-on-nan")["line"] == line
+    wrong_type = one(seed_000, "wrong-type", "--crash-on-nan")
+    assert wrong_type["line"] == line
+    assert "Type: str" in wrong_type["message"] and "False" in wrong_type["message"]
+
+
+def test_seed_000_text_lost_as_html_is_found(seed_000: dict[str, object]) -> None:
+    finding = one(seed_000, "raw-html", "--oltp-traces-endpoint")
+    assert "<ip>" in finding["message"] and "<port>" in finding["message"]
+
+
+def test_seed_000_wrong_defaults_and_options(seed_000: dict[str, object]) -> None:
+    lora_backend = one(seed_000, "wrong-default", "--lora-backend")
+    assert lora_backend["line"] == line_of(SEED_000, "`--lora-backend`")
+    assert "'triton'" in lora_backend["message"] and "'csgmv'" in lora_backend["message"]
+    options = one(seed_000, "wrong-options", "--nsa-prefill-backend")
+    assert "flashmla_decode" in options["message"]
+
+
+def test_seed_000_escaped_pipes_keep_the_lora_paths_row_intact(
+    seed_000: dict[str, object],
+) -> None:
+    # The row writes its pipes as `\|`, which Markdown reads as text: nothing is broken there.
+    assert findings_of(seed_000, "broken-row") == []
+    assert "--lora-paths" not in {f["flag"] for f in seed_000["findings"]}  # type: ignore[union-attr]
+
+
+def test_an_unescaped_pipe_in_the_lora_paths_row_is_a_broken_row(tmp_path: Path) -> None:
+    text = SEED_000.read_text(encoding="utf-8")
+    line = line_of(SEED_000, "| `--lora-paths`")
+    lines = text.split("\n")
+    lines[line - 1] = lines[line - 1].replace("\\|", "|")
+    page = tmp_path / "ascend.md"
+    page.write_text("\n".join(lines), encoding="utf-8")
+    code, report = audit_json(page)
+    assert code == 1
+    broken = one(report, "broken-row", "--lora-paths")
+    assert broken["line"] == line
+    assert "8 cells" in broken["message"] and "6" in broken["message"]
+    # The stray pipes sit in the description: the default and options cells are still read right.
+    assert [f for f in report["findings"] if f["flag"] == "--lora-paths"  # type: ignore[union-attr]
+            and f["kind"] != "broken-row"] == []
+
+
+def test_seed_000_counts_match_the_findings(seed_000: dict[str, object]) -> None:
+    findings = seed_000["findings"]
+    counts = seed_000["counts"]
+    assert isinstance(findings, list) and isinstance(counts, dict)
+    assert sum(counts.values()) == len(findings)
+    assert set(counts) <= set(KINDS)
+    assert seed_000["layout"] == "markdown" and seed_000["rows"] == 255
+    for finding in findings:
+        assert finding["file"] == str(SEED_000)
+        assert finding["kind"] == "missing-flag" or isinstance(finding["line"], int)
+
+
+def test_seed_000_missing_flags_point_at_their_section(seed_000: dict[str, object]) -> None:
+    # --grpc-mode is new in the HTTP server section, which the page has.
+    finding = one(seed_000, "missing-flag", "--grpc-mode")
+    assert finding["line"] == line_of(SEED_000, "## HTTP server")
+
+
+# ------------------------------------------------------------------ seed 001 (generic page)
+
+
+@pytest.fixture(scope="module")
+def seed_001() -> dict[str, object]:
+    code, report = audit_json(SEED_001)
+    assert code == 1
+    return report
+
+
+def test_seed_001_flags_that_no_longer_exist(seed_001: dict[str, object]) -> None:
+    assert one(seed_001, "unknown-flag", "--oltp-traces-endpoint")["fix"] == (
+        "did you mean --otlp-traces-endpoint?")
+    assert one(seed_001, "unknown-flag", "--tokenizer-metrics-allowed-customer-labels")["fix"] == (
+        "did you mean --tokenizer-metrics-allowed-custom-labels?")
+    removed = one(seed_001, "unknown-flag", "--max-micro-batch-size")
+    assert removed["line"] == line_of(SEED_001, "`--max-micro-batch-size`")
+    deprecated = one(seed_001, "unknown-flag", "--enable-ep-moe")
+    assert deprecated["line"] == line_of(SEED_001, "| `--enable-ep-moe`")
+    assert "deprecated" in deprecated["message"]
+
+
+def test_seed_001_wrong_defaults(seed_001: dict[str, object]) -> None:
+    finding = one(seed_001, "wrong-default", "--sm-group-num")
+    assert finding["line"] == line_of(SEED_001, "`--sm-group-num`")
+    assert "'3'" in finding["message"] and "'8'" in finding["message"]
+    assert "x-custom-labels" in one(seed_001, "wrong-default",
+                                    "--tokenizer-metrics-custom-labels-header")["message"]
+
+
+def test_seed_001_lora_paths_placeholders_vanish_as_html(seed_001: dict[str, object]) -> None:
+    finding = one(seed_001, "raw-html", "--lora-paths")
+    assert finding["line"] == line_of(SEED_001, "| `--lora-paths`")
+    assert "<PATH>" in finding["message"]
+
+
+def test_seed_001_has_no_type_column_so_no_type_findings(seed_001: dict[str, object]) -> None:
+    assert findings_of(seed_001, "wrong-type") == []
+    assert findings_of(seed_001, "wrong-options") == []
+
+
+# ------------------------------------------------------------------ seed 002 (copied text)
+
+
+def test_seed_002_text_layout_is_audited_with_lines() -> None:
+    code, report = audit_json(SEED_002)
+    assert code == 1 and report["layout"] == "text"
+    wrong_type = one(report, "wrong-type", "--mm-per-request-timeout")
+    assert wrong_type["line"] == line_of(SEED_002, "--mm-per-request-timeout")
+    assert "float" in wrong_type["message"] and "int" in wrong_type["message"]
+    options = one(report, "wrong-options", "--load-balance-method")
+    assert "total_requests" in options["message"]
+    assert one(report, "unknown-flag", "--oltp-traces-endpoint")["line"] == line_of(
+        SEED_002, "--oltp-traces-endpoint")
+
+
+# ------------------------------------------------------------------ fixture pages
+
+
+def test_a_page_that_agrees_exits_0() -> None:
+    result = run_cli("audit", str(PAGES / "tiny_reference.md"), cwd=PROJECT)
+    assert result.code == 0, result.out
+    assert result.out == "argmatrix audit: the page agrees with the registry (11 rows)\n"
+
+
+@pytest.fixture(scope="module")
+def drifted() -> dict[str, object]:
+    code, report = audit_json(PAGES / "tiny_drifted.md", cwd=PROJECT)
+    assert code == 1
+    return report
+
+
+@pytest.mark.parametrize(("kind", "flag", "row_text"), [
+    ("unknown-flag", "--prot", "`--prot`"),
+    ("unknown-flag", "--retired-switch", "`--retired-switch`"),
+    ("wrong-type", "--retired-switch", "`--retired-switch`"),
+    ("wrong-options", "--dtype", "`--dtype`"),
+    ("wrong-type", "--page-size", "`--page-size`"),
+    ("broken-row", "--backend", "`--backend`"),
+    ("wrong-options", "--backend", "`--backend`"),
+    ("wrong-default", "--log-format", "`--log-format`"),
+    ("raw-html", "--enable-metrics", "`--enable-metrics`"),
+    ("wrong-type", "--enable-metrics", "`--enable-metrics`"),
+    ("wrong-type", "--warmup-prompts", "`--warmup-prompts`"),
+    ("duplicate-flag", "--max-batch", "`--mb`"),
+    ("missing-flag", "--port", "## Serving"),
+    ("missing-flag", "--schedule-policy", "## Scheduling"),
+    ("missing-flag", "--max-batch-size", "## Scheduling"),
+])
+def test_each_defect_of_the_drifted_page_is_found_at_its_line(
+    drifted: dict[str, object], kind: str, flag: str, row_text: str
+) -> None:
+    assert one(drifted, kind, flag)["line"] == line_of(PAGES / "tiny_drifted.md", row_text)
+
+
+def test_the_drifted_page_has_nothing_else(drifted: dict[str, object]) -> None:
+    assert len(drifted["findings"]) == 15  # type: ignore[arg-type]
+    assert one(drifted, "unknown-flag", "--prot")["fix"] == "did you mean --port?"
+    assert "bfloat16" in one(drifted, "wrong-options", "--dtype")["message"]
+    assert "tpu" in one(drifted, "wrong-options", "--backend")["message"]
+
+
+def test_text_output_is_one_line_per_finding_then_a_summary() -> None:
+    result = run_cli("audit", str(PAGES / "tiny_drifted.md"), cwd=PROJECT)
+    assert result.code == 1
+    lines = result.out.splitlines()
+    assert len(lines) == 16
+    page = str(PAGES / "tiny_drifted.md")
+    assert lines[0].startswith(f"{page}:{line_of(PAGES / 'tiny_drifted.md', '`--dtype`')}: ")
+    assert lines[-1].startswith("argmatrix audit: 15 finding(s) on 11 rows: 1 broken-row,")
+
+
+def test_a_platform_page_may_list_a_subset_of_the_choices() -> None:
+    code, report = audit_json(PAGES / "npu_marks.md", cwd=PROJECT)
+    assert code == 1
+    assert [f["flag"] for f in findings_of(report, "wrong-options")] == ["--backend"]  # tpu only
+    assert "manifest" in one(report, "wrong-default", "--page-size")["fix"]
+
+
+def test_a_short_row_of_the_copied_text_layout_is_broken() -> None:
+    code, report = audit_json(PAGES / "npu_copied.txt", cwd=PROJECT)
+    assert code == 1 and report["layout"] == "text"
+    broken = one(report, "broken-row", "--backend")
+    assert broken["line"] == line_of(PAGES / "npu_copied.txt", "--backend")
+    assert "3 cells" in broken["message"]
+
+
+# ------------------------------------------------------------------ bad input
+
+
+def test_a_missing_page_is_bad_input() -> None:
+    result = run_cli("audit", str(PAGES / "nowhere.md"), cwd=PROJECT)
+    assert result.code == 2 and result.out == ""
+    assert result.err.startswith("argmatrix: error: ") and "page not found" in result.err
+
+
+def test_a_page_without_argument_tables_is_bad_input(tmp_path: Path) -> None:
+    page = tmp_path / "prose.md"
+    page.write_text("# Notes\n\nJust words, and `--port` once.\n", encoding="utf-8")
+    result = run_cli("audit", str(page), cwd=PROJECT)
+    assert result.code == 2
+    assert f"{page}:1: no argument table found" in result.err
+
+
+# ------------------------------------------------------------------ the pieces
+
+
+def argument(**fields: object) -> Argument:
+    base: dict[str, object] = {"flags": ("--x",), "dest": "x"}
+    base.update(fields)
+    return Argument(**base)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("text", "fields", "agrees"), [
+    ("None", {"default": None}, True),
+    ("", {"default": None}, True),
+    ("`None`", {"default": None}, True),
+    ("null", {"default": None}, True),
+    ('""', {"default": ""}, True),
+    ("None", {"default": ""}, True),
+    ("'auto'", {"default": "auto"}, True),
+    ('"auto"', {"default": "auto"}, True),
+    ("`auto`", {"default": "auto"}, True),
+    ("Auto", {"default": "auto"}, False),
+    ("1", {"default": 1.0, "type": "float"}, True),
+    ("1.0", {"default": 1, "type": "int"}, True),
+    ("0", {"default": None, "type": "int"}, False),
+    ("None", {"default": 0, "type": "int"}, False),
+    ("False", {"default": False, "action": "store_true"}, True),
+    ("None", {"default": False, "action": "store_true"}, True),
+    ("False", {"default": None, "action": "store_true"}, True),
+    ("True", {"default": False, "action": "store_true"}, False),
+    ("{}", {"default": "{}"}, True),
+    ("[]", {"default": []}, True),
+    ("a, b", {"default": ["a", "b"]}, True),
+    ("['a', 'b']", {"default": ["a", "b"]}, True),
+    ("a", {"default": ["a", "b"]}, False),
+    ("required", {"default": None, "required": True}, True),
+    ("required", {"default": None}, False),
+])
+def test_defaults_are_compared_leniently(text: str, fields: dict[str, object],
+                                         agrees: bool) -> None:
+    assert default_agrees(text, argument(**fields)) is agrees
+
+
+def test_a_default_computed_at_run_time_is_not_compared() -> None:
+    from argmatrix.model import Unevaluated
+
+    assert default_agrees("anything", argument(default=Unevaluated("os.cpu_count()"))) is None
+
+
+@pytest.mark.parametrize(("cell", "base", "many"), [
+    ("Type: str", "str", False),
+    ("Type: str'", "str", False),
+    ("Type: Optional[str]", "str", False),
+    ("Optional[float]", "float", False),
+    ("List[int]", "int", True),
+    ("Type: List[str] / JSON objects", "str", True),
+    ("Type: JSON list", "json", True),
+    ("bool flag (set to enable)", "bool", False),
+    ("Bool flag (set to enable)", "bool", False),
+    ("Type: int (value optional)", "int", False),
+])
+def test_type_hints_are_read(cell: str, base: str, many: bool) -> None:
+    hint = type_hint(Cell(cell))
+    assert hint is not None and (hint.base, hint.many) == (base, many)
+
+
+@pytest.mark.parametrize("cell", ["`auto`, `slow`", "'auto', 'sglang'", "N/A", "lru, fifo"])
+def test_value_lists_are_not_type_hints(cell: str) -> None:
+    assert type_hint(Cell(cell)) is None
+
+
+def test_json_and_str_are_one_type_to_the_command_line() -> None:
+    loads = registry_kind(argument(type="loads"))
+    assert loads is not None
+    page = type_hint(Cell("Type: str"))
+    assert page is not None and types_agree(page, loads)
+    wrong = type_hint(Cell("Type: int"))
+    assert wrong is not None and not types_agree(wrong, loads)
+
+
+@pytest.mark.parametrize(("lines", "flags"), [
+    (("--model-path", "--model"), ("--model-path", "--model")),
+    (("--model-loader-", "extra-config"), ("--model-loader-extra-config",)),
+    (("--disable-overlap", "-schedule"), ("--disable-overlap-schedule",)),
+    (("--checkpoint-engine-", "wait-weights-", "before-ready"),
+     ("--checkpoint-engine-wait-weights-before-ready",)),
+    (("--expert-parallel-size", "--ep-size", "--ep"), ("--expert-parallel-size", "--ep-size",
+                                                      "--ep")),
+    (("-1",), None),
+    (("Type: int",), None),
+    (("--port is the port",), None),
+])
+def test_wrapped_flags_of_copied_text(lines: tuple[str, ...],
+                                      flags: tuple[str, ...] | None) -> None:
+    assert wrapped_flags(lines) == flags
+
+
+def test_in_process_audit_matches_the_tiny_registry() -> None:
+    registry = load_registry(RegistrySpec("tinyserver:ServerArgs.add_cli_args", mode="static",
+                                          base_dir=PROJECT))
+    report = audit_page(read_page(PAGES / "tiny_reference.md"), registry)
+    assert report.findings == ()
+    page = parse_page("| Argument | Default |\n|---|---|\n| `--port` | 8001 |\n", "inline.md")
+    kinds = [(f.kind, f.flag, f.line) for f in audit_page(page, registry).findings]
+    assert ("wrong-default", "--port", 3) in kinds

@@ -1,0 +1,309 @@
+"""`argmatrix import`: hand-written support pages become manifests that reproduce their facts."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+
+from argmatrix.importer import import_page, manifest_text, scalar, status_of_cell
+from argmatrix.legacy import parse_page
+from argmatrix.manifest import load_manifest
+from argmatrix.project import load_project
+from argmatrix.render import render_project
+from argmatrix.resolve import resolve_platform
+from conftest import line_of
+from helpers import run_cli
+
+REPO = Path(__file__).resolve().parents[1]
+SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+SEED_000 = SEEDS / "000_31eadb484eacd7c1.txt"
+SEED_002 = SEEDS / "002_0642eecbe56552f4.txt"
+PROJECT = Path(__file__).resolve().parent / "fixtures" / "project"
+PAGES = Path(__file__).resolve().parent / "fixtures" / "pages"
+
+
+def import_cli(page: Path, output: Path, *extra: str, cwd: Path = REPO) -> str:
+    result = run_cli("import", str(page), "--platform", "ascend" if cwd == REPO else "npu",
+                     "-o", str(output), *extra, cwd=cwd)
+    assert result.code == 0, result.err
+    assert result.out == ""
+    return result.err
+
+
+def exported(manifest: Path, cwd: Path = REPO) -> dict[str, Any]:
+    result = run_cli("export", "--manifest", str(manifest), cwd=cwd)
+    assert result.code == 0, result.err
+    platforms = json.loads(result.out)["platforms"]
+    assert len(platforms) == 1
+    return next(iter(platforms.values()))["arguments"]
+
+
+def seed_000_marks(text: str) -> dict[str, tuple[bool, bool]]:
+    """Flag -> (A2 √, A3 √), read straight from the table lines, independently of argmatrix."""
+    marks: dict[str, tuple[bool, bool]] = {}
+    for line in text.splitlines():
+        match = re.match(r"^\|\s*`(--[\w-]+)`", line)
+        if not match:
+            continue
+        cells = re.split(r"(?<!\\)\|", line.strip())[1:-1]
+        a2, a3 = ("√" in cell for cell in cells[-2:])
+        marks.setdefault(match.group(1), (a2, a3))
+    return marks
+
+
+# ------------------------------------------------------------------ seed 000
+
+
+@pytest.fixture(scope="module")
+def seed_000_import(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    output = tmp_path_factory.mktemp("import") / "ascend.yaml"
+    notes = import_cli(SEED_000, output)
+    return output, notes
+
+
+def test_seed_000_import_then_export_reproduces_every_mark(
+    seed_000_import: tuple[Path, str],
+) -> None:
+    manifest, _ = seed_000_import
+    arguments = exported(manifest)
+    marks = seed_000_marks(SEED_000.read_text(encoding="utf-8"))
+    checked = 0
+    for flag, (a2, a3) in marks.items():
+        if flag not in arguments:
+            continue  # not an argument of sglang 0.5.7: left out of the manifest
+        expected = [v for v, ok in (("A2", a2), ("A3", a3)) if ok]
+        entry = arguments[flag]
+        if expected:
+            assert (entry["status"], entry["variants"]) == ("supported", expected), flag
+        else:
+            assert entry["status"] == "unsupported", flag
+            assert entry["reason"] == "marked unsupported on the imported page"
+        checked += 1
+    assert checked == 253  # every row but --crash-on-nan and --oltp-traces-endpoint
+    assert arguments["--model-impl"]["variants"] == ["A3"]
+
+
+def test_seed_000_flags_the_registry_lacks_are_left_out_and_reported(
+    seed_000_import: tuple[Path, str],
+) -> None:
+    manifest, notes = seed_000_import
+    text = manifest.read_text(encoding="utf-8")
+    assert "--oltp-traces-endpoint" not in text and "--crash-on-nan" not in text
+    line = line_of(SEED_000, "`--oltp-traces-endpoint`")
+    assert (f"argmatrix: note: {SEED_000}:{line}: --oltp-traces-endpoint is not an argument of"
+            " the registry; left out (fix: did you mean --otlp-traces-endpoint?)") in notes
+    assert "--crash-on-nan is not an argument of the registry; left out" in notes
+
+
+def test_seed_000_manifest_loads_cleanly_with_subsets_and_defaults(
+    seed_000_import: tuple[Path, str],
+) -> None:
+    manifest, _ = seed_000_import
+    platform = load_manifest(manifest)
+    assert (platform.name, platform.title, platform.variants) == ("ascend", "Ascend NPU",
+                                                                  ("A2", "A3"))
+    assert platform.default == "unverified"
+    dtype = platform.arguments["--dtype"]
+    assert dtype.options == ("auto", "float16", "bfloat16")  # a strict subset of six choices
+    page_size = platform.arguments["--page-size"]
+    assert page_size.has_default and page_size.default == 128  # the registry says None
+    assert platform.arguments["--soft-watchdog-timeout"].default == 300.0
+    assert "--expert-parallel-size" in platform.arguments
+    assert not platform.arguments["--expert-parallel-size"].has_default  # "tp-size" is no int
+
+
+def test_seed_000_manifest_is_in_registry_order_with_section_comments(
+    seed_000_import: tuple[Path, str],
+) -> None:
+    manifest, _ = seed_000_import
+    lines = manifest.read_text(encoding="utf-8").splitlines()
+    keys = [line.split(":")[0].strip() for line in lines if line.startswith("  --")]
+    project = load_project(argparse.Namespace(), cwd=REPO)
+    order = [a.name for a in project.registry.arguments]
+    assert keys == sorted(keys, key=order.index)
+    comments = [line.strip() for line in lines if line.startswith("  # ")]
+    assert comments[:3] == ["# Model and tokenizer", "# HTTP server",
+                            "# Quantization and data type"]
+
+
+def test_importing_twice_gives_the_same_bytes(seed_000_import: tuple[Path, str],
+                                              tmp_path: Path) -> None:
+    manifest, _ = seed_000_import
+    again = tmp_path / "again.yaml"
+    import_cli(SEED_000, again)
+    assert again.read_bytes() == manifest.read_bytes()
+    assert [p.name for p in tmp_path.iterdir()] == ["again.yaml"]  # no temporary file left
+
+
+def test_a_broken_row_still_gives_its_marks(tmp_path: Path) -> None:
+    lines = SEED_000.read_text(encoding="utf-8").split("\n")
+    row = line_of(SEED_000, "| `--lora-paths`")
+    lines[row - 1] = lines[row - 1].replace("\\|", "|")
+    page = tmp_path / "ascend.md"
+    page.write_text("\n".join(lines), encoding="utf-8")
+    notes = import_cli(page, tmp_path / "out.yaml")
+    assert f"{page}:{row}: --lora-paths: the row has 8 cells" in notes
+    assert exported(tmp_path / "out.yaml")["--lora-paths"]["status"] == "supported"
+
+
+# ------------------------------------------------------------------ seed 002 (copied text)
+
+
+def test_seed_002_statuses_reasons_and_subsets(tmp_path: Path) -> None:
+    output = tmp_path / "ascend.yaml"
+    notes = import_cli(SEED_002, output)
+    platform = load_manifest(output)
+    entries = platform.arguments
+    assert platform.variants == ("A2", "A3")
+    assert entries["--model-path"].status == "supported"
+    assert entries["--model-path"].variants is None  # "A2, A3" is every variant
+    # Both spellings the page uses ("Special for GPU", "Special For GPU") give one reason.
+    for flag in ("--quantization-param-path", "--kv-events-config"):
+        assert (entries[flag].status, entries[flag].reason) == ("not-applicable",
+                                                                "Special for GPU")
+    assert entries["--speculative-ngram-capacity"].status == "experimental"
+    assert entries["--enable-multimodal"].status in ("supported", "planned")
+    planned = [flag for flag, entry in entries.items() if entry.status == "planned"]
+    assert len(planned) == 4
+    other = entries["--checkpoint-engine-wait-weights-before-ready"]
+    assert other.status == "unsupported" and "NPU" in (other.reason or "")
+    assert entries["--tool-server"].status == "unsupported"
+    assert entries["--tool-server"].reason != other.reason  # the second group has its own
+    assert entries["--load-format"].options == ("auto", "safetensors")
+    assert entries["--load-balance-method"].options == ("round_robin",)
+    assert "total_requests, total_tokens are not among the registry's choices" in notes
+    assert "--oltp-traces-endpoint" not in entries and "--otlp-traces-endpoint" not in entries
+
+
+# ------------------------------------------------------------------ fixture pages
+
+
+def manifest_facts(path: Path) -> dict[str, tuple[Any, ...]]:
+    return {
+        flag: (e.status, e.variants, e.options, e.default if e.has_default else "-", e.reason)
+        for flag, e in load_manifest(path).arguments.items()
+    }
+
+
+def test_per_variant_marks_of_a_fixture_page(tmp_path: Path) -> None:
+    output = tmp_path / "npu.yaml"
+    notes = import_cli(PAGES / "npu_marks.md", output, cwd=PROJECT)
+    assert manifest_facts(output) == {
+        "--model-path": ("supported", None, None, "-", None),
+        "--dtype": ("supported", None, ("auto", "bfloat16"), "-", None),
+        "--port": ("unsupported", None, None, "-", "marked unsupported on the imported page"),
+        "--page-size": ("supported", None, None, 128, None),
+        "--backend": ("supported", ("V2",), ("npu",), "-", None),
+        "--log-format": ("experimental", None, None, "-", None),
+        "--warmup-prompts": ("planned", None, None, "-", None),
+        "--max-batch": ("supported", ("V1",), None, "-", None),  # the page used --mb
+        "--schedule-policy": ("supported", None, ("fcfs", "lpm"), "-", None),
+    }
+    assert "--graph-capture is not an argument of the registry; left out" in notes
+    assert "--backend: tpu is not among the registry's choices" in notes
+    assert "--backend: the row has 7 cells but its header has 6" in notes
+
+
+def test_copied_text_of_a_fixture_page(tmp_path: Path) -> None:
+    output = tmp_path / "npu.yaml"
+    import_cli(PAGES / "npu_copied.txt", output, "--title", "Example NPU (copied)", cwd=PROJECT)
+    reason = "The arguments below need the GPU sampler, which this device lacks."
+    assert manifest_facts(output) == {
+        "--model-path": ("supported", None, None, "-", None),
+        "--dtype": ("supported", None, ("auto", "bfloat16"), "-", None),
+        "--port": ("unsupported", None, None, "-", reason),
+        "--page-size": ("supported", ("V2",), None, 128, None),
+        "--log-format": ("experimental", None, None, "-", None),
+        "--enable-metrics": ("not-applicable", None, None, "-", "Special for GPU"),
+        "--warmup-prompts": ("planned", None, None, "-", None),
+        "--max-batch": ("unsupported", None, None, "-", reason),
+        "--schedule-policy": ("supported", ("V1",), ("fcfs", "lpm"), "-", None),
+    }
+    assert load_manifest(output).title == "Example NPU (copied)"
+
+
+def test_a_generated_status_page_imports_back_to_the_same_resolved_facts(tmp_path: Path) -> None:
+    project = load_project(argparse.Namespace(), cwd=PROJECT)
+    page = next(p for p in render_project(project.config, project.registry, project.resolved)
+                if p.spec.platform == "npu" and not p.spec.options)
+    imported = import_page(parse_page(page.text, "npu.md"), project.registry, "npu", None)
+    output = tmp_path / "npu.yaml"
+    output.write_text(manifest_text(imported, project.registry, "npu.md"), encoding="utf-8")
+    again = resolve_platform(load_manifest(output), project.registry)
+    original = project.resolved["npu"]
+    for argument in project.registry.arguments:
+        if argument.hidden:
+            continue
+        before, after = original.of(argument), again.of(argument)
+        assert (after.status, after.variants, after.options, after.default, after.reason) == (
+            before.status, before.variants, before.options, before.default, before.reason
+        ), argument.name
+
+
+# ------------------------------------------------------------------ refusals
+
+
+def test_a_page_without_support_columns_is_bad_input_and_writes_nothing(tmp_path: Path) -> None:
+    output = tmp_path / "npu.yaml"
+    result = run_cli("import", str(PAGES / "tiny_reference.md"), "--platform", "npu",
+                     "-o", str(output), cwd=PROJECT)
+    assert result.code == 2
+    assert "no support columns" in result.err
+    assert not output.exists()
+
+
+def test_a_bad_platform_name_leaves_an_existing_file_alone(tmp_path: Path) -> None:
+    output = tmp_path / "npu.yaml"
+    output.write_text("platform: keep-me\n", encoding="utf-8")
+    result = run_cli("import", str(PAGES / "npu_marks.md"), "--platform", "no spaces",
+                     "-o", str(output), cwd=PROJECT)
+    assert result.code == 2
+    assert "--platform 'no spaces' is not a platform name" in result.err
+    assert output.read_text(encoding="utf-8") == "platform: keep-me\n"
+
+
+# ------------------------------------------------------------------ the pieces
+
+
+@pytest.mark.parametrize(("cell", "status", "variants", "reason"), [
+    ("A2, A3", "supported", ("A2", "A3"), None),
+    ("A3", "supported", ("A3",), None),
+    ("Special For GPU", "not-applicable", None, "Special for GPU"),
+    ("Planned", "planned", None, None),
+    ("Experimental", "experimental", None, None),
+    ("Experimental (A2)", "experimental", ("A2",), None),
+    ("Not supported", "unsupported", None, "marked unsupported on the imported page"),
+])
+def test_status_cells(cell: str, status: str, variants: tuple[str, ...] | None,
+                      reason: str | None) -> None:
+    entry, _ = status_of_cell(cell)
+    assert entry is not None
+    assert (entry.status, entry.variants, entry.reason) == (status, variants, reason)
+
+
+@pytest.mark.parametrize("cell", ["Unverified", "?", ""])
+def test_unknown_status_cells_give_no_entry(cell: str) -> None:
+    assert status_of_cell(cell)[0] is None
+
+
+_VALUES = st.one_of(
+    st.text(max_size=30),
+    st.integers(min_value=-(10**12), max_value=10**12),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.booleans(),
+    st.none(),
+)
+
+
+@given(_VALUES)
+def test_scalars_read_back_as_written_in_a_flow_mapping(value: Any) -> None:
+    loaded = yaml.safe_load("{k: " + scalar(value) + ", other: 1}")
+    assert loaded == {"k": value, "other": 1}
