@@ -66,15 +66,9 @@ def _row_findings(
     page: Page, row: Row, index: dict[str, Argument], candidates: list[str],
     first_line: dict[str, int],
 ) -> list[Finding]:
-    found: list[Finding] = []
-    name = row.flags[0]
-    if row.broken:
-        fix = ("write a '|' inside a cell as '\\|'" if "unescaped" in row.broken
-               else "give the row one cell per column")
-        found.append(_finding(page, "broken-row", f"{name}: {row.broken}", name, row.line, fix))
-    found.extend(unknown_flags(page, row, index, candidates))
+    found = [*broken_row(page, row), *unknown_flags(page, row, index, candidates),
+             *raw_html(page, row)]
     argument = next((index[f] for f in row.flags if f in index), None)
-    found.extend(raw_html(page, row))
     if argument is None or registry_kind(argument) is None:
         found.extend(self_contradicting_type(page, row))
     if argument is None:
@@ -86,11 +80,25 @@ def _row_findings(
             argument.name, row.line, "keep one row per argument"))
         return found
     first_line[argument.name] = row.line
-    found.extend(wrong_default(page, row, argument))
+    return found + value_findings(page, row, argument)
+
+
+def broken_row(page: Page, row: Row) -> list[Finding]:
+    if not row.broken:
+        return []
+    fix = ("write a '|' inside a cell as '\\|'" if "unescaped" in row.broken
+           else "give the row one cell per column")
+    return [_finding(page, "broken-row", f"{row.flags[0]}: {row.broken}", row.flags[0],
+                     row.line, fix)]
+
+
+def value_findings(page: Page, row: Row, argument: Argument) -> list[Finding]:
+    """What the row says about the argument's values: default, options, type."""
+    found = wrong_default(page, row, argument)
     options = row.cell(OPTIONS)
     if options is not None:
-        found.extend(wrong_options(page, row, argument, options))
-        found.extend(wrong_type(page, row, argument, options))
+        found += wrong_options(page, row, argument, options)
+        found += wrong_type(page, row, argument, options)
     return found
 
 
@@ -228,7 +236,8 @@ def _quoted(text: str) -> str:
 # ------------------------------------------------------------------ options and types
 
 
-def _in_choices(value: str, choices: tuple[Any, ...]) -> bool:
+def in_choices(value: str, choices: tuple[Any, ...]) -> bool:
+    """Whether a value written on a page is one of the registry's choices."""
     return any(value == value_text(c) or value == str(c) for c in choices)
 
 
@@ -238,7 +247,7 @@ def wrong_options(page: Page, row: Row, argument: Argument, cell: Cell) -> list[
     if not values or not isinstance(choices, tuple):
         return []
     choice_list = ", ".join(value_text(c) for c in choices)
-    outside = [v for v in values if not _in_choices(v, choices)]
+    outside = [v for v in values if not in_choices(v, choices)]
     if outside:
         return [_finding(
             page, "wrong-options",

@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from .audit import _in_choices, comparable, default_agrees
+from .audit import comparable, default_agrees, in_choices
 from .errors import ArgmatrixError, Problem
 from .legacy import (
     DEFAULT,
@@ -166,16 +166,17 @@ def entry_of_row(row: Row, page: Page) -> tuple[Entry | None, tuple[str, ...]]:
 # ------------------------------------------------------------------ options and defaults
 
 
-def options_subset(row: Row, argument: Argument, notes: list[Problem], file: str) -> tuple[Any,
-                                                                                           ...] | None:
+def options_subset(
+    row: Row, argument: Argument, notes: list[Problem], file: str
+) -> tuple[Any, ...] | None:
     """The page's option values that are registry choices, when they are a strict subset."""
     cell = row.cell(OPTIONS)
     choices = argument.choices
     if cell is None or not isinstance(choices, tuple):
         return None
     values = option_values(cell)
-    kept = tuple(c for c in choices if any(_in_choices(v, (c,)) for v in values))
-    dropped = [v for v in values if not _in_choices(v, choices)]
+    kept = tuple(c for c in choices if any(in_choices(v, (c,)) for v in values))
+    dropped = [v for v in values if not in_choices(v, choices)]
     if dropped:
         notes.append(Problem(
             f"{argument.name}: {', '.join(dropped)} {'is' if len(dropped) == 1 else 'are'} not"

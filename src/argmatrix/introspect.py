@@ -8,12 +8,13 @@ means both modes describe an argument the same way.
 from __future__ import annotations
 
 import argparse
+import enum
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from .comments import CallSite, section_of
-from .model import DEFAULT_SECTION, Argument, Registry, Subcommand, sorted_if_unordered
+from .model import DEFAULT_SECTION, Argument, Opaque, Registry, Subcommand, sorted_if_unordered
 
 ACTION_NAMES: dict[type, str] = {
     argparse._StoreAction: "store",
@@ -79,12 +80,19 @@ def is_deprecated(action: argparse.Action) -> bool:
     return isinstance(action.help, str) and bool(_DEPRECATED_HELP.match(action.help))
 
 
+def normalise_value(value: Any) -> Any:
+    """Enum members read the same in every mode: as `Class.MEMBER`."""
+    if isinstance(value, enum.Enum):
+        return Opaque(f"{type(value).__name__}.{value.name}")
+    return value
+
+
 def normalise_choices(choices: Any) -> Any:
     if choices is None or not hasattr(choices, "__iter__") or isinstance(choices, str):
         return choices
     if isinstance(choices, Mapping):
-        return tuple(choices)
-    return sorted_if_unordered(choices)
+        return tuple(normalise_value(c) for c in choices)
+    return tuple(normalise_value(c) for c in sorted_if_unordered(choices))
 
 
 def extra_of(action: argparse.Action, site: CallSite | None) -> dict[str, Any]:
@@ -138,7 +146,7 @@ def _argument(action: argparse.Action, section: str, prog: str, site: CallSite |
         section=section,
         action=action_name(action),
         type=type_name(action.type),
-        default=None if action.default == argparse.SUPPRESS else action.default,
+        default=None if action.default == argparse.SUPPRESS else normalise_value(action.default),
         choices=normalise_choices(action.choices),
         nargs=action.nargs,
         required=bool(action.required),

@@ -152,7 +152,6 @@ class Page:
     sections: tuple[tuple[str, int], ...]  # section headings and their lines
     tables: tuple[Table, ...]
     rows: tuple[Row, ...]
-    notes: tuple[str, ...] = field(default=())
 
     @property
     def variants(self) -> tuple[str, ...]:
@@ -209,42 +208,51 @@ _MD = MarkdownIt("commonmark").enable("table")
 FLAG_TOKEN = re.compile(r"(?<![\w-])(--?[A-Za-z][A-Za-z0-9_.-]*)")
 
 
+@dataclass
+class _Outline:
+    """Where a reader is on the page: its title, the current section, the text before a table."""
+
+    title: str = ""
+    section: str = ""
+    caption: str = ""  # the sub-heading or paragraph just read; a table takes it as caption
+    sections: list[tuple[str, int]] = field(default_factory=list)
+
+    def heading(self, text: str, line: int, level: int) -> None:
+        if level == 1 and not self.title:
+            self.title = text
+        elif level <= 2 or not self.section:
+            self.section, self.caption = text, ""
+            self.sections.append((text, line))
+        else:
+            self.caption = text
+
+    def page(self, file: str, layout: str, tables: list[Table], rows: list[Row]) -> Page:
+        return Page(file, layout, self.title, tuple(self.sections), tuple(tables), tuple(rows))
+
+
 def parse_markdown(text: str, file: str) -> Page:
     tokens = _MD.parse(text)
     lines = text.split("\n")
-    title, section, caption = "", "", ""
-    sections: list[tuple[str, int]] = []
+    outline = _Outline()
     tables: list[Table] = []
     rows: list[Row] = []
     index = 0
     while index < len(tokens):
         token = tokens[index]
         if token.type == "heading_open":
-            heading = plain_cell(tokens[index + 1]).text
-            line = _line(token)
-            level = int(token.tag[1:])
-            if level == 1 and not title:
-                title = heading
-            elif level <= 2 or not section:
-                section, caption = heading, ""
-                sections.append((heading, line))
-            else:
-                caption = heading
-            index += 3
-            continue
-        if token.type == "paragraph_open" and token.level == 0:
-            caption = plain_cell(tokens[index + 1]).text
-        if token.type == "table_open":
+            outline.heading(plain_cell(tokens[index + 1]).text, _line(token), int(token.tag[1:]))
+        elif token.type == "paragraph_open" and token.level == 0:
+            outline.caption = plain_cell(tokens[index + 1]).text
+        elif token.type == "table_open":
             end = _closing(tokens, index, "table_close")
-            table, table_rows = _read_table(tokens[index:end + 1], lines, section, caption)
+            table, table_rows = _read_table(tokens[index:end + 1], lines, outline)
             if table is not None:
                 tables.append(table)
                 rows.extend(table_rows)
-            caption = ""
-            index = end + 1
-            continue
+            outline.caption = ""
+            index = end
         index += 1
-    return Page(file, "markdown", title, tuple(sections), tuple(tables), tuple(rows))
+    return outline.page(file, "markdown", tables, rows)
 
 
 def _line(token: Token) -> int:
@@ -273,7 +281,7 @@ def _table_rows(tokens: list[Token]) -> Iterator[tuple[Token, list[Token]]]:
 
 
 def _read_table(
-    tokens: list[Token], lines: list[str], section: str, caption: str
+    tokens: list[Token], lines: list[str], outline: _Outline
 ) -> tuple[Table | None, list[Row]]:
     all_rows = list(_table_rows(tokens))
     if not all_rows:
@@ -285,7 +293,7 @@ def _read_table(
     body = [(_line(tr), [plain_cell(c) for c in cells], _raw_cells(lines, tr))
             for tr, cells in all_rows[1:]]
     columns = _settle_other_columns(columns, [cells for _, cells, _ in body])
-    table = Table(_line(header_row), section, caption, tuple(columns))
+    table = Table(_line(header_row), outline.section, outline.caption, tuple(columns))
     rows = []
     for line, cells, raw in body:
         row = _markdown_row(table, line, cells, raw)
@@ -471,8 +479,7 @@ def _header_columns(paragraphs: list[_Paragraph], index: int) -> list[Column] | 
 
 def parse_text_layout(text: str, file: str) -> Page:
     paragraphs = _paragraphs(text)
-    title, section, caption = "", "", ""
-    sections: list[tuple[str, int]] = []
+    outline = _Outline()
     tables: list[Table] = []
     rows: list[Row] = []
     table: Table | None = None
@@ -480,29 +487,21 @@ def parse_text_layout(text: str, file: str) -> Page:
     while index < len(paragraphs):
         paragraph = paragraphs[index]
         heading = _heading(paragraph)
+        columns = _header_columns(paragraphs, index) if heading is None else None
+        flags = wrapped_flags(paragraph.lines) if table is not None else None
         if heading is not None:
-            if not title:
-                title = heading
-            else:
-                section, caption = heading, ""
-                sections.append((heading, paragraph.line))
-            table = None
-            index += 1
-            continue
-        columns = _header_columns(paragraphs, index)
-        if columns is not None:
-            table = Table(paragraph.line, section, caption, tuple(columns))
+            outline.heading(heading, paragraph.line, 2 if outline.title else 1)
+            table, index = None, index + 1
+        elif columns is not None:
+            table = Table(paragraph.line, outline.section, outline.caption, tuple(columns))
             tables.append(table)
             index += len(columns)
-            continue
-        flags = wrapped_flags(paragraph.lines) if table is not None else None
-        if table is None or flags is None:
-            caption, table = paragraph.text, None
-            index += 1
-            continue
-        row, index = _text_row(paragraphs, index, table, flags)
-        rows.append(row)
-    return Page(file, "text", title, tuple(sections), tuple(tables), tuple(rows))
+        elif table is not None and flags is not None:
+            row, index = _text_row(paragraphs, index, table, flags)
+            rows.append(row)
+        else:  # prose: it ends a table, and may explain the next one
+            outline.caption, table, index = paragraph.text, None, index + 1
+    return outline.page(file, "text", tables, rows)
 
 
 def _text_row(

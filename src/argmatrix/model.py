@@ -26,6 +26,16 @@ class Unevaluated:
 
 
 @dataclass(frozen=True)
+class Opaque:
+    """A value JSON cannot hold (a Path, an Enum member), kept as the text Python shows for it."""
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
 class Argument:
     flags: tuple[str, ...]
     dest: str
@@ -107,6 +117,8 @@ def json_value(value: Any) -> Any:
     """A JSON-safe rendering of a Python value (defaults, choices, extras)."""
     if isinstance(value, Unevaluated):
         return {"unevaluated": value.source}
+    if isinstance(value, Opaque):
+        return {"python": value.text}
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):
@@ -136,7 +148,7 @@ def python_value(value: Any) -> Any:
 def _python_repr_value(text: str) -> Any:
     if text in ("inf", "-inf", "nan"):
         return float(text)
-    return Unevaluated(text)
+    return Opaque(text)
 
 
 def argument_to_dict(argument: Argument) -> dict[str, Any]:

@@ -62,11 +62,20 @@ class RegistryDiff:
         return not any(self.counts().values())
 
 
+def snapshot_form(value: Any) -> Any:
+    """A value as a snapshot holds it: what a loader could not evaluate compares by its source.
+
+    The JSON-safe form of a live object differs before and after a snapshot round trip
+    ({"python": ...} becomes {"unevaluated": ...}); one more trip makes both sides alike.
+    """
+    return json_value(python_value(json_value(value)))
+
+
 def field_changes(old: Argument, new: Argument, fields: tuple[str, ...] = FIELDS
                   ) -> tuple[FieldChange, ...]:
     changes = []
     for name in fields:
-        before, after = json_value(getattr(old, name)), json_value(getattr(new, name))
+        before, after = snapshot_form(getattr(old, name)), snapshot_form(getattr(new, name))
         if before != after:
             changes.append(FieldChange(name, before, after))
     return tuple(changes)
@@ -141,9 +150,9 @@ def argument_summary(argument: Argument) -> dict[str, Any]:
         "section": argument.section,
         "action": argument.action,
         "type": argument.type,
-        "default": json_value(argument.default),
-        "choices": json_value(argument.choices),
-        "nargs": json_value(argument.nargs),
+        "default": snapshot_form(argument.default),
+        "choices": snapshot_form(argument.choices),
+        "nargs": snapshot_form(argument.nargs),
     }
 
 
@@ -204,7 +213,7 @@ def _shape(argument: Argument) -> str:
     if argument.is_flag:
         parts.append("switch")
     else:
-        parts.append(f"default {_value(json_value(argument.default))}")
+        parts.append(f"default {_value(snapshot_form(argument.default))}")
     if isinstance(argument.choices, tuple):
         parts.append("choices " + ", ".join(code(value_text(c)) for c in argument.choices))
     return ": " + "; ".join(parts)
@@ -216,9 +225,9 @@ def _value(json_form: Any) -> str:
 
 def _change_text(change: FieldChange) -> str:
     if change.field == "choices" and isinstance(change.old, list) and isinstance(change.new, list):
-        return _set_change(change.old, change.new, "choice")
+        return _set_change(change.old, change.new, "choices")
     if change.field == "flags":
-        return _set_change(change.old, change.new, "alias")
+        return _set_change(change.old, change.new, "aliases")
     if change.field == "deprecated":
         return "now deprecated" if change.new else "no longer deprecated"
     if change.field == "default":
@@ -234,12 +243,12 @@ def _describe(json_form: Any) -> str:
     return _value(json_form)
 
 
-def _set_change(old: list[Any], new: list[Any], noun: str) -> str:
+def _set_change(old: list[Any], new: list[Any], nouns: str) -> str:
     added = [v for v in new if v not in old]
     removed = [v for v in old if v not in new]
     parts = []
     if added:
-        parts.append(f"{noun}s added " + ", ".join(_value(v) for v in added))
+        parts.append(f"{nouns} added " + ", ".join(_value(v) for v in added))
     if removed:
-        parts.append(f"{noun}s removed " + ", ".join(_value(v) for v in removed))
-    return "; ".join(parts) or f"{noun}s reordered"
+        parts.append(f"{nouns} removed " + ", ".join(_value(v) for v in removed))
+    return "; ".join(parts) or f"{nouns} reordered"

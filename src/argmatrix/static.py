@@ -24,7 +24,7 @@ from .comments import CallSite, remember_tree
 from .errors import ArgmatrixError
 from .introspect import ARGPARSE_KEYWORDS
 from .live import split_target
-from .model import Unevaluated
+from .model import Opaque, Unevaluated
 
 MAX_CALL_DEPTH = 20
 MAX_LOOP_ITEMS = 10_000
@@ -64,6 +64,20 @@ class FunctionRef:
     module: SourceModule
     node: ast.FunctionDef | ast.AsyncFunctionDef
     owner: ClassRef | None = None
+
+
+@dataclass(frozen=True)
+class EnumMember:
+    """`Level.LOW` of an Enum class read from source: its name and its value."""
+
+    owner: str
+    name: str
+    value: Any
+
+    def __str__(self) -> str:
+        return f"{self.owner}.{self.name}"
+
+    __format__ = None  # type: ignore[assignment]  # formatting needs the real class
 
 
 @dataclass(frozen=True)
@@ -385,7 +399,7 @@ class Interpreter:
 
     def exec_if(self, node: ast.If) -> None:
         try:
-            test = self.eval(node.test)
+            test = self.known(node.test)
         except CannotEvaluate:
             # Unknown condition: both branches may add arguments; read both, in source order.
             self.exec_block(node.body)
@@ -458,6 +472,8 @@ class Interpreter:
             return ExternalRef(f"{base.dotted}.{attr}")
         if isinstance(base, ClassRef):
             return class_attribute(base, attr)
+        if isinstance(base, EnumMember) and attr in ("name", "value"):
+            return getattr(base, attr)
         if base is argparse or isinstance(base, _ARGPARSE_CONTAINERS):
             if isinstance(base, _ARGPARSE_CONTAINERS) and attr not in _PARSER_METHODS:
                 raise CannotEvaluate(attr)
@@ -499,34 +515,45 @@ class Interpreter:
         if op is None:
             raise CannotEvaluate("operator")
         left, right = self.eval(node.left), self.eval(node.right)
-        if isinstance(left, str) and isinstance(node.op, ast.Mod):
-            raise CannotEvaluate("%-formatting")  # may be argparse's own %(default)s
+        if isinstance(left, _REFS) or isinstance(right, _REFS):
+            raise CannotEvaluate("operation on a value only running would tell")
         return op(left, right)
 
+    def known(self, node: ast.expr) -> Any:
+        """A value whose truth or comparison static reading may decide: not a reference to
+        something outside the code read (`sys.platform`, an imported class)."""
+        value = self.eval(node)
+        if isinstance(value, _REFS):
+            raise CannotEvaluate("depends on the running program")
+        return value
+
     def eval_UnaryOp(self, node: ast.UnaryOp) -> Any:
-        return _UNARY[type(node.op)](self.eval(node.operand))
+        return _UNARY[type(node.op)](self.known(node.operand))
 
     def eval_BoolOp(self, node: ast.BoolOp) -> Any:
         value: Any = None
         for operand in node.values:
-            value = self.eval(operand)
+            value = self.known(operand)
             if isinstance(node.op, ast.And) and not value:
                 return value
             if isinstance(node.op, ast.Or) and value:
                 return value
         return value
 
+    def eval_Lambda(self, node: ast.Lambda) -> Callable[[Any], Any]:
+        return named_callable("<lambda>")  # the name Python gives it, as live loading sees
+
     def eval_Compare(self, node: ast.Compare) -> bool:
-        left = self.eval(node.left)
+        left = self.known(node.left)
         for op, comparator in zip(node.ops, node.comparators, strict=True):
-            right = self.eval(comparator)
+            right = self.known(comparator)
             if not _COMPARE[type(op)](left, right):
                 return False
             left = right
         return True
 
     def eval_IfExp(self, node: ast.IfExp) -> Any:
-        return self.eval(node.body) if self.eval(node.test) else self.eval(node.orelse)
+        return self.eval(node.body) if self.known(node.test) else self.eval(node.orelse)
 
     def eval_Subscript(self, node: ast.Subscript) -> Any:
         return self.eval(node.value)[self.eval(node.slice)]
@@ -620,14 +647,39 @@ class Interpreter:
         self.recording.keep.append(parser)
         return parser
 
-    def parser_call(self, method: Callable[..., Any], node: ast.Call) -> Any:
-        """Replay a call on a parser, group or subparsers object against real argparse."""
-        name = method.__name__
-        args = [self.try_eval(a) for a in node.args if not isinstance(a, ast.Starred)]
+    def lenient_arguments(self, node: ast.Call) -> tuple[list[Any], dict[str, Any]]:
+        """Positional and keyword arguments, `*xs` and `**kw` spread; what cannot be computed
+        is kept as its source text."""
+        args: list[Any] = []
+        for argument in node.args:
+            if isinstance(argument, ast.Starred):
+                spread = self.try_eval(argument.value)
+                if isinstance(spread, Unevaluated) or not isinstance(spread, (list, tuple)):
+                    raise self.unreadable(node, f"*{self.module.segment(argument.value)}")
+                args.extend(spread)
+            else:
+                args.append(self.try_eval(argument))
         kwargs: dict[str, Any] = {}
         for keyword in node.keywords:
             if keyword.arg is not None:
                 kwargs[keyword.arg] = self.try_eval(keyword.value)
+                continue
+            spread = self.try_eval(keyword.value)
+            if not isinstance(spread, dict):
+                raise self.unreadable(node, f"**{self.module.segment(keyword.value)}")
+            kwargs.update(spread)
+        return args, kwargs
+
+    def unreadable(self, node: ast.Call, what: str) -> ArgmatrixError:
+        return ArgmatrixError.at(
+            f"cannot read {what} statically", file=str(self.module.path), line=node.lineno,
+            fix="spell the arguments out, or load the registry live",
+        )
+
+    def parser_call(self, method: Callable[..., Any], node: ast.Call) -> Any:
+        """Replay a call on a parser, group or subparsers object against real argparse."""
+        name = method.__name__
+        args, kwargs = self.lenient_arguments(node)
         if name == "add_argument":
             return self.add_argument(method, node, args, kwargs)
         kwargs = {k: (None if isinstance(v, Unevaluated) else v) for k, v in kwargs.items()}
@@ -659,12 +711,17 @@ class Interpreter:
             deprecated = known.pop("deprecated", None)
         else:
             deprecated = None
+        # argparse iterates choices while checking the call; computed ones are set afterwards.
+        unreadable_choices = known.pop("choices") if contains_unevaluated(
+            known.get("choices")) else None
         try:
             action = method(*flags, **known)
         except (TypeError, ValueError, argparse.ArgumentError) as exc:
             raise self.argparse_error(node, exc) from None
         if deprecated is not None:
             action.deprecated = deprecated
+        if unreadable_choices is not None:
+            action.choices = unreadable_choices
         self.recording.keep.append(action)
         self.recording.sites[id(action)] = CallSite(
             str(self.module.path), node.lineno, self.function_start, extra
@@ -673,6 +730,9 @@ class Interpreter:
 
     def argparse_ready(self, kwargs: dict[str, Any], node: ast.Call) -> dict[str, Any]:
         """Swap what static reading cannot run for stand-ins argparse accepts."""
+        for key in ("default", "const", "choices"):
+            if key in kwargs:
+                kwargs[key] = final_value(kwargs[key])
         type_ = kwargs.get("type")
         if type_ is not None and not (callable(type_) and not isinstance(type_, _REFS)):
             kwargs["type"] = named_callable(callable_name(type_))
@@ -700,8 +760,7 @@ class Interpreter:
         if isinstance(function, BoundMethod):
             receiver = [function.receiver]
             function = function.function
-        args = [self.try_eval(a) for a in node.args if not isinstance(a, ast.Starred)]
-        kwargs = {k.arg: self.try_eval(k.value) for k in node.keywords if k.arg}
+        args, kwargs = self.lenient_arguments(node)
         involves_parser = any(isinstance(v, _ARGPARSE_CONTAINERS)
                               for v in [*args, *kwargs.values()])
         if not involves_parser and not returns_parser(function.node):
@@ -754,6 +813,30 @@ def argparse_base(cls: ClassRef, depth: int = 0) -> type:
     return argparse.Action
 
 
+def is_enum_class(cls: ClassRef, depth: int = 0) -> bool:
+    for base_node in cls.node.bases:
+        try:
+            base = Interpreter(cls.module, {}).eval(base_node)
+        except CannotEvaluate:
+            continue
+        if isinstance(base, ExternalRef) and base.dotted.startswith("enum."):
+            return True
+        if isinstance(base, ClassRef) and depth < MAX_CALL_DEPTH and is_enum_class(base, depth + 1):
+            return True
+    return False
+
+
+def final_value(value: Any) -> Any:
+    """What the model keeps of a computed value: Enum members as `Class.MEMBER`."""
+    if isinstance(value, EnumMember):
+        return Opaque(str(value))
+    if isinstance(value, list):
+        return [final_value(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(final_value(v) for v in value)
+    return value
+
+
 def is_parser_class(cls: ClassRef, depth: int = 0) -> bool:
     for base_node in cls.node.bases:
         try:
@@ -776,6 +859,9 @@ def class_attribute(cls: ClassRef, attr: str, depth: int = 0) -> Any:
             return ClassRef(cls.module, node)
         value = _assigned_value(node, attr)
         if value is not None:
+            if is_enum_class(cls):
+                member = Interpreter(cls.module, {}, owner=cls).try_eval(value)
+                return EnumMember(cls.node.name, attr, member)
             return Interpreter(cls.module, {}, owner=cls).eval(field_default(value))
     for base_node in cls.node.bases:
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import http.server
@@ -9,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,21 +27,32 @@ class Build:
     code: int
     output: str  # stdout and stderr of `mkdocs build`
     site: Path
+    docs_changed: tuple[str, ...]  # files of the docs folder the build added, changed or removed
+
+    @property
+    def warnings(self) -> list[str]:
+        return [line for line in self.output.splitlines() if line.startswith("WARNING")]
 
 
 def build_site(mkdocs_yml: Path, site_dir: Path, strict: bool = True) -> Build:
     """`mkdocs build` in a subprocess, as a user runs it (from the folder of mkdocs.yml)."""
+    docs = mkdocs_yml.parent / "docs"
+    before = tree(docs)
     command = [sys.executable, "-m", "mkdocs", "build", "-f", str(mkdocs_yml), "-d", str(site_dir)]
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "NO_COLOR": "1"}
     result = subprocess.run(command + (["--strict"] if strict else []), cwd=mkdocs_yml.parent,
                             capture_output=True, text=True, timeout=300, check=False, env=env)
-    return Build(result.returncode, result.stdout + result.stderr, site_dir)
+    after = tree(docs)
+    changed = tuple(sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k)))
+    return Build(result.returncode, result.stdout + result.stderr, site_dir, changed)
 
 
 @functools.cache
-def showcase_site(site_dir: Path) -> Build:
-    """The repository's own site (argmatrix.yaml's showcase and the tool's docs), built once."""
-    return build_site(ROOT / "mkdocs.yml", site_dir)
+def showcase_site() -> Build:
+    """The repository's own site (the tool's docs and the sglang showcase), built once."""
+    site = Path(tempfile.mkdtemp(prefix="argmatrix-site-"))
+    atexit.register(shutil.rmtree, site, True)
+    return build_site(ROOT / "mkdocs.yml", site)
 
 
 def copy_hostile_project(target: Path) -> Path:
@@ -51,12 +64,14 @@ def copy_hostile_project(target: Path) -> Path:
 
 def tree(folder: Path) -> dict[str, bytes]:
     """Every file below `folder` with its content: to prove a build wrote nothing there."""
+    if not folder.is_dir():
+        return {}
     return {p.relative_to(folder).as_posix(): p.read_bytes()
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the stdlib's name
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
 

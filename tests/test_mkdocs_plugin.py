@@ -1,0 +1,215 @@
+"""The MkDocs plugin: virtual pages, no writes into docs, directives, errors with file:line, watch."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mkdocs.exceptions import PluginError
+
+from argmatrix.errors import ArgmatrixError
+from argmatrix.manifest import ENTRY_KEYS, SECTION_ENTRY_KEYS, TOP_KEYS
+from argmatrix.mkdocs_plugin import ArgmatrixPlugin, expand_directives, registry_source, schema_table
+from argmatrix.registry import RegistrySpec
+from argmatrix.schema import CONFIG_SCHEMA, MANIFEST_SCHEMA
+from e2e.site import ROOT, build_site, copy_hostile_project
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return copy_hostile_project(tmp_path)
+
+
+def build(project: Path, strict: bool = True):  # type: ignore[no-untyped-def]
+    return build_site(project / "mkdocs.yml", project.parent / "site", strict=strict)
+
+
+def html(result: Any, page: str) -> str:
+    return (result.site / page / "index.html").read_text(encoding="utf-8")
+
+
+# ------------------------------------------------------------------ building
+
+
+def test_build_generates_pages_in_memory_and_writes_nothing_into_docs(project: Path) -> None:
+    result = build(project)
+    assert result.code == 0, result.output
+    assert result.warnings == []
+    assert result.docs_changed == ()
+    assert not (project / "docs" / "reference").exists()
+    for page in ("reference/server_arguments", "reference/npu", "reference/matrix"):
+        assert 'id="--page-size"' in html(result, page)
+
+
+def test_help_text_markup_is_escaped_in_every_page(project: Path) -> None:
+    result = build(project)
+    assert result.code == 0, result.output
+    for page in ("reference/server_arguments", "reference/npu", "reference/matrix", "guide"):
+        text = html(result, page)
+        assert "<script>window.__pwned" not in text
+        assert "onerror=window" not in text.replace("&lt;img src=x onerror=window", "")
+    assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in html(result, "reference/server_arguments")
+
+
+def test_a_generated_page_replaces_a_stale_copy_on_disk_without_touching_it(project: Path) -> None:
+    stale = project / "docs" / "reference" / "npu.md"
+    stale.parent.mkdir()
+    stale.write_text("# STALE COPY\n", encoding="utf-8")
+    result = build(project)
+    assert result.code == 0, result.output
+    assert "STALE COPY" not in html(result, "reference/npu")
+    assert stale.read_text(encoding="utf-8") == "# STALE COPY\n"
+
+
+def test_a_stale_committed_page_fails_a_strict_build(project: Path) -> None:
+    config = project / "argmatrix.yaml"
+    config.write_text(config.read_text().replace(
+        "output: reference/npu.md, platform: npu, committed: false",
+        "output: reference/npu.md, platform: npu"), encoding="utf-8")
+    (project / "docs" / "reference").mkdir()
+    (project / "docs" / "reference" / "npu.md").write_text("# old\n", encoding="utf-8")
+    result = build(project)
+    assert result.code != 0
+    assert "npu.md is out of date" in result.output
+    assert "argmatrix generate --config argmatrix.yaml" in result.output
+
+
+def test_directives_expand_outside_code_and_stay_literal_inside_fences(project: Path) -> None:
+    result = build(project)
+    assert result.code == 0, result.output
+    guide = html(result, "guide")
+    assert guide.count("<table>") == 2
+    assert "&lt;!-- argmatrix section=&quot;No such section&quot; --&gt;" in guide
+    assert 'id="--page-size"' in guide
+
+
+def test_a_bad_manifest_stops_the_build_with_file_and_line(project: Path) -> None:
+    manifest = project / "capabilities" / "npu.yaml"
+    lines = manifest.read_text(encoding="utf-8").splitlines()
+    lines[-1] = "  --odd: suported"
+    manifest.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = build(project)
+    assert result.code != 0
+    assert f"argmatrix: {manifest}:{len(lines)}:" in result.output
+    assert "suported" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_bad_directive_names_the_page_and_its_line_after_front_matter(project: Path) -> None:
+    guide = project / "docs" / "guide.md"
+    guide.write_text("---\ntitle: Guide\n---\n\n# Guide\n\n<!-- argmatrix section=\"Modle\" -->\n",
+                     encoding="utf-8")
+    result = build(project)
+    assert result.code != 0
+    assert f"{guide}:7: unknown section 'Modle'" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_missing_config_file_is_a_plugin_error(project: Path) -> None:
+    (project / "argmatrix.yaml").unlink()
+    result = build(project)
+    assert result.code != 0
+    assert "configuration file not found" in result.output
+
+
+# ------------------------------------------------------------------ serve: what is watched
+
+
+class FakeServer:
+    def __init__(self) -> None:
+        self.watched: list[str] = []
+
+    def watch(self, path: str) -> None:
+        self.watched.append(path)
+
+
+def test_serve_watches_config_manifests_templates_and_registry_source(project: Path) -> None:
+    (project / "templates").mkdir()
+    plugin = ArgmatrixPlugin()
+    plugin.config_path = project / "argmatrix.yaml"
+    plugin.project = plugin._load()
+    server = FakeServer()
+    plugin.on_serve(server, config=None, builder=lambda: None)  # type: ignore[arg-type]
+    assert set(server.watched) == {str(p.resolve()) for p in (
+        project / "argmatrix.yaml", project / "capabilities" / "npu.yaml",
+        project / "templates", project / "hostile_cli.py")}
+
+
+def test_registry_source_of_each_mode(tmp_path: Path) -> None:
+    snapshot = RegistrySpec(target="snap.json", mode="snapshot", base_dir=tmp_path)
+    assert registry_source(snapshot) == tmp_path / "snap.json"
+    live = RegistrySpec(target="argmatrix.cli:build_parser", mode="live", base_dir=tmp_path)
+    found = registry_source(live)
+    assert found is not None and found.name == "cli.py" and found.parent.name == "argmatrix"
+
+
+# ------------------------------------------------------------------ directives
+
+
+def fake_table(attrs: dict[str, str], line: int) -> str:
+    return f"| {attrs.get('section')} | {line} |\n| --- | --- |"
+
+
+def test_expand_directives_keeps_indentation_and_blank_lines_around_tables() -> None:
+    text = "intro\n    <!-- argmatrix section=\"LoRA\" platform=\"ascend\" -->\nafter"
+    assert expand_directives(text, fake_table) == (
+        "intro\n\n    | LoRA | 2 |\n    | --- | --- |\n\nafter")
+
+
+def test_expand_directives_skips_fenced_code_of_any_fence() -> None:
+    directive = '<!-- argmatrix section="X" -->'
+    text = "\n".join(["````md", "```", directive, "```", directive, "````", "~~~", directive,
+                      "~~~", directive])
+    out = expand_directives(text, fake_table).split("\n")
+    assert out.count(directive) == 3
+    assert "| X | 10 |" in out
+
+
+def test_expand_directives_counts_lines_from_the_source_file() -> None:
+    assert "| X | 13 |" in expand_directives('a\n<!-- argmatrix section="X" -->', fake_table,
+                                             offset=11)
+
+
+def test_a_directive_with_unreadable_attributes_is_an_error_with_its_line() -> None:
+    with pytest.raises(ArgmatrixError) as caught:
+        expand_directives('a\n\n<!-- argmatrix section=LoRA -->', fake_table, "docs/t.md")
+    assert str(caught.value.problems[0]).startswith("docs/t.md:3: cannot read")
+
+
+def test_plugin_errors_become_plugin_errors_with_every_problem(project: Path) -> None:
+    plugin = ArgmatrixPlugin()
+    plugin.config_path = project / "argmatrix.yaml"
+    plugin.project = plugin._load()
+    with pytest.raises(PluginError, match=r"guide\.md:4: an argmatrix directive needs a section"):
+        from argmatrix.mkdocs_plugin import plugin_errors
+
+        with plugin_errors():
+            plugin._table({"platform": "npu"}, "guide.md", 4, "guide.md")
+
+
+# ------------------------------------------------------------------ schema tables
+
+
+def test_the_manifest_schema_table_lists_every_key() -> None:
+    table = schema_table(MANIFEST_SCHEMA)
+    for key in TOP_KEYS:
+        assert f"| `{key}` |" in table
+    for key in ENTRY_KEYS:
+        assert f"| `arguments.<flag>.{key}` |" in table
+    for key in SECTION_ENTRY_KEYS:
+        assert f"| `sections.<section>.{key}` |" in table
+    assert "| `platform` | string | yes |" in table
+
+
+def test_the_config_schema_table_lists_every_key() -> None:
+    table = schema_table(CONFIG_SCHEMA)
+    for key in CONFIG_SCHEMA["properties"]["pages"]["items"]["properties"]:
+        assert f"| `pages[].{key}` |" in table
+    for key in CONFIG_SCHEMA["properties"]["registry"]["properties"]:
+        assert f"| `registry.{key}` |" in table
+
+
+def test_the_repository_mkdocs_yml_uses_the_plugin() -> None:
+    text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert "  - argmatrix\n" in text and "config_file: docs/reference/argmatrix.yaml" in text

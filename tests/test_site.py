@@ -1,0 +1,129 @@
+"""The repository's site: builds strictly, writes nothing into docs/, anchors, matrix, CLI page."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from argmatrix.config import load_config
+from argmatrix.manifest import TOP_KEYS
+from argmatrix.project import Project, project_from_config
+from argmatrix.render import STATUS_LABELS
+from e2e.site import ROOT, Build, showcase_site
+from helpers import run_cli
+
+SHOWCASE_PAGES = ("showcase/server_arguments", "showcase/ascend", "showcase/ascend_variants",
+                  "showcase/matrix")
+ID = re.compile(r'\sid="([^"]+)"')
+
+
+@pytest.fixture(scope="module")
+def site() -> Build:
+    result = showcase_site()
+    assert result.code == 0, result.output
+    return result
+
+
+@pytest.fixture(scope="module")
+def showcase() -> Project:
+    return project_from_config(load_config(ROOT / "argmatrix.yaml", ROOT))
+
+
+def page(site: Build, name: str) -> str:
+    return (site.site / name / "index.html").read_text(encoding="utf-8")
+
+
+def test_the_site_builds_strictly_without_warnings(site: Build) -> None:
+    assert site.warnings == []
+
+
+def test_the_build_writes_nothing_into_docs(site: Build) -> None:
+    assert site.docs_changed == ()
+
+
+def test_every_nav_page_is_built(site: Build) -> None:
+    nav = re.findall(r":\s+([\w/.-]+\.md)\s*$", (ROOT / "mkdocs.yml").read_text(), re.M)
+    assert len(nav) >= 12
+    for source in nav:
+        built = "" if source == "index.md" else source.removesuffix(".md") + "/"
+        assert (site.site / built / "index.html").is_file(), source
+
+
+def test_every_visible_argument_has_one_anchor_on_every_showcase_page(
+    site: Build, showcase: Project
+) -> None:
+    names = [a.name for a in showcase.registry.arguments if not a.hidden]
+    for name in SHOWCASE_PAGES:
+        ids = Counter(ID.findall(page(site, name)))
+        assert [n for n in names if ids[n] != 1] == [], name
+        assert [i for i, count in ids.items() if count > 1] == [], f"duplicate ids on {name}"
+
+
+def test_the_matrix_has_a_column_per_variant_and_a_labelled_badge_per_cell(
+    site: Build, showcase: Project
+) -> None:
+    text = page(site, "showcase/matrix")
+    columns = sum(max(1, len(p.variants)) for p in showcase.platforms.values())
+    rows = sum(1 for a in showcase.registry.arguments if not a.hidden)
+    badges = re.findall(r'<span class="am-badge am-([a-z-]+)">([^<]*)</span>', text)
+    assert len(badges) == rows * columns + len(STATUS_LABELS)  # the cells and the legend
+    assert all(label.split(" ", 1)[1] == STATUS_LABELS[status] for status, label in badges)
+    assert "<th>Ascend NPU A2</th>" in text and "<th>Ascend NPU A3</th>" in text
+    assert "data-am-matrix-filter" in text and "assets/argmatrix.js" in text
+
+
+def test_search_index_holds_the_flags(site: Build) -> None:
+    index = json.loads((site.site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    locations = [d["location"] for d in index["docs"] if "--page-size" in d["text"]]
+    assert any(loc.startswith("showcase/ascend/") for loc in locations)
+
+
+def test_the_manifest_page_has_the_schema_table(site: Build) -> None:
+    text = page(site, "guide/manifests")
+    for key in TOP_KEYS:
+        assert f"<code>{key}</code>" in text
+    assert "<code>arguments.&lt;flag&gt;.reason</code>" in text
+
+
+def test_the_tutorial_embeds_current_tables(site: Build, showcase: Project) -> None:
+    text = page(site, "tutorials/lora-on-ascend")
+    for argument in showcase.registry.in_section("LoRA"):
+        assert f'id="{argument.name}"' in text
+    assert "&lt;!-- argmatrix" in text  # the directive syntax shown in prose stays as text
+
+
+def test_the_committed_cli_reference_is_current() -> None:
+    result = run_cli("check", "--config", "docs/reference/argmatrix.yaml", cwd=ROOT)
+    assert result.code == 0, result.out + result.err
+
+
+def test_the_cli_reference_documents_every_command_and_option(site: Build) -> None:
+    from argmatrix.cli import build_parser
+
+    text = (ROOT / "docs" / "reference" / "cli.md").read_text(encoding="utf-8")
+    parser = build_parser()
+    commands = next(a for a in parser._actions if a.choices and isinstance(a.choices, dict))
+    for name, sub in commands.choices.items():
+        assert f'<a id="{name}"></a>argmatrix {name}' in text
+        for action in sub._actions:
+            for flag in action.option_strings:
+                if flag not in ("-h", "--help"):
+                    assert f"`{flag}`" in text, (name, flag)
+    ids = Counter(ID.findall(page(site, "reference/cli")))
+    assert [i for i, count in ids.items() if count > 1] == []
+
+
+def test_showcase_pages_are_build_outputs_only() -> None:
+    config = load_config(ROOT / "argmatrix.yaml", ROOT)
+    assert all(not p.committed for p in config.pages)
+    assert "docs/showcase/" in (ROOT / ".gitignore").read_text()
+
+
+def test_only_the_cli_reference_is_a_committed_generated_page() -> None:
+    config = load_config(ROOT / "docs" / "reference" / "argmatrix.yaml", ROOT)
+    assert [(p.output, p.committed) for p in config.pages] == [("reference/cli.md", True)]
+    assert Path(config.docs_dir).resolve() == (ROOT / "docs").resolve()
