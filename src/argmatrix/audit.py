@@ -294,9 +294,11 @@ def types_agree(page: TypeHint, registry: TypeHint) -> bool:
 def describe_kind(kind: TypeHint, argument: Argument) -> str:
     if kind.base == "bool" and argument.action in FLAG_ACTIONS:
         return f"is a switch ({argument.action}) that takes no value"
-    amount = f"several {kind.base} values (nargs={argument.nargs!r})" if kind.many else (
-        f"one {kind.base} value")
-    return f"takes {amount}"
+    if not kind.many:
+        return f"takes one {kind.base} value"
+    how = (f"action={argument.action!r}" if argument.action in ("append", "extend")
+           else f"nargs={argument.nargs!r}")
+    return f"takes several {kind.base} values ({how})"
 
 
 def wrong_type(page: Page, row: Row, argument: Argument, cell: Cell) -> list[Finding]:
