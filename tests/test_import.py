@@ -17,6 +17,7 @@ from argmatrix.importer import import_page, manifest_text, scalar, status_of_cel
 from argmatrix.legacy import parse_page
 from argmatrix.manifest import load_manifest
 from argmatrix.project import load_project
+from argmatrix.registry import RegistrySpec, load_registry
 from argmatrix.render import render_project
 from argmatrix.resolve import resolve_platform
 from conftest import line_of
@@ -289,9 +290,21 @@ def test_status_cells(cell: str, status: str, variants: tuple[str, ...] | None,
     assert (entry.status, entry.variants, entry.reason) == (status, variants, reason)
 
 
-@pytest.mark.parametrize("cell", ["Unverified", "?", ""])
+@pytest.mark.parametrize("cell", ["Unverified", "?", "", "Partial", "Works on most models"])
 def test_unknown_status_cells_give_no_entry(cell: str) -> None:
-    assert status_of_cell(cell)[0] is None
+    assert status_of_cell(cell) == (None, ())
+
+
+def test_an_unreadable_status_is_left_out_with_a_note() -> None:
+    registry = load_registry(RegistrySpec("tinyserver:ServerArgs.add_cli_args", mode="static",
+                                          base_dir=PROJECT))
+    text = ("| Argument | Server supported |\n|---|---|\n| `--port` | Partial |\n"
+            "| `--dtype` | V1 |\n")
+    imported = import_page(parse_page(text, "p.md"), registry, "npu", None)
+    assert list(imported.entries) == ["--dtype"]
+    assert imported.variants == ("V1",)
+    assert [(n.line, n.message) for n in imported.notes] == [
+        (3, "--port: the status 'Partial' is not understood; left out")]
 
 
 _VALUES = st.one_of(

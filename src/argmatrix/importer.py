@@ -62,7 +62,7 @@ class Entry:
 class Imported:
     platform: str
     title: str
-    variants: tuple[str, ...]
+    variants: tuple[str, ...]  # from the per-variant columns and the status cells
     entries: dict[str, Entry]  # keyed by Argument.name, in registry order
     notes: list[Problem] = field(default_factory=list)  # what was left out, and why
 
@@ -136,10 +136,18 @@ def _plain_status(status: str) -> Entry | None:
     return Entry(status)
 
 
+_VARIANT_NAME = re.compile(r"[A-Za-z0-9][\w.+-]{0,15}")
+
+
 def _variant_names(text: str) -> tuple[str, ...]:
-    """`A2, A3` -> (A2, A3); None of the parts may look like a sentence."""
+    """`A2, A3` -> (A2, A3), or () when the text does not read as a list of hardware names.
+
+    A hardware name holds a digit (A2, 910B, MI300X) or is a short capitalised word (CPU), so a
+    stray word such as "Partial" is not taken for a variant.
+    """
     parts = tuple(p for p in _SPLIT_VARIANTS.split(text.strip()) if p)
-    if parts and all(re.fullmatch(r"[A-Za-z0-9][\w.+-]{0,15}", p) for p in parts):
+    if parts and all(_VARIANT_NAME.fullmatch(p) and (any(c.isdigit() for c in p) or (
+            p.isupper() and len(p) <= 5)) for p in parts):
         return parts
     return ()
 
@@ -258,32 +266,38 @@ def import_page(page: Page, registry: Registry, platform: str, title: str | None
             "the page has no support columns (per-variant marks or a 'Server supported' column),"
             " so there is nothing to import", file=page.file, line=1,
             fix="import a platform support page; audit a generic page with 'argmatrix audit'")
+    imported = Imported(platform, title or page_title(page, platform), page.variants, {})
     index = registry.by_flag()
     candidates = sorted(index)
-    notes: list[Problem] = []
-    found: dict[str, Entry] = {}
-    seen_variants: list[str] = list(page.variants)
     for row in page.rows:
-        argument = _argument_of(row, index, candidates, notes, page.file)
-        if argument is None:
-            continue
-        if argument.name in found:
-            notes.append(Problem(f"{argument.name} is on the page twice; the first row is kept",
-                                 page.file, row.line))
-            continue
-        if row.broken:
-            repair = "its cells were realigned" if "unescaped" in row.broken else (
-                "its missing cells were read as empty")
-            notes.append(Problem(f"{argument.name}: {row.broken}; {repair}, check the entry",
-                                 page.file, row.line))
-        entry, variants = entry_of_row(row, page)
-        seen_variants.extend(variants)
-        if entry is None:
-            continue
-        found[argument.name] = _with_values(entry, row, argument, notes, page.file)
-    entries = {a.name: found[a.name] for a in registry.arguments if a.name in found}
-    return Imported(platform, title or page_title(page, platform),
-                    tuple(dict.fromkeys(seen_variants)), entries, notes)
+        argument = _argument_of(row, index, candidates, imported.notes, page.file)
+        if argument is not None:
+            _import_row(row, argument, page, imported)
+    order = {a.name: i for i, a in enumerate(registry.arguments)}
+    imported.entries = dict(sorted(imported.entries.items(), key=lambda item: order[item[0]]))
+    return imported
+
+
+def _import_row(row: Row, argument: Argument, page: Page, imported: Imported) -> None:
+    notes = imported.notes
+    if argument.name in imported.entries:
+        notes.append(Problem(f"{argument.name} is on the page twice; the first row is kept",
+                             page.file, row.line))
+        return
+    if row.broken:
+        repair = "its cells were realigned" if "unescaped" in row.broken else (
+            "its missing cells were read as empty")
+        notes.append(Problem(f"{argument.name}: {row.broken}; {repair}, check the entry",
+                             page.file, row.line))
+    entry, variants = entry_of_row(row, page)
+    imported.variants = tuple(dict.fromkeys((*imported.variants, *variants)))
+    status = row.cell(STATUS)
+    if entry is None and status is not None and mark_of(status.text) is None:
+        notes.append(Problem(f"{argument.name}: the status {status.text!r} is not understood;"
+                             " left out", page.file, row.line,
+                             "write e.g. 'A2, A3', 'Planned', 'Experimental' or 'Special for GPU'"))
+    if entry is not None:
+        imported.entries[argument.name] = _with_values(entry, row, argument, notes, page.file)
 
 
 def _argument_of(row: Row, index: dict[str, Argument], candidates: list[str],

@@ -10,7 +10,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from .model import Unevaluated
+from .model import Opaque, Unevaluated, json_value, python_value
 
 _HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 # Control characters (C0, DEL, C1 but tab and line breaks), and bidirectional overrides and
@@ -66,9 +66,13 @@ def anchor(name: str) -> str:
 
 
 def value_text(value: Any) -> str:
-    """How a default or choice reads in a table: strings bare, other values as Python writes them."""
-    if isinstance(value, Unevaluated):
-        return value.source
+    """How a default or choice reads in a table: strings bare, other values as Python writes them.
+
+    Values pass through their JSON form first, so a live registry and its snapshot (where a
+    tuple comes back as a list) render the same.
+    """
+    if isinstance(value, (Unevaluated, Opaque)):
+        return str(value)
     if isinstance(value, str):
         return value
-    return repr(value)
+    return repr(python_value(json_value(value)))

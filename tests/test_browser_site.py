@@ -1,0 +1,185 @@
+"""The built site in a real browser: headless Chromium on a site served from 127.0.0.1.
+
+Skipped only when Chromium or its driver is not installed (Debian: chromium chromium-driver).
+A screenshot of every page visited is kept under tests/artifacts/.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from argmatrix.config import load_config
+from argmatrix.project import Project, project_from_config
+from e2e.browser import chromium, find_chromium, screenshot, wait_for
+from e2e.site import ROOT, build_site, copy_hostile_project, serve, showcase_site
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    find_chromium()
+    with chromium() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="module")
+def showcase_url() -> Iterator[str]:
+    result = showcase_site()
+    assert result.code == 0, result.output
+    with serve(result.site) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def showcase() -> Project:
+    return project_from_config(load_config(ROOT / "argmatrix.yaml", ROOT))
+
+
+def open_page(driver: Any, url: str) -> None:
+    driver.get(url)
+    wait_for(driver, "document.readyState === 'complete'")
+
+
+IN_VIEWPORT = """
+const element = document.getElementById(arguments[0]);
+if (!element) return null;
+const box = element.getBoundingClientRect();
+const header = document.querySelector('.md-header').getBoundingClientRect().bottom;
+return {top: box.top, header: header, height: window.innerHeight, y: window.scrollY};
+"""
+
+# Rows of the tables of a support page, before and after its "Not supported" heading.
+SUPPORT_ROWS = """
+let counts = {supported: 0, unsupported: 0, tables: 0}, after = false;
+for (const element of document.querySelector('article').children) {
+  if (element.tagName === 'H2' && element.textContent.replace('¶', '').trim() === 'Not supported')
+    after = true;
+  for (const table of element.matches('table') ? [element] : element.querySelectorAll('table')) {
+    if (table.getBoundingClientRect().width === 0) continue;
+    counts.tables += 1;
+    counts[after ? 'unsupported' : 'supported'] += table.tBodies[0].rows.length;
+  }
+}
+return counts;
+"""
+
+VISIBLE_MATRIX_ROWS = """
+return Array.from(document.querySelectorAll('article table tbody tr'))
+  .filter(row => row.getClientRects().length > 0)
+  .map(row => row.cells[0].textContent);
+"""
+
+
+def test_the_ascend_page_shows_a_row_per_argument(
+    browser: Any, showcase_url: str, showcase: Project
+) -> None:
+    open_page(browser, showcase_url + "showcase/ascend/")
+    screenshot(browser, "ascend")
+    ascend = showcase.resolved["ascend"]
+    visible = [a for a in showcase.registry.arguments if not a.hidden]
+    counts = browser.execute_script(SUPPORT_ROWS)
+    assert counts["supported"] == sum(ascend.of(a).status != "unsupported" for a in visible)
+    assert counts["unsupported"] == sum(ascend.of(a).status == "unsupported" for a in visible)
+    assert counts["tables"] > len(showcase.registry.sections) // 2
+
+
+@pytest.mark.parametrize("page", ["showcase/ascend/", "showcase/matrix/"])
+def test_an_anchor_link_scrolls_its_argument_into_view(
+    browser: Any, showcase_url: str, page: str
+) -> None:
+    open_page(browser, showcase_url + page + "#--page-size")
+    where = wait_for(browser, "window.scrollY > 0 && true")
+    assert where
+    box = browser.execute_script(IN_VIEWPORT, "--page-size")
+    screenshot(browser, "anchor-" + page.split("/")[1])
+    assert box is not None, "no element with id --page-size"
+    assert box["y"] > 0
+    assert box["header"] <= box["top"] < box["height"], box
+    highlighted = browser.execute_script(
+        "return getComputedStyle(document.getElementById('--page-size').closest('td'))"
+        ".backgroundColor")
+    assert highlighted not in ("rgba(0, 0, 0, 0)", "transparent")
+
+
+def test_the_matrix_filter_narrows_the_rows(browser: Any, showcase_url: str) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    open_page(browser, showcase_url + "showcase/matrix/")
+    wait_for(browser, "document.querySelector('form[data-am-matrix-filter]:not([hidden])')")
+    every = browser.execute_script(VISIBLE_MATRIX_ROWS)
+    box = browser.find_element(By.NAME, "flag")
+    box.send_keys("page-size")
+    rows = browser.execute_script(VISIBLE_MATRIX_ROWS)
+    screenshot(browser, "matrix-filter-flag")
+    assert 0 < len(rows) < len(every)
+    assert all("page-size" in row for row in rows)
+    assert f"Showing {len(rows)} of {len(every)} arguments" == browser.find_element(
+        By.NAME, "count").text
+
+    box.clear()
+    Select(browser.find_element(By.NAME, "section")).select_by_visible_text("LoRA")
+    lora = browser.execute_script(VISIBLE_MATRIX_ROWS)
+    assert 0 < len(lora) < len(every) and all("lora" in row for row in lora)
+    hidden_headings = browser.execute_script(
+        "return Array.from(document.querySelectorAll('article h2')).filter("
+        "h => h.getClientRects().length === 0).length")
+    assert hidden_headings > 0
+
+    Select(browser.find_element(By.NAME, "section")).select_by_index(0)
+    Select(browser.find_element(By.NAME, "status")).select_by_value("not-applicable")
+    Select(browser.find_element(By.NAME, "column")).select_by_visible_text("Ascend NPU A3")
+    not_applicable = browser.execute_script(VISIBLE_MATRIX_ROWS)
+    screenshot(browser, "matrix-filter-status")
+    assert 0 < len(not_applicable) < len(every)
+    assert browser.execute_script(
+        "return Array.from(document.querySelectorAll('article tbody tr'))"
+        ".filter(r => r.getClientRects().length).every(r => r.cells[2]"
+        ".querySelector('.am-not-applicable'))") is True
+
+
+def test_search_finds_a_flag(browser: Any, showcase_url: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    open_page(browser, showcase_url)
+    search = browser.find_element(By.CSS_SELECTOR, "input.md-search__input")
+    search.click()
+    search.send_keys("--page-size")
+    links = wait_for(browser, (
+        "(() => { const items = Array.from(document.querySelectorAll('.md-search-result__item'));"
+        " return items.length ? items.map(i => [i.querySelector('a').href,"
+        " Array.from(i.querySelectorAll('mark')).map(m => m.textContent.toLowerCase())]) : null;"
+        " })()"))
+    screenshot(browser, "search-page-size")
+    showcase = [marks for href, marks in links if "/showcase/ascend/" in href]
+    assert showcase, links
+    assert {"page", "size"} <= set(showcase[0])
+
+
+def test_markup_in_help_text_shows_as_text_and_never_runs(
+    browser: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    project = copy_hostile_project(tmp_path_factory.mktemp("hostile"))
+    result = build_site(project / "mkdocs.yml", project.parent / "site")
+    assert result.code == 0, result.output
+    with serve(result.site) as url:
+        for page in ("reference/server_arguments/", "reference/npu/", "reference/matrix/",
+                     "guide/"):
+            open_page(browser, url + page)
+            screenshot(browser, "hostile-" + page.strip("/").replace("/", "-"))
+            assert browser.execute_script(
+                "return [window.__pwned, document.querySelectorAll("
+                "'article script, article img, article b').length]") == [None, 0], page
+            text = browser.find_element("css selector", "article").text
+            if page == "reference/server_arguments/":
+                assert "<script>window.__pwned=1</script> Tokens per page | not a cell break." in text
+            if page == "reference/npu/":
+                assert "<script>window.__pwned=5</script>NPU" in text
+
+
+def test_no_browser_artifacts_are_committed() -> None:
+    assert "tests/artifacts/" in (ROOT / ".gitignore").read_text()
+    assert Path(ROOT / "tests" / "artifacts").resolve().is_relative_to(ROOT)
