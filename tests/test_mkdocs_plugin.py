@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +19,7 @@ from argmatrix.manifest import ENTRY_KEYS, SECTION_ENTRY_KEYS, TOP_KEYS
 from argmatrix.mkdocs_plugin import ArgmatrixPlugin, expand_directives, registry_source, schema_table
 from argmatrix.registry import RegistrySpec
 from argmatrix.schema import CONFIG_SCHEMA, MANIFEST_SCHEMA
-from e2e.site import ROOT, build_site, copy_hostile_project
+from e2e.site import ROOT, build_site, copy_hostile_project, tree
 
 
 @pytest.fixture
@@ -134,6 +140,48 @@ def test_serve_watches_config_manifests_templates_and_registry_source(project: P
     assert set(server.watched) == {str(p.resolve()) for p in (
         project / "argmatrix.yaml", project / "capabilities" / "npu.yaml",
         project / "templates", project / "hostile_cli.py")}
+
+
+def fetch(url: str) -> str | None:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.read().decode("utf-8")
+    except OSError:
+        return None
+
+
+def wait_for_text(url: str, text: str, timeout: float = 60) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        page = fetch(url)
+        if page is not None and text in page:
+            return page
+        time.sleep(0.3)
+    raise AssertionError(f"{text!r} did not appear at {url} within {timeout}s")
+
+
+def test_mkdocs_serve_regenerates_when_a_manifest_or_the_registry_changes(project: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    docs_before = tree(project / "docs")
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}", "--no-livereload"],
+        cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    try:
+        base = f"http://127.0.0.1:{port}/reference/"
+        wait_for_text(base + "npu/", "Never")
+        manifest = project / "capabilities" / "npu.yaml"
+        manifest.write_text(manifest.read_text().replace("reason: Never", "reason: Gone for good"))
+        wait_for_text(base + "npu/", "Gone for good")
+        registry = project / "hostile_cli.py"
+        registry.write_text(registry.read_text().replace("A long flag.", "A longer flag."))
+        wait_for_text(base + "server_arguments/", "A longer flag.")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert tree(project / "docs") == docs_before
 
 
 def test_registry_source_of_each_mode(tmp_path: Path) -> None:

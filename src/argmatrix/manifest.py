@@ -34,7 +34,7 @@ def load_manifest(path: Path) -> Platform:
     problems = _Problems(str(path))
     platform = parse_manifest(data, problems)
     if problems.items:
-        raise ArgmatrixError(*problems.items)
+        raise ArgmatrixError(*sorted(problems.items, key=lambda p: p.line or 0))
     assert platform is not None
     return platform
 

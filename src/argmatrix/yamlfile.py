@@ -72,8 +72,13 @@ def load_yaml_text(text: str, where: str) -> Any:
         return yaml.load(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
+        at_end = mark is not None and mark.line >= len(text.splitlines())
+        if at_end and exc.context_mark is not None:
+            mark = exc.context_mark  # the parser ran to the end: name where the open thing began
         line = mark.line + 1 if mark else None
         problem = (exc.problem or exc.context or "malformed YAML").strip()
+        if at_end and exc.context:
+            problem = f"{problem} ({exc.context.strip()} that is never closed)"
         raise ArgmatrixError(
             Problem(f"malformed YAML: {problem}", where, line, "fix the YAML syntax")
         ) from None
