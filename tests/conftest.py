@@ -78,3 +78,9 @@ def line_of(path: Path, text: str) -> int:
         if text in line:
             return number
     raise AssertionError(f"{text!r} not in {path}")
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test session gets its own argmatrix cache, never the developer's."""
+    monkeypatch.setenv("ARGMATRIX_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))

@@ -167,7 +167,7 @@ def test_mkdocs_serve_regenerates_when_a_manifest_or_the_registry_changes(projec
     docs_before = tree(project / "docs")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     server = subprocess.Popen(
-        [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}", "--no-livereload"],
+        [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
         cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     try:
         base = f"http://127.0.0.1:{port}/reference/"

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from .adopt import AUDIT_FORMATS
 from .legacy import (
     DEFAULT,
     OPTIONS,
@@ -33,7 +34,7 @@ from .resolve import Finding, closest
 
 KINDS = ("broken-row", "unknown-flag", "duplicate-flag", "wrong-default", "wrong-options",
          "wrong-type", "raw-html", "missing-flag")
-FORMATS = ("text", "json")
+FORMATS = AUDIT_FORMATS
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ from .legacy import (
     mark_of,
     option_values,
 )
-from .manifest import _PLATFORM_NAME, _Problems, parse_manifest
+from .manifest import PLATFORM_NAME, Problems, parse_manifest
 from .markdown import value_text
 from .model import Argument, Registry
 from .resolve import closest
@@ -258,7 +258,7 @@ def _value_kind(argument: Argument) -> str | None:
 
 
 def import_page(page: Page, registry: Registry, platform: str, title: str | None) -> Imported:
-    if not _PLATFORM_NAME.match(platform):
+    if not PLATFORM_NAME.match(platform):
         raise ArgmatrixError.at(f"--platform {platform!r} is not a platform name",
                                 fix="use letters, digits, '-', '_' or '.', e.g. 'ascend'")
     if not page.states_support:
@@ -413,7 +413,7 @@ def _reads_back(text: str, value: Any) -> bool:
 
 def validated(text: str, where: str) -> str:
     """The manifest text, after checking that `load_manifest` would accept it."""
-    problems = _Problems(where)
+    problems = Problems(where)
     parse_manifest(load_yaml_text(text, where), problems)
     if problems.items:
         raise ArgmatrixError(*problems.items)

@@ -17,10 +17,10 @@ from .yamlfile import line_of, load_yaml_file
 TOP_KEYS = ("platform", "title", "description", "variants", "default", "sections", "arguments")
 ENTRY_KEYS = ("status", "variants", "options", "default", "note", "reason")
 SECTION_ENTRY_KEYS = ("status", "variants", "note", "reason")
-_PLATFORM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+PLATFORM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
-class _Problems:
+class Problems:
     def __init__(self, file: str) -> None:
         self.file = file
         self.items: list[Problem] = []
@@ -31,7 +31,7 @@ class _Problems:
 
 def load_manifest(path: Path) -> Platform:
     data = load_yaml_file(path)
-    problems = _Problems(str(path))
+    problems = Problems(str(path))
     platform = parse_manifest(data, problems)
     if problems.items:
         raise ArgmatrixError(*sorted(problems.items, key=lambda p: p.line or 0))
@@ -39,7 +39,7 @@ def load_manifest(path: Path) -> Platform:
     return platform
 
 
-def parse_manifest(data: Any, problems: _Problems) -> Platform | None:
+def parse_manifest(data: Any, problems: Problems) -> Platform | None:
     if not isinstance(data, dict):
         problems.add("a manifest must be a mapping with at least 'platform'", line_of(data) or 1,
                      "start the file with 'platform: <name>'")
@@ -50,7 +50,7 @@ def parse_manifest(data: Any, problems: _Problems) -> Platform | None:
             problems.add(f"unknown key {key!r}", line_of(data, key),
                          f"use one of: {', '.join(TOP_KEYS)}")
     name = data.get("platform")
-    if not isinstance(name, str) or not _PLATFORM_NAME.match(name):
+    if not isinstance(name, str) or not PLATFORM_NAME.match(name):
         problems.add("'platform' must be a short name such as 'ascend'",
                      line_of(data, "platform") if "platform" in data else line_of(data) or 1,
                      "add 'platform: <name>' (letters, digits, '-', '_', '.')")
@@ -80,12 +80,12 @@ def parse_manifest(data: Any, problems: _Problems) -> Platform | None:
     )
 
 
-def _duplicates(mapping: Any, problems: _Problems, what: str) -> None:
+def _duplicates(mapping: Any, problems: Problems, what: str) -> None:
     for key, line in getattr(mapping, "duplicates", ()):
         problems.add(f"{what} {key!r} is named twice", line, "keep one entry")
 
 
-def _variants_list(data: dict[str, Any], problems: _Problems) -> tuple[str, ...]:
+def _variants_list(data: dict[str, Any], problems: Problems) -> tuple[str, ...]:
     raw = data.get("variants", [])
     if raw is None:
         return ()
@@ -99,7 +99,7 @@ def _variants_list(data: dict[str, Any], problems: _Problems) -> tuple[str, ...]
 
 
 def _entries(
-    data: dict[str, Any], key: str, variants: tuple[str, ...], problems: _Problems,
+    data: dict[str, Any], key: str, variants: tuple[str, ...], problems: Problems,
     allowed: tuple[str, ...],
 ) -> dict[str, Capability]:
     raw = data.get(key)
@@ -122,7 +122,7 @@ def _entries(
 
 
 def _entry(
-    name: str, value: Any, line: int | None, variants: tuple[str, ...], problems: _Problems,
+    name: str, value: Any, line: int | None, variants: tuple[str, ...], problems: Problems,
     allowed: tuple[str, ...],
 ) -> Capability | None:
     if isinstance(value, str):
@@ -175,7 +175,7 @@ def _entry(
 
 def _entry_variants(
     name: str, value: dict[str, Any], line: int | None, variants: tuple[str, ...], status: str,
-    problems: _Problems,
+    problems: Problems,
 ) -> tuple[str, ...] | None:
     raw = value.get("variants")
     if raw is None:

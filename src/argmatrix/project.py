@@ -12,6 +12,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from .cache import cached
 from .config import Config, find_config, load_config
 from .errors import ArgmatrixError, Problem
 from .manifest import load_manifest
@@ -85,7 +86,7 @@ def load_platforms(paths: tuple[Path, ...]) -> dict[str, Platform]:
     problems: list[Problem] = []
     for path in paths:
         try:
-            platform = load_manifest(path)
+            platform = cached("manifest", (str(path),), lambda p=path: (load_manifest(p), [p]))
         except ArgmatrixError as error:
             problems.extend(error.problems)
             continue

@@ -37,23 +37,31 @@ def guess_mode(target: str, static: bool) -> Mode:
 
 def load_registry(spec: RegistrySpec, verbose: bool = False) -> Registry:
     if spec.mode == "snapshot":
-        return read_snapshot(_resolve_path(spec.target, spec.base_dir))
-    if spec.mode == "static":
-        from .static import load_static
+        registry = read_snapshot(_resolve_path(spec.target, spec.base_dir))
+    elif spec.mode == "static":
+        from .cache import cached
 
-        parser, sites, read_source = load_static(spec.target, spec.base_dir, spec.search_path)
+        key = (spec.target, str(spec.base_dir), spec.search_path)
+        registry = cached("registry", key, lambda: _read_static(spec))
     else:
         from .live import load_live
 
         parser, sites = load_live(spec.target, spec.mock, spec.base_dir, verbose)
-        read_source = _read_file
-    registry = registry_from_parser(parser, spec.target, sites, read_source)
+        registry = registry_from_parser(parser, spec.target, sites, _read_file)
     if not registry.arguments and not registry.subcommands:
         raise ArgmatrixError.at(
             f"registry {spec.target} has no arguments",
             fix="point the target at the function that adds the server's arguments",
         )
     return registry
+
+
+def _read_static(spec: RegistrySpec) -> tuple[Registry, list[str]]:
+    from .static import files_read, load_static
+
+    parser, sites, read_source = load_static(spec.target, spec.base_dir, spec.search_path)
+    registry = registry_from_parser(parser, spec.target, sites, read_source)
+    return registry, files_read(read_source)
 
 
 def _resolve_path(target: str, base_dir: Path) -> Path:

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 import jinja2
 
+from .cache import jinja_bytecode_cache
 from .config import Config, PageSpec
 from .errors import ArgmatrixError
 from .markdown import anchor, cell, code, value_text
@@ -52,6 +53,7 @@ def environment(project_templates: Path | None) -> jinja2.Environment:
     loaders += [bundled, jinja2.PrefixLoader({"argmatrix": bundled})]
     env = jinja2.Environment(
         loader=jinja2.ChoiceLoader(loaders),
+        bytecode_cache=jinja_bytecode_cache(),
         autoescape=False,  # Markdown output; every input string goes through `cell` or `code`
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,

@@ -827,9 +827,13 @@ def is_enum_class(cls: ClassRef, depth: int = 0) -> bool:
 
 
 def final_value(value: Any) -> Any:
-    """What the model keeps of a computed value: Enum members as `Class.MEMBER`."""
+    """What the model keeps of a computed value: Enum members as `Class.MEMBER`; a reference to
+    something only running would give (`sys.maxsize`) as its name, marked unevaluated."""
     if isinstance(value, EnumMember):
         return Opaque(str(value))
+    if isinstance(value, _REFS):
+        return Unevaluated(callable_name(value) if not isinstance(value, ExternalRef)
+                           else value.dotted)
     if isinstance(value, list):
         return [final_value(v) for v in value]
     if isinstance(value, tuple):
@@ -985,7 +989,21 @@ def load_static(
             fix="name a function that returns an ArgumentParser or fills one it is given,"
             " or load the registry live",
         )
-    return parser, recording.sites, lambda name: _source_text(loader, name)
+    return parser, recording.sites, _SourceReader(loader)
+
+
+def files_read(read_source: Callable[[str], str | None]) -> list[str]:
+    """The source files a static read looked at (for the cache's validity check)."""
+    loader = getattr(read_source, "loader", None)
+    return [str(m.path) for m in loader.modules.values() if m is not None] if loader else []
+
+
+class _SourceReader:
+    def __init__(self, loader: StaticLoader) -> None:
+        self.loader = loader
+
+    def __call__(self, file: str) -> str | None:
+        return _source_text(self.loader, file)
 
 
 def _source_text(loader: StaticLoader, file: str) -> str | None:

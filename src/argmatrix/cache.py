@@ -1,0 +1,116 @@
+"""A cache of what is slow to read and rarely changes: statically read registries, manifests.
+
+An entry is valid while every file it was read from has the same content (by hash: a time stamp
+can miss an edit made within its granularity), so a cached result is always what reading the
+files again would give. Off with
+ARGMATRIX_NO_CACHE=1; the folder is ARGMATRIX_CACHE_DIR, else $XDG_CACHE_HOME/argmatrix, else
+~/.cache/argmatrix. A cache that cannot be read or written is ignored, never an error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import pickle
+import tempfile
+from collections.abc import Callable, Iterable
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, TypeVar
+
+from . import __version__
+
+T = TypeVar("T")
+Stamp = tuple[str, str]
+
+
+def cache_dir() -> Path | None:
+    if os.environ.get("ARGMATRIX_NO_CACHE"):
+        return None
+    explicit = os.environ.get("ARGMATRIX_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "argmatrix"
+
+
+def stamp(path: str | Path) -> Stamp | None:
+    try:
+        content = Path(path).read_bytes()
+    except OSError:
+        return None
+    return (str(path), hashlib.blake2b(content, digest_size=16).hexdigest())
+
+
+@lru_cache(maxsize=1)
+def code_version() -> str:
+    """argmatrix's own code, as of now: an entry written by other code is never reused."""
+    package = Path(__file__).parent
+    parts = [__version__]
+    for module in sorted(package.glob("*.py")):
+        status = module.stat()
+        parts.append(f"{module.name}:{status.st_mtime_ns}:{status.st_size}")
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()
+
+
+def _entry_path(kind: str, key: Iterable[Any]) -> Path | None:
+    folder = cache_dir()
+    if folder is None:
+        return None
+    digest = hashlib.sha256(repr((code_version(), kind, *key)).encode()).hexdigest()[:32]
+    return folder / f"{kind}-{digest}.pickle"
+
+
+def cached(kind: str, key: Iterable[Any], compute: Callable[[], tuple[T, Iterable[str]]]) -> T:
+    """`compute()` returns the value and the files it read; reuse it while they are unchanged."""
+    key = tuple(key)
+    path = _entry_path(kind, key)
+    if path is not None:
+        hit = _read(path)
+        if hit is not None:
+            stamps, value = hit
+            if all(stamp(s[0]) == s for s in stamps):
+                return value  # type: ignore[no-any-return]
+    value, files = compute()
+    if path is not None:
+        stamps = [s for s in (stamp(f) for f in sorted(set(files))) if s is not None]
+        _write(path, (stamps, value))
+    return value
+
+
+def _read(path: Path) -> tuple[list[Stamp], Any] | None:
+    try:
+        with path.open("rb") as stream:
+            data = pickle.load(stream)
+    except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, ValueError,
+            TypeError):
+        return None
+    return data if isinstance(data, tuple) and len(data) == 2 else None
+
+
+def _write(path: Path, data: Any) -> None:
+    with contextlib.suppress(OSError, pickle.PickleError, TypeError, AttributeError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                pickle.dump(data, stream, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(temporary, path)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+
+
+def jinja_bytecode_cache() -> Any:
+    folder = cache_dir()
+    if folder is None:
+        return None
+    import jinja2
+
+    target = folder / "jinja"
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return jinja2.FileSystemBytecodeCache(str(target))
