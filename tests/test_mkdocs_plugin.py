@@ -16,7 +16,13 @@ from mkdocs.exceptions import PluginError
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.manifest import ENTRY_KEYS, SECTION_ENTRY_KEYS, TOP_KEYS
-from argmatrix.mkdocs_plugin import ArgmatrixPlugin, expand_directives, registry_source, schema_table
+from argmatrix.mkdocs_plugin import (
+    ArgmatrixPlugin,
+    expand_directives,
+    plugin_errors,
+    registry_source,
+    schema_table,
+)
 from argmatrix.registry import RegistrySpec
 from argmatrix.schema import CONFIG_SCHEMA, MANIFEST_SCHEMA
 from e2e.site import ROOT, build_site, copy_hostile_project, tree
@@ -229,11 +235,9 @@ def test_plugin_errors_become_plugin_errors_with_every_problem(project: Path) ->
     plugin = ArgmatrixPlugin()
     plugin.config_path = project / "argmatrix.yaml"
     plugin.project = plugin._load()
-    with pytest.raises(PluginError, match=r"guide\.md:4: an argmatrix directive needs a section"):
-        from argmatrix.mkdocs_plugin import plugin_errors
-
-        with plugin_errors():
-            plugin._table({"platform": "npu"}, "guide.md", 4, "guide.md")
+    needs_section = r"guide\.md:4: an argmatrix directive needs a section"
+    with pytest.raises(PluginError, match=needs_section), plugin_errors():
+        plugin._table({"platform": "npu"}, "guide.md", 4, "guide.md")
 
 
 # ------------------------------------------------------------------ schema tables

@@ -4,7 +4,7 @@
       - search
       - argmatrix                              # argmatrix.yaml next to mkdocs.yml
       - argmatrix:                             # a second project (multiple instances are fine)
-          config_file: docs/cli/argmatrix.yaml
+          config_file: docs/reference/argmatrix.yaml
           directives: false                    # let the first instance expand the directives
 
 Every build renders the pages of the argmatrix configuration through `render_project` and hands

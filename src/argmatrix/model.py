@@ -269,7 +269,9 @@ class Platform:
 class Resolved(NamedTuple):
     """An argument's capability on a platform after precedence: argument > section > default.
 
-    A NamedTuple, not a dataclass: one is made per argument per platform, and that adds up.
+    Shared by every argument that gets it from the same entry (or the same section entry, or
+    the file default), so it holds only what the manifest says: `default` is the platform's
+    override when `default_overridden`, and `effective_default` gives the value to show.
     """
 
     status: str
@@ -280,3 +282,6 @@ class Resolved(NamedTuple):
     note: str | None
     reason: str | None
     origin: str  # "argument", "section", "default" or "none"
+
+    def effective_default(self, argument: Argument) -> Any:
+        return self.default if self.default_overridden else argument.default

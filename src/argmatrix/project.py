@@ -48,7 +48,7 @@ def platform_export(resolved: ResolvedPlatform, registry: Registry) -> dict[str,
             "variants": list(capability.variants),
             "options": json_value(list(capability.options))
             if capability.options is not None else None,
-            "default": json_value(capability.default),
+            "default": json_value(capability.effective_default(argument)),
             "note": capability.note,
             "reason": capability.reason,
         }

@@ -59,6 +59,7 @@ def environment(project_templates: Path | None) -> jinja2.Environment:
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
+        auto_reload=False,  # one render per process: no need to stat templates again
     )
     env.filters.update(cell=cell, code=code, anchor=anchor)
     return env
@@ -273,22 +274,30 @@ def variant_marks(resolved: Resolved, variants: tuple[str, ...]) -> tuple[str, .
     return tuple(marks)
 
 
-def _support_row(
-    base: Row, resolved: Resolved, variants: tuple[str, ...], layout: str = "status"
-) -> Row:
+def _platform_cells(
+    resolved: Resolved, variants: tuple[str, ...], layout: str
+) -> tuple[str, tuple[str, ...], str, str]:
+    """The cells a platform adds to a row: status, per-variant marks, note, reason."""
     notes = [resolved.note] if resolved.note else []
     if layout == "variants" and resolved.reason:
         notes.insert(0, resolved.reason)  # no status column to carry the reason
+    return (
+        status_cell(resolved, variants),
+        variant_marks(resolved, variants),
+        cell("; ".join(notes)) if notes else "",
+        cell(resolved.reason) if resolved.reason else "",
+    )
+
+
+def _support_row(base: Row, resolved: Resolved, platform_cells: tuple[str, ...]) -> Row:
     argument = base.argument
-    return base._replace(
-        default=default_cell(resolved.default, argument) if resolved.default_overridden
-        else base.default,
-        options=type_options_cell(argument, resolved.options) if resolved.options is not None
+    status, marks, note, reason = platform_cells
+    return Row(
+        argument, base.anchor, base.flags, base.description,
+        default_cell(resolved.default, argument) if resolved.default_overridden else base.default,
+        type_options_cell(argument, resolved.options) if resolved.options is not None
         else base.options,
-        status=status_cell(resolved, variants),
-        marks=variant_marks(resolved, variants),
-        note=cell("; ".join(notes)) if notes else "",
-        reason=cell(resolved.reason) if resolved.reason else "",
+        status, marks, note, reason,
     )
 
 
@@ -301,12 +310,16 @@ def support_page(
     sections = []
     groups: dict[str, list[Row]] = {}
     counts: dict[str, int] = {}
+    platform_cells: dict[int, tuple[Any, ...]] = {}  # one per shared Resolved
     for section, arguments in by_section(registry).items():
         rows = []
         for argument in arguments:
             resolved = platform.of(argument)
             counts[resolved.status] = counts.get(resolved.status, 0) + 1
-            row = _support_row(cells.row(argument), resolved, variants, layout)
+            extra = platform_cells.get(id(resolved))
+            if extra is None:
+                extra = platform_cells[id(resolved)] = _platform_cells(resolved, variants, layout)
+            row = _support_row(cells.row(argument), resolved, extra)
             if layout != "variants" and resolved.status == "unsupported":
                 groups.setdefault(resolved.reason or "", []).append(row)
             else:
@@ -390,15 +403,14 @@ def render_template(env: jinja2.Environment, name: str, context: dict[str, Any],
     return normalise_newlines(text)
 
 
+_TRAILING_SPACE = re.compile(r"[ \t]+$", re.MULTILINE)
+_BLANK_RUNS = re.compile(r"\n{3,}")
+
+
 def normalise_newlines(text: str) -> str:
     """One trailing newline, no trailing spaces, at most one blank line in a row."""
-    lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
-    out: list[str] = []
-    for line in lines:
-        if line == "" and out and out[-1] == "":
-            continue
-        out.append(line)
-    return "\n".join(out).strip("\n") + "\n"
+    text = _TRAILING_SPACE.sub("", text.replace("\r\n", "\n"))
+    return _BLANK_RUNS.sub("\n\n", text).strip("\n") + "\n"
 
 
 def render_project(

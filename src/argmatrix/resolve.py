@@ -55,12 +55,17 @@ def resolve_platform(platform: Platform, registry: Registry) -> ResolvedPlatform
                 platform=platform.name, file=platform.file, line=capability.line,
                 fix=f"did you mean {suggestion!r}?" if suggestion else "remove the entry",
             ))
+    by_section = {name: _resolved(c, "section", platform, None)
+                  for name, c in platform.sections.items()}
+    fallback = _fallback(platform)
     resolved: dict[str, Resolved] = {}
     for argument in registry.arguments:
         entry = entries.get(argument.name)
         if entry is not None:
             findings.extend(_impossible(argument, entry, platform))
-        resolved[argument.name] = _resolve_one(argument, entry, platform)
+            resolved[argument.name] = _resolved(entry, "argument", platform, entry)
+        else:
+            resolved[argument.name] = by_section.get(argument.section, fallback)
     return ResolvedPlatform(platform, resolved, tuple(findings))
 
 
@@ -93,21 +98,16 @@ def _entries_by_argument(
     return entries
 
 
-def _resolve_one(argument: Argument, entry: Capability | None, platform: Platform) -> Resolved:
-    if entry is not None:
-        return _resolved(entry, "argument", argument, platform, entry)
-    section_entry = platform.sections.get(argument.section)
-    if section_entry is not None:
-        return _resolved(section_entry, "section", argument, platform, None)
+def _fallback(platform: Platform) -> Resolved:
+    """What an argument with no entry and no section entry gets: the file default, or nothing."""
     status = platform.default or UNCLASSIFIED
     variants = platform.variants if status in ("supported", "experimental") else ()
-    return Resolved(status, variants, None, argument.default, False, None, None,
-                    "default" if platform.default else "none")
+    origin = "default" if platform.default else "none"
+    return Resolved(status, variants, None, None, False, None, None, origin)
 
 
 def _resolved(
-    chosen: Capability, origin: str, argument: Argument, platform: Platform,
-    entry: Capability | None,
+    chosen: Capability, origin: str, platform: Platform, entry: Capability | None
 ) -> Resolved:
     status = chosen.status
     variants: tuple[str, ...] = ()
@@ -118,7 +118,7 @@ def _resolved(
         status,
         variants,
         entry.options if entry is not None else None,
-        entry.default if overridden and entry is not None else argument.default,
+        entry.default if entry is not None and overridden else None,
         overridden,
         chosen.note,
         chosen.reason,
