@@ -238,9 +238,11 @@ NEEDS_REASON = frozenset({"unsupported", "not-applicable"})
 UNCLASSIFIED = "unclassified"  # no entry, no section entry and no file default
 
 
-@dataclass(frozen=True)
-class Capability:
-    """What one manifest entry says about an argument (or a whole section) on a platform."""
+class Capability(NamedTuple):
+    """What one manifest entry says about an argument (or a whole section) on a platform.
+
+    A NamedTuple: large manifests hold tens of thousands of entries.
+    """
 
     status: str
     variants: tuple[str, ...] | None = None

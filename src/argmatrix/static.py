@@ -298,6 +298,16 @@ class StaticLoader:
 # ------------------------------------------------------------------ placeholders for argparse
 
 
+def quick_parser(recording: Recording, **kwargs: Any) -> argparse.ArgumentParser:
+    """A parser for replaying calls. argparse makes a help formatter (and asks for the
+    terminal size) on every add_argument to check metavars; one formatter serves them all."""
+    parser = argparse.ArgumentParser(**kwargs)
+    formatter = parser._get_formatter()
+    parser._get_formatter = lambda: formatter  # type: ignore[method-assign]
+    recording.keep.append(parser)
+    return parser
+
+
 def named_callable(name: str) -> Callable[[Any], Any]:
     """A stand-in for a custom `type=` callable: argparse only needs something callable."""
 
@@ -643,9 +653,7 @@ class Interpreter:
                 value = self.try_eval(keyword.value)
                 kwargs[keyword.arg] = value if not isinstance(value, Unevaluated) else None
         kwargs = {k: v for k, v in kwargs.items() if v is not None}
-        parser = argparse.ArgumentParser(**kwargs)
-        self.recording.keep.append(parser)
-        return parser
+        return quick_parser(self.recording, **kwargs)
 
     def lenient_arguments(self, node: ast.Call) -> tuple[list[Any], dict[str, Any]]:
         """Positional and keyword arguments, `*xs` and `**kw` spread; what cannot be computed
@@ -976,7 +984,7 @@ def load_static(
         receiver = [function.owner]
     given: argparse.ArgumentParser | None = None
     if required >= 1:
-        given = argparse.ArgumentParser(add_help=False)
+        given = quick_parser(recording, add_help=False)
         result = run_function(function, [*receiver, given], {}, recording)
     else:
         result = run_function(function, receiver, {}, recording)
