@@ -45,6 +45,7 @@ test: install live-env lint
 
 check-docs: install
 	$(BIN)/argmatrix check
+	$(BIN)/argmatrix check --config docs/reference/argmatrix.yaml
 
 bench: install live-env
 	ARGMATRIX_LIVE_PYTHON=$(CURDIR)/$(LIVE)/bin/python $(BIN)/python bench/run.py

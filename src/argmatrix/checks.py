@@ -163,7 +163,7 @@ def prose_files(project: Project, generated: set[Path]) -> list[Path]:
 
 
 def dead_flags(project: Project, generated: set[Path]) -> list[Finding]:
-    known = set(project.registry.by_flag())
+    known = project.registry.all_flags()
     candidates = sorted(known)
     found = []
     for path in prose_files(project, generated):
@@ -214,7 +214,8 @@ def emit(report: Report, form: str, stream: TextIO) -> None:
 def text_line(finding: Finding, colour: bool = False) -> str:
     where = ""
     if finding.file:
-        where = f"{finding.file}:{finding.line}: " if finding.line else f"{finding.file}: "
+        file = relative_path(finding.file)
+        where = f"{file}:{finding.line}: " if finding.line else f"{file}: "
     label = f"{finding.severity}[{finding.kind}]"
     if colour:
         code = "31" if finding.severity == "error" else "33"
@@ -223,11 +224,19 @@ def text_line(finding: Finding, colour: bool = False) -> str:
     return f"{where}{label}: {finding.message}{fix}"
 
 
+def relative_path(file: str) -> str:
+    """A path relative to the working directory (the repository root in CI), where it can be."""
+    try:
+        return os.path.relpath(file)
+    except ValueError:
+        return file
+
+
 def github_annotation(finding: Finding) -> str:
     level = "error" if finding.severity == "error" else "warning"
     props = []
     if finding.file:
-        props.append(f"file={_escape_property(finding.file)}")
+        props.append(f"file={_escape_property(relative_path(finding.file))}")
     if finding.line:
         props.append(f"line={finding.line}")
     props.append(f"title={_escape_property('argmatrix ' + finding.kind)}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -78,14 +79,18 @@ def load_config(path: Path | None, cwd: Path) -> Config:
     registry = _registry(data.get("registry"), root, where, line_of(data, "registry"), problems)
     manifests = _paths(data.get("manifests", []), root, where, line_of(data, "manifests"),
                        problems, "manifests")
-    docs_dir = root / _text(data, "docs_dir", "docs", where, problems)
-    templates_dir = root / _text(data, "templates_dir", "templates", where, problems)
+    docs_dir = _folder(root, _text(data, "docs_dir", "docs", where, problems))
+    templates_dir = _folder(root, _text(data, "templates_dir", "templates", where, problems))
     pages = _pages(data.get("pages", []), where, line_of(data, "pages"), problems)
     severity, prose = _checks(data.get("checks", {}), where, problems)
     if problems:
         raise ArgmatrixError(*problems)
     return Config(path, root, registry, manifests, docs_dir, templates_dir, pages, severity,
                   prose)
+
+
+def _folder(root: Path, relative: str) -> Path:
+    return Path(os.path.normpath(root / relative))
 
 
 def _text(data: dict[str, Any], key: str, default: str, where: str, problems: list[Problem]) -> str:

@@ -99,6 +99,13 @@ class Registry:
                 index.setdefault(flag, argument)
         return index
 
+    def all_flags(self) -> set[str]:
+        """Every flag of the registry and of its subcommands, at any depth."""
+        flags = set(self.by_flag())
+        for sub in self.subcommands:
+            flags |= sub.registry.all_flags()
+        return flags
+
     def in_section(self, section: str) -> list[Argument]:
         return [a for a in self.arguments if a.section == section]
 

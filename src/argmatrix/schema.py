@@ -9,7 +9,9 @@ from .manifest import ENTRY_KEYS, SECTION_ENTRY_KEYS, TOP_KEYS
 from .model import NEEDS_REASON, STATUSES
 from .registry import MODES
 
-_STATUS = {"type": "string", "enum": list(STATUSES)}
+_STATUS = {"type": "string", "enum": list(STATUSES),
+           "description": "supported, experimental, planned, unsupported (needs a reason),"
+           " not-applicable (needs a reason) or unverified."}
 _REASON_RULE = {
     "if": {"properties": {"status": {"enum": sorted(NEEDS_REASON)}}, "required": ["status"]},
     "then": {"required": ["reason"], "properties": {"reason": {"minLength": 1}}},
@@ -24,9 +26,9 @@ def _entry(keys: tuple[str, ...]) -> dict[str, Any]:
         "options": {"type": "array", "description": "The subset of the registry's choices that"
                     " work on this platform."},
         "default": {"description": "The default on this platform, where it differs."},
-        "note": {"type": "string"},
-        "reason": {"type": "string", "description": "Required for unsupported and"
-                   " not-applicable."},
+        "note": {"type": "string", "description": "A remark shown next to the status."},
+        "reason": {"type": "string", "description": "Why it is not supported; required for"
+                   " unsupported and not-applicable, and the heading they are grouped under."},
     }
     return {
         "oneOf": [
@@ -51,13 +53,21 @@ MANIFEST_SCHEMA: dict[str, Any] = {
     "required": ["platform"],
     "additionalProperties": False,
     "properties": {
-        "platform": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]*$"},
-        "title": {"type": "string"},
-        "description": {"type": "string"},
-        "variants": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
-        "default": {"type": "string", "enum": [s for s in STATUSES if s not in NEEDS_REASON]},
-        "sections": {"type": "object", "additionalProperties": _entry(SECTION_ENTRY_KEYS)},
-        "arguments": {"type": "object", "additionalProperties": _entry(ENTRY_KEYS)},
+        "platform": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]*$",
+                     "description": "Short name pages refer to (`platform:` of a page)."},
+        "title": {"type": "string", "description": "Name shown to readers, e.g. Ascend NPU."},
+        "description": {"type": "string", "description": "Text shown under the page title."},
+        "variants": {"type": "array", "items": {"type": "string"}, "uniqueItems": True,
+                     "description": "Hardware generations, e.g. [A2, A3]; an entry may narrow"
+                     " a status to some of them."},
+        "default": {"type": "string", "enum": [s for s in STATUSES if s not in NEEDS_REASON],
+                    "description": "Status of every argument not named below. Without it,"
+                    " `check` reports each unclassified argument."},
+        "sections": {"type": "object", "additionalProperties": _entry(SECTION_ENTRY_KEYS),
+                     "description": "A status for every argument of a registry section."},
+        "arguments": {"type": "object", "additionalProperties": _entry(ENTRY_KEYS),
+                      "description": "Entries keyed by any of an argument's flags; they win"
+                      " over section entries and the default."},
     },
 }
 assert set(MANIFEST_SCHEMA["properties"]) == set(TOP_KEYS)
@@ -71,20 +81,30 @@ CONFIG_SCHEMA: dict[str, Any] = {
     "properties": {
         "registry": {
             "type": "object",
+            "description": "Where the argparse registry comes from.",
             "required": ["target"],
             "additionalProperties": False,
             "properties": {
-                "target": {"type": "string"},
-                "mode": {"enum": list(MODES)},
-                "mock": {"type": "array", "items": {"type": "string"}},
-                "search_path": {"type": "array", "items": {"type": "string"}},
+                "target": {"type": "string", "description": "module:callable returning or"
+                           " filling an ArgumentParser, or a snapshot .json file."},
+                "mode": {"enum": list(MODES), "description": "live imports the target;"
+                         " static reads its source; snapshot reads a JSON snapshot."},
+                "mock": {"type": "array", "items": {"type": "string"}, "description": "Live"
+                         " mode: stand-ins for heavy modules that are not installed."},
+                "search_path": {"type": "array", "items": {"type": "string"}, "description":
+                                "Static mode: folders to find modules in (default sys.path)."},
             },
         },
-        "manifests": {"type": "array", "items": {"type": "string"}},
-        "docs_dir": {"type": "string"},
-        "templates_dir": {"type": "string"},
+        "manifests": {"type": "array", "items": {"type": "string"},
+                      "description": "Capability manifests, one per platform."},
+        "docs_dir": {"type": "string", "description": "Folder page outputs are relative to"
+                     " (default docs)."},
+        "templates_dir": {"type": "string", "description": "The project's own templates, looked"
+                          " up before the bundled ones (default templates)."},
         "pages": {
             "type": "array",
+            "description": "Pages to generate: template, output, and platform for a support"
+            " page.",
             "items": {
                 "type": "object",
                 "required": ["template", "output"],
@@ -103,6 +123,7 @@ CONFIG_SCHEMA: dict[str, Any] = {
         },
         "checks": {
             "type": "object",
+            "description": "Settings of `argmatrix check`.",
             "additionalProperties": False,
             "properties": {
                 "severity": {"type": "object", "additionalProperties": {"enum": list(SEVERITIES)}},
