@@ -4,6 +4,7 @@ against the tiny fixture server. Every finding must name the page's file and lin
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -230,7 +231,7 @@ def test_text_output_is_one_line_per_finding_then_a_summary() -> None:
     assert result.code == 1
     lines = result.out.splitlines()
     assert len(lines) == 16
-    page = str(PAGES / "tiny_drifted.md")
+    page = os.path.relpath(PAGES / "tiny_drifted.md", PROJECT)  # paths read from where it runs
     assert lines[0].startswith(f"{page}:{line_of(PAGES / 'tiny_drifted.md', '`--dtype`')}: ")
     assert lines[-1].startswith("argmatrix audit: 15 finding(s) on 11 rows: 1 broken-row,")
 
