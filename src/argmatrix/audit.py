@@ -30,7 +30,7 @@ from .legacy import (
 )
 from .markdown import value_text
 from .model import FLAG_ACTIONS, Argument, Registry
-from .resolve import Finding, closest
+from .resolve import Finding, closest, in_choices
 
 KINDS = ("broken-row", "unknown-flag", "duplicate-flag", "wrong-default", "wrong-options",
          "wrong-type", "raw-html", "missing-flag")
@@ -235,11 +235,6 @@ def _quoted(text: str) -> str:
 
 
 # ------------------------------------------------------------------ options and types
-
-
-def in_choices(value: str, choices: tuple[Any, ...]) -> bool:
-    """Whether a value written on a page is one of the registry's choices."""
-    return any(value == value_text(c) or value == str(c) for c in choices)
 
 
 def wrong_options(page: Page, row: Row, argument: Argument, cell: Cell) -> list[Finding]:

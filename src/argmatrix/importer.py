@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from .audit import comparable, default_agrees, in_choices
+from .audit import comparable, default_agrees
 from .errors import ArgmatrixError, Problem
 from .legacy import (
     DEFAULT,
@@ -38,7 +38,7 @@ from .legacy import (
 from .manifest import PLATFORM_NAME, Problems, parse_manifest
 from .markdown import value_text
 from .model import Argument, Registry
-from .resolve import closest
+from .resolve import closest, in_choices
 from .yamlfile import load_yaml_text
 
 UNSUPPORTED_REASON = "marked unsupported on the imported page"

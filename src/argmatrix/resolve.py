@@ -11,6 +11,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Any
 
+from .markdown import value_text
 from .model import UNCLASSIFIED, Argument, Capability, Platform, Registry, Resolved, Unevaluated
 
 
@@ -140,7 +141,7 @@ def _impossible(argument: Argument, entry: Capability, platform: Platform) -> li
             add(f"{argument.name} has 'options' but the registry defines no choices for it",
                 "drop 'options' or use a 'note'")
         elif not isinstance(choices, Unevaluated):
-            outside = [o for o in entry.options if not _in_choices(o, choices)]
+            outside = [o for o in entry.options if not in_choices(o, choices)]
             if outside:
                 add(f"{argument.name}: option {outside[0]!r} is not among the registry's choices",
                     f"pick from: {', '.join(str(c) for c in choices)}")
@@ -150,8 +151,12 @@ def _impossible(argument: Argument, entry: Capability, platform: Platform) -> li
     return found
 
 
-def _in_choices(option: Any, choices: tuple[Any, ...]) -> bool:
-    return option in choices or str(option) in {str(c) for c in choices}
+def in_choices(value: Any, choices: tuple[Any, ...]) -> bool:
+    """Whether a value (from a manifest, or as text from a page) is one of the choices."""
+    if value in choices:
+        return True
+    text = str(value)
+    return any(text == value_text(c) or text == str(c) for c in choices)
 
 
 def _same_value(a: Any, b: Any) -> bool:
