@@ -489,6 +489,8 @@ class Interpreter:
                 raise CannotEvaluate(attr)
             return getattr(base, attr)
         if attr in _PURE_METHODS and hasattr(base, attr):
+            if attr != "keys":
+                base = settle(base)
             return getattr(base, attr)
         raise CannotEvaluate(attr)
 
@@ -515,9 +517,12 @@ class Interpreter:
         for key, value in zip(node.keys, node.values, strict=True):
             if key is None:
                 result.update(self.eval(value))
+            elif isinstance(value, ast.Constant):
+                result[self.eval(key)] = value.value
             else:
-                # Values may be classes or calls (a registry of detectors): keep the keys usable.
-                result[self.eval(key)] = self.try_eval(value)
+                # Values may be classes from other modules (a registry of detectors) when only
+                # the keys are wanted: read them only if something asks for a value.
+                result[self.eval(key)] = Deferred(self, value)
         return result
 
     def eval_BinOp(self, node: ast.BinOp) -> Any:
@@ -566,7 +571,7 @@ class Interpreter:
         return self.eval(node.body) if self.known(node.test) else self.eval(node.orelse)
 
     def eval_Subscript(self, node: ast.Subscript) -> Any:
-        return self.eval(node.value)[self.eval(node.slice)]
+        return settle(self.eval(node.value)[self.eval(node.slice)])
 
     def eval_Slice(self, node: ast.Slice) -> slice:
         part = [self.eval(n) if n is not None else None for n in (node.lower, node.upper, node.step)]
@@ -579,7 +584,7 @@ class Interpreter:
                 parts.append(str(value.value))
                 continue
             assert isinstance(value, ast.FormattedValue)
-            item = self.eval(value.value)
+            item = settle(self.eval(value.value))
             if contains_unevaluated(item) or isinstance(item, (ClassRef, FunctionRef, ExternalRef)):
                 raise CannotEvaluate("f-string part")
             if value.conversion == ord("r"):
@@ -779,7 +784,34 @@ class Interpreter:
 _REFS = (ClassRef, FunctionRef, ExternalRef, ModuleRef, BoundMethod)
 
 
+class Deferred:
+    """A dict value not read yet: evaluated (once) when something asks for it."""
+
+    __slots__ = ("interpreter", "node")
+
+    def __init__(self, interpreter: Interpreter, node: ast.expr) -> None:
+        self.interpreter = interpreter
+        self.node = node
+
+    def resolve(self) -> Any:
+        return self.interpreter.try_eval(self.node)
+
+
+def settle(value: Any) -> Any:
+    """`value` with every Deferred inside it evaluated (dicts are settled in place)."""
+    if isinstance(value, Deferred):
+        return settle(value.resolve())
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, (Deferred, dict, list)):
+                value[key] = settle(item)
+    elif isinstance(value, list):
+        value[:] = [settle(v) for v in value]
+    return value
+
+
 def contains_unevaluated(value: Any) -> bool:
+    value = settle(value)
     if isinstance(value, Unevaluated):
         return True
     if isinstance(value, (list, tuple, set, frozenset)):
@@ -837,6 +869,7 @@ def is_enum_class(cls: ClassRef, depth: int = 0) -> bool:
 def final_value(value: Any) -> Any:
     """What the model keeps of a computed value: Enum members as `Class.MEMBER`; a reference to
     something only running would give (`sys.maxsize`) as its name, marked unevaluated."""
+    value = settle(value)
     if isinstance(value, EnumMember):
         return Opaque(str(value))
     if isinstance(value, _REFS):
