@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass
@@ -36,3 +37,13 @@ class ArgmatrixError(Exception):
         cls, message: str, file: str | None = None, line: int | None = None, fix: str | None = None
     ) -> ArgmatrixError:
         return cls(Problem(message, file, line, fix))
+
+
+def read_user_file(path: Path, what: str, fix: str) -> str:
+    """A file the user named, as text; a missing or unreadable one is an ArgmatrixError."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ArgmatrixError.at(f"{what} not found", file=str(path), fix=fix) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ArgmatrixError.at(f"cannot read {what}: {exc}", file=str(path)) from None

@@ -23,7 +23,7 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from .errors import ArgmatrixError
+from .errors import ArgmatrixError, read_user_file
 
 # ------------------------------------------------------------------ columns
 
@@ -176,13 +176,7 @@ def _section_key(title: str) -> str:
 
 def read_page(path: Path) -> Page:
     """Read a hand-written page; ArgmatrixError (exit 2) when it holds no argument table."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ArgmatrixError.at("page not found", file=str(path),
-                                fix="check the path of the Markdown page") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ArgmatrixError.at(f"cannot read page: {exc}", file=str(path)) from None
+    text = read_user_file(path, "page", "check the path of the Markdown page")
     page = parse_page(text, str(path))
     if not page.rows:
         raise ArgmatrixError.at(

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .errors import ArgmatrixError
+from .errors import ArgmatrixError, read_user_file
 from .introspect import registry_from_parser
 from .model import Registry, registry_from_dict, registry_to_dict
 
@@ -92,15 +92,8 @@ def snapshot_text(registry: Registry) -> str:
 
 
 def read_snapshot(path: Path) -> Registry:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ArgmatrixError.at(
-            "snapshot file not found", file=str(path),
-            fix="write one with 'argmatrix snapshot --registry MODULE:CALLABLE -o FILE'",
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ArgmatrixError.at(f"cannot read snapshot: {exc}", file=str(path)) from None
+    text = read_user_file(path, "snapshot file",
+                          "write one with 'argmatrix snapshot --registry MODULE:CALLABLE -o FILE'")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -840,30 +840,28 @@ def action_placeholder(value: Any) -> type:
     return placeholder_action(callable_name(value))
 
 
-def argparse_base(cls: ClassRef, depth: int = 0) -> type:
+def ancestors(cls: ClassRef, depth: int = 0) -> Iterator[Any]:
+    """The base classes of a class read from source, depth first; unreadable ones skipped."""
     for base_node in cls.node.bases:
         try:
             base = Interpreter(cls.module, {}).eval(base_node)
         except CannotEvaluate:
             continue
+        yield base
+        if isinstance(base, ClassRef) and depth < MAX_CALL_DEPTH:
+            yield from ancestors(base, depth + 1)
+
+
+def argparse_base(cls: ClassRef) -> type:
+    for base in ancestors(cls):
         if isinstance(base, type) and issubclass(base, argparse.Action):
             return base
-        if isinstance(base, ClassRef) and depth < MAX_CALL_DEPTH:
-            return argparse_base(base, depth + 1)
     return argparse.Action
 
 
-def is_enum_class(cls: ClassRef, depth: int = 0) -> bool:
-    for base_node in cls.node.bases:
-        try:
-            base = Interpreter(cls.module, {}).eval(base_node)
-        except CannotEvaluate:
-            continue
-        if isinstance(base, ExternalRef) and base.dotted.startswith("enum."):
-            return True
-        if isinstance(base, ClassRef) and depth < MAX_CALL_DEPTH and is_enum_class(base, depth + 1):
-            return True
-    return False
+def is_enum_class(cls: ClassRef) -> bool:
+    return any(isinstance(base, ExternalRef) and base.dotted.startswith("enum.")
+               for base in ancestors(cls))
 
 
 def final_value(value: Any) -> Any:
@@ -882,17 +880,9 @@ def final_value(value: Any) -> Any:
     return value
 
 
-def is_parser_class(cls: ClassRef, depth: int = 0) -> bool:
-    for base_node in cls.node.bases:
-        try:
-            base = Interpreter(cls.module, {}).eval(base_node)
-        except CannotEvaluate:
-            continue
-        if isinstance(base, type) and issubclass(base, argparse.ArgumentParser):
-            return True
-        if isinstance(base, ClassRef) and depth < MAX_CALL_DEPTH and is_parser_class(base, depth + 1):
-            return True
-    return False
+def is_parser_class(cls: ClassRef) -> bool:
+    return any(isinstance(base, type) and issubclass(base, argparse.ArgumentParser)
+               for base in ancestors(cls))
 
 
 def class_attribute(cls: ClassRef, attr: str, depth: int = 0) -> Any:

@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from .errors import ArgmatrixError, Problem
+from .errors import ArgmatrixError, Problem, read_user_file
 
 
 class Located(dict):  # type: ignore[type-arg]
@@ -87,13 +87,7 @@ def load_yaml_text(text: str, where: str) -> Any:
 
 
 def load_yaml_file(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ArgmatrixError.at("file not found", file=str(path),
-                                fix="check the path in argmatrix.yaml or on the command line") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ArgmatrixError.at(f"cannot read file: {exc}", file=str(path)) from None
+    text = read_user_file(path, "file", "check the path in argmatrix.yaml or on the command line")
     return load_yaml_text(text, str(path))
 
 
