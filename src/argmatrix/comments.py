@@ -79,11 +79,15 @@ def comment_markers(source: str) -> tuple[tuple[int, str], ...]:
     return tuple(markers)
 
 
+@lru_cache(maxsize=64)
+def _marker_lines(source: str) -> list[int]:
+    return [line for line, _ in comment_markers(source)]
+
+
 def section_of(source: str, call_line: int, function_start: int) -> str | None:
     """The title of the comment block governing `call_line`, or None when there is none."""
     markers = comment_markers(source)
-    lines = [line for line, _ in markers]
-    index = bisect.bisect_left(lines, call_line) - 1
+    index = bisect.bisect_left(_marker_lines(source), call_line) - 1
     if index < 0:
         return None
     line, title = markers[index]

@@ -191,6 +191,13 @@ class Cells:
 
     def __init__(self) -> None:
         self._rows: dict[int, tuple[Argument, Row]] = {}
+        self._sections: dict[int, tuple[Registry, dict[str, list[Argument]]]] = {}
+
+    def sections(self, registry: Registry) -> dict[str, list[Argument]]:
+        cached = self._sections.get(id(registry))
+        if cached is None or cached[0] is not registry:
+            cached = self._sections[id(registry)] = (registry, by_section(registry))
+        return cached[1]
 
     def row(self, argument: Argument) -> Row:
         cached = self._rows.get(id(argument))
@@ -224,7 +231,7 @@ def section_anchor(title: str) -> str:
 def server_page(registry: Registry, cells: Cells | None = None) -> ServerPage:
     cells = cells or Cells()
     sections = []
-    for title, arguments in by_section(registry).items():
+    for title, arguments in cells.sections(registry).items():
         rows = tuple(cells.row(a) for a in arguments if not a.deprecated)
         if rows:
             sections.append(SectionView(cell(title), section_anchor(title), rows))
@@ -310,15 +317,16 @@ def support_page(
     sections = []
     groups: dict[str, list[Row]] = {}
     counts: dict[str, int] = {}
-    platform_cells: dict[int, tuple[Any, ...]] = {}  # one per shared Resolved
-    for section, arguments in by_section(registry).items():
+    platform_cells: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # few distinct ones
+    for section, arguments in cells.sections(registry).items():
         rows = []
         for argument in arguments:
             resolved = platform.of(argument)
             counts[resolved.status] = counts.get(resolved.status, 0) + 1
-            extra = platform_cells.get(id(resolved))
+            key = (resolved.status, resolved.variants, resolved.note, resolved.reason)
+            extra = platform_cells.get(key)
             if extra is None:
-                extra = platform_cells[id(resolved)] = _platform_cells(resolved, variants, layout)
+                extra = platform_cells[key] = _platform_cells(resolved, variants, layout)
             row = _support_row(cells.row(argument), resolved, extra)
             if layout != "variants" and resolved.status == "unsupported":
                 groups.setdefault(resolved.reason or "", []).append(row)
@@ -408,9 +416,16 @@ _BLANK_RUNS = re.compile(r"\n{3,}")
 
 
 def normalise_newlines(text: str) -> str:
-    """One trailing newline, no trailing spaces, at most one blank line in a row."""
-    text = _TRAILING_SPACE.sub("", text.replace("\r\n", "\n"))
-    return _BLANK_RUNS.sub("\n\n", text).strip("\n") + "\n"
+    """One trailing newline, no trailing spaces, at most one blank line in a row.
+
+    The substring tests first: pages can be megabytes, and usually there is nothing to fix.
+    """
+    text = text.replace("\r\n", "\n")
+    if " \n" in text or "\t\n" in text or text.endswith((" ", "\t")):
+        text = _TRAILING_SPACE.sub("", text)
+    if "\n\n\n" in text:
+        text = _BLANK_RUNS.sub("\n\n", text)
+    return text.strip("\n") + "\n"
 
 
 def render_project(

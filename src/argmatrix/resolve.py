@@ -60,11 +60,13 @@ def resolve_platform(platform: Platform, registry: Registry) -> ResolvedPlatform
                   for name, c in platform.sections.items()}
     fallback = _fallback(platform)
     resolved: dict[str, Resolved] = {}
+    shared: dict[Any, Resolved] = {}  # entries that say the same thing share one Resolved
     for argument in registry.arguments:
         entry = entries.get(argument.name)
         if entry is not None:
-            findings.extend(_impossible(argument, entry, platform))
-            resolved[argument.name] = _resolved(entry, "argument", platform, entry)
+            if entry.options is not None or entry.has_default:
+                findings.extend(_impossible(argument, entry, platform))
+            resolved[argument.name] = _shared(shared, entry, platform)
         else:
             resolved[argument.name] = by_section.get(argument.section, fallback)
     return ResolvedPlatform(platform, resolved, tuple(findings))
@@ -97,6 +99,17 @@ def _entries_by_argument(
         named_by[argument.name] = flag
         entries[argument.name] = capability
     return entries
+
+
+def _shared(shared: dict[Any, Resolved], entry: Capability, platform: Platform) -> Resolved:
+    key = entry[:-1]  # all but the line it is written on
+    try:
+        found = shared.get(key)
+    except TypeError:  # an unhashable default or option (a list): not shared
+        return _resolved(entry, "argument", platform, entry)
+    if found is None:
+        found = shared[key] = _resolved(entry, "argument", platform, entry)
+    return found
 
 
 def _fallback(platform: Platform) -> Resolved:

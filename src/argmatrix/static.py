@@ -887,17 +887,13 @@ def is_parser_class(cls: ClassRef) -> bool:
 
 def class_attribute(cls: ClassRef, attr: str, depth: int = 0) -> Any:
     """A class-level value: a dataclass field default, a constant, a nested class or method."""
-    for node in cls.node.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == attr:
-            return FunctionRef(cls.module, node, cls)
-        if isinstance(node, ast.ClassDef) and node.name == attr:
-            return ClassRef(cls.module, node)
-        value = _assigned_value(node, attr)
-        if value is not None:
-            if is_enum_class(cls):
-                member = Interpreter(cls.module, {}, owner=cls).try_eval(value)
-                return EnumMember(cls.node.name, attr, member)
-            return Interpreter(cls.module, {}, owner=cls).eval(field_default(value))
+    node = _class_members(cls.node).get(attr)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return FunctionRef(cls.module, node, cls)
+    if isinstance(node, ast.ClassDef):
+        return ClassRef(cls.module, node)
+    if node is not None:
+        return _class_value(cls, attr, node)
     for base_node in cls.node.bases:
         try:
             base = Interpreter(cls.module, {}).eval(base_node)
@@ -908,14 +904,52 @@ def class_attribute(cls: ClassRef, attr: str, depth: int = 0) -> Any:
     raise CannotEvaluate(attr)
 
 
-def _assigned_value(node: ast.stmt, attr: str) -> ast.expr | None:
-    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-        return node.value if node.target.id == attr else None
-    if isinstance(node, ast.Assign) and any(
-        isinstance(t, ast.Name) and t.id == attr for t in node.targets
-    ):
-        return node.value
-    return None
+_class_values: dict[tuple[int, str], Any] = {}
+
+
+def _class_value(cls: ClassRef, attr: str, value: ast.expr) -> Any:
+    """Evaluated once per class and name: a registry refers to ServerArgs.x hundreds of times."""
+    key = (id(cls.node), attr)
+    if key not in _class_values:
+        if is_enum_class(cls):
+            member = Interpreter(cls.module, {}, owner=cls).try_eval(value)
+            _class_values[key] = (cls.node, EnumMember(cls.node.name, attr, member))
+        else:
+            try:
+                result = Interpreter(cls.module, {}, owner=cls).eval(field_default(value))
+            except CannotEvaluate as exc:
+                result = exc
+            _class_values[key] = (cls.node, result)
+    node, result = _class_values[key]
+    if node is not cls.node:  # an id reused by another tree: evaluate afresh
+        del _class_values[key]
+        return _class_value(cls, attr, value)
+    if isinstance(result, CannotEvaluate):
+        raise result
+    return result
+
+
+def _class_members(node: ast.ClassDef) -> dict[str, Any]:
+    """Name -> the method, nested class or assigned value of a class body (first wins)."""
+    members = _members_by_class.get(id(node))
+    if members is not None and members[0] is node:
+        return members[1]
+    found: dict[str, Any] = {}
+    for child in node.body:
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.setdefault(child.name, child)
+        elif isinstance(child, ast.AnnAssign) and isinstance(child.target, ast.Name):
+            if child.value is not None:
+                found.setdefault(child.target.id, child.value)
+        elif isinstance(child, ast.Assign):
+            for target in child.targets:
+                if isinstance(target, ast.Name):
+                    found.setdefault(target.id, child.value)
+    _members_by_class[id(node)] = (node, found)
+    return found
+
+
+_members_by_class: dict[int, tuple[ast.ClassDef, dict[str, Any]]] = {}
 
 
 def field_default(value: ast.expr) -> ast.expr:
