@@ -27,6 +27,13 @@ def _printable(text: str) -> str:
     return _INVISIBLE.sub("", text)
 
 
+def _folded(text: str) -> str:
+    """Invisible characters dropped, every run of white space one space."""
+    if text.isprintable():  # fast path: no control or format characters, only plain spaces
+        return text if "  " not in text else _WHITESPACE.sub(" ", text)
+    return _WHITESPACE.sub(" ", _printable(text))
+
+
 def _escape(match: re.Match[str]) -> str:
     char = match.group(0)
     return _HTML.get(char) or "\\" + char
@@ -34,8 +41,7 @@ def _escape(match: re.Match[str]) -> str:
 
 @lru_cache(maxsize=65536)
 def _cell_text(text: str) -> str:
-    folded = _WHITESPACE.sub(" ", _printable(text)).strip()
-    return _SPECIAL.sub(_escape, folded)
+    return _SPECIAL.sub(_escape, _folded(text).strip())
 
 
 def cell(value: Any) -> str:
@@ -50,7 +56,7 @@ def code(value: Any) -> str:
 
 @lru_cache(maxsize=65536)
 def _code_text(value: str) -> str:
-    text = _WHITESPACE.sub(" ", _printable(value))
+    text = _folded(value)
     if not text.strip():
         return '`""`' if text == "" else f'`"{text}"`'
     if "`" in text or "|" in text or "\\" in text:

@@ -318,10 +318,11 @@ def support_page(
     groups: dict[str, list[Row]] = {}
     counts: dict[str, int] = {}
     platform_cells: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # few distinct ones
+    by_argument = platform.by_argument
     for section, arguments in cells.sections(registry).items():
         rows = []
         for argument in arguments:
-            resolved = platform.of(argument)
+            resolved = by_argument[argument.name]
             counts[resolved.status] = counts.get(resolved.status, 0) + 1
             key = (resolved.status, resolved.variants, resolved.note, resolved.reason)
             extra = platform_cells.get(key)
