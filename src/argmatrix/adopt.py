@@ -15,7 +15,9 @@ from .errors import ArgmatrixError, Problem
 from .registry import Mode, RegistrySpec, guess_mode, load_registry, mock_list
 
 EXIT_OK, EXIT_FINDINGS = 0, 1
-AUDIT_FORMATS = ("text", "json")  # here, not in audit.py, so start-up does not import it
+# Here, not in audit.py and regdiff.py, so start-up does not import them.
+AUDIT_FORMATS = ("text", "json")
+DIFF_FORMATS = ("markdown", "json")
 
 
 def register(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -26,7 +28,7 @@ def register(commands: argparse._SubParsersAction, common: argparse.ArgumentPars
 
 
 def _register_audit(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    FORMATS = AUDIT_FORMATS
+
 
     audit = commands.add_parser(
         "audit", parents=[common], help="Measure how far a hand-written page is from the registry.",
@@ -36,7 +38,7 @@ def _register_audit(commands: argparse._SubParsersAction, common: argparse.Argum
         " 1: findings; 2: bad input.",
     )
     audit.add_argument("page", metavar="PAGE", help="The page to audit (Markdown or copied text).")
-    audit.add_argument("--format", choices=FORMATS, default="text",
+    audit.add_argument("--format", choices=AUDIT_FORMATS, default="text",
                        help="Output format: one line per finding, or a JSON report.")
     audit.set_defaults(handler=_audit)
 
@@ -60,8 +62,6 @@ def _register_import(commands: argparse._SubParsersAction, common: argparse.Argu
 
 
 def _register_diff(commands: argparse._SubParsersAction) -> None:
-    from .regdiff import FORMATS
-
     diff = commands.add_parser(
         "diff", help="Show what changed between two registries.",
         description="Compare two registries (snapshot .json files, or module:callable targets)"
@@ -70,7 +70,7 @@ def _register_diff(commands: argparse._SubParsersAction) -> None:
     )
     diff.add_argument("old", metavar="OLD", help="The earlier registry: snapshot or target.")
     diff.add_argument("new", metavar="NEW", help="The later registry: snapshot or target.")
-    diff.add_argument("--format", choices=FORMATS, default="markdown",
+    diff.add_argument("--format", choices=DIFF_FORMATS, default="markdown",
                       help="Output format.")
     diff.add_argument("--static", action="store_true",
                       help="Read module:callable targets from source without importing them.")

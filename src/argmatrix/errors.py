@@ -47,3 +47,13 @@ def read_user_file(path: Path, what: str, fix: str) -> str:
         raise ArgmatrixError.at(f"{what} not found", file=str(path), fix=fix) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ArgmatrixError.at(f"cannot read {what}: {exc}", file=str(path)) from None
+
+
+def split_target(target: str) -> tuple[str, str]:
+    module, sep, attr = target.partition(":")
+    if not sep or not module or not attr:
+        raise ArgmatrixError.at(
+            f"registry target {target!r} is not of the form module:callable",
+            fix="name it like 'mypkg.server_args:ServerArgs.add_cli_args'",
+        )
+    return module, attr

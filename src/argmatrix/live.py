@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .comments import CallSite
-from .errors import ArgmatrixError
+from .errors import ArgmatrixError, split_target
 from .introspect import ARGPARSE_KEYWORDS
 from .mocking import stand_ins
 
@@ -62,16 +62,6 @@ class Recorder:
             yield self
         finally:
             argparse._ActionsContainer.__init__ = _original_init  # type: ignore[method-assign]
-
-
-def split_target(target: str) -> tuple[str, str]:
-    module, sep, attr = target.partition(":")
-    if not sep or not module or not attr:
-        raise ArgmatrixError.at(
-            f"registry target {target!r} is not of the form module:callable",
-            fix="name it like 'mypkg.server_args:ServerArgs.add_cli_args'",
-        )
-    return module, attr
 
 
 def load_live(

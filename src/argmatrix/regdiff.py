@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from .adopt import DIFF_FORMATS
 from .markdown import cell, code, value_text
 from .model import Argument, Registry, json_value, python_value
 
@@ -27,7 +28,7 @@ FIELD_TITLES = {
     "required": "Changed required",
     "deprecated": "Deprecation",
 }
-FORMATS = ("markdown", "json")
+FORMATS = DIFF_FORMATS
 
 
 @dataclass(frozen=True)

@@ -21,9 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from .comments import CallSite, remember_tree
-from .errors import ArgmatrixError
+from .errors import ArgmatrixError, split_target
 from .introspect import ARGPARSE_KEYWORDS
-from .live import split_target
 from .model import Opaque, Unevaluated
 
 MAX_CALL_DEPTH = 20
