@@ -92,3 +92,12 @@ def test_a_condition_on_the_platform_reads_both_branches() -> None:
     # sys.platform is outside the package: static reading cannot know it, so it keeps both.
     registry = load("platform_cli:build_parser", "static")
     assert [a.name for a in registry.arguments] == ["--workers", "--iocp", "--uvloop"]
+
+
+def test_a_classmethod_and_the_helpers_it_calls_are_followed() -> None:
+    static = load("classmethod_cli:Args.add_cli_args", "static")
+    assert [(a.flags, a.default, a.section) for a in static.arguments] == [
+        (("--port",), 80, "Network"), (("--host",), "x", "Extras"),
+    ]
+    live = load("classmethod_cli:Args.add_cli_args", "live")
+    assert live.arguments == static.arguments and live.sections == static.sections

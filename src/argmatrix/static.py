@@ -79,12 +79,6 @@ class EnumMember:
     __format__ = None  # type: ignore[assignment]  # formatting needs the real class
 
 
-@dataclass(frozen=True)
-class BoundMethod:
-    function: FunctionRef
-    receiver: Any
-
-
 _SAFE_BUILTINS: dict[str, Callable[..., Any]] = {
     name: getattr(builtins, name)
     for name in ("list", "tuple", "set", "frozenset", "sorted", "dict", "str", "int", "float",
@@ -631,7 +625,7 @@ class Interpreter:
             isinstance(function, ClassRef) and is_parser_class(function)
         ):
             return self.new_parser(node)
-        if isinstance(function, (FunctionRef, BoundMethod)):
+        if isinstance(function, FunctionRef):
             return self.call_function(function, node)
         args, kwargs = self.call_arguments(node)
         if function in _SAFE_BUILTINS.values() or getattr(function, "__name__", "") in _PURE_METHODS:
@@ -765,13 +759,11 @@ class Interpreter:
             fix="the registry itself is broken here; argparse would fail the same way",
         )
 
-    def call_function(self, function: FunctionRef | BoundMethod, node: ast.Call) -> Any:
+    def call_function(self, function: FunctionRef, node: ast.Call) -> Any:
+        """Follow a helper that adds arguments: `add_model_args(parser)`, `cls._more(parser)`."""
         if self.depth >= MAX_CALL_DEPTH:
             raise CannotEvaluate("recursion")
-        receiver: list[Any] = []
-        if isinstance(function, BoundMethod):
-            receiver = [function.receiver]
-            function = function.function
+        receiver = [function.owner] if _skips_first(function) else []
         args, kwargs = self.lenient_arguments(node)
         involves_parser = any(isinstance(v, _ARGPARSE_CONTAINERS)
                               for v in [*args, *kwargs.values()])
@@ -780,7 +772,7 @@ class Interpreter:
         return run_function(function, [*receiver, *args], kwargs, self.recording, self.depth + 1)
 
 
-_REFS = (ClassRef, FunctionRef, ExternalRef, ModuleRef, BoundMethod)
+_REFS = (ClassRef, FunctionRef, ExternalRef, ModuleRef)
 
 
 class Deferred:
