@@ -26,6 +26,8 @@ PARITY_TARGETS: dict[str, tuple[str, ...]] = {
     "grouped_cli:build_parser": (),
     "subcommands_cli:build_parser": (),
     "env_cli:make_parser": (),
+    "control_flow_cli:build_parser": (),
+    "classmethod_cli:Args.add_cli_args": (),
 }
 
 

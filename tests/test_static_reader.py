@@ -101,3 +101,15 @@ def test_a_classmethod_and_the_helpers_it_calls_are_followed() -> None:
     ]
     live = load("classmethod_cli:Args.add_cli_args", "live")
     assert live.arguments == static.arguments and live.sections == static.sections
+
+
+def test_loops_helpers_spreads_and_inheritance_are_followed() -> None:
+    registry = load("control_flow_cli:build_parser", "static")
+    assert [a.flags[0] for a in registry.arguments] == [
+        "--verbose", "--a", "--c", "--w0", "--w1", "--from-helper", "--alpha", "--beta",
+        "--gamma", "--device", "--base-flag", "--own-flag",
+    ]
+    by_flag = registry.by_flag()
+    assert by_flag["--a"].default == 7  # argument_default of the parser
+    assert by_flag["--alpha"].help == "first of server"  # a spread dict, values read on demand
+    assert (by_flag["-g"].default, by_flag["-g"].type) == (5, "float")  # dict edited in place

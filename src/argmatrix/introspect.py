@@ -57,19 +57,47 @@ def type_name(type_: Any) -> str | None:
     return name if isinstance(name, str) else type(type_).__name__
 
 
+_HELP_PLACEHOLDER = re.compile(r"%\((\w+)\)([-#0 +]*\d*(?:\.\d+)?[diouxXeEfFgGcrsa])|%%")
+
+
 def expanded_help(action: argparse.Action, prog: str) -> str:
-    """The help text with `%(default)s` and friends filled in exactly as argparse would."""
+    """The help text with `%(default)s` and friends filled in as argparse would.
+
+    argparse applies `%` to the whole string and fails on a stray `100% sure`; here each
+    placeholder is filled on its own and any other `%` is left as written.
+    """
     if not action.help or action.help == argparse.SUPPRESS:
         return ""
     if not isinstance(action.help, str):
         return action.help  # an Unevaluated help: keep its source text
     if "%" not in action.help:
         return action.help
-    formatter = argparse.HelpFormatter(prog)
-    try:
-        return formatter._expand_help(action)
-    except (ValueError, TypeError, KeyError):
-        return action.help
+    params = _help_params(action, prog)
+
+    def fill(match: re.Match[str]) -> str:
+        if match.group(0) == "%%":
+            return "%"
+        name, spec = match.group(1), match.group(2)
+        if name not in params:
+            return match.group(0)
+        try:
+            return ("%" + spec) % (params[name],)
+        except (TypeError, ValueError):
+            return match.group(0)
+
+    return _HELP_PLACEHOLDER.sub(fill, action.help)
+
+
+def _help_params(action: argparse.Action, prog: str) -> dict[str, Any]:
+    params = {k: v for k, v in vars(action).items()
+              if k in _STANDARD_ACTION_ATTRIBUTES and v is not argparse.SUPPRESS}
+    params["prog"] = prog
+    for name, value in list(params.items()):
+        if hasattr(value, "__name__"):
+            params[name] = value.__name__
+    if params.get("choices") is not None:
+        params["choices"] = ", ".join(str(c) for c in params["choices"])
+    return params
 
 
 def is_deprecated(action: argparse.Action) -> bool:

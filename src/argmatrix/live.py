@@ -71,6 +71,10 @@ def load_live(
     module_name, attr = split_target(target)
     path_entry = str(base_dir or Path.cwd())
     sys.path.insert(0, path_entry)
+    # The registry's code sees itself as the program: a parser made without `prog` is named
+    # after the module, and a stray parse_args() reads no argmatrix options.
+    argv = sys.argv
+    sys.argv = [module_name.rsplit(".", 1)[-1]]
     try:
         with stand_ins(mock):
             module = _import(module_name, mock, verbose)
@@ -79,6 +83,7 @@ def load_live(
             with recorder.recording():
                 parser = _build(builder, target, verbose)
     finally:
+        sys.argv = argv
         if path_entry in sys.path:
             sys.path.remove(path_entry)
     return parser, recorder.sites
@@ -107,7 +112,7 @@ def _import(module_name: str, mock: Sequence[str], verbose: bool) -> Any:
             fix=f"add {root!r} to registry.mock in argmatrix.yaml or pass --mock {root}"
             " (or use --static)",
         ) from None
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # a module that exits on import is an error too
         raise _user_code_error(f"importing {module_name!r}", exc, verbose) from None
 
 
@@ -148,7 +153,7 @@ def _build(builder: Callable[..., Any], target: str, verbose: bool) -> argparse.
     given = argparse.ArgumentParser(add_help=False) if _wants_parser(builder) else None
     try:
         result = builder(given) if given is not None else builder()
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # parse_args() or sys.exit() in the builder
         raise _user_code_error(f"building the parser with {target}", exc, verbose) from None
     parser = result if isinstance(result, argparse.ArgumentParser) else given
     if parser is None:
@@ -167,7 +172,8 @@ def _user_code_error(doing: str, exc: BaseException, verbose: bool) -> Argmatrix
     own = [f for f in frames if "argmatrix" not in Path(f.filename).parts[-2:-1]]
     where = own[-1] if own else (frames[-1] if frames else None)
     return ArgmatrixError.at(
-        f"{doing} raised {type(exc).__name__}: {exc}",
+        f"{doing} raised {type(exc).__name__}: {exc}" if str(exc) else
+        f"{doing} raised {type(exc).__name__}",
         file=where.filename if where else None,
         line=where.lineno if where else None,
         fix="this is an error in the registry's own code; run with --verbose for the traceback",

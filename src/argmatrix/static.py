@@ -66,6 +66,13 @@ class FunctionRef:
 
 
 @dataclass(frozen=True)
+class SuperRef:
+    """`super()` inside a method of `owner`: attribute lookups start at its bases."""
+
+    owner: ClassRef
+
+
+@dataclass(frozen=True)
 class EnumMember:
     """`Level.LOW` of an Enum class read from source: its name and its value."""
 
@@ -95,6 +102,9 @@ _PURE_METHODS = frozenset(
      "copy", "index", "count", "casefold", "removeprefix", "removesuffix", "splitlines",
      "union", "intersection", "difference"}
 )
+# Methods that change a list or dict the builder made itself (`names.append("--x")`).
+_MUTATING_METHODS = frozenset({"append", "extend", "insert", "update", "setdefault", "pop",
+                               "remove"})
 _MATERIALISE = (type({}.keys()), type({}.values()), type({}.items()), map, filter, zip,
                 enumerate, reversed)
 
@@ -294,6 +304,7 @@ class StaticLoader:
 def quick_parser(recording: Recording, **kwargs: Any) -> argparse.ArgumentParser:
     """A parser for replaying calls. argparse makes a help formatter (and asks for the
     terminal size) on every add_argument to check metavars; one formatter serves them all."""
+    kwargs.setdefault("prog", recording.prog)
     parser = argparse.ArgumentParser(**kwargs)
     formatter = parser._get_formatter()
     parser._get_formatter = lambda: formatter  # type: ignore[method-assign]
@@ -328,6 +339,7 @@ def placeholder_action(name: str, base: type = argparse.Action) -> type:
 class Recording:
     sites: dict[int, CallSite] = field(default_factory=dict)
     keep: list[Any] = field(default_factory=list)
+    prog: str = "prog"  # what a parser made without `prog` is called (as in live loading)
 
 
 _PARSER_METHODS = frozenset(
@@ -340,6 +352,14 @@ _ARGPARSE_CONTAINERS = (argparse._ActionsContainer, argparse._SubParsersAction)
 class _Return(Exception):
     def __init__(self, value: Any) -> None:
         self.value = value
+
+
+class _Break(Exception):
+    pass
+
+
+class _Continue(Exception):
+    pass
 
 
 class Interpreter:
@@ -360,6 +380,7 @@ class Interpreter:
         self.function_start = function_start
         self.depth = depth
         self.owner = owner
+        self.alternatives = 0  # inside the second branch of an `if` static reading cannot decide
 
     # -------------------------------------------------------------- statements
 
@@ -393,37 +414,82 @@ class Interpreter:
             self.exec_if(node)
         elif isinstance(node, (ast.For, ast.AsyncFor)):
             self.exec_for(node)
-        elif isinstance(node, (ast.While, ast.With, ast.AsyncWith)):
+        elif isinstance(node, ast.While):
+            self.exec_while(node)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
             self.exec_block(node.body)
         elif isinstance(node, ast.Try):
             self.exec_block(node.body)
             self.exec_block(node.orelse)
             self.exec_block(node.finalbody)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.scope[node.name] = FunctionRef(self.module, node, self.owner)
+        elif isinstance(node, ast.Break):
+            raise _Break
+        elif isinstance(node, ast.Continue):
+            raise _Continue
 
     def exec_if(self, node: ast.If) -> None:
         try:
             test = self.known(node.test)
         except CannotEvaluate:
             # Unknown condition: both branches may add arguments; read both, in source order.
+            # Where both add the same flag (a platform-dependent default), the first one stands.
             self.exec_block(node.body)
-            self.exec_block(node.orelse)
+            self.alternatives += 1
+            try:
+                self.exec_block(node.orelse)
+            finally:
+                self.alternatives -= 1
             return
         self.exec_block(node.body if test else node.orelse)
 
     def exec_for(self, node: ast.For | ast.AsyncFor) -> None:
         try:
-            items = list(self.eval(node.iter))[:MAX_LOOP_ITEMS]
+            items = list(settle(self.eval(node.iter)))[:MAX_LOOP_ITEMS]
         except (CannotEvaluate, TypeError):
             self.bind(node.target, Unevaluated(self.module.segment(node.target)))
-            self.exec_block(node.body)
+            self.loop_body(node.body)
             return
         for item in items:
             self.bind(node.target, item)
-            self.exec_block(node.body)
+            if not self.loop_body(node.body):
+                break
+        else:
+            self.exec_block(node.orelse)
+
+    def exec_while(self, node: ast.While) -> None:
+        for _ in range(MAX_LOOP_ITEMS):
+            try:
+                if not self.known(node.test):
+                    self.exec_block(node.orelse)
+                    return
+            except CannotEvaluate:
+                self.loop_body(node.body)  # unknown condition: read the body once
+                return
+            if not self.loop_body(node.body):
+                return
+
+    def loop_body(self, body: list[ast.stmt]) -> bool:
+        """Run one pass of a loop body; False when it breaks out of the loop."""
+        try:
+            self.exec_block(body)
+        except _Break:
+            return False
+        except _Continue:
+            pass
+        return True
 
     def bind(self, target: ast.expr, value: Any) -> None:
         if isinstance(target, ast.Name):
             self.scope[target.id] = value
+        elif isinstance(target, ast.Subscript):  # kw["default"] = 5
+            try:
+                container, key = self.eval(target.value), self.eval(target.slice)
+            except CannotEvaluate:
+                return
+            if isinstance(container, (dict, list)):
+                container[key] = value
         elif isinstance(target, (ast.Tuple, ast.List)):
             values = list(value) if isinstance(value, (list, tuple)) else None
             for index, element in enumerate(target.elts):
@@ -475,6 +541,14 @@ class Interpreter:
             return ExternalRef(f"{base.dotted}.{attr}")
         if isinstance(base, ClassRef):
             return class_attribute(base, attr)
+        if isinstance(base, SuperRef):
+            for ancestor in ancestors(base.owner):
+                if isinstance(ancestor, ClassRef):
+                    try:
+                        return class_attribute(ancestor, attr)
+                    except CannotEvaluate:
+                        continue
+            raise CannotEvaluate(attr)
         if isinstance(base, EnumMember) and attr in ("name", "value"):
             return getattr(base, attr)
         if base is argparse or isinstance(base, _ARGPARSE_CONTAINERS):
@@ -485,6 +559,8 @@ class Interpreter:
             if attr != "keys":
                 base = settle(base)
             return getattr(base, attr)
+        if attr in _MUTATING_METHODS and isinstance(base, (list, dict)):
+            return getattr(settle(base), attr)
         raise CannotEvaluate(attr)
 
     def eval_List(self, node: ast.List) -> list[Any]:
@@ -616,6 +692,10 @@ class Interpreter:
         return walk(0)
 
     def eval_Call(self, node: ast.Call) -> Any:
+        if isinstance(node.func, ast.Name) and node.func.id == "super" and not node.args:
+            if self.owner is None:
+                raise CannotEvaluate("super() outside a class")
+            return SuperRef(self.owner)
         function = self.eval(node.func)
         if callable(function) and getattr(function, "__self__", None) is not None and (
             isinstance(function.__self__, _ARGPARSE_CONTAINERS)
@@ -628,7 +708,11 @@ class Interpreter:
         if isinstance(function, FunctionRef):
             return self.call_function(function, node)
         args, kwargs = self.call_arguments(node)
-        if function in _SAFE_BUILTINS.values() or getattr(function, "__name__", "") in _PURE_METHODS:
+        name = getattr(function, "__name__", "")
+        if function in _SAFE_BUILTINS.values() or name in _PURE_METHODS or (
+            name in _MUTATING_METHODS and isinstance(getattr(function, "__self__", None),
+                                                     (list, dict))
+        ):
             result = function(*args, **kwargs)
             return list(result) if isinstance(result, _MATERIALISE) else result
         raise CannotEvaluate("call")
@@ -641,16 +725,20 @@ class Interpreter:
                 kwargs.update(self.eval(keyword.value))
             else:
                 kwargs[keyword.arg] = self.eval(keyword.value)
-        return args, kwargs
+        return [settle(a) for a in args], {k: settle(v) for k, v in kwargs.items()}
 
     def new_parser(self, node: ast.Call) -> argparse.ArgumentParser:
         kwargs: dict[str, Any] = {}
         for keyword in node.keywords:
             if keyword.arg in ("prog", "description", "epilog", "add_help", "prefix_chars",
-                               "allow_abbrev", "usage"):
-                value = self.try_eval(keyword.value)
-                kwargs[keyword.arg] = value if not isinstance(value, Unevaluated) else None
+                               "allow_abbrev", "usage", "argument_default",
+                               "conflict_handler", "parents"):
+                value = settle(self.try_eval(keyword.value))
+                kwargs[keyword.arg] = value if not contains_unevaluated(value) else None
         kwargs = {k: v for k, v in kwargs.items() if v is not None}
+        if "parents" in kwargs and not all(isinstance(p, argparse.ArgumentParser)
+                                           for p in kwargs["parents"]):
+            raise self.unreadable(node, "parents=")
         return quick_parser(self.recording, **kwargs)
 
     def lenient_arguments(self, node: ast.Call) -> tuple[list[Any], dict[str, Any]]:
@@ -659,7 +747,7 @@ class Interpreter:
         args: list[Any] = []
         for argument in node.args:
             if isinstance(argument, ast.Starred):
-                spread = self.try_eval(argument.value)
+                spread = settle(self.try_eval(argument.value))
                 if isinstance(spread, Unevaluated) or not isinstance(spread, (list, tuple)):
                     raise self.unreadable(node, f"*{self.module.segment(argument.value)}")
                 args.extend(spread)
@@ -670,11 +758,11 @@ class Interpreter:
             if keyword.arg is not None:
                 kwargs[keyword.arg] = self.try_eval(keyword.value)
                 continue
-            spread = self.try_eval(keyword.value)
+            spread = settle(self.try_eval(keyword.value))
             if not isinstance(spread, dict):
                 raise self.unreadable(node, f"**{self.module.segment(keyword.value)}")
             kwargs.update(spread)
-        return args, kwargs
+        return [settle(a) for a in args], {k: settle(v) for k, v in kwargs.items()}
 
     def unreadable(self, node: ast.Call, what: str) -> ArgmatrixError:
         return ArgmatrixError.at(
@@ -722,7 +810,11 @@ class Interpreter:
             known.get("choices")) else None
         try:
             action = method(*flags, **known)
-        except (TypeError, ValueError, argparse.ArgumentError) as exc:
+        except argparse.ArgumentError as exc:
+            if self.alternatives and "conflicting option" in str(exc):
+                return None  # type: ignore[return-value]  # the other branch's one stands
+            raise self.argparse_error(node, exc) from None
+        except (TypeError, ValueError) as exc:
             raise self.argparse_error(node, exc) from None
         if deprecated is not None:
             action.deprecated = deprecated
@@ -753,10 +845,10 @@ class Interpreter:
 
     def argparse_error(self, node: ast.Call, exc: Exception) -> ArgmatrixError:
         return ArgmatrixError.at(
-            f"argparse rejects this call: {exc}",
+            f"argparse rejects this call as static reading replays it: {exc}",
             file=str(self.module.path),
             line=node.lineno,
-            fix="the registry itself is broken here; argparse would fail the same way",
+            fix="if the registry works when imported, read it live (registry.mode: live)",
         )
 
     def call_function(self, function: FunctionRef, node: ast.Call) -> Any:
@@ -772,7 +864,7 @@ class Interpreter:
         return run_function(function, [*receiver, *args], kwargs, self.recording, self.depth + 1)
 
 
-_REFS = (ClassRef, FunctionRef, ExternalRef, ModuleRef)
+_REFS = (ClassRef, FunctionRef, ExternalRef, ModuleRef, SuperRef)
 
 
 class Deferred:
@@ -1023,7 +1115,7 @@ def load_static(
             fix="install the package (pip install --no-deps is enough) or fix the target",
         )
     function = _find_function(module, attr)
-    recording = Recording()
+    recording = Recording(prog=module_name.rsplit(".", 1)[-1])
     skip = _skips_first(function)
     params = _parameters(function.node)[1 if skip else 0:]
     required = len(params) - len(function.node.args.defaults)
