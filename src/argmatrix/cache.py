@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 from . import __version__
 
 T = TypeVar("T")
-Stamp = tuple[str, str]
+Stamp = tuple[str, str | None]  # a file and its content hash; None: the file must not exist
 
 
 def cache_dir() -> Path | None:
@@ -35,11 +35,11 @@ def cache_dir() -> Path | None:
     return Path(base) / "argmatrix"
 
 
-def stamp(path: str | Path) -> Stamp | None:
+def stamp(path: str | Path) -> Stamp:
     try:
         content = Path(path).read_bytes()
     except OSError:
-        return None
+        return (str(path), None)
     return (str(path), hashlib.blake2b(content, digest_size=16).hexdigest())
 
 
@@ -63,7 +63,8 @@ def _entry_path(kind: str, key: Iterable[Any]) -> Path | None:
 
 
 def cached(kind: str, key: Iterable[Any], compute: Callable[[], tuple[T, Iterable[str]]]) -> T:
-    """`compute()` returns the value and the files it read; reuse it while they are unchanged."""
+    """`compute()` returns the value and the files it looked at; reuse the value while they are
+    unchanged (a file it looked for and did not find must still be missing)."""
     key = tuple(key)
     path = _entry_path(kind, key)
     if path is not None:
@@ -74,7 +75,7 @@ def cached(kind: str, key: Iterable[Any], compute: Callable[[], tuple[T, Iterabl
                 return value  # type: ignore[no-any-return]
     value, files = compute()
     if path is not None:
-        stamps = [s for s in (stamp(f) for f in sorted(set(files))) if s is not None]
+        stamps = [stamp(f) for f in sorted(set(files))]
         _write(path, (stamps, value))
     return value
 

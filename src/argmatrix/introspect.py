@@ -109,9 +109,13 @@ def is_deprecated(action: argparse.Action) -> bool:
 
 
 def normalise_value(value: Any) -> Any:
-    """Enum members read the same in every mode: as `Class.MEMBER`."""
+    """Enum members read the same in every mode: as `Class.MEMBER`, inside containers too."""
     if isinstance(value, enum.Enum):
         return Opaque(f"{type(value).__name__}.{value.name}")
+    if isinstance(value, (list, tuple)):
+        return type(value)(normalise_value(v) for v in value)
+    if isinstance(value, dict):
+        return {k: normalise_value(v) for k, v in value.items()}
     return value
 
 

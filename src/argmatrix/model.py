@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 DEFAULT_SECTION = "General"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Unevaluated:
     """A value static reading could not compute; kept as its source text, never guessed."""
 
@@ -24,8 +24,10 @@ class Unevaluated:
     def __str__(self) -> str:
         return self.source
 
+    __repr__ = __str__  # inside a list default it reads as the code that computes it
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, repr=False)
 class Opaque:
     """A value JSON cannot hold (a Path, an Enum member), kept as the text Python shows for it."""
 
@@ -33,6 +35,8 @@ class Opaque:
 
     def __str__(self) -> str:
         return self.text
+
+    __repr__ = __str__
 
 
 @dataclass(frozen=True)

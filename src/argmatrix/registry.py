@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,7 +42,9 @@ def load_registry(spec: RegistrySpec, verbose: bool = False) -> Registry:
     elif spec.mode == "static":
         from .cache import cached
 
-        key = (spec.target, str(spec.base_dir), spec.search_path)
+        # Where modules are looked for is part of the key: another environment (another
+        # sys.path) may hold another version of the same package.
+        key = (spec.target, str(spec.base_dir), spec.search_path or tuple(sys.path))
         registry = cached("registry", key, lambda: _read_static(spec))
     else:
         from .live import load_live

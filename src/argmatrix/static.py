@@ -128,13 +128,21 @@ _UNARY: dict[type, Callable[[Any], Any]] = {
 # ------------------------------------------------------------------ locating and reading modules
 
 
-def find_module_file(name: str, search_path: Sequence[str]) -> Path | None:
-    """The source file of a dotted module, found on the path without importing any package."""
+def find_module_file(
+    name: str, search_path: Sequence[str], missing: list[str] | None = None
+) -> Path | None:
+    """The source file of a dotted module, found on the path without importing any package.
+
+    Where it is not found, the files that would have been it are added to `missing`.
+    """
     locations: list[str] | None = list(search_path)
     parts = name.split(".")
     for index, part in enumerate(parts):
         spec = importlib.machinery.PathFinder.find_spec(part, locations)
         if spec is None:
+            if missing is not None and index > 0:  # inside a package: where it would appear
+                for location in locations or ():
+                    missing += [f"{location}/{part}.py", f"{location}/{part}/__init__.py"]
             return None
         if index == len(parts) - 1:
             if spec.origin and spec.origin.endswith(".py"):
@@ -193,7 +201,7 @@ class SourceModule:
                         top = alias.name.split(".", 1)[0]
                         self.imports[top] = (top, None)
             elif isinstance(node, ast.ImportFrom):
-                base = self._absolute(node.module, node.level)
+                base = self.absolute(node.module, node.level)
                 for alias in node.names:
                     if alias.name != "*":
                         self.imports[alias.asname or alias.name] = (base, alias.name)
@@ -204,7 +212,7 @@ class SourceModule:
             elif isinstance(node, ast.Try):
                 self._index(node.body)
 
-    def _absolute(self, module: str | None, level: int) -> str:
+    def absolute(self, module: str | None, level: int) -> str:
         if level == 0:
             return module or ""
         package = self.name.split(".")
@@ -255,6 +263,7 @@ class StaticLoader:
         self.search_path = list(search_path)
         self.package = package
         self.modules: dict[str, SourceModule | None] = {}
+        self.missing: list[str] = []  # files looked for and not found
 
     def module(self, name: str) -> SourceModule | None:
         if name not in self.modules:
@@ -262,7 +271,7 @@ class StaticLoader:
         return self.modules[name]
 
     def _read(self, name: str) -> SourceModule | None:
-        path = find_module_file(name, self.search_path)
+        path = find_module_file(name, self.search_path, self.missing)
         if path is None:
             return None
         try:
@@ -424,10 +433,25 @@ class Interpreter:
             self.exec_block(node.finalbody)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self.scope[node.name] = FunctionRef(self.module, node, self.owner)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            self.exec_import(node)
         elif isinstance(node, ast.Break):
             raise _Break
         elif isinstance(node, ast.Continue):
             raise _Continue
+
+    def exec_import(self, node: ast.Import | ast.ImportFrom) -> None:
+        """An import inside the builder binds names as a module-level one would."""
+        loader = self.module.loader
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                top = alias.name if alias.asname else alias.name.split(".", 1)[0]
+                self.scope[alias.asname or top] = loader.imported(top, None)
+            return
+        base = self.module.absolute(node.module, node.level)
+        for alias in node.names:
+            if alias.name != "*":
+                self.scope[alias.asname or alias.name] = loader.imported(base, alias.name)
 
     def exec_if(self, node: ast.If) -> None:
         try:
@@ -960,6 +984,10 @@ def final_value(value: Any) -> Any:
         return [final_value(v) for v in value]
     if isinstance(value, tuple):
         return tuple(final_value(v) for v in value)
+    if isinstance(value, (set, frozenset)):
+        return type(value)(final_value(v) for v in value)
+    if isinstance(value, dict):
+        return {k: final_value(v) for k, v in value.items()}
     return value
 
 
@@ -1143,7 +1171,9 @@ def load_static(
 def files_read(read_source: Callable[[str], str | None]) -> list[str]:
     """The source files a static read looked at (for the cache's validity check)."""
     loader = getattr(read_source, "loader", None)
-    return [str(m.path) for m in loader.modules.values() if m is not None] if loader else []
+    if loader is None:
+        return []
+    return [*(str(m.path) for m in loader.modules.values() if m is not None), *loader.missing]
 
 
 class _SourceReader:

@@ -1,0 +1,48 @@
+"""The cache never gives a result that reading the files again would not give."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from argmatrix.registry import RegistrySpec, load_registry
+
+BUILDER = "import argparse\n\n\ndef build():\n    p = argparse.ArgumentParser()\n{body}    return p\n"
+
+
+def _package(root: Path, body: str, extra: dict[str, str] | None = None) -> Path:
+    package = root / "cachedpkg"
+    package.mkdir(parents=True, exist_ok=True)
+    (package / "__init__.py").write_text("")
+    (package / "args.py").write_text(BUILDER.format(body=body))
+    for name, text in (extra or {}).items():
+        (package / name).write_text(text)
+    return root
+
+
+def _read(root: Path) -> dict[str, object]:
+    registry = load_registry(RegistrySpec("cachedpkg.args:build", mode="static", base_dir=root,
+                                          search_path=(str(root),)))
+    return {a.name: a.default for a in registry.arguments}
+
+
+def test_another_environment_gets_its_own_registry(tmp_path: Path) -> None:
+    first = _package(tmp_path / "a", '    p.add_argument("--from-a")\n')
+    second = _package(tmp_path / "b", '    p.add_argument("--from-b")\n')
+    assert list(_read(first)) == ["--from-a"]
+    assert list(_read(second)) == ["--from-b"]
+    assert list(_read(first)) == ["--from-a"]
+
+
+def test_an_edit_of_the_same_size_is_seen(tmp_path: Path) -> None:
+    root = _package(tmp_path, '    p.add_argument("--port", default=8000)\n')
+    assert _read(root) == {"--port": 8000}
+    _package(tmp_path, '    p.add_argument("--port", default=9000)\n')
+    assert _read(root) == {"--port": 9000}
+
+
+def test_a_module_that_appears_later_is_read(tmp_path: Path) -> None:
+    body = '    from .defaults import PORT\n    p.add_argument("--port", default=PORT)\n'
+    root = _package(tmp_path, body)
+    assert str(_read(root)["--port"]) == "cachedpkg.defaults.PORT"  # kept as its source
+    (root / "cachedpkg" / "defaults.py").write_text("PORT = 8080\n")
+    assert _read(root) == {"--port": 8080}
