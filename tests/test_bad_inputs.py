@@ -85,6 +85,13 @@ CASES = [
     Case("unknown platform in pages",
          _append(CONFIG, "  - {template: platform_support.md.j2, output: x.md, platform: gpu}\n"),
          "unknown platform 'gpu'", "argmatrix.yaml", "platform: gpu"),
+    Case("a page whose output is a folder",
+         _both(_write("docs/folder/keep.md", "kept\n"),
+               _append(CONFIG, "  - {template: server_arguments.md.j2, output: folder}\n")),
+         "the output is a folder", "folder", None),
+    Case("a page output outside docs_dir",
+         _append(CONFIG, "  - {template: server_arguments.md.j2, output: ../../x.md}\n"),
+         "is not a file inside docs_dir", "argmatrix.yaml", "../../x.md"),
     Case("a template that does not exist",
          _append(CONFIG, "  - {template: nowhere.md.j2, output: x.md}\n"),
          "template 'nowhere.md.j2' not found", "argmatrix.yaml", "nowhere.md.j2"),
@@ -141,8 +148,8 @@ def test_bad_input_exits_2_with_one_line_and_touches_nothing(tmp_path: Path, cas
     root = copy_project(tmp_path)
     _empty_registry(root)
     assert run_cli("generate", cwd=root).code == 0
-    before = _state(root)
     case.mutate(root)
+    before = _state(root)
     for command in ("generate", "check"):
         result = run_cli(command, cwd=root)
         assert result.code == 2, result

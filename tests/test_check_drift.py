@@ -142,3 +142,34 @@ def test_default_override_equal_to_registry_is_a_warning(project: Path) -> None:
     assert code == 0
     assert [(f["kind"], f["severity"], f["flag"]) for f in findings] == [
         ("impossible-entry", "warning", "--port")]
+
+
+def test_prose_at_the_top_of_docs_is_checked_and_other_tools_flags_can_be_allowed(
+    project: Path,
+) -> None:
+    (project / "docs" / "index.md").write_text(
+        "Install with `pip install --upgrade tiny`, then pass `--max-batchsize`.\n")
+    code, findings = _findings(project)
+    assert code == 1
+    assert {(f["flag"], Path(f["file"]).name) for f in findings} == {
+        ("--upgrade", "index.md"), ("--max-batchsize", "index.md")}
+    config = project / "argmatrix.yaml"
+    config.write_text(config.read_text() + "checks:\n  ignore_flags: [--upgrade]\n")
+    code, findings = _findings(project)
+    assert [f["flag"] for f in findings] == ["--max-batchsize"]
+
+
+def test_a_misspelt_check_setting_is_an_error_not_ignored(project: Path) -> None:
+    config = project / "argmatrix.yaml"
+    config.write_text(config.read_text() + "checks:\n  severity:\n    dead-flags: off\n")
+    result = run_cli("check", cwd=project)
+    assert result.code == 2
+    assert "unknown kind 'dead-flags'" in result.err and "argmatrix.yaml:" in result.err
+
+
+def test_generate_keeps_the_mode_of_a_page(project: Path) -> None:
+    page = project / "docs" / "reference" / "npu.md"
+    page.chmod(0o640)
+    page.write_text("stale\n")
+    assert run_cli("generate", cwd=project).code == 0
+    assert page.stat().st_mode & 0o777 == 0o640

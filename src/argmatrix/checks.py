@@ -18,13 +18,14 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
+from .config import CHECK_KINDS
+from .errors import ArgmatrixError
 from .project import Project, load_project
 from .render import RenderedPage, render_project
 from .resolve import Finding, closest
 from .writer import write_all
 
-KINDS = ("stale-page", "unclassified-argument", "stale-manifest-entry",
-         "duplicate-manifest-entry", "impossible-entry", "dead-flag")
+KINDS = CHECK_KINDS
 FORMATS = ("text", "json", "github")
 DIFF_LINES = 40
 FLAG_IN_PROSE = re.compile(r"(?<![\w/-])(--[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)(?![\w-])")
@@ -102,10 +103,14 @@ def apply_severity(
 
 
 def _read(path: Path) -> str | None:
+    """A page as it is on disk; None when it is missing (or not text, so surely stale)."""
     try:
         return path.read_text(encoding="utf-8")
     except (FileNotFoundError, UnicodeDecodeError):
         return None
+    except OSError as exc:
+        raise ArgmatrixError.at(f"cannot read: {exc.strerror or exc}", file=str(path),
+                                fix="a page output must be a file") from None
 
 
 def stale_page(page: RenderedPage) -> tuple[Finding | None, str]:
@@ -157,13 +162,19 @@ def prose_files(project: Project, generated: set[Path]) -> list[Path]:
             relative = path.relative_to(docs).as_posix()
             if path.resolve() in generated or not name.endswith(".md"):
                 continue
-            if any(fnmatch.fnmatch(relative, pattern) for pattern in project.config.prose_globs):
+            if any(_matches(relative, pattern) for pattern in project.config.prose_globs):
                 files.append(path)
     return files
 
 
+def _matches(relative: str, pattern: str) -> bool:
+    """fnmatch, where a leading `**/` also matches no folder at all (`**/*.md` takes index.md)."""
+    return fnmatch.fnmatch(relative, pattern) or (
+        pattern.startswith("**/") and fnmatch.fnmatch(relative, pattern[3:]))
+
+
 def dead_flags(project: Project, generated: set[Path]) -> list[Finding]:
-    known = project.registry.all_flags()
+    known = project.registry.all_flags() | set(project.config.ignore_flags)
     candidates = sorted(known)
     found = []
     for path in prose_files(project, generated):

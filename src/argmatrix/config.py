@@ -15,7 +15,9 @@ CONFIG_NAME = "argmatrix.yaml"
 TOP_KEYS = ("registry", "manifests", "docs_dir", "templates_dir", "pages", "checks")
 REGISTRY_KEYS = ("target", "mode", "mock", "search_path")
 PAGE_KEYS = ("template", "output", "platform", "title", "options", "inplace", "committed")
-CHECK_KEYS = ("severity", "prose")
+CHECK_KEYS = ("severity", "prose", "ignore_flags")
+CHECK_KINDS = ("stale-page", "unclassified-argument", "stale-manifest-entry",
+               "duplicate-manifest-entry", "impossible-entry", "dead-flag")
 SEVERITIES = ("error", "warning", "off")
 
 
@@ -42,6 +44,7 @@ class Config:
     pages: tuple[PageSpec, ...]
     severity: dict[str, str] = field(default_factory=dict)
     prose_globs: tuple[str, ...] = ("**/*.md",)
+    ignore_flags: tuple[str, ...] = ()  # flags of other tools that prose may mention
 
     def line_of_page(self, page: PageSpec) -> str:
         return f"{self.file}:{page.line}" if self.file and page.line else str(self.file or "")
@@ -82,11 +85,11 @@ def load_config(path: Path | None, cwd: Path) -> Config:
     docs_dir = _folder(root, _text(data, "docs_dir", "docs", where, problems))
     templates_dir = _folder(root, _text(data, "templates_dir", "templates", where, problems))
     pages = _pages(data.get("pages", []), where, line_of(data, "pages"), problems)
-    severity, prose = _checks(data.get("checks", {}), where, problems)
+    severity, prose, ignored = _checks(data.get("checks", {}), where, problems)
     if problems:
         raise ArgmatrixError(*problems)
     return Config(path, root, registry, manifests, docs_dir, templates_dir, pages, severity,
-                  prose)
+                  prose, ignored)
 
 
 def _folder(root: Path, relative: str) -> Path:
@@ -171,6 +174,11 @@ def _pages(raw: Any, where: str, line: int | None, problems: list[Problem]) -> t
         if not isinstance(template, str) or not isinstance(output, str):
             problems.append(Problem("a page needs 'template' and 'output'", where, item_line))
             continue
+        if not _inside(output):
+            problems.append(Problem(f"page output {output!r} is not a file inside docs_dir",
+                                    where, line_of(item, "output") or item_line,
+                                    "use a relative path such as reference/server_arguments.md"))
+            continue
         if output in outputs:
             problems.append(Problem(f"two pages write {output!r}", where, item_line))
         outputs.add(output)
@@ -186,27 +194,59 @@ def _pages(raw: Any, where: str, line: int | None, problems: list[Problem]) -> t
     return tuple(pages)
 
 
-def _checks(raw: Any, where: str, problems: list[Problem]) -> tuple[dict[str, str], tuple[str, ...]]:
+def _inside(output: str) -> bool:
+    """A relative file path that stays inside the docs folder."""
+    normal = os.path.normpath(output)
+    return bool(output.strip()) and not os.path.isabs(output) and normal not in (".", "..") \
+        and not normal.startswith(".." + os.sep) and not output.endswith(("/", os.sep))
+
+
+def _checks(
+    raw: Any, where: str, problems: list[Problem]
+) -> tuple[dict[str, str], tuple[str, ...], tuple[str, ...]]:
+    defaults: tuple[dict[str, str], tuple[str, ...], tuple[str, ...]] = ({}, ("**/*.md",), ())
+    if raw is None:
+        return defaults
     if not isinstance(raw, dict):
         problems.append(Problem("'checks' must be a mapping", where, None))
-        return {}, ("**/*.md",)
+        return defaults
+    for key in raw:
+        if key not in CHECK_KEYS:
+            problems.append(Problem(f"checks: unknown key {key!r}", where, line_of(raw, key),
+                                    f"use one of: {', '.join(CHECK_KEYS)}"))
+    return (_severities(raw, where, problems),
+            _strings(raw, "prose", ["**/*.md"], where, problems),
+            _strings(raw, "ignore_flags", [], where, problems))
+
+
+def _severities(raw: dict[str, Any], where: str, problems: list[Problem]) -> dict[str, str]:
     severity = raw.get("severity", {}) or {}
     result: dict[str, str] = {}
     if not isinstance(severity, dict):
         problems.append(Problem("checks: 'severity' must map a kind to error|warning|off", where,
                                 line_of(raw, "severity")))
-    else:
-        for kind, level in severity.items():
-            if level is False:
-                level = "off"  # YAML 1.1 reads a bare `off` as false
-            if level not in SEVERITIES:
-                problems.append(Problem(f"checks: severity {level!r} for {kind!r}", where,
-                                        line_of(severity, kind), "use error, warning or off"))
-            else:
-                result[str(kind)] = level
-    prose = raw.get("prose", ["**/*.md"])
-    if not isinstance(prose, list):
-        problems.append(Problem("checks: 'prose' must be a list of globs", where,
-                                line_of(raw, "prose")))
-        prose = ["**/*.md"]
-    return result, tuple(str(p) for p in prose)
+        return result
+    for kind, level in severity.items():
+        if level is False:
+            level = "off"  # YAML 1.1 reads a bare `off` as false
+        if kind not in CHECK_KINDS:
+            problems.append(Problem(f"checks: unknown kind {kind!r}", where,
+                                    line_of(severity, kind),
+                                    f"use one of: {', '.join(CHECK_KINDS)}"))
+        elif level not in SEVERITIES:
+            problems.append(Problem(f"checks: severity {level!r} for {kind!r}", where,
+                                    line_of(severity, kind), "use error, warning or off"))
+        else:
+            result[str(kind)] = level
+    return result
+
+
+def _strings(
+    raw: dict[str, Any], key: str, default: list[str], where: str, problems: list[Problem]
+) -> tuple[str, ...]:
+    value = raw.get(key, default)
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        problems.append(Problem(f"checks: '{key}' must be a list of text", where,
+                                line_of(raw, key)))
+        return tuple(default)
+    return tuple(value)

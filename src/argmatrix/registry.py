@@ -132,10 +132,9 @@ def snapshot_from_dict(data: Any, where: str) -> Registry:
 
 def write_text_atomically(path: Path, text: str) -> None:
     """Write next to the target and rename, so a failure never leaves half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.argmatrix-tmp")
-    temporary.write_text(text, encoding="utf-8", newline="\n")
-    temporary.replace(path)
+    from .writer import write_all
+
+    write_all([(path, text)])
 
 
 def export_dict(registry: Registry, platforms: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .config import PAGE_KEYS, REGISTRY_KEYS, SEVERITIES
+from .config import CHECK_KINDS, PAGE_KEYS, REGISTRY_KEYS, SEVERITIES
 from .manifest import ENTRY_KEYS, SECTION_ENTRY_KEYS, TOP_KEYS
 from .model import NEEDS_REASON, STATUSES
 from .registry import MODES
@@ -126,8 +126,12 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "description": "Settings of `argmatrix check`.",
             "additionalProperties": False,
             "properties": {
-                "severity": {"type": "object", "additionalProperties": {"enum": list(SEVERITIES)}},
-                "prose": {"type": "array", "items": {"type": "string"}},
+                "severity": {"type": "object", "propertyNames": {"enum": list(CHECK_KINDS)},
+                             "additionalProperties": {"enum": list(SEVERITIES)}},
+                "prose": {"type": "array", "items": {"type": "string"}, "description": "Globs"
+                          " (under docs_dir) of hand-written pages checked for dead flags."},
+                "ignore_flags": {"type": "array", "items": {"type": "string"}, "description":
+                                 "Flags of other tools the prose may mention (--upgrade)."},
             },
         },
     },
@@ -145,8 +149,7 @@ FINDINGS_SCHEMA: dict[str, Any] = {
         "required": ["kind", "severity", "message", "flag", "platform", "file", "line"],
         "additionalProperties": False,
         "properties": {
-            "kind": {"enum": ["stale-page", "unclassified-argument", "stale-manifest-entry",
-                              "duplicate-manifest-entry", "impossible-entry", "dead-flag"]},
+            "kind": {"enum": list(CHECK_KINDS)},
             "severity": {"enum": ["error", "warning"]},
             "message": {"type": "string"},
             "flag": {"type": ["string", "null"]},
