@@ -23,7 +23,7 @@ from .errors import ArgmatrixError
 from .project import Project, load_project
 from .render import RenderedPage, render_project
 from .resolve import Finding, closest
-from .writer import write_all
+from .writer import refuse_folder, write_all
 
 KINDS = CHECK_KINDS
 FORMATS = ("text", "json", "github")
@@ -104,6 +104,7 @@ def apply_severity(
 
 def _read(path: Path) -> str | None:
     """A page as it is on disk; None when it is missing (or not text, so surely stale)."""
+    refuse_folder(path)
     try:
         return path.read_text(encoding="utf-8")
     except (FileNotFoundError, UnicodeDecodeError):

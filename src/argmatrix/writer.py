@@ -28,10 +28,14 @@ def _mode_for(path: Path) -> int:
         return _new_file_mode()
 
 
-def _stage(path: Path, text: str, staged: list[tuple[Path, Path]]) -> None:
+def refuse_folder(path: Path) -> None:
     if path.is_dir():
         raise ArgmatrixError.at("the output is a folder, not a file", file=str(path),
                                 fix="give the page an output file name ending in .md")
+
+
+def _stage(path: Path, text: str, staged: list[tuple[Path, Path]]) -> None:
+    refuse_folder(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     temporary = Path(name)
