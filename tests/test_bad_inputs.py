@@ -119,6 +119,13 @@ CASES = [
                _replace(CONFIG, "  target: tinyserver:ServerArgs.add_cli_args\n  mode: static\n",
                         "  target: snap.json\n")),
          "not valid JSON", "snap.json", 1),
+    Case("a snapshot with a wrong field type",
+         _both(_write("snap.json", '{"format": "argmatrix-snapshot", "version": 1, "registry":'
+                                   ' {"source": "s", "sections": ["A"], "arguments":'
+                                   ' [{"flags": [5], "dest": "x"}]}}'),
+               _replace(CONFIG, "  target: tinyserver:ServerArgs.add_cli_args\n  mode: static\n",
+                        "  target: snap.json\n")),
+         "'flags' is not a list of text", "snap.json", None),
     Case("a snapshot of another version",
          _both(_write("snap.json", '{"format": "argmatrix-snapshot", "version": 99}'),
                _replace(CONFIG, "  target: tinyserver:ServerArgs.add_cli_args\n  mode: static\n",

@@ -181,7 +181,23 @@ def argument_to_dict(argument: Argument) -> dict[str, Any]:
     }
 
 
+def _require(condition: bool, what: str) -> None:
+    if not condition:
+        raise ValueError(what)
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
 def argument_from_dict(data: dict[str, Any]) -> Argument:
+    _require(isinstance(data, dict), "an argument is not an object")
+    _require(_strings(data.get("flags", [])), "'flags' is not a list of text")
+    _require(isinstance(data.get("dest"), str), "'dest' is not text")
+    _require(isinstance(data.get("section", ""), str), "'section' is not text")
+    _require(isinstance(data.get("action", ""), str), "'action' is not text")
+    _require(data.get("type") is None or isinstance(data.get("type"), str), "'type' is not text")
+    _require(isinstance(data.get("extra", {}), dict), "'extra' is not an object")
     choices = python_value(data.get("choices"))
     metavar = python_value(data.get("metavar"))
     return Argument(
@@ -223,6 +239,10 @@ def registry_to_dict(registry: Registry) -> dict[str, Any]:
 
 
 def registry_from_dict(data: dict[str, Any]) -> Registry:
+    _require(isinstance(data, dict), "the registry is not an object")
+    _require(isinstance(data.get("source"), str), "'source' is not text")
+    _require(_strings(data.get("sections")), "'sections' is not a list of text")
+    _require(isinstance(data.get("arguments"), list), "'arguments' is not a list")
     return Registry(
         source=data["source"],
         description=data.get("description", ""),

@@ -99,6 +99,10 @@ def read_snapshot(path: Path) -> Registry:
                           "write one with 'argmatrix snapshot --registry MODULE:CALLABLE -o FILE'")
     try:
         data = json.loads(text)
+    except RecursionError:
+        raise ArgmatrixError.at("snapshot is nested too deeply to be a snapshot",
+                                file=str(path), fix="write it again with 'argmatrix snapshot'"
+                                ) from None
     except json.JSONDecodeError as exc:
         raise ArgmatrixError.at(
             f"snapshot is not valid JSON ({exc.msg}); it may be truncated",
@@ -123,9 +127,9 @@ def snapshot_from_dict(data: Any, where: str) -> Registry:
         )
     try:
         return registry_from_dict(data["registry"])
-    except (KeyError, TypeError, AttributeError) as exc:
+    except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as exc:
         raise ArgmatrixError.at(
-            f"snapshot is incomplete or malformed (missing or wrong {exc})", file=where,
+            f"snapshot is incomplete or malformed ({type(exc).__name__}: {exc})", file=where,
             fix="write it again with 'argmatrix snapshot'",
         ) from None
 
