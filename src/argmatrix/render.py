@@ -126,10 +126,10 @@ class SupportPage:
     counts: dict[str, int] = field(default_factory=dict)
 
 
-def flags_cell(argument: Argument) -> str:
+def flags_cell(argument: Argument, scope: str = "") -> str:
     names = argument.flags or (argument.metavar if isinstance(argument.metavar, str)
                                else argument.dest,)
-    return f'<a id="{anchor(argument.name)}"></a>' + "<br>".join(code(f) for f in names)
+    return f'<a id="{scope}{anchor(argument.name)}"></a>' + "<br>".join(code(f) for f in names)
 
 
 def default_cell(value: Any, argument: Argument | None = None) -> str:
@@ -199,14 +199,15 @@ class Cells:
             cached = self._sections[id(registry)] = (registry, by_section(registry))
         return cached[1]
 
-    def row(self, argument: Argument) -> Row:
+    def row(self, argument: Argument, scope: str = "") -> Row:
+        """`scope` prefixes the anchor: a subcommand's `--port` is `serve--port`."""
         cached = self._rows.get(id(argument))
         if cached is not None and cached[0] is argument:
             return cached[1]
         row = Row(
             argument=argument,
-            anchor=anchor(argument.name),
-            flags=flags_cell(argument),
+            anchor=scope + anchor(argument.name),
+            flags=flags_cell(argument, scope),
             description=cell(argument.help),
             default=default_cell(argument.default, argument),
             options=type_options_cell(argument),
@@ -228,15 +229,15 @@ def section_anchor(title: str) -> str:
     return anchor(title.lower().replace(" ", "-"))
 
 
-def server_page(registry: Registry, cells: Cells | None = None) -> ServerPage:
+def server_page(registry: Registry, cells: Cells | None = None, scope: str = "") -> ServerPage:
     cells = cells or Cells()
     sections = []
     for title, arguments in cells.sections(registry).items():
-        rows = tuple(cells.row(a) for a in arguments if not a.deprecated)
+        rows = tuple(cells.row(a, scope) for a in arguments if not a.deprecated)
         if rows:
             sections.append(SectionView(cell(title), section_anchor(title), rows))
     deprecated = tuple(
-        cells.row(a)._replace(replacement=code(replacement) if replacement else "")
+        cells.row(a, scope)._replace(replacement=code(replacement) if replacement else "")
         for a in registry.arguments if a.deprecated and not a.hidden
         for replacement in (replacement_of(a, registry),)
     )
@@ -245,7 +246,7 @@ def server_page(registry: Registry, cells: Cells | None = None) -> ServerPage:
             name=code(sub.name),
             aliases=", ".join(code(a) for a in sub.aliases),
             help=cell(sub.help),
-            page=server_page(sub.registry, cells),
+            page=server_page(sub.registry, cells, f"{scope}{anchor(sub.name)}"),
         )
         for sub in registry.subcommands
     )
