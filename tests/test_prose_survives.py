@@ -82,3 +82,16 @@ def test_a_page_without_markers_is_an_error(tmp_path: Path) -> None:
     assert result.err.count("\n") == 1
     assert "plain.md" in result.err and "no <!-- argmatrix:begin --> marker" in result.err
     assert not (project / "docs" / "reference").exists()  # nothing written when a page fails
+
+
+def test_a_page_with_windows_line_endings_keeps_them(tmp_path: Path) -> None:
+    project = copy_project(tmp_path)
+    page = project / "docs" / "guide" / "serving.md"
+    page.write_bytes(HAND_WRITTEN.replace("\n", "\r\n").encode())
+    _add_pages(project, "  - {template: server_arguments.md.j2, output: guide/serving.md,"
+                        " inplace: true}\n")
+    assert run_cli("generate", cwd=project).code == 0
+    data = page.read_bytes()
+    assert data.startswith(HAND_WRITTEN.split("<!--")[0].replace("\n", "\r\n").encode())
+    assert data.endswith(b"\r\n\r\nClosing words.\r\n")
+    assert run_cli("check", cwd=project).code == 0

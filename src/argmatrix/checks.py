@@ -106,7 +106,8 @@ def _read(path: Path) -> str | None:
     """A page as it is on disk; None when it is missing (or not text, so surely stale)."""
     refuse_folder(path)
     try:
-        return path.read_text(encoding="utf-8")
+        with path.open(encoding="utf-8", newline="") as stream:  # bytes as they are
+            return stream.read()
     except (FileNotFoundError, UnicodeDecodeError):
         return None
     except OSError as exc:

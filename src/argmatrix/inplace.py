@@ -32,8 +32,10 @@ Reader = Callable[[Path], str | None]
 
 
 def read_text(path: Path) -> str | None:
+    """The page exactly as written: line endings are the author's (no newline translation)."""
     try:
-        return path.read_text(encoding="utf-8")
+        with path.open(encoding="utf-8", newline="") as stream:
+            return stream.read()
     except FileNotFoundError:
         return None
 

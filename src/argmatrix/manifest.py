@@ -66,7 +66,8 @@ def parse_manifest(data: Any, problems: Problems) -> Platform | None:
     variants = _variants_list(data, problems)
     default = data.get("default")
     if default is not None and default not in STATUSES:
-        problems.add(f"unknown status {default!r} for 'default'", line_of(data, "default"),
+        problems.add(f"unknown status {default!r} for 'default'{_bool_hint(default)}",
+                     line_of(data, "default"),
                      f"use one of: {', '.join(STATUSES)}")
         default = None
     if default in NEEDS_REASON:
@@ -78,6 +79,11 @@ def parse_manifest(data: Any, problems: Problems) -> Platform | None:
         name=name, title=title, variants=variants, default=default, sections=sections,
         arguments=arguments, description=description, file=problems.file,
     )
+
+
+def _bool_hint(value: Any) -> str:
+    """YAML 1.1 reads a bare yes/no/on/off as a boolean: say so when that is what happened."""
+    return " (YAML read a bare yes/no/on/off as true/false)" if isinstance(value, bool) else ""
 
 
 def _duplicates(mapping: Any, problems: Problems, what: str) -> None:
@@ -139,14 +145,15 @@ def _entry(
             ok = False
     status = value.get("status")
     if status not in STATUSES:
-        problems.add(f"{name}: unknown status {status!r}", line_of(value, "status") or line,
-                     f"use one of: {', '.join(STATUSES)}")
+        problems.add(f"{name}: unknown status {status!r}{_bool_hint(status)}",
+                     line_of(value, "status") or line, f"use one of: {', '.join(STATUSES)}")
         return None
     reason = value.get("reason")
     if reason is not None and not isinstance(reason, str):
-        problems.add(f"{name}: 'reason' must be text", line_of(value, "reason") or line)
+        problems.add(f"{name}: 'reason' must be text{_bool_hint(reason)}",
+                     line_of(value, "reason") or line, "put the reason in quotes")
         ok = False
-    if status in NEEDS_REASON and not (isinstance(reason, str) and reason.strip()):
+    elif status in NEEDS_REASON and not (isinstance(reason, str) and reason.strip()):
         problems.add(f"{name}: status {status!r} needs a 'reason'", line,
                      f"write '{{status: {status}, reason: <why>}}'")
         ok = False

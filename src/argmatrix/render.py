@@ -165,6 +165,8 @@ def value_description(argument: Argument) -> str:
     if action == "version":
         return "flag (prints the version)"
     nargs = argument.nargs
+    if nargs == 0:  # a custom Action that takes no value
+        return "flag (takes no value)"
     if action in ("append", "extend") or nargs in ("+", "*") or (
         isinstance(nargs, int) and nargs > 1
     ):
