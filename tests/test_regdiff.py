@@ -277,3 +277,19 @@ def test_a_path_option_with_a_snapshot_is_bad_input(tmp_path: Path) -> None:
                      cwd=tmp_path)
     assert result.code == 2
     assert "only apply to module:callable targets" in result.err
+
+
+def test_a_change_inside_a_subcommand_is_reported(tmp_path: Path) -> None:
+    from argmatrix.regdiff import diff_registries
+    from argmatrix.registry import RegistrySpec, load_registry
+
+    fixtures = Path(__file__).parent / "fixtures" / "registries"
+    source = (fixtures / "subcommands_cli.py").read_text()
+    (tmp_path / "subcommands_next.py").write_text(source.replace('"--max-requests"',
+                                                                 '"--max-reqs"'))
+    old = load_registry(RegistrySpec("subcommands_cli:build_parser", "static", base_dir=fixtures))
+    new = load_registry(RegistrySpec("subcommands_next:build_parser", "static",
+                                     base_dir=tmp_path))
+    diff = diff_registries(old, new, "old", "new")
+    assert [a.name for a in diff.added] == ["serve --max-reqs"]
+    assert [a.name for a in diff.removed] == ["serve --max-requests"]

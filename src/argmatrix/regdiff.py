@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .adopt import DIFF_FORMATS
@@ -82,8 +82,21 @@ def field_changes(old: Argument, new: Argument, fields: tuple[str, ...] = FIELDS
     return tuple(changes)
 
 
+def flatten(registry: Registry, prefix: str = "") -> Registry:
+    """One list of arguments, a subcommand's named after it (`serve --port`), at any depth."""
+    arguments = [
+        replace(a, flags=tuple(f"{prefix}{f}" for f in a.flags), dest=f"{prefix}{a.dest}")
+        if prefix else a
+        for a in registry.arguments
+    ]
+    for sub in registry.subcommands:
+        arguments.extend(flatten(sub.registry, f"{prefix}{sub.name} ").arguments)
+    return replace(registry, arguments=tuple(arguments), subcommands=())
+
+
 def diff_registries(old: Registry, new: Registry, old_label: str, new_label: str
                     ) -> RegistryDiff:
+    old, new = flatten(old), flatten(new)
     pairs = _pair_by_name(old, new)
     pairs += _pair_by_shared_flag(old, new, pairs)
     renamed = _pair_by_dest(old, new, pairs)
