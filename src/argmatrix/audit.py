@@ -130,7 +130,8 @@ def missing_flags(page: Page, registry: Registry, documented: set[str]) -> list[
     """Registry arguments without a row, at the heading of their section when the page has it."""
     found = []
     for argument in registry.arguments:
-        if argument.hidden or argument.name in documented:
+        # A page's rows are found by their --flags; positionals are not audited.
+        if argument.hidden or argument.positional or argument.name in documented:
             continue
         line = page.section_line(argument.section)
         found.append(_finding(
@@ -267,6 +268,8 @@ def registry_kind(argument: Argument) -> TypeHint | None:
     """The value type the registry accepts, in the terms a page uses; None when unknown."""
     if argument.action in FLAG_ACTIONS:
         return TypeHint("bool", False, argument.action) if argument.action != "count" else None
+    if argument.action in ("version", "help") or argument.nargs == 0:
+        return None  # takes no value: no type to compare
     base = _TYPE_BASES.get(argument.type or "str")
     if base is None and argument.type and "json" in argument.type.lower():
         base = "json"
