@@ -28,6 +28,7 @@ PARITY_TARGETS: dict[str, tuple[str, ...]] = {
     "env_cli:make_parser": (),
     "control_flow_cli:build_parser": (),
     "classmethod_cli:Args.add_cli_args": (),
+    "custom_action_cli:b": (),
 }
 
 

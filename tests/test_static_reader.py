@@ -113,3 +113,10 @@ def test_loops_helpers_spreads_and_inheritance_are_followed() -> None:
     assert by_flag["--a"].default == 7  # argument_default of the parser
     assert by_flag["--alpha"].help == "first of server"  # a spread dict, values read on demand
     assert (by_flag["-g"].default, by_flag["-g"].type) == (5, "float")  # dict edited in place
+
+
+def test_a_custom_action_keeps_the_nargs_of_its_init_and_comments_in_conditions_are_no_titles(
+) -> None:
+    registry = load("custom_action_cli:b", "static")
+    assert registry.sections == ("Real",)
+    assert [(a.name, a.nargs) for a in registry.arguments] == [("--flagish", 0), ("--after", None)]

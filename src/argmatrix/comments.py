@@ -43,6 +43,12 @@ def _mark_statements(body: list[ast.AST], covered: bytearray) -> None:
             start = getattr(node, "lineno", 0)
             covered[start:end + 1] = b"\x01" * (end + 1 - start)
             continue
+        first_body = min((child[0].lineno for child in bodies if child
+                          and hasattr(child[0], "lineno")), default=None)
+        header_end = (first_body - 1) if first_body else getattr(node, "lineno", 0)
+        start = getattr(node, "lineno", 0)
+        if start and header_end >= start:  # `if (a and\n # note\n b):` is no section title
+            covered[start:header_end] = b"\x01" * (header_end - start)
         for child in bodies:
             _mark_statements(child, covered)
 

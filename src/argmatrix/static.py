@@ -863,6 +863,10 @@ class Interpreter:
             isinstance(action, type) and issubclass(action, argparse.Action)
         ):
             kwargs["action"] = action_placeholder(action)
+            if isinstance(action, ClassRef) and "nargs" not in kwargs:
+                default_nargs = init_default(action, "nargs")
+                if default_nargs is not None:
+                    kwargs["nargs"] = default_nargs  # as the class's own __init__ would
         if isinstance(kwargs.get("nargs"), Unevaluated):
             kwargs["nargs"] = "*"
         return kwargs
@@ -957,6 +961,23 @@ def ancestors(cls: ClassRef, depth: int = 0) -> Iterator[Any]:
         yield base
         if isinstance(base, ClassRef) and depth < MAX_CALL_DEPTH:
             yield from ancestors(base, depth + 1)
+
+
+def init_default(cls: ClassRef, parameter: str) -> Any:
+    """The literal default of a parameter of the class's (or an ancestor's) __init__."""
+    for owner in [cls, *(a for a in ancestors(cls) if isinstance(a, ClassRef))]:
+        init = _class_members(owner.node).get("__init__")
+        if not isinstance(init, ast.FunctionDef):
+            continue
+        arguments = init.args
+        positional = [*arguments.posonlyargs, *arguments.args]
+        defaults = dict(zip([a.arg for a in positional[-len(arguments.defaults):]],
+                            arguments.defaults, strict=True)) if arguments.defaults else {}
+        defaults.update({a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults,
+                                                  strict=True) if d is not None})
+        node = defaults.get(parameter)
+        return node.value if isinstance(node, ast.Constant) else None
+    return None
 
 
 def argparse_base(cls: ClassRef) -> type:
