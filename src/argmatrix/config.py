@@ -75,10 +75,7 @@ def load_config(path: Path | None, cwd: Path) -> Config:
     root = path.parent
     for key, line in getattr(data, "duplicates", ()):
         problems.append(Problem(f"key {key!r} is named twice", where, line, "keep one"))
-    for key in data:
-        if key not in TOP_KEYS:
-            problems.append(Problem(f"unknown key {key!r}", where, line_of(data, key),
-                                    f"use one of: {', '.join(TOP_KEYS)}"))
+    _unknown_keys(data, TOP_KEYS, "", where, problems)
     registry = _registry(data.get("registry"), root, where, line_of(data, "registry"), problems)
     manifests = _paths(data.get("manifests", []), root, where, line_of(data, "manifests"),
                        problems, "manifests")
@@ -90,6 +87,16 @@ def load_config(path: Path | None, cwd: Path) -> Config:
         raise ArgmatrixError(*problems)
     return Config(path, root, registry, manifests, docs_dir, templates_dir, pages, severity,
                   prose, ignored)
+
+
+def _unknown_keys(
+    mapping: dict[str, Any], allowed: tuple[str, ...], context: str, where: str,
+    problems: list[Problem],
+) -> None:
+    for key in mapping:
+        if key not in allowed:
+            problems.append(Problem(f"{context}unknown key {key!r}", where,
+                                    line_of(mapping, key), f"use one of: {', '.join(allowed)}"))
 
 
 def _folder(root: Path, relative: str) -> Path:
@@ -114,10 +121,7 @@ def _registry(
     if not isinstance(raw, dict):
         problems.append(Problem("'registry' must be a mapping with 'target'", where, line))
         return None
-    for key in raw:
-        if key not in REGISTRY_KEYS:
-            problems.append(Problem(f"registry: unknown key {key!r}", where, line_of(raw, key),
-                                    f"use one of: {', '.join(REGISTRY_KEYS)}"))
+    _unknown_keys(raw, REGISTRY_KEYS, "registry: ", where, problems)
     target = raw.get("target")
     if not isinstance(target, str) or not target:
         problems.append(Problem("registry: 'target' is missing", where, line,
@@ -166,10 +170,7 @@ def _pages(raw: Any, where: str, line: int | None, problems: list[Problem]) -> t
             problems.append(Problem("a page is a mapping with 'template' and 'output'", where,
                                     item_line))
             continue
-        for key in item:
-            if key not in PAGE_KEYS:
-                problems.append(Problem(f"page: unknown key {key!r}", where, line_of(item, key),
-                                        f"use one of: {', '.join(PAGE_KEYS)}"))
+        _unknown_keys(item, PAGE_KEYS, "page: ", where, problems)
         template, output = item.get("template"), item.get("output")
         if not isinstance(template, str) or not isinstance(output, str):
             problems.append(Problem("a page needs 'template' and 'output'", where, item_line))
@@ -210,10 +211,7 @@ def _checks(
     if not isinstance(raw, dict):
         problems.append(Problem("'checks' must be a mapping", where, None))
         return defaults
-    for key in raw:
-        if key not in CHECK_KEYS:
-            problems.append(Problem(f"checks: unknown key {key!r}", where, line_of(raw, key),
-                                    f"use one of: {', '.join(CHECK_KEYS)}"))
+    _unknown_keys(raw, CHECK_KEYS, "checks: ", where, problems)
     return (_severities(raw, where, problems),
             _strings(raw, "prose", ["**/*.md"], where, problems),
             _strings(raw, "ignore_flags", [], where, problems))
