@@ -46,3 +46,34 @@ def test_a_module_that_appears_later_is_read(tmp_path: Path) -> None:
     assert str(_read(root)["--port"]) == "cachedpkg.defaults.PORT"  # kept as its source
     (root / "cachedpkg" / "defaults.py").write_text("PORT = 8080\n")
     assert _read(root) == {"--port": 8080}
+
+
+def test_pages_follow_a_change_of_a_partial_template(tmp_path: Path) -> None:
+    from helpers import copy_project, run_cli
+
+    project = copy_project(tmp_path)
+    partials = project / "templates" / "partials"
+    partials.mkdir(parents=True)
+    (partials / "outro.md.j2").write_text("First words.\n")
+    (project / "templates" / "with_outro.md.j2").write_text(
+        '{% extends "argmatrix/server_arguments.md.j2" %}\n'
+        '{% block outro %}{% include "partials/outro.md.j2" %}{% endblock %}\n')
+    config = project / "argmatrix.yaml"
+    config.write_text(config.read_text()
+                      + "  - {template: with_outro.md.j2, output: guide/outro.md}\n")
+    page = project / "docs" / "guide" / "outro.md"
+    assert run_cli("generate", cwd=project).code == 0
+    assert page.read_text().endswith("First words.\n")
+    (partials / "outro.md.j2").write_text("Other words.\n")
+    assert run_cli("check", cwd=project).code == 1
+    assert run_cli("generate", cwd=project).code == 0
+    assert page.read_text().endswith("Other words.\n")
+
+
+def test_the_cache_keeps_a_bounded_number_of_entries(tmp_path: Path, monkeypatch) -> None:
+    from argmatrix import cache
+
+    monkeypatch.setenv("ARGMATRIX_CACHE_DIR", str(tmp_path / "cache"))
+    for number in range(cache.KEEP_PER_KIND + 5):
+        assert cache.memo("probe", f"key-{number}", lambda n=number: n) == number
+    assert len(list((tmp_path / "cache").glob("probe-*.pickle"))) == cache.KEEP_PER_KIND

@@ -72,12 +72,32 @@ def cached(kind: str, key: Iterable[Any], compute: Callable[[], tuple[T, Iterabl
         if hit is not None:
             stamps, value = hit
             if all(stamp(s[0]) == s for s in stamps):
+                with contextlib.suppress(OSError):
+                    os.utime(path)  # recently used: the last to be evicted
                 return value  # type: ignore[no-any-return]
     value, files = compute()
     if path is not None:
         stamps = [stamp(f) for f in sorted(set(files))]
         _write(path, (stamps, value))
+        _evict(path.parent, kind)
     return value
+
+
+KEEP_PER_KIND = 16
+
+
+def _evict(folder: Path, kind: str) -> None:
+    """Keep the most recently written entries of a kind; the cache must not grow forever."""
+    with contextlib.suppress(OSError):
+        entries = sorted(folder.glob(f"{kind}-*.pickle"), key=lambda p: p.stat().st_mtime_ns,
+                         reverse=True)
+        for old in entries[KEEP_PER_KIND:]:
+            old.unlink()
+
+
+def memo(kind: str, digest: str, compute: Callable[[], T]) -> T:
+    """`compute()` for a key that fingerprints every input itself (no files to watch)."""
+    return cached(kind, (digest,), lambda: (compute(), ()))
 
 
 def _read(path: Path) -> tuple[list[Stamp], Any] | None:

@@ -6,7 +6,9 @@ plugin serves it; none of them renders on its own.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+import pickle
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -15,7 +17,7 @@ from typing import Any, NamedTuple
 
 import jinja2
 
-from .cache import jinja_bytecode_cache
+from .cache import jinja_bytecode_cache, memo
 from .config import Config, PageSpec
 from .errors import ArgmatrixError
 from .markdown import anchor, cell, code, value_text
@@ -436,7 +438,40 @@ def render_project(
     config: Config, registry: Registry, platforms: dict[str, ResolvedPlatform],
     read_existing: Any = None,
 ) -> list[RenderedPage]:
-    """Every configured page, rendered in memory. Nothing is written here."""
+    """Every configured page, rendered in memory. Nothing is written here.
+
+    Rendering is a pure function of the registry, the manifests, the configuration, the
+    templates and argmatrix's own code, so pages rendered from the very same inputs before are
+    reused (in-place pages also depend on the page on disk: those are always rendered).
+    """
+    digest = None if any(p.inplace for p in config.pages) else inputs_digest(
+        config, registry, platforms)
+    if digest is None:
+        return _render_pages(config, registry, platforms, read_existing)
+    return memo("pages", digest, lambda: _render_pages(config, registry, platforms, None))
+
+
+def inputs_digest(
+    config: Config, registry: Registry, platforms: dict[str, ResolvedPlatform]
+) -> str | None:
+    """A fingerprint of everything a render reads; None when some input cannot be pickled."""
+    templates = []
+    for folder in (config.templates_dir, bundled_templates()):
+        if folder.is_dir():
+            templates += [(str(p.relative_to(folder)), p.read_bytes())
+                          for p in sorted(folder.rglob("*")) if p.is_file()]
+    manifests = {name: resolved.platform for name, resolved in platforms.items()}
+    try:
+        data = pickle.dumps((config, registry, manifests, templates), protocol=5)
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        return None
+    return hashlib.blake2b(data, digest_size=20).hexdigest()
+
+
+def _render_pages(
+    config: Config, registry: Registry, platforms: dict[str, ResolvedPlatform],
+    read_existing: Any,
+) -> list[RenderedPage]:
     from .inplace import splice
 
     env = environment(config.templates_dir)
