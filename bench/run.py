@@ -173,8 +173,9 @@ def main() -> None:
                 f" {warm_total / size * 1000:.2f} s | {peak:.0f} MB |")
     say("")
     say("Cold: the first run on a machine (nothing cached: every source file parsed, every")
-    say("manifest read by PyYAML). Warm: inputs unchanged since an earlier run, so the parsed")
-    say("registry and manifests come from the cache and only rendering and comparing remain.")
+    say("manifest read by PyYAML, every page rendered). Warm: inputs unchanged since an earlier")
+    say("run (the cache checks every file by content hash), so the parsed registry, manifests")
+    say("and rendered pages are reused and only resolving, comparing and writing remain.")
     say("")
 
     say("## Targets (issue: speed, scale and hostile input)")

@@ -62,6 +62,14 @@ def _entry_path(kind: str, key: Iterable[Any]) -> Path | None:
     return folder / f"{kind}-{digest}.pickle"
 
 
+_files_seen: dict[tuple[Any, ...], list[str]] = {}
+
+
+def files_seen(kind: str, key: Iterable[Any]) -> list[str] | None:
+    """The files an entry was read from, as this process loaded or computed it."""
+    return _files_seen.get((kind, *tuple(key)))
+
+
 def cached(kind: str, key: Iterable[Any], compute: Callable[[], tuple[T, Iterable[str]]]) -> T:
     """`compute()` returns the value and the files it looked at; reuse the value while they are
     unchanged (a file it looked for and did not find must still be missing)."""
@@ -74,8 +82,11 @@ def cached(kind: str, key: Iterable[Any], compute: Callable[[], tuple[T, Iterabl
             if all(stamp(s[0]) == s for s in stamps):
                 with contextlib.suppress(OSError):
                     os.utime(path)  # recently used: the last to be evicted
+                _files_seen[(kind, *key)] = [s[0] for s in stamps]
                 return value  # type: ignore[no-any-return]
     value, files = compute()
+    files = list(files)
+    _files_seen[(kind, *key)] = files
     if path is not None:
         stamps = [stamp(f) for f in sorted(set(files))]
         _write(path, (stamps, value))
@@ -83,21 +94,37 @@ def cached(kind: str, key: Iterable[Any], compute: Callable[[], tuple[T, Iterabl
     return value
 
 
-KEEP_PER_KIND = 16
+KEEP_PER_KIND = 256
+KEEP_BYTES = 512 * 1024 * 1024
 
 
 def _evict(folder: Path, kind: str) -> None:
-    """Keep the most recently written entries of a kind; the cache must not grow forever."""
+    """Drop the least recently used entries beyond a count per kind and a total size."""
     with contextlib.suppress(OSError):
-        entries = sorted(folder.glob(f"{kind}-*.pickle"), key=lambda p: p.stat().st_mtime_ns,
+        entries = sorted(folder.glob("*.pickle"), key=lambda p: p.stat().st_mtime_ns,
                          reverse=True)
-        for old in entries[KEEP_PER_KIND:]:
-            old.unlink()
+        of_kind = 0
+        total = 0
+        for entry in entries:
+            size = entry.stat().st_size
+            total += size
+            of_kind += entry.name.startswith(f"{kind}-")
+            if total > KEEP_BYTES or (entry.name.startswith(f"{kind}-")
+                                      and of_kind > KEEP_PER_KIND):
+                entry.unlink()
 
 
 def memo(kind: str, digest: str, compute: Callable[[], T]) -> T:
     """`compute()` for a key that fingerprints every input itself (no files to watch)."""
     return cached(kind, (digest,), lambda: (compute(), ()))
+
+
+def fingerprint(parts: Iterable[Any], files: Iterable[str]) -> str:
+    """A digest of some values and of the content of some files."""
+    digest = hashlib.blake2b(repr((code_version(), *parts)).encode(), digest_size=20)
+    for file in sorted(set(files)):
+        digest.update(repr(stamp(file)).encode())
+    return digest.hexdigest()
 
 
 def _read(path: Path) -> tuple[list[Stamp], Any] | None:

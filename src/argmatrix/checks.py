@@ -21,7 +21,7 @@ from typing import Any, TextIO
 from .config import CHECK_KINDS
 from .errors import ArgmatrixError
 from .project import Project, load_project
-from .render import RenderedPage, render_project
+from .render import RenderedPage
 from .resolve import Finding, closest
 from .writer import refuse_folder, write_all
 
@@ -57,7 +57,7 @@ def register(commands: argparse._SubParsersAction, common: argparse.ArgumentPars
 
 def _check(args: argparse.Namespace) -> int:
     project = load_project(args)
-    pages = render_project(project.config, project.registry, project.resolved)
+    pages = project.pages()
     if args.fix:
         changed = [(p.path, p.text) for p in pages if _read(p.path) != p.text]
         for path in write_all(changed):

@@ -35,7 +35,6 @@ def register(commands: argparse._SubParsersAction, common: argparse.ArgumentPars
 
 def _generate(args: argparse.Namespace) -> int:
     from .project import load_project
-    from .render import render_project
     from .writer import write_all
 
     project = load_project(args)
@@ -48,7 +47,7 @@ def _generate(args: argparse.Namespace) -> int:
         for finding in resolved.findings:
             where = f"{finding.file}:{finding.line}: " if finding.file else ""
             print(f"argmatrix: warning: {where}{finding.message}", file=sys.stderr)
-    pages = render_project(project.config, project.registry, project.resolved)
+    pages = project.pages()
     written = write_all((page.path, page.text) for page in pages)
     for path in written:
         print(f"wrote {_relative(path)}")

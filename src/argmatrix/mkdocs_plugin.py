@@ -44,7 +44,7 @@ from .inplace import ATTRIBUTE, fragment, parse_attributes
 from .markdown import cell, code
 from .project import Project, project_from_config
 from .registry import RegistrySpec
-from .render import environment, page_context, render_project
+from .render import environment, page_context
 from .schema import SCHEMAS
 from .static import find_module_file
 
@@ -88,7 +88,7 @@ class ArgmatrixPlugin(BasePlugin[PluginOptions]):
         self.project, self._context, self._env = None, None, None
         with plugin_errors():
             project = self._load()
-            pages = render_project(project.config, project.registry, project.resolved)
+            pages = project.pages()
         self.project = project
         for page in pages:
             try:

@@ -17,7 +17,14 @@ from .config import Config, find_config, load_config
 from .errors import ArgmatrixError, Problem
 from .manifest import load_manifest
 from .model import Platform, Registry, json_value
-from .registry import RegistrySpec, export_dict, guess_mode, load_registry, mock_list
+from .registry import (
+    RegistrySpec,
+    export_dict,
+    guess_mode,
+    input_files,
+    load_registry,
+    mock_list,
+)
 from .resolve import ResolvedPlatform, resolve_platform
 
 
@@ -30,6 +37,23 @@ class Project:
     @cached_property
     def resolved(self) -> dict[str, ResolvedPlatform]:
         return {name: resolve_platform(p, self.registry) for name, p in self.platforms.items()}
+
+    @cached_property
+    def input_files(self) -> list[str] | None:
+        """Every file the project was read from; None when that cannot be known (live mode)."""
+        assert self.config.registry is not None
+        registry_files = input_files(self.config.registry)
+        if registry_files is None:
+            return None
+        config_file = [str(self.config.file)] if self.config.file else []
+        return [*registry_files, *(str(m) for m in self.config.manifests), *config_file]
+
+    def pages(self) -> list[Any]:
+        """Every configured page, rendered (or reused, when every input is as before)."""
+        from .render import render_project
+
+        return render_project(self.config, self.registry, self.resolved,
+                              inputs=self.input_files)
 
     def export(self) -> dict[str, Any]:
         return export_dict(self.registry, {

@@ -42,10 +42,7 @@ def load_registry(spec: RegistrySpec, verbose: bool = False) -> Registry:
     elif spec.mode == "static":
         from .cache import cached
 
-        # Where modules are looked for is part of the key: another environment (another
-        # sys.path) may hold another version of the same package.
-        key = (spec.target, str(spec.base_dir), spec.search_path or tuple(sys.path))
-        registry = cached("registry", key, lambda: _read_static(spec))
+        registry = cached("registry", _static_key(spec), lambda: _read_static(spec))
     else:
         from .live import load_live
 
@@ -57,6 +54,23 @@ def load_registry(spec: RegistrySpec, verbose: bool = False) -> Registry:
             fix="point the target at the function that adds the server's arguments",
         )
     return registry
+
+
+def _static_key(spec: RegistrySpec) -> tuple[Any, ...]:
+    # Where modules are looked for is part of the key: another environment (another sys.path)
+    # may hold another version of the same package.
+    return (spec.target, str(spec.base_dir), spec.search_path or tuple(sys.path))
+
+
+def input_files(spec: RegistrySpec) -> list[str] | None:
+    """The files the loaded registry was read from; None where that is not known (live)."""
+    if spec.mode == "snapshot":
+        return [str(_resolve_path(spec.target, spec.base_dir))]
+    if spec.mode == "static":
+        from .cache import files_seen
+
+        return files_seen("registry", _static_key(spec))
+    return None
 
 
 def _read_static(spec: RegistrySpec) -> tuple[Registry, list[str]]:

@@ -6,18 +6,16 @@ plugin serves it; none of them renders on its own.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
-import pickle
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import jinja2
 
-from .cache import jinja_bytecode_cache, memo
+from .cache import fingerprint, jinja_bytecode_cache, memo
 from .config import Config, PageSpec
 from .errors import ArgmatrixError
 from .markdown import anchor, cell, code, value_text
@@ -436,36 +434,28 @@ def normalise_newlines(text: str) -> str:
 
 def render_project(
     config: Config, registry: Registry, platforms: dict[str, ResolvedPlatform],
-    read_existing: Any = None,
+    read_existing: Any = None, inputs: Sequence[str] | None = None,
 ) -> list[RenderedPage]:
     """Every configured page, rendered in memory. Nothing is written here.
 
-    Rendering is a pure function of the registry, the manifests, the configuration, the
-    templates and argmatrix's own code, so pages rendered from the very same inputs before are
-    reused (in-place pages also depend on the page on disk: those are always rendered).
+    Rendering is a pure function of its inputs: with `inputs` (every file the registry, the
+    manifests and the configuration were read from) pages rendered from the very same files,
+    templates and argmatrix code before are reused. In-place pages also depend on the page on
+    disk: those are always rendered.
     """
-    digest = None if any(p.inplace for p in config.pages) else inputs_digest(
-        config, registry, platforms)
-    if digest is None:
+    if inputs is None or any(p.inplace for p in config.pages):
         return _render_pages(config, registry, platforms, read_existing)
+    digest = fingerprint((repr(config), template_sources(config)), inputs)
     return memo("pages", digest, lambda: _render_pages(config, registry, platforms, None))
 
 
-def inputs_digest(
-    config: Config, registry: Registry, platforms: dict[str, ResolvedPlatform]
-) -> str | None:
-    """A fingerprint of everything a render reads; None when some input cannot be pickled."""
-    templates = []
+def template_sources(config: Config) -> list[tuple[str, bytes]]:
+    sources = []
     for folder in (config.templates_dir, bundled_templates()):
         if folder.is_dir():
-            templates += [(str(p.relative_to(folder)), p.read_bytes())
-                          for p in sorted(folder.rglob("*")) if p.is_file()]
-    manifests = {name: resolved.platform for name, resolved in platforms.items()}
-    try:
-        data = pickle.dumps((config, registry, manifests, templates), protocol=5)
-    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
-        return None
-    return hashlib.blake2b(data, digest_size=20).hexdigest()
+            sources += [(str(p.relative_to(folder)), p.read_bytes())
+                        for p in sorted(folder.rglob("*")) if p.is_file()]
+    return sources
 
 
 def _render_pages(
