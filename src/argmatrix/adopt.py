@@ -28,8 +28,6 @@ def register(commands: argparse._SubParsersAction, common: argparse.ArgumentPars
 
 
 def _register_audit(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-
-
     audit = commands.add_parser(
         "audit", parents=[common], help="Measure how far a hand-written page is from the registry.",
         description="Compare a hand-written argument page (Markdown tables, or text copied from"
