@@ -1,6 +1,6 @@
 """Every bad input a user can cause: exit 2, one line naming the file and line, nothing touched.
 
-The table in docs/bad-inputs.md lists the same cases; keep them in step.
+The table under "Bad inputs" in README.md lists the same cases; keep them in step.
 """
 
 from __future__ import annotations
@@ -64,6 +64,12 @@ REGISTRY = "tinyserver.py"
 CASES = [
     Case("malformed YAML", _append(MANIFEST, "  --port: {status: supported\n"),
          "malformed YAML", "npu.yaml", "--port: {status: supported"),
+    Case("a value YAML types but cannot read (a date past December)",
+         _append(MANIFEST, "  --port: {status: supported, note: 2024-13-01}\n"),
+         "cannot read '2024-13-01'", "npu.yaml", "2024-13-01"),
+    Case("an alias inside the node it names",
+         _append(MANIFEST, "  --port: &loop {status: supported, note: *loop}\n"),
+         "an alias refers to a node that contains it", "npu.yaml", "&loop"),
     Case("unknown top-level key", _append(MANIFEST, "colour: blue\n"),
          "unknown key 'colour'", "npu.yaml", "colour: blue"),
     Case("unknown entry key", _append(MANIFEST, "  --port: {status: supported, colour: red}\n"),

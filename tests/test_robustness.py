@@ -17,6 +17,7 @@ from argmatrix.importer import import_page, manifest_text
 from argmatrix.legacy import parse_page
 from argmatrix.manifest import Problems, parse_manifest
 from argmatrix.model import Argument, Registry
+from argmatrix.render import normalise_newlines
 from argmatrix.yamlfile import load_yaml_text
 from helpers import copy_project, run_cli, tables
 
@@ -104,6 +105,38 @@ def test_the_manifest_loader_never_crashes_on_any_text(text: str) -> None:
         assert all(problem.file == "fuzz.yaml" for problem in error.problems)
 
 
+YAML_TOKENS = st.sampled_from([
+    "platform: p\n", "arguments:\n", "  --port: ", "  --host: ", "status: ", "note: ", "\n",
+    "supported", "unsupported", "{", "}", "[", "]", ", ", ": ", "- ", "? ", "&a ", "*a", "<<: *a",
+    "!!int ", "!!float ", "!!binary ", "!!timestamp ", "!!set ", "!!omap ", "!custom ", "'x'",
+    "2024-13-01", "2024-02-30 25:61:00", "0x", "0o9", "1e999", "-.inf", ".nan", "yes", "~", "0b2",
+    "12:34:56", "1_000", "\"\\u00\"", "|\n  text", ">-\n  folded",
+])
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(YAML_TOKENS, max_size=24).map("".join))
+def test_the_manifest_loader_never_crashes_on_yaml_shaped_text(text: str) -> None:
+    """Tokens YAML gives meaning to: tags, anchors, merges, dates and numbers out of range."""
+    try:
+        _load_manifest_text(text)
+    except ArgmatrixError as error:
+        assert all(problem.file == "fuzz.yaml" for problem in error.problems)
+
+
+def test_a_key_overriding_a_merged_one_is_not_a_repetition() -> None:
+    text = ("platform: p\nvariants: [A]\narguments:\n"
+            "  --port: &base {status: supported, note: shared}\n"
+            "  --host:\n    <<: *base\n    note: own\n"
+            "  --mode:\n    <<: *base\n    note: one\n    note: two\n")
+    data = load_yaml_text(text, "m.yaml")
+    problems = Problems("m.yaml")
+    platform = parse_manifest(data, problems)
+    assert platform is not None
+    assert platform.arguments["--host"].note == "own"
+    assert [(p.message, p.line) for p in problems.items] == [("--mode: key 'note' is named twice", 11)]
+
+
 _REGISTRY = Registry("fuzz:build", ("Main",), (
     Argument(("--port",), "port", "Main", type="int", default=8000),
     Argument(("--mode", "-m"), "mode", "Main", choices=("a", "b"), default="a"),
@@ -138,3 +171,14 @@ def test_the_page_importer_never_crashes(header: list[str], rows: list[list[str]
         assert all(problem.file in ("fuzz.md", None) for problem in error.problems)
         return
     assert text.startswith(("#", "platform:"))
+
+
+@given(st.lists(st.sampled_from(["\n", "\r\n", " ", "\t", "a", "|"]), max_size=60).map("".join))
+def test_page_text_is_normalised_without_losing_a_line(text: str) -> None:
+    """One trailing newline, no trailing blanks, never two blank lines in a row; every line with
+    content kept, in order."""
+    out = normalise_newlines(text)
+    assert out.endswith("\n") and not out.endswith("\n\n")
+    assert "\n\n\n" not in out and " \n" not in out and "\t\n" not in out and "\r" not in out
+    content = [line.rstrip(" \t") for line in text.replace("\r\n", "\n").split("\n")]
+    assert [line for line in out.split("\n") if line] == [line for line in content if line]

@@ -1,3 +1,5 @@
+import sys
+
 from .cli import run
 
-run()
+sys.exit(run())

@@ -137,6 +137,7 @@ def _entry(
         problems.add(f"{name}: an entry is a status or a mapping with 'status'", line,
                      "write e.g. '{status: supported}'")
         return None
+    _duplicates(value, problems, f"{name}: key")
     ok = True
     for key in value:
         if key not in allowed:

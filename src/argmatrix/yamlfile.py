@@ -27,49 +27,108 @@ class LocatedList(list):  # type: ignore[type-arg]
 
 
 # libyaml's parser where PyYAML was built with it: ten times faster on large manifests.
-_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_STR = "tag:yaml.org,2002:str"
+_MERGE = "tag:yaml.org,2002:merge"
+_MAP = yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG
+_SEQ = yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG
 
 
-class _Loader(_Base):  # type: ignore[misc, valid-type]
-    pass
+class _Unreadable(yaml.constructor.ConstructorError):
+    """A scalar YAML types (a date, say) whose text is not a valid value of that type."""
 
 
-def _construct_mapping(loader: _Loader, node: yaml.MappingNode, deep: bool = False) -> Located:
-    loader.flatten_mapping(node)
-    mapping = Located()
-    mapping.line = node.start_mark.line + 1
-    mapping.key_lines = {}
-    mapping.duplicates = []
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        try:
-            hash(key)
-        except TypeError:
+class _Builder:
+    """Turns the composed node tree into `Located` containers.
+
+    PyYAML composes the tree (libyaml parses, the resolver types each plain scalar); building the
+    containers here rather than through its generic constructor halves the time a large manifest
+    takes, since the constructor's bookkeeping costs more than the parsing. Scalars other than
+    text still go through the constructor, so `yes`, `1e3` or dates mean what YAML says.
+    """
+
+    def __init__(self, loader: Any) -> None:
+        self.loader = loader
+        self.done: dict[int, Any] = {}  # an anchored node used twice is built once
+        self.open: set[int] = set()
+
+    def build(self, node: yaml.Node) -> Any:
+        built = self.done.get(id(node))
+        if built is not None:
+            return built
+        if id(node) in self.open:
             raise yaml.constructor.ConstructorError(
-                None, None, "found an unhashable key", key_node.start_mark
-            ) from None
-        line = key_node.start_mark.line + 1
-        if key in mapping:
-            mapping.duplicates.append((key, line))
-        mapping.key_lines.setdefault(key, line)
-        mapping[key] = loader.construct_object(value_node, deep=True)
-    return mapping
+                None, None, "an alias refers to a node that contains it", node.start_mark)
+        if node.tag == _STR:
+            return node.value
+        self.open.add(id(node))
+        if node.tag == _MAP and isinstance(node, yaml.MappingNode):
+            built = self.mapping(node)
+        elif node.tag == _SEQ and isinstance(node, yaml.SequenceNode):
+            built = self.sequence(node)
+        else:
+            built = self.scalar(node)
+        self.open.discard(id(node))
+        self.done[id(node)] = built
+        return built
 
+    def scalar(self, node: yaml.Node) -> Any:
+        try:
+            return self.loader.construct_object(node, deep=True)
+        except yaml.YAMLError:
+            raise
+        except Exception as exc:  # PyYAML's own failures on e.g. 2020-13-45 or an empty !!int
+            raise _Unreadable(
+                None, None, f"cannot read {node.value!r}: {exc or type(exc).__name__}", node.start_mark) from None
 
-def _construct_sequence(loader: _Loader, node: yaml.SequenceNode, deep: bool = False) -> LocatedList:
-    items = LocatedList(loader.construct_object(child, deep=True) for child in node.value)
-    items.line = node.start_mark.line + 1
-    items.item_lines = [child.start_mark.line + 1 for child in node.value]
-    return items
+    def mapping(self, node: yaml.MappingNode) -> Located:
+        """Keys named twice are recorded (the last value wins, the first line is kept); a key
+        of the mapping's own that overrides one merged in with `<<` is not a repetition."""
+        mapping = Located()
+        mapping.line = node.start_mark.line + 1
+        mapping.key_lines = {}
+        mapping.duplicates = []
+        merges = sum(key.tag == _MERGE for key, _ in node.value)
+        if merges:
+            own = len(node.value) - merges
+            self.loader.flatten_mapping(node)  # merged entries first, then the node's own
+            merged = len(node.value) - own
+        else:
+            merged = 0
+        own_keys: set[Any] = set()
+        for index, (key_node, value_node) in enumerate(node.value):
+            key = self.build(key_node)
+            try:
+                hash(key)
+            except TypeError:
+                raise yaml.constructor.ConstructorError(
+                    None, None, "found an unhashable key", key_node.start_mark) from None
+            line = key_node.start_mark.line + 1
+            if index < merged:
+                mapping.key_lines[key] = line
+            elif key in own_keys:
+                mapping.duplicates.append((key, line))
+            else:
+                own_keys.add(key)
+                mapping.key_lines[key] = line
+            mapping[key] = self.build(value_node)
+        return mapping
 
-
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
+    def sequence(self, node: yaml.SequenceNode) -> LocatedList:
+        items = LocatedList(self.build(child) for child in node.value)
+        items.line = node.start_mark.line + 1
+        items.item_lines = [child.start_mark.line + 1 for child in node.value]
+        return items
 
 
 def load_yaml_text(text: str, where: str) -> Any:
     try:
-        return yaml.load(text, Loader=_Loader)
+        loader = _Loader(text)
+        try:
+            node = loader.get_single_node()
+            return _Builder(loader).build(node) if node is not None else None
+        finally:
+            loader.dispose()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         at_end = mark is not None and mark.line >= len(text.splitlines())
@@ -79,9 +138,9 @@ def load_yaml_text(text: str, where: str) -> Any:
         problem = (exc.problem or exc.context or "malformed YAML").strip()
         if at_end and exc.context:
             problem = f"{problem} ({exc.context.strip()} that is never closed)"
-        raise ArgmatrixError(
-            Problem(f"malformed YAML: {problem}", where, line, "fix the YAML syntax")
-        ) from None
+        fix = ("quote the value to keep it as text" if isinstance(exc, _Unreadable)
+               else "fix the YAML syntax")
+        raise ArgmatrixError(Problem(f"malformed YAML: {problem}", where, line, fix)) from None
     except yaml.YAMLError as exc:
         raise ArgmatrixError(Problem(f"malformed YAML: {exc}", where, None)) from None
 
