@@ -12,11 +12,12 @@ from typing import Any
 
 from .errors import ArgmatrixError, Problem
 from .model import NEEDS_REASON, STATUSES, Capability, Platform
-from .yamlfile import line_of, load_yaml_file
+from .yamlfile import Located, line_of, load_yaml_file
 
 TOP_KEYS = ("platform", "title", "description", "variants", "default", "sections", "arguments")
 ENTRY_KEYS = ("status", "variants", "options", "default", "note", "reason")
 SECTION_ENTRY_KEYS = ("status", "variants", "note", "reason")
+_BARE_STATUSES = frozenset(STATUSES) - NEEDS_REASON  # a status that is a whole, valid entry
 PLATFORM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
@@ -116,8 +117,12 @@ def _entries(
         return {}
     _duplicates(raw, problems, "flag" if key == "arguments" else "section")
     entries: dict[str, Capability] = {}
+    key_lines = raw.key_lines if isinstance(raw, Located) else {}
     for name, value in raw.items():
-        line = line_of(raw, name)
+        line = key_lines.get(name)
+        if _bare_status(name, value):
+            entries[name] = Capability(status=value, line=line)
+            continue
         if key == "arguments" and (not isinstance(name, str) or not name.strip()):
             problems.add(f"an argument key must be a flag such as --page-size, not {name!r}", line)
             continue
@@ -125,6 +130,12 @@ def _entries(
         if entry is not None:
             entries[str(name)] = entry
     return entries
+
+
+def _bare_status(name: Any, value: Any) -> bool:
+    """`--flag: supported`, most entries of a large manifest, valid as it stands."""
+    return (isinstance(value, str) and value in _BARE_STATUSES and isinstance(name, str)
+            and bool(name.strip()))
 
 
 def _entry(
