@@ -18,6 +18,7 @@ from argmatrix.legacy import parse_page
 from argmatrix.manifest import Problems, parse_manifest
 from argmatrix.model import Argument, Registry
 from argmatrix.render import normalise_newlines
+from argmatrix.resolve import closest
 from argmatrix.yamlfile import load_yaml_text
 from helpers import copy_project, run_cli, tables
 
@@ -182,3 +183,12 @@ def test_page_text_is_normalised_without_losing_a_line(text: str) -> None:
     assert "\n\n\n" not in out and " \n" not in out and "\t\n" not in out and "\r" not in out
     content = [line.rstrip(" \t") for line in text.replace("\r\n", "\n").split("\n")]
     assert [line for line in out.split("\n") if line] == [line for line in content if line]
+
+
+def test_a_misspelt_flag_is_still_recognised_among_thousands() -> None:
+    """Suggestions for stale entries stay cheap on huge registries and still find the flag."""
+    flags = [f"--{word}-{index}" for index in range(2000)
+             for word in ("alpha", "beta")] + ["--max-batch-size", "--schedule-policy"]
+    assert closest("--max-batchsize", flags) == "--max-batch-size"
+    assert closest("--shedule-policy", flags) == "--schedule-policy"
+    assert closest("--gamma", flags) is None

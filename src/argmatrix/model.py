@@ -7,9 +7,10 @@ JSON-safe form used by `export` and by snapshots.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 DEFAULT_SECTION = "General"
@@ -95,13 +96,22 @@ class Registry:
     subcommands: tuple[Subcommand, ...] = ()
     description: str = ""
 
-    def by_flag(self) -> dict[str, Argument]:
-        """Every flag (aliases included) and every positional's dest, mapped to its argument."""
-        index: dict[str, Argument] = {}
-        for argument in self.arguments:
-            for flag in argument.flags or (argument.dest,):
-                index.setdefault(flag, argument)
+    def by_flag(self) -> Mapping[str, Argument]:
+        """Every flag (aliases included) and every positional's dest, mapped to its argument.
+
+        Built once per registry (every platform resolves against it), read-only."""
+        index = self.__dict__.get("_by_flag")
+        if index is None:
+            built: dict[str, Argument] = {}
+            for argument in self.arguments:
+                for flag in argument.flags or (argument.dest,):
+                    built.setdefault(flag, argument)
+            index = MappingProxyType(built)
+            object.__setattr__(self, "_by_flag", index)  # a cache, not state: frozen otherwise
         return index
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "_by_flag"}
 
     def all_flags(self) -> set[str]:
         """Every flag of the registry and of its subcommands, at any depth."""

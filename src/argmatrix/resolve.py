@@ -8,7 +8,10 @@ the registry (stale flags, impossible options, unknown sections).
 from __future__ import annotations
 
 import difflib
+import heapq
+from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from .markdown import value_text
@@ -39,9 +42,32 @@ class ResolvedPlatform:
         return self.by_argument[argument.name]
 
 
+_SHORTLIST = 50
+
+
 def closest(name: str, candidates: list[str]) -> str | None:
+    """The candidate `name` is most probably a misspelling of, if any.
+
+    difflib compares with every candidate, about 5 µs each: fine for a few hundred flags, but
+    a manifest with hundreds of stale entries against a registry of thousands would take
+    minutes. Large candidate lists are first cut down to those sharing the most character pairs
+    with `name`, a cheap set intersection."""
+    if len(candidates) > _SHORTLIST:
+        pairs = _pairs(name)
+        ranked = heapq.nlargest(_SHORTLIST, _pair_index(tuple(candidates)),
+                                key=lambda c: len(pairs & c[1]))
+        candidates = [candidate for candidate, _ in ranked]
     match = difflib.get_close_matches(name, candidates, n=1, cutoff=0.75)
     return match[0] if match else None
+
+
+def _pairs(text: str) -> frozenset[str]:
+    return frozenset(text[i:i + 2] for i in range(len(text) - 1))
+
+
+@lru_cache(maxsize=4)
+def _pair_index(candidates: tuple[str, ...]) -> list[tuple[str, frozenset[str]]]:
+    return [(candidate, _pairs(candidate)) for candidate in candidates]
 
 
 def resolve_platform(platform: Platform, registry: Registry) -> ResolvedPlatform:
@@ -73,15 +99,14 @@ def resolve_platform(platform: Platform, registry: Registry) -> ResolvedPlatform
 
 
 def _entries_by_argument(
-    platform: Platform, registry: Registry, index: dict[str, Argument], findings: list[Finding]
+    platform: Platform, registry: Registry, index: Mapping[str, Argument], findings: list[Finding]
 ) -> dict[str, Capability]:
     entries: dict[str, Capability] = {}
     named_by: dict[str, str] = {}
-    flags = sorted(index)
     for flag, capability in platform.arguments.items():
         argument = index.get(flag)
         if argument is None:
-            suggestion = closest(flag, flags)
+            suggestion = closest(flag, sorted(index))
             findings.append(Finding(
                 "stale-manifest-entry", f"{flag} is not an argument of the registry",
                 flag=flag, platform=platform.name, file=platform.file, line=capability.line,
