@@ -70,20 +70,40 @@ def files_seen(kind: str, key: Iterable[Any]) -> list[str] | None:
     return _files_seen.get((kind, *tuple(key)))
 
 
+MISSING: Any = object()
+
+
+def lookup(kind: str, key: Iterable[Any]) -> Any:
+    """The cached value for `key` if every file it was read from is unchanged, else MISSING."""
+    key = tuple(key)
+    path = _entry_path(kind, key)
+    if path is None:
+        return MISSING
+    hit = _read(path)
+    if hit is None:
+        return MISSING
+    stamps, value = hit
+    if not all(stamp(s[0]) == s for s in stamps):
+        return MISSING
+    with contextlib.suppress(OSError):
+        os.utime(path)  # recently used: the last to be evicted
+    _files_seen[(kind, *key)] = [s[0] for s in stamps]
+    return value
+
+
+def remember_files(kind: str, key: Iterable[Any], files: list[str]) -> None:
+    """What `files_seen` says for an entry computed in another process."""
+    _files_seen[(kind, *tuple(key))] = files
+
+
 def cached(kind: str, key: Iterable[Any], compute: Callable[[], tuple[T, Iterable[str]]]) -> T:
     """`compute()` returns the value and the files it looked at; reuse the value while they are
     unchanged (a file it looked for and did not find must still be missing)."""
     key = tuple(key)
+    value = lookup(kind, key)
+    if value is not MISSING:
+        return value  # type: ignore[no-any-return]
     path = _entry_path(kind, key)
-    if path is not None:
-        hit = _read(path)
-        if hit is not None:
-            stamps, value = hit
-            if all(stamp(s[0]) == s for s in stamps):
-                with contextlib.suppress(OSError):
-                    os.utime(path)  # recently used: the last to be evicted
-                _files_seen[(kind, *key)] = [s[0] for s in stamps]
-                return value  # type: ignore[no-any-return]
     value, files = compute()
     files = list(files)
     _files_seen[(kind, *key)] = files

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from . import __version__
+from . import __version__, parallel
 from .errors import ArgmatrixError
 
 EXIT_OK, EXIT_DRIFT, EXIT_BAD_INPUT = 0, 1, 2
@@ -124,6 +124,7 @@ def run() -> int:
     arguments. Collections still happen, just rarely."""
     gc.freeze()  # what the imports built lives as long as the process
     gc.set_threshold(100_000, 50, 100)
+    parallel.allow()  # a single-threaded process of its own: forking is safe
     return main()
 
 

@@ -32,6 +32,9 @@ class ArgmatrixError(Exception):
         super().__init__("; ".join(str(p) for p in problems))
         self.problems = list(problems)
 
+    def __reduce__(self) -> tuple[type[ArgmatrixError], tuple[Problem, ...]]:
+        return (type(self), tuple(self.problems))  # pickled whole, e.g. from a forked worker
+
     @classmethod
     def at(
         cls, message: str, file: str | None = None, line: int | None = None, fix: str | None = None

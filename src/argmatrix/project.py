@@ -7,23 +7,28 @@ resolved model from it.
 from __future__ import annotations
 
 import argparse
+import contextlib
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from .cache import cached
+from .cache import MISSING, cached, lookup
 from .config import Config, find_config, load_config
 from .errors import ArgmatrixError, Problem
 from .manifest import load_manifest
 from .model import Platform, Registry, json_value
+from .parallel import can_fork, in_background
 from .registry import (
     RegistrySpec,
+    adopt_input_files,
     export_dict,
     guess_mode,
     input_files,
     load_registry,
+    load_registry_and_files,
     mock_list,
+    needs_reading,
 )
 from .resolve import ResolvedPlatform, resolve_platform
 
@@ -105,12 +110,15 @@ def config_from_args(args: argparse.Namespace, cwd: Path | None = None) -> Confi
     return replace(config, registry=registry, manifests=manifests)
 
 
-def load_platforms(paths: tuple[Path, ...]) -> dict[str, Platform]:
+def load_platforms(paths: tuple[Path, ...], read: dict[Path, Platform] | None = None
+                   ) -> dict[str, Platform]:
+    """The manifests, in order; `read` holds those already read (from the cache)."""
     platforms: dict[str, Platform] = {}
     problems: list[Problem] = []
     for path in paths:
         try:
-            platform = cached("manifest", (str(path),), lambda p=path: (load_manifest(p), [p]))
+            platform = (read or {}).get(path) or cached(
+                "manifest", (str(path),), lambda p=path: (load_manifest(p), [p]))
         except ArgmatrixError as error:
             problems.extend(error.problems)
             continue
@@ -128,11 +136,40 @@ def load_project(args: argparse.Namespace, cwd: Path | None = None) -> Project:
     return project_from_config(config, verbose=bool(getattr(args, "verbose", False)))
 
 
+# A static registry not in the cache is read in a forked process while this one reads the
+# manifests, when those are larger than this in all: both are then seconds of work.
+PARALLEL_MANIFEST_BYTES = 256 * 1024
+
+
 def project_from_config(config: Config, verbose: bool = False) -> Project:
-    assert config.registry is not None
-    platforms = load_platforms(config.manifests)
-    registry = load_registry(config.registry, verbose=verbose)
+    """The registry and the manifests; a manifest's problems are reported before the registry's."""
+    spec = config.registry
+    assert spec is not None
+    manifests = config.manifests
+    known = {path: found for path in manifests
+             if (found := lookup("manifest", (str(path),))) is not MISSING}
+    to_read = [path for path in manifests if path not in known]
+    if can_fork() and _total_size(to_read) >= PARALLEL_MANIFEST_BYTES and needs_reading(spec):
+        reading = in_background(lambda: load_registry_and_files(spec, verbose))
+        try:
+            platforms = load_platforms(manifests, known)
+        except BaseException:
+            reading.cancel()
+            raise
+        registry, files = reading.result()
+        adopt_input_files(spec, files)
+    else:
+        platforms = load_platforms(manifests, known)
+        registry = load_registry(spec, verbose=verbose)
     return Project(config, registry, platforms)
+
+
+def _total_size(paths: list[Path]) -> int:
+    total = 0
+    for path in paths:
+        with contextlib.suppress(OSError):
+            total += path.stat().st_size
+    return total
 
 
 def load_registry_only(args: argparse.Namespace) -> Registry:

@@ -48,12 +48,37 @@ def load_registry(spec: RegistrySpec, verbose: bool = False) -> Registry:
 
         parser, sites = load_live(spec.target, spec.mock, spec.base_dir, verbose)
         registry = registry_from_parser(parser, spec.target, sites, _read_file)
+    return _not_empty(registry, spec)
+
+
+def _not_empty(registry: Registry, spec: RegistrySpec) -> Registry:
     if not registry.arguments and not registry.subcommands:
         raise ArgmatrixError.at(
             f"registry {spec.target} has no arguments",
             fix="point the target at the function that adds the server's arguments",
         )
     return registry
+
+
+def needs_reading(spec: RegistrySpec) -> bool:
+    """Whether loading means reading source (a static registry not in the cache)."""
+    from .cache import MISSING, lookup
+
+    return spec.mode == "static" and lookup("registry", _static_key(spec)) is MISSING
+
+
+def load_registry_and_files(spec: RegistrySpec, verbose: bool = False
+                            ) -> tuple[Registry, list[str] | None]:
+    """`load_registry` and `input_files` together, for a read done in another process."""
+    return load_registry(spec, verbose), input_files(spec)
+
+
+def adopt_input_files(spec: RegistrySpec, files: list[str] | None) -> None:
+    """Make `input_files` answer, in this process, for a registry read in another one."""
+    from .cache import remember_files
+
+    if spec.mode == "static" and files is not None:
+        remember_files("registry", _static_key(spec), files)
 
 
 def _static_key(spec: RegistrySpec) -> tuple[Any, ...]:

@@ -6,6 +6,7 @@ plugin serves it; none of them renders on its own.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import re
 from collections.abc import Iterable, Sequence
@@ -20,6 +21,7 @@ from .config import Config, PageSpec
 from .errors import ArgmatrixError
 from .markdown import anchor, cell, code, value_text
 from .model import Argument, Registry, Resolved
+from .parallel import can_fork, in_background
 from .resolve import ResolvedPlatform
 
 SUPPORT_LAYOUTS = ("status", "variants")
@@ -445,6 +447,10 @@ def normalise_newlines(text: str) -> str:
     return text.strip("\n") + "\n"
 
 
+# Pages with this many rows in all are rendered in two processes (the `argmatrix` command only).
+PARALLEL_ROWS = 50_000
+
+
 def render_project(
     config: Config, registry: Registry, platforms: dict[str, ResolvedPlatform],
     read_existing: Any = None, inputs: Sequence[str] | None = None,
@@ -479,15 +485,33 @@ def _render_pages(
 
     env = environment(config.templates_dir)
     where = str(config.file or "argmatrix.yaml")
-    pages = []
     cells = Cells()
     server = server_page(registry, cells)
-    for page in config.pages:
-        context = page_context(page, registry, platforms, where, server, cells)
-        path = config.docs_dir / page.output
-        if page.inplace:
-            text = splice(path, env, page, context, read_existing)
-        else:
-            text = render_template(env, page.template, context, where, page.line)
-        pages.append(RenderedPage(page, path, text))
-    return pages
+
+    def render(specs: Sequence[PageSpec]) -> list[RenderedPage]:
+        pages = []
+        for page in specs:
+            context = page_context(page, registry, platforms, where, server, cells)
+            path = config.docs_dir / page.output
+            if page.inplace:
+                text = splice(path, env, page, context, read_existing)
+            else:
+                text = render_template(env, page.template, context, where, page.line)
+            pages.append(RenderedPage(page, path, text))
+        return pages
+
+    specs = config.pages
+    if len(specs) < 2 or len(registry.arguments) * len(specs) < PARALLEL_ROWS or not can_fork():
+        return render(specs)
+    cells.section_rows(registry)  # shared by both halves: built before the fork
+    for page in specs:  # compiled once, before the fork; a broken one fails in its turn below
+        with contextlib.suppress(jinja2.TemplateError):
+            env.get_template(page.template)
+    half = (len(specs) + 1) // 2
+    later = in_background(lambda: render(specs[half:]))
+    try:
+        first = render(specs[:half])
+    except BaseException:
+        later.cancel()
+        raise
+    return first + later.result()

@@ -1,0 +1,136 @@
+"""Work in a forked process: same results and same errors as inline, whatever happens to the child.
+
+The `argmatrix` command allows forking; tests call `main` in-process, so these allow it
+explicitly and lower the size thresholds so the fixture project takes the forked paths.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from argmatrix import parallel, project, render
+from argmatrix.errors import ArgmatrixError, Problem
+from argmatrix.parallel import in_background
+from helpers import copy_project, run_cli
+
+
+@pytest.fixture
+def forking(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """Forking allowed; yields the list of children forked so far."""
+    monkeypatch.delenv("ARGMATRIX_JOBS", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    children: list[int] = []
+    fork = parallel.Background._fork
+
+    def counted(self: parallel.Background[object]) -> None:
+        fork(self)
+        children.append(1)
+
+    monkeypatch.setattr(parallel.Background, "_fork", counted)
+    parallel.allow()
+    try:
+        yield children
+    finally:
+        parallel.allow(False)
+
+
+@pytest.fixture
+def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(project, "PARALLEL_MANIFEST_BYTES", 0)
+    monkeypatch.setattr(render, "PARALLEL_ROWS", 0)
+
+
+def test_the_work_runs_in_another_process(forking: list[int]) -> None:
+    assert in_background(os.getpid).result() != os.getpid()
+
+
+def test_without_permission_or_with_one_job_it_runs_inline(monkeypatch: pytest.MonkeyPatch,
+                                                            forking: list[int]) -> None:
+    monkeypatch.setenv("ARGMATRIX_JOBS", "1")
+    assert in_background(os.getpid).result() == os.getpid()
+    monkeypatch.delenv("ARGMATRIX_JOBS")
+    parallel.allow(False)
+    assert in_background(os.getpid).result() == os.getpid()
+
+
+def test_an_error_in_the_child_is_raised_whole(forking: list[int]) -> None:
+    def fail() -> None:
+        raise ArgmatrixError(Problem("bad entry", "m.yaml", 3, "fix it"), Problem("another"))
+
+    with pytest.raises(ArgmatrixError) as caught:
+        in_background(fail).result()
+    assert caught.value.problems == [Problem("bad entry", "m.yaml", 3, "fix it"),
+                                     Problem("another")]
+
+
+def test_a_result_that_cannot_travel_is_computed_again_here(forking: list[int]) -> None:
+    parent = os.getpid()
+    pid, function = in_background(lambda: (os.getpid(), lambda: None)).result()
+    assert pid == parent and callable(function)
+
+
+def test_a_child_that_dies_is_replaced_by_inline_work(forking: list[int]) -> None:
+    parent = os.getpid()
+
+    def work() -> str:
+        if os.getpid() != parent:
+            os._exit(3)
+        return "done here"
+
+    assert in_background(work).result() == "done here"
+
+
+def _pages(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*.md"))}
+
+
+def test_forked_generate_writes_the_same_bytes(tmp_path: Path, forking: list[int],
+                                               small_thresholds: None) -> None:
+    forked = copy_project(tmp_path / "forked")
+    inline = copy_project(tmp_path / "inline")
+    assert run_cli("generate", cwd=forked).code == 0
+    assert len(forking) == 2  # the registry, and half of the pages
+    parallel.allow(False)
+    assert run_cli("generate", cwd=inline).code == 0
+    assert _pages(forked / "docs") == _pages(inline / "docs")
+    parallel.allow()
+    assert run_cli("check", cwd=forked).code == 0
+
+
+def _errors(root: Path) -> tuple[int, str]:
+    result = run_cli("generate", cwd=root)
+    return result.code, result.err
+
+
+@pytest.mark.parametrize("broken", ["registry", "manifest", "both", "late page"])
+def test_forked_runs_report_the_same_errors(tmp_path: Path, forking: list[int],
+                                            small_thresholds: None, broken: str) -> None:
+    roots = []
+    for name in ("forked", "inline"):
+        root = copy_project(tmp_path / name)
+        if broken in ("registry", "both"):
+            (root / "tinyserver.py").write_text((root / "tinyserver.py").read_text()
+                                                + "def broken(:\n")
+        if broken in ("manifest", "both"):
+            manifest = root / "capabilities" / "npu.yaml"
+            manifest.write_text(manifest.read_text() + "  --port: works\n")
+        if broken == "late page":  # rendered by the child: the second half of the pages
+            (root / "templates" / "late.md.j2").write_text("{{ nothing.here }}\n")
+            config = root / "argmatrix.yaml"
+            config.write_text(config.read_text()
+                              + "  - {template: late.md.j2, output: late.md}\n")
+        roots.append(root)
+    forked = _errors(roots[0])
+    assert forking
+    parallel.allow(False)
+    inline = _errors(roots[1])
+    assert forked[0] == inline[0] == 2
+    assert forked[1].replace(str(roots[0]), "") == inline[1].replace(str(roots[1]), "")
+    assert len(forked[1].splitlines()) == 1
+    expected = {"registry": "syntax error", "manifest": "unknown status 'works'",
+                "both": "unknown status 'works'", "late page": "late.md.j2"}[broken]
+    assert expected in forked[1]
