@@ -7,6 +7,7 @@ explicitly and lower the size thresholds so the fixture project takes the forked
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -55,6 +56,19 @@ def test_without_permission_or_with_one_job_it_runs_inline(monkeypatch: pytest.M
     monkeypatch.delenv("ARGMATRIX_JOBS")
     parallel.allow(False)
     assert in_background(os.getpid).result() == os.getpid()
+
+
+def test_once_a_thread_runs_it_stays_inline(forking: list[int]) -> None:
+    """A live registry's import may start threads; forking then could deadlock the child."""
+    release = threading.Event()
+    thread = threading.Thread(target=release.wait)
+    thread.start()
+    try:
+        assert in_background(os.getpid).result() == os.getpid()
+    finally:
+        release.set()
+        thread.join()
+    assert in_background(os.getpid).result() != os.getpid()
 
 
 def test_an_error_in_the_child_is_raised_whole(forking: list[int]) -> None:
