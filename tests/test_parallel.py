@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from argmatrix import parallel, project, render
+from argmatrix import parallel, render
 from argmatrix.errors import ArgmatrixError, Problem
 from argmatrix.parallel import in_background
 from helpers import copy_project, run_cli
@@ -41,7 +41,6 @@ def forking(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
 
 @pytest.fixture
 def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(project, "PARALLEL_MANIFEST_BYTES", 0)
     monkeypatch.setattr(render, "PARALLEL_ROWS", 0)
 
 

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import sys
+from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.model import Unevaluated
@@ -120,3 +125,65 @@ def test_a_custom_action_keeps_the_nargs_of_its_init_and_comments_in_conditions_
     registry = load("custom_action_cli:b", "static")
     assert registry.sections == ("Real",)
     assert [(a.name, a.nargs) for a in registry.arguments] == [("--flagish", 0), ("--after", None)]
+
+
+# Statements a module might hold, some of them traps for reading one statement alone: the name
+# inside strings, comments and brackets, bound twice, indented, imported, decorated.
+SNIPPETS = [
+    "X = 1\n", "X = 2\n", "X: int = 3\n", "Y = X + 1\n", "def X():\n    return 1\n",
+    "class X:\n    X = 5\n", "@decorate\ndef X():\n    pass\n",
+    "@decorate(\n    option=1,\n)\nclass X:\n    value = 1\n",
+    "'''\nX = 9\n'''\n", '"""Doc.\ndef X():\n    pass\n"""\n', "if flag:\n    X = 7\n",
+    "from elsewhere import X\n", "import X\n", "a = X = 4\n", "call(X=1)\n", "X.attribute = 3\n",
+    "# X = 0\n", "Z = [\nX,\n]\n", "Z = (\nX := 6)\n", "Y = 'X = 8'\n", "try:\n    X = 10\nexcept E:\n    pass\n",
+    "W = {'a': X}\n", "def f(X=2):\n    return X\n", "for X in range(3):\n    pass\n",
+    "Y = 4\n", "class Y(X):\n    pass\n", 'Z = """\nY = 1\n"""\n', "async def X():\n    pass\n",
+]
+
+
+def _described(module: object, name: str) -> str:
+    from argmatrix.static import CannotEvaluate, settle
+
+    try:
+        return _structure(settle(module.global_value(name)))  # type: ignore[attr-defined]
+    except CannotEvaluate:
+        return "cannot evaluate"
+
+
+def _structure(value: object) -> str:
+    from argmatrix.static import ClassRef, FunctionRef
+
+    if isinstance(value, (ClassRef, FunctionRef)):
+        return f"{type(value).__name__}({ast.dump(value.node, include_attributes=True)})"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_structure(k)}: {_structure(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return f"{type(value).__name__}[" + ", ".join(_structure(v) for v in value) + "]"
+    return repr(value)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(SNIPPETS), min_size=1, max_size=8))
+def test_a_module_read_statement_by_statement_reads_as_if_parsed_whole(snippets: list[str]) -> None:
+    from argmatrix.static import SourceModule, StaticLoader
+
+    text = "".join(snippets)
+    loader = StaticLoader([], "pkg")
+    whole = SourceModule("pkg.mod", Path("pkg/mod.py"), text, loader)
+    for name in ("X", "Y", "Z", "W", "a", "f"):
+        lazy = SourceModule("pkg.mod", Path("pkg/mod.py"), text, loader, lazy=True)
+        assert _described(lazy, name) == _described(whole, name), (name, text)
+
+
+def test_sglangs_utility_module_is_not_parsed_whole() -> None:
+    """sglang's registry needs four names of its 120 KB utility module: read one by one."""
+    from argmatrix.static import SourceModule, StaticLoader
+
+    spec = importlib.util.find_spec("sglang")  # installed with --no-deps: found, not imported
+    assert spec is not None and spec.origin is not None
+    path = Path(spec.origin).parent / "srt" / "utils" / "common.py"
+    module = SourceModule("sglang.srt.utils.common", path, path.read_text(), StaticLoader([], "x"),
+                          lazy=True)
+    for name in ("nullable_str", "json_list_type", "LORA_TARGET_ALL_MODULES"):
+        module.global_value(name)
+    assert module.tree is None

@@ -16,14 +16,16 @@ import sys
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .config import CHECK_KINDS
 from .errors import ArgmatrixError
 from .project import Project, load_project
-from .render import RenderedPage
 from .resolve import Finding, closest
 from .writer import refuse_folder, write_all
+
+if TYPE_CHECKING:  # rendering (and Jinja2) is imported when a page is rendered
+    from .render import RenderedPage
 
 KINDS = CHECK_KINDS
 FORMATS = ("text", "json", "github")

@@ -7,7 +7,6 @@ resolved model from it.
 from __future__ import annotations
 
 import argparse
-import contextlib
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -136,23 +135,23 @@ def load_project(args: argparse.Namespace, cwd: Path | None = None) -> Project:
     return project_from_config(config, verbose=bool(getattr(args, "verbose", False)))
 
 
-# A static registry not in the cache is read in a forked process while this one reads the
-# manifests, when those are larger than this in all: both are then seconds of work.
-PARALLEL_MANIFEST_BYTES = 256 * 1024
-
-
 def project_from_config(config: Config, verbose: bool = False) -> Project:
-    """The registry and the manifests; a manifest's problems are reported before the registry's."""
+    """The registry and the manifests; a manifest's problems are reported before the registry's.
+
+    A static registry not in the cache is read in a forked process (the `argmatrix` command
+    only) while this one reads the manifests and compiles the templates."""
     spec = config.registry
     assert spec is not None
     manifests = config.manifests
     known = {path: found for path in manifests
              if (found := lookup("manifest", (str(path),))) is not MISSING}
-    to_read = [path for path in manifests if path not in known]
-    if can_fork() and _total_size(to_read) >= PARALLEL_MANIFEST_BYTES and needs_reading(spec):
+    if can_fork() and needs_reading(spec):
+        from .render import compile_templates
+
         reading = in_background(lambda: load_registry_and_files(spec, verbose))
         try:
             platforms = load_platforms(manifests, known)
+            compile_templates(config)
         except BaseException:
             reading.cancel()
             raise
@@ -162,14 +161,6 @@ def project_from_config(config: Config, verbose: bool = False) -> Project:
         platforms = load_platforms(manifests, known)
         registry = load_registry(spec, verbose=verbose)
     return Project(config, registry, platforms)
-
-
-def _total_size(paths: list[Path]) -> int:
-    total = 0
-    for path in paths:
-        with contextlib.suppress(OSError):
-            total += path.stat().st_size
-    return total
 
 
 def load_registry_only(args: argparse.Namespace) -> Registry:

@@ -67,6 +67,31 @@ def environment(project_templates: Path | None) -> jinja2.Environment:
     return env
 
 
+_ENVIRONMENTS: dict[tuple[str, int], jinja2.Environment] = {}
+
+
+def project_environment(config: Config) -> jinja2.Environment:
+    """The environment of the project's templates as they are now, with what it compiled.
+
+    Reused within a process until a template changes (an edit under `mkdocs serve` gets a
+    fresh one), so templates compiled ahead by `compile_templates` are not compiled again."""
+    key = (str(config.templates_dir), hash(tuple(template_sources(config))))
+    env = _ENVIRONMENTS.get(key)
+    if env is None:
+        _ENVIRONMENTS.clear()  # one set of templates at a time
+        env = _ENVIRONMENTS[key] = environment(config.templates_dir)
+    return env
+
+
+def compile_templates(config: Config) -> None:
+    """Compile the pages' templates ahead, while the registry is read in another process.
+    A broken template is left alone here: it fails in its turn, when its page renders."""
+    env = project_environment(config)
+    for page in config.pages:
+        with contextlib.suppress(jinja2.TemplateError):
+            env.get_template(page.template)
+
+
 # ------------------------------------------------------------------ views of the model
 
 
@@ -483,7 +508,7 @@ def _render_pages(
 ) -> list[RenderedPage]:
     from .inplace import splice
 
-    env = environment(config.templates_dir)
+    env = project_environment(config)
     where = str(config.file or "argmatrix.yaml")
     cells = Cells()
     server = server_page(registry, cells)
@@ -504,9 +529,7 @@ def _render_pages(
     if len(specs) < 2 or len(registry.arguments) * len(specs) < PARALLEL_ROWS or not can_fork():
         return render(specs)
     cells.section_rows(registry)  # shared by both halves: built before the fork
-    for page in specs:  # compiled once, before the fork; a broken one fails in its turn below
-        with contextlib.suppress(jinja2.TemplateError):
-            env.get_template(page.template)
+    compile_templates(config)  # once, before the fork
     half = (len(specs) + 1) // 2
     later = in_background(lambda: render(specs[half:]))
     try:

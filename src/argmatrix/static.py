@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import argparse
 import ast
+import bisect
 import builtins
 import importlib.machinery
 import operator
+import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -155,29 +157,83 @@ def find_module_file(
 
 
 class SourceModule:
-    """One parsed module: its top-level names, read lazily and never executed."""
+    """One parsed module: its top-level names, read lazily and never executed.
 
-    def __init__(self, name: str, path: Path, text: str, loader: StaticLoader) -> None:
+    A module other than the target's is parsed only as far as it is used: a name bound once,
+    at the top level, by `def`, `class` or an assignment is read by parsing that statement alone
+    (sglang's registry needs 4 names of a 120 KB utility module). Any other case parses the whole
+    module, and the answer is the same either way.
+    """
+
+    def __init__(self, name: str, path: Path, text: str, loader: StaticLoader,
+                 lazy: bool = False) -> None:
         self.name = name
         self.path = path
         self.text = text
         self.loader = loader
-        try:
-            self.tree = ast.parse(text, filename=str(path))
-        except SyntaxError as exc:
-            raise ArgmatrixError.at(
-                f"cannot read the registry statically: syntax error: {exc.msg}",
-                file=str(path),
-                line=exc.lineno,
-                fix="fix the syntax error, or point the target at a module that parses",
-            ) from None
-        remember_tree(text, self.tree)
+        self.tree: ast.Module | None = None
         self.assignments: dict[str, ast.expr] = {}
         self.imports: dict[str, tuple[str, str | None]] = {}
         self.definitions: dict[str, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef] = {}
         self._values: dict[str, Any] = {}
         self._evaluating: set[str] = set()
+        self._outline: StatementOutline | None = None
+        if not lazy:
+            self.parse()
+
+    def parse(self) -> None:
+        """Parse and index the whole module (once)."""
+        if self.tree is not None:
+            return
+        self.tree = self._parse(self.text, 1)
+        remember_tree(self.text, self.tree)
+        self.assignments.clear()
+        self.imports.clear()
+        self.definitions.clear()
         self._index(self.tree.body)
+
+    def _parse(self, text: str, first_line: int) -> ast.Module:
+        try:
+            tree = ast.parse(text, filename=str(self.path))
+        except SyntaxError as exc:
+            raise ArgmatrixError.at(
+                f"cannot read the registry statically: syntax error: {exc.msg}",
+                file=str(self.path),
+                line=(exc.lineno or 1) + first_line - 1,
+                fix="fix the syntax error, or point the target at a module that parses",
+            ) from None
+        if first_line > 1:
+            ast.increment_lineno(tree, first_line - 1)
+        return tree
+
+    def _read_alone(self, name: str) -> bool:
+        """Index `name` from its one binding statement, parsed alone; False: parse it all."""
+        if self._outline is None:
+            self._outline = StatementOutline(self.text)
+        span = self._outline.lone_binding(name)
+        if span is None:
+            return False
+        start, end = span
+        first_line = self.text.count("\n", 0, start) + 1
+        try:
+            tree = self._parse(self.text[start:end], first_line)
+        except ArgmatrixError:
+            return False  # the cut was wrong (or the module is broken): let the full parse tell
+        if not tree.body:
+            return False
+        first, rest = tree.body[0], tree.body[1:]
+        if any(not isinstance(node, ast.Expr) for node in rest):
+            return False  # more than the one statement: a cut through something bigger
+        value = _assigned_value(first, name)
+        if isinstance(first, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and (
+            first.name == name
+        ):
+            self.definitions[name] = first
+        elif value is not None:
+            self.assignments[name] = value
+        else:
+            return False
+        return True
 
     def __hash__(self) -> int:
         return hash(self.name)
@@ -239,6 +295,9 @@ class SourceModule:
         return value
 
     def _global_value(self, name: str) -> Any:
+        known = name in self.definitions or name in self.assignments
+        if self.tree is None and not known and not self._read_alone(name):
+            self.parse()
         if name in self.definitions:
             node = self.definitions[name]
             if isinstance(node, ast.ClassDef):
@@ -256,6 +315,96 @@ class SourceModule:
         raise CannotEvaluate(name)
 
 
+# A string or a comment, so a line start or a name inside one is not taken for code.
+_STRING_OR_COMMENT = re.compile(
+    r"#[^\n]*"
+    r"|[rRbBuUfF]{0,2}(?:"
+    r'"""(?:\\.|[^\\])*?"""'
+    r"|'''(?:\\.|[^\\])*?'''"
+    r'|"(?:\\.|[^"\\\n])*"'
+    r"|'(?:\\.|[^'\\\n])*')",
+    re.S,
+)
+_STATEMENT_START = re.compile(r"^[A-Za-z_@]", re.M)
+_DEFINES = re.compile(r"(?:async[ \t]+)?def[ \t]+|class[ \t]+")
+_ASSIGNS = re.compile(r"[ \t]*(?::[^=\n]*)?=(?!=)")
+_BINDS_BEFORE = re.compile(r"\b(?:import|as|def|class|global|nonlocal|for)[ \t]+$")
+
+
+class StatementOutline:
+    """Where a module's top-level statements start, found without parsing it: lines that begin
+    at column 0 with a name or a decorator, outside strings. A cut made from it can be wrong
+    (a line inside brackets); the statement cut out then fails to parse, and the caller parses
+    the whole module instead."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.masked = [m.span() for m in _STRING_OR_COMMENT.finditer(text)]
+        self._mask_starts = [start for start, _ in self.masked]
+        self.starts = [m.start() for m in _STATEMENT_START.finditer(text)
+                       if not self._masked(m.start())]
+        self._start_set = set(self.starts)
+
+    def _masked(self, position: int) -> bool:
+        index = bisect.bisect_right(self._mask_starts, position) - 1
+        return index >= 0 and self.masked[index][0] <= position < self.masked[index][1]
+
+    def lone_binding(self, name: str) -> tuple[int, int] | None:
+        """The span of the one top-level statement binding `name`, if exactly one does and no
+        other place could (an indented binding, an import, a keyword argument...)."""
+        text = self.text
+        found: list[int] = []
+        for position in _occurrences(text, name):
+            if self._masked(position):
+                continue
+            line_start = text.rfind("\n", 0, position) + 1
+            line_end = text.find("\n", position)
+            line_end = len(text) if line_end < 0 else line_end
+            before = text[line_start:position]
+            assigned = _ASSIGNS.match(text, position + len(name), line_end) is not None
+            if line_start in self._start_set and (
+                (before == "" and assigned) or _DEFINES.fullmatch(before)
+            ):
+                found.append(line_start)
+            elif (assigned or not before.strip() or _BINDS_BEFORE.search(before)
+                  or "import" in text[line_start:line_end]):
+                return None  # might bind it somewhere else: parse it all
+        if len(found) != 1:
+            return None
+        index = self.starts.index(found[0])
+        first = index
+        while first > 0 and text.startswith("@", self.starts[first - 1]):
+            first -= 1  # the decorators belong to the definition
+        end = self.starts[index + 1] if index + 1 < len(self.starts) else len(text)
+        return self.starts[first], end
+
+
+def _assigned_value(statement: ast.stmt, name: str) -> ast.expr | None:
+    """The value a statement assigns to `name`, if it is an assignment to it."""
+    if isinstance(statement, ast.Assign) and any(
+        isinstance(target, ast.Name) and target.id == name for target in statement.targets
+    ):
+        return statement.value
+    if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and (
+        statement.target.id == name
+    ):
+        return statement.value
+    return None
+
+
+def _occurrences(text: str, name: str) -> Iterator[int]:
+    """Where `name` appears as a whole name, not an attribute (`x.name`): str.find, being far
+    faster than a regular expression with look-behind on a large module."""
+    position = text.find(name)
+    while position >= 0:
+        before = text[position - 1] if position else " "
+        after_index = position + len(name)
+        after = text[after_index] if after_index < len(text) else " "
+        if not (before.isalnum() or before in "_.") and not (after.isalnum() or after == "_"):
+            yield position
+        position = text.find(name, position + 1)
+
+
 class StaticLoader:
     """Reads modules on demand from the search path: the target's package is read, never run."""
 
@@ -264,6 +413,7 @@ class StaticLoader:
         self.package = package
         self.modules: dict[str, SourceModule | None] = {}
         self.missing: list[str] = []  # files looked for and not found
+        self.reading_target = False  # the target's own module is parsed whole
 
     def module(self, name: str) -> SourceModule | None:
         if name not in self.modules:
@@ -278,7 +428,7 @@ class StaticLoader:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise ArgmatrixError.at(f"cannot read {path}: {exc}", file=str(path)) from None
-        return SourceModule(name, path, text, self)
+        return SourceModule(name, path, text, self, lazy=not self.reading_target)
 
     def in_package(self, name: str) -> bool:
         return name == self.package or name.startswith(self.package + ".")
@@ -1157,7 +1307,9 @@ def load_static(
     module_name, attr = split_target(target)
     path = [str(base_dir or Path.cwd()), *(search_path if search_path is not None else sys.path)]
     loader = StaticLoader(path, module_name.split(".", 1)[0])
+    loader.reading_target = True  # its syntax errors are reported, as importing it would
     module = loader.module(module_name)
+    loader.reading_target = False
     if module is None:
         raise ArgmatrixError.at(
             f"cannot find the source of module {module_name!r} on sys.path",
