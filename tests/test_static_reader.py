@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from argmatrix.errors import ArgmatrixError
@@ -138,7 +138,12 @@ SNIPPETS = [
     "# X = 0\n", "Z = [\nX,\n]\n", "Z = (\nX := 6)\n", "Y = 'X = 8'\n", "try:\n    X = 10\nexcept E:\n    pass\n",
     "W = {'a': X}\n", "def f(X=2):\n    return X\n", "for X in range(3):\n    pass\n",
     "Y = 4\n", "class Y(X):\n    pass\n", 'Z = """\nY = 1\n"""\n', "async def X():\n    pass\n",
+    "from m import (\n    X,\n)\n", "X = Y = 3\n", "X = 1; Y = 2\n", "(X) = 5\n", "X \\\n= 11\n",
+    "del X\n", "X += 1\n", "with open(p) as X:\n    pass\n", "class C:\n    def X(self):\n        pass\n",
+    "X[0] = 1\n", "if flag:\n    def X():\n        pass\nelse:\n    X = 12\n", "Y: int\n",
+    "W = f'{X}'\n", "W = rb'''\nX = 13\n'''\n", "W = 'it''s'  # X = 14\n",
 ]
+
 
 
 def _described(module: object, name: str) -> str:
@@ -162,8 +167,14 @@ def _structure(value: object) -> str:
     return repr(value)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(st.lists(st.sampled_from(SNIPPETS), min_size=1, max_size=8))
+@example(["X = 1\n", "(X) = 5\n"])  # a binding that does not start its line
+@example(["X = 1\n", "X \\\n= 11\n"])
+@example(["X = 1\n", "a = X = 4\n"])
+@example(["X = 1\n", "if flag:\n    X = 7\n"])
+@example(["@decorate\ndef X():\n    pass\n"])
+@example(["'''\nX = 9\n'''\n", "X = 1\n"])
 def test_a_module_read_statement_by_statement_reads_as_if_parsed_whole(snippets: list[str]) -> None:
     from argmatrix.static import SourceModule, StaticLoader
 

@@ -327,7 +327,8 @@ _STRING_OR_COMMENT = re.compile(
 )
 _STATEMENT_START = re.compile(r"^[A-Za-z_@]", re.M)
 _DEFINES = re.compile(r"(?:async[ \t]+)?def[ \t]+|class[ \t]+")
-_ASSIGNS = re.compile(r"[ \t]*(?::[^=\n]*)?=(?!=)")
+# After a name: `= v`, `: T = v`, also `(X) = v` and a backslash-continued `X \<newline>= v`.
+_ASSIGNS = re.compile(r"(?:[ \t)\]]|\\\n)*(?::[^=\n]*)?=(?!=)")
 _BINDS_BEFORE = re.compile(r"\b(?:import|as|def|class|global|nonlocal|for)[ \t]+$")
 
 
@@ -361,7 +362,7 @@ class StatementOutline:
             line_end = text.find("\n", position)
             line_end = len(text) if line_end < 0 else line_end
             before = text[line_start:position]
-            assigned = _ASSIGNS.match(text, position + len(name), line_end) is not None
+            assigned = _ASSIGNS.match(text, position + len(name)) is not None
             if line_start in self._start_set and (
                 (before == "" and assigned) or _DEFINES.fullmatch(before)
             ):
