@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 import jinja2
 
-from .cache import fingerprint, jinja_bytecode_cache, memo
+from .cache import cache_dir, fingerprint, jinja_bytecode_cache, memo
 from .config import Config, PageSpec
 from .errors import ArgmatrixError
 from .markdown import anchor, cell, code, value_text
@@ -67,7 +67,7 @@ def environment(project_templates: Path | None) -> jinja2.Environment:
     return env
 
 
-_ENVIRONMENTS: dict[tuple[str, int], jinja2.Environment] = {}
+_ENVIRONMENTS: dict[tuple[str, str, int], jinja2.Environment] = {}
 
 
 def project_environment(config: Config) -> jinja2.Environment:
@@ -75,7 +75,7 @@ def project_environment(config: Config) -> jinja2.Environment:
 
     Reused within a process until a template changes (an edit under `mkdocs serve` gets a
     fresh one), so templates compiled ahead by `compile_templates` are not compiled again."""
-    key = (str(config.templates_dir), hash(tuple(template_sources(config))))
+    key = (str(config.templates_dir), str(cache_dir()), hash(tuple(template_sources(config))))
     env = _ENVIRONMENTS.get(key)
     if env is None:
         _ENVIRONMENTS.clear()  # one set of templates at a time
