@@ -77,3 +77,22 @@ def test_the_cache_keeps_a_bounded_number_of_entries(tmp_path: Path, monkeypatch
     for number in range(cache.KEEP_PER_KIND + 5):
         assert cache.memo("probe", f"key-{number}", lambda n=number: n) == number
     assert len(list((tmp_path / "cache").glob("probe-*.pickle"))) == cache.KEEP_PER_KIND
+
+
+def test_writes_abandoned_by_a_killed_process_are_cleared(tmp_path: Path, monkeypatch) -> None:
+    import os
+    import time
+
+    from argmatrix import cache
+
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    monkeypatch.setenv("ARGMATRIX_CACHE_DIR", str(folder))
+    abandoned, in_progress = folder / ".old.tmp", folder / ".new.tmp"
+    abandoned.write_bytes(b"half")
+    in_progress.write_bytes(b"half")
+    two_hours_ago = time.time() - 7200
+    os.utime(abandoned, (two_hours_ago, two_hours_ago))
+    assert cache.memo("probe", "key", lambda: 1) == 1
+    assert not abandoned.exists()
+    assert in_progress.exists()  # another process may still be writing it

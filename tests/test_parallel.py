@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -95,6 +96,39 @@ def test_a_child_that_dies_is_replaced_by_inline_work(forking: list[int]) -> Non
         return "done here"
 
     assert in_background(work).result() == "done here"
+
+
+def test_when_fork_fails_the_work_runs_here(monkeypatch: pytest.MonkeyPatch,
+                                           forking: list[int]) -> None:
+    def refuse() -> int:
+        raise BlockingIOError("no more processes")
+
+    monkeypatch.setattr(os, "fork", refuse)
+    assert in_background(os.getpid).result() == os.getpid()
+
+
+def test_a_cancelled_child_unwinds_and_is_reaped(tmp_path: Path, forking: list[int]) -> None:
+    """cancel() stops the child with SIGTERM: its `finally` blocks run (a cache write removes
+    its temporary file) and no zombie is left."""
+    started, cleaned = tmp_path / "started", tmp_path / "cleaned"
+
+    def work() -> None:
+        try:
+            started.write_text("")
+            time.sleep(60)
+        finally:
+            cleaned.write_text("")
+
+    job = in_background(work)
+    pid = job._pid
+    assert pid is not None
+    deadline = time.monotonic() + 20
+    while not started.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    job.cancel()
+    assert cleaned.exists()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
 
 
 def _pages(root: Path) -> dict[str, bytes]:

@@ -14,6 +14,7 @@ import hashlib
 import os
 import pickle
 import tempfile
+import time
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 from pathlib import Path
@@ -121,6 +122,7 @@ KEEP_BYTES = 512 * 1024 * 1024
 def _evict(folder: Path, kind: str) -> None:
     """Drop the least recently used entries beyond a count per kind and a total size."""
     with contextlib.suppress(OSError):
+        _drop_abandoned_writes(folder)
         entries = sorted(folder.glob("*.pickle"), key=lambda p: p.stat().st_mtime_ns,
                          reverse=True)
         of_kind = 0
@@ -132,6 +134,16 @@ def _evict(folder: Path, kind: str) -> None:
             if total > KEEP_BYTES or (entry.name.startswith(f"{kind}-")
                                       and of_kind > KEEP_PER_KIND):
                 entry.unlink()
+
+
+def _drop_abandoned_writes(folder: Path) -> None:
+    """Temporary files of writes that never finished (a process killed mid-write), once they
+    are old enough that no running process can still be writing them."""
+    stale = time.time() - 3600
+    for leftover in folder.glob(".*.tmp"):
+        with contextlib.suppress(OSError):
+            if leftover.stat().st_mtime < stale:
+                leftover.unlink()
 
 
 def memo(kind: str, digest: str, compute: Callable[[], T]) -> T:

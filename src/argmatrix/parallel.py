@@ -58,8 +58,18 @@ class Background(Generic[T]):
             self._error = error
 
     def _fork(self) -> None:
-        read, write = os.pipe()
-        pid = os.fork()
+        try:
+            read, write = os.pipe()
+        except OSError:  # out of file descriptors: do the work here
+            self._run_inline()
+            return
+        try:
+            pid = os.fork()
+        except OSError:  # out of processes or memory: do the work here
+            os.close(read)
+            os.close(write)
+            self._run_inline()
+            return
         if pid == 0:  # the child: compute, send, leave without running any cleanup of the parent
             os.close(read)
             _child(self._work, write)
@@ -74,18 +84,21 @@ class Background(Generic[T]):
         return self._value  # type: ignore[return-value]
 
     def cancel(self) -> None:
-        """Stop a child whose result is no longer wanted (the other half failed)."""
+        """Stop a child whose result is no longer wanted (the other half failed). SIGTERM, so
+        it unwinds and removes any cache file it was writing."""
         if self._pid is not None:
             with contextlib.suppress(OSError):
-                os.kill(self._pid, signal.SIGKILL)
+                os.kill(self._pid, signal.SIGTERM)
             self._reap()
 
     def _collect(self) -> None:
-        assert self._pipe is not None
-        with os.fdopen(self._pipe, "rb") as stream:
-            data = stream.read()
-        self._pipe = None
-        status = self._reap()
+        pipe, self._pipe = self._pipe, None
+        assert pipe is not None
+        try:
+            with os.fdopen(pipe, "rb") as stream:
+                data = stream.read()
+        finally:  # even when interrupted: no zombie, no stray descriptor
+            status = self._reap()
         try:
             ok, payload = pickle.loads(data) if status == 0 and data else (None, None)
         except Exception:
@@ -98,18 +111,30 @@ class Background(Generic[T]):
             self._error = payload
 
     def _reap(self) -> int:
-        assert self._pid is not None
-        _, status = os.waitpid(self._pid, 0)
-        self._pid = None
-        if self._pipe is not None:
-            os.close(self._pipe)
-            self._pipe = None
-        return status
+        pid, self._pid = self._pid, None
+        pipe, self._pipe = self._pipe, None
+        if pipe is not None:
+            with contextlib.suppress(OSError):
+                os.close(pipe)
+        if pid is None:
+            return -1
+        while True:
+            try:
+                return os.waitpid(pid, 0)[1]
+            except InterruptedError:
+                continue
+            except ChildProcessError:
+                return -1
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise SystemExit(1)
 
 
 def _child(work: Callable[[], object], write: int) -> None:
     code = 0
     try:
+        signal.signal(signal.SIGTERM, _stop)  # cancel(): unwind, so `finally` blocks run
         try:
             outcome: tuple[bool | None, object] = (True, work())
         except Exception as error:
