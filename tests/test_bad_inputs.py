@@ -49,6 +49,14 @@ def _write(relative: str, text: str) -> Callable[[Path], None]:
     return mutate
 
 
+def _write_bytes(relative: str, data: bytes) -> Callable[[Path], None]:
+    def mutate(root: Path) -> None:
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_bytes(data)
+
+    return mutate
+
+
 def _both(*steps: Callable[[Path], None]) -> Callable[[Path], None]:
     def mutate(root: Path) -> None:
         for step in steps:
@@ -105,6 +113,10 @@ CASES = [
          _both(_write("templates/broken.md.j2", "# {{ no_such_thing.title }}\n"),
                _append(CONFIG, "  - {template: broken.md.j2, output: x.md}\n")),
          "template 'broken.md.j2' failed to render", "argmatrix.yaml", "broken.md.j2"),
+    Case("a template that is not UTF-8",
+         _both(_write_bytes("templates/broken.md.j2", b"# caf\xe9\n"),
+               _append(CONFIG, "  - {template: broken.md.j2, output: x.md}\n")),
+         "template 'broken.md.j2' is not UTF-8 text", "broken.md.j2", None),
     Case("a template with a syntax error",
          _both(_write("templates/broken.md.j2", "line one\n{% for %}\n"),
                _append(CONFIG, "  - {template: broken.md.j2, output: x.md}\n")),

@@ -96,3 +96,20 @@ def test_writes_abandoned_by_a_killed_process_are_cleared(tmp_path: Path, monkey
     assert cache.memo("probe", "key", lambda: 1) == 1
     assert not abandoned.exists()
     assert in_progress.exists()  # another process may still be writing it
+
+
+def test_an_environment_compiles_the_templates_as_they_were_read(tmp_path: Path) -> None:
+    """Pages are cached under the templates' content; what renders them must be that content,
+    even if a file changes on disk meanwhile (an editor saving under `mkdocs serve`)."""
+    from argmatrix.config import Config
+    from argmatrix.render import project_environment, read_templates
+
+    folder = tmp_path / "templates"
+    folder.mkdir()
+    (folder / "page.md.j2").write_text("as read\n")
+    config = Config(file=None, root=tmp_path, registry=None, manifests=(),
+                    docs_dir=tmp_path / "docs", templates_dir=folder, pages=())
+    templates = read_templates(folder)
+    (folder / "page.md.j2").write_text("edited since\n")
+    assert project_environment(config, templates).get_template("page.md.j2").render() == "as read\n"
+    assert project_environment(config).get_template("page.md.j2").render() == "edited since\n"

@@ -153,7 +153,8 @@ def _errors(root: Path) -> tuple[int, str]:
     return result.code, result.err
 
 
-@pytest.mark.parametrize("broken", ["registry", "manifest", "both", "late page"])
+@pytest.mark.parametrize("broken", ["registry", "manifest", "both", "late page",
+                                    "registry and a template"])
 def test_forked_runs_report_the_same_errors(tmp_path: Path, forking: list[int],
                                             small_thresholds: None, broken: str) -> None:
     roots = []
@@ -165,6 +166,13 @@ def test_forked_runs_report_the_same_errors(tmp_path: Path, forking: list[int],
         if broken in ("manifest", "both"):
             manifest = root / "capabilities" / "npu.yaml"
             manifest.write_text(manifest.read_text() + "  --port: works\n")
+        if broken == "registry and a template":  # the registry's error comes first
+            (root / "tinyserver.py").write_text((root / "tinyserver.py").read_text()
+                                                + "def broken(:\n")
+            (root / "templates" / "latin1.md.j2").write_bytes(b"caf\xe9\n")
+            config = root / "argmatrix.yaml"
+            config.write_text(config.read_text()
+                              + "  - {template: latin1.md.j2, output: latin1.md}\n")
         if broken == "late page":  # rendered by the child: the second half of the pages
             (root / "templates" / "late.md.j2").write_text("{{ nothing.here }}\n")
             config = root / "argmatrix.yaml"
@@ -179,5 +187,6 @@ def test_forked_runs_report_the_same_errors(tmp_path: Path, forking: list[int],
     assert forked[1].replace(str(roots[0]), "") == inline[1].replace(str(roots[1]), "")
     assert len(forked[1].splitlines()) == 1
     expected = {"registry": "syntax error", "manifest": "unknown status 'works'",
-                "both": "unknown status 'works'", "late page": "late.md.j2"}[broken]
+                "both": "unknown status 'works'", "late page": "late.md.j2",
+                "registry and a template": "syntax error"}[broken]
     assert expected in forked[1]

@@ -7,9 +7,10 @@ plugin serves it; none of them renders on its own.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib.util
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -46,12 +47,61 @@ def bundled_templates() -> Path:
     return Path(__file__).resolve().parents[2] / "templates"
 
 
-def environment(project_templates: Path | None) -> jinja2.Environment:
+TemplateFiles = dict[str, tuple[bytes, str]]  # name -> (content, file it was read from)
+
+
+class Templates(NamedTuple):
+    """The project's templates and the bundled ones, read once: an environment made from them
+    compiles exactly what a page cache key was computed from."""
+
+    project: TemplateFiles
+    bundled: TemplateFiles
+
+    @property
+    def digest(self) -> str:
+        return hashlib.blake2b(repr((sorted(self.project.items()), sorted(self.bundled.items())))
+                               .encode(), digest_size=16).hexdigest()
+
+
+def read_templates(project_templates: Path | None) -> Templates:
+    return Templates(_read_folder(project_templates), _read_folder(bundled_templates()))
+
+
+def _read_folder(folder: Path | None) -> TemplateFiles:
+    if folder is None or not folder.is_dir():
+        return {}
+    return {path.relative_to(folder).as_posix(): (path.read_bytes(), str(path))
+            for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+class _SnapshotLoader(jinja2.BaseLoader):
+    def __init__(self, files: TemplateFiles) -> None:
+        self.files = files
+
+    def get_source(self, environment: jinja2.Environment, template: str
+                   ) -> tuple[str, str, Callable[[], bool]]:
+        if template not in self.files:
+            raise jinja2.TemplateNotFound(template)
+        content, filename = self.files[template]
+        try:
+            text = content.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ArgmatrixError.at(f"template {template!r} is not UTF-8 text ({exc.reason})",
+                                    file=filename, fix="save it as UTF-8") from None
+        return text, filename, lambda: True
+
+    def list_templates(self) -> list[str]:
+        return sorted(self.files)
+
+
+def environment(project_templates: Path | None, templates: Templates | None = None
+                ) -> jinja2.Environment:
     """Project templates first, then the bundled ones; `argmatrix/NAME` is always the bundled one."""
-    bundled = jinja2.FileSystemLoader(str(bundled_templates()))
+    templates = templates or read_templates(project_templates)
+    bundled = _SnapshotLoader(templates.bundled)
     loaders: list[jinja2.BaseLoader] = []
-    if project_templates is not None and project_templates.is_dir():
-        loaders.append(jinja2.FileSystemLoader(str(project_templates)))
+    if templates.project:
+        loaders.append(_SnapshotLoader(templates.project))
     loaders += [bundled, jinja2.PrefixLoader({"argmatrix": bundled})]
     env = jinja2.Environment(
         loader=jinja2.ChoiceLoader(loaders),
@@ -61,34 +111,40 @@ def environment(project_templates: Path | None) -> jinja2.Environment:
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
-        auto_reload=False,  # one render per process: no need to stat templates again
+        auto_reload=False,  # the templates are a snapshot: nothing to look at again
     )
     env.filters.update(cell=cell, code=code, anchor=anchor)
     return env
 
 
-_ENVIRONMENTS: dict[tuple[str, str, int], jinja2.Environment] = {}
+_ENVIRONMENTS: dict[tuple[str, str], jinja2.Environment] = {}
 
 
-def project_environment(config: Config) -> jinja2.Environment:
+def project_environment(config: Config, templates: Templates | None = None) -> jinja2.Environment:
     """The environment of the project's templates as they are now, with what it compiled.
 
     Reused within a process until a template changes (an edit under `mkdocs serve` gets a
     fresh one), so templates compiled ahead by `compile_templates` are not compiled again."""
-    key = (str(config.templates_dir), str(cache_dir()), hash(tuple(template_sources(config))))
+    templates = templates or read_templates(config.templates_dir)
+    key = (str(cache_dir()), templates.digest)
     env = _ENVIRONMENTS.get(key)
     if env is None:
         _ENVIRONMENTS.clear()  # one set of templates at a time
-        env = _ENVIRONMENTS[key] = environment(config.templates_dir)
+        env = _ENVIRONMENTS[key] = environment(config.templates_dir, templates)
     return env
 
 
 def compile_templates(config: Config) -> None:
     """Compile the pages' templates ahead, while the registry is read in another process.
-    A broken template is left alone here: it fails in its turn, when its page renders."""
-    env = project_environment(config)
-    for page in config.pages:
-        with contextlib.suppress(jinja2.TemplateError):
+    Only a head start: whatever goes wrong here happens again, in its turn, when the page
+    that uses the template renders, and is reported there."""
+    with contextlib.suppress(Exception):
+        _compile_each(project_environment(config), config.pages)
+
+
+def _compile_each(env: jinja2.Environment, pages: Sequence[PageSpec]) -> None:
+    for page in pages:
+        with contextlib.suppress(Exception):  # reported when the page renders
             env.get_template(page.template)
 
 
@@ -487,28 +543,21 @@ def render_project(
     templates and argmatrix code before are reused. In-place pages also depend on the page on
     disk: those are always rendered.
     """
+    templates = read_templates(config.templates_dir)
     if inputs is None or any(p.inplace for p in config.pages):
-        return _render_pages(config, registry, platforms, read_existing)
-    digest = fingerprint((repr(config), template_sources(config)), inputs)
-    return memo("pages", digest, lambda: _render_pages(config, registry, platforms, None))
-
-
-def template_sources(config: Config) -> list[tuple[str, bytes]]:
-    sources = []
-    for folder in (config.templates_dir, bundled_templates()):
-        if folder.is_dir():
-            sources += [(str(p.relative_to(folder)), p.read_bytes())
-                        for p in sorted(folder.rglob("*")) if p.is_file()]
-    return sources
+        return _render_pages(config, registry, platforms, read_existing, templates)
+    digest = fingerprint((repr(config), templates.digest), inputs)
+    return memo("pages", digest,
+                lambda: _render_pages(config, registry, platforms, None, templates))
 
 
 def _render_pages(
     config: Config, registry: Registry, platforms: dict[str, ResolvedPlatform],
-    read_existing: Any,
+    read_existing: Any, templates: Templates,
 ) -> list[RenderedPage]:
     from .inplace import splice
 
-    env = project_environment(config)
+    env = project_environment(config, templates)
     where = str(config.file or "argmatrix.yaml")
     cells = Cells()
     server = server_page(registry, cells)
@@ -529,7 +578,7 @@ def _render_pages(
     if len(specs) < 2 or len(registry.arguments) * len(specs) < PARALLEL_ROWS or not can_fork():
         return render(specs)
     cells.section_rows(registry)  # shared by both halves: built before the fork
-    compile_templates(config)  # once, before the fork
+    _compile_each(env, specs)  # once, before the fork
     half = (len(specs) + 1) // 2
     later = in_background(lambda: render(specs[half:]))
     try:
