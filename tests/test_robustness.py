@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -192,3 +193,36 @@ def test_a_misspelt_flag_is_still_recognised_among_thousands() -> None:
     assert closest("--max-batchsize", flags) == "--max-batch-size"
     assert closest("--shedule-policy", flags) == "--schedule-policy"
     assert closest("--gamma", flags) is None
+
+
+MERGE_LINES = st.sampled_from([
+    "a: &a {x: 1, y: 2}\n", "b: &b {y: 3, z: 4}\n", "c: {<<: *a, w: 0}\n", "d: {<<: [*a, *b]}\n",
+    "e: {<<: [*b, *a], y: 9}\n", "f: {<<: *a, <<: *b}\n", "g: &g {<<: *a, x: 5}\n", "h: *g\n",
+    "i: {<<: *g, z: 1}\n", "=: eq\n", "j: [*a, *b]\n", "k: !!set {p, q}\n", "l: !!str 12\n",
+    "m: &m {<<: &n {<<: *a, note: inner}, note: outer}\n", "n2: *n\n", "o: {<<: *m}\n",
+])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(MERGE_LINES, min_size=1, max_size=10).map("".join))
+def test_yaml_reads_as_pyyaml_reads_it(text: str) -> None:
+    """The line-numbered loader gives PyYAML's own values, merges and anchors included, and
+    fails where PyYAML fails."""
+    try:
+        expected = yaml.load(text, Loader=yaml.CSafeLoader)
+    except yaml.YAMLError:
+        with pytest.raises(ArgmatrixError):
+            load_yaml_text(text, "m.yaml")
+        return
+    assert load_yaml_text(text, "m.yaml") == expected
+
+
+def test_keys_merged_through_nested_anchors_are_no_repetition() -> None:
+    text = ("platform: p\nvariants: [A]\narguments:\n"
+            "  --c: &common {status: supported, note: shared}\n"
+            "  --a: {<<: &gpu {<<: *common, note: GPU only}, status: experimental}\n"
+            "  --b: *gpu\n")
+    problems = Problems("m.yaml")
+    platform = parse_manifest(load_yaml_text(text, "m.yaml"), problems)
+    assert problems.items == []
+    assert platform is not None and platform.arguments["--b"].note == "GPU only"

@@ -30,6 +30,7 @@ class LocatedList(list):  # type: ignore[type-arg]
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _STR = "tag:yaml.org,2002:str"
 _MERGE = "tag:yaml.org,2002:merge"
+_VALUE = "tag:yaml.org,2002:value"  # a bare `=` key, text to PyYAML's safe loader
 _MAP = yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG
 _SEQ = yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG
 
@@ -59,7 +60,7 @@ class _Builder:
         if id(node) in self.open:
             raise yaml.constructor.ConstructorError(
                 None, None, "an alias refers to a node that contains it", node.start_mark)
-        if node.tag == _STR:
+        if node.tag == _STR and isinstance(node, yaml.ScalarNode):
             return node.value
         self.open.add(id(node))
         if node.tag == _MAP and isinstance(node, yaml.MappingNode):
@@ -82,37 +83,47 @@ class _Builder:
                 None, None, f"cannot read {node.value!r}: {exc or type(exc).__name__}", node.start_mark) from None
 
     def mapping(self, node: yaml.MappingNode) -> Located:
-        """Keys named twice are recorded (the last value wins, the first line is kept); a key
-        of the mapping's own that overrides one merged in with `<<` is not a repetition."""
+        """Keys named twice are recorded (the last value wins, the first line is kept). Keys
+        merged in with `<<` come first, in YAML's order of precedence; a key of the mapping's
+        own then overrides one merged in, which is no repetition."""
         mapping = Located()
         mapping.line = node.start_mark.line + 1
         mapping.key_lines = {}
         mapping.duplicates = []
-        merges = sum(key.tag == _MERGE for key, _ in node.value)
-        if merges:
-            own = len(node.value) - merges
-            self.loader.flatten_mapping(node)  # merged entries first, then the node's own
-            merged = len(node.value) - own
-        else:
-            merged = 0
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE:
+                for source in reversed(self.merge_sources(value_node)):  # the first one wins
+                    for key, value in source.items():
+                        mapping[key] = value
+                        mapping.key_lines[key] = source.line_of(key)
         own_keys: set[Any] = set()
-        for index, (key_node, value_node) in enumerate(node.value):
-            key = self.build(key_node)
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE:
+                continue
+            key = key_node.value if key_node.tag == _VALUE else self.build(key_node)
             try:
                 hash(key)
             except TypeError:
                 raise yaml.constructor.ConstructorError(
                     None, None, "found an unhashable key", key_node.start_mark) from None
             line = key_node.start_mark.line + 1
-            if index < merged:
-                mapping.key_lines[key] = line
-            elif key in own_keys:
+            if key in own_keys:
                 mapping.duplicates.append((key, line))
             else:
                 own_keys.add(key)
                 mapping.key_lines[key] = line
             mapping[key] = self.build(value_node)
         return mapping
+
+    def merge_sources(self, node: yaml.Node) -> list[Located]:
+        """The mappings a `<<` key names: one, or a list of them."""
+        nodes = node.value if isinstance(node, yaml.SequenceNode) else [node]
+        sources = [self.build(item) if isinstance(item, yaml.MappingNode) else None
+                   for item in nodes]
+        if not sources or any(not isinstance(source, Located) for source in sources):
+            raise yaml.constructor.ConstructorError(
+                None, None, "'<<' must name a mapping or a list of mappings", node.start_mark)
+        return sources  # type: ignore[return-value]
 
     def sequence(self, node: yaml.SequenceNode) -> LocatedList:
         items = LocatedList(self.build(child) for child in node.value)
