@@ -42,20 +42,22 @@ class ResolvedPlatform:
         return self.by_argument[argument.name]
 
 
-_SHORTLIST = 50
+_EXHAUSTIVE_UP_TO = 1000  # candidates compared one by one with difflib (about 5 ms)
+_SHORTLIST = 100
 
 
 def closest(name: str, candidates: list[str]) -> str | None:
     """The candidate `name` is most probably a misspelling of, if any.
 
-    difflib compares with every candidate, about 5 µs each: fine for a few hundred flags, but
-    a manifest with hundreds of stale entries against a registry of thousands would take
-    minutes. Large candidate lists are first cut down to those sharing the most character pairs
-    with `name`, a cheap set intersection."""
-    if len(candidates) > _SHORTLIST:
+    difflib compares with every candidate, about 5 µs each: fine for a registry of a thousand
+    flags, but a manifest with hundreds of stale entries against a registry of ten thousand
+    would take a minute. Larger candidate lists are first cut down to those most alike in
+    their character pairs (Dice's coefficient, a cheap set intersection)."""
+    if len(candidates) > _EXHAUSTIVE_UP_TO:
         pairs = _pairs(name)
-        ranked = heapq.nlargest(_SHORTLIST, _pair_index(tuple(candidates)),
-                                key=lambda c: len(pairs & c[1]))
+        ranked = heapq.nlargest(
+            _SHORTLIST, _pair_index(tuple(candidates)),
+            key=lambda c: 2 * len(pairs & c[1]) / ((len(pairs) + len(c[1])) or 1))
         candidates = [candidate for candidate, _ in ranked]
     match = difflib.get_close_matches(name, candidates, n=1, cutoff=0.75)
     return match[0] if match else None
