@@ -141,7 +141,8 @@ SNIPPETS = [
     "from m import (\n    X,\n)\n", "X = Y = 3\n", "X = 1; Y = 2\n", "(X) = 5\n", "X \\\n= 11\n",
     "del X\n", "X += 1\n", "with open(p) as X:\n    pass\n", "class C:\n    def X(self):\n        pass\n",
     "X[0] = 1\n", "if flag:\n    def X():\n        pass\nelse:\n    X = 12\n", "Y: int\n",
-    "W = f'{X}'\n", "W = rb'''\nX = 13\n'''\n", "W = 'it''s'  # X = 14\n",
+    "W = f'{X}'\n", "W = rb'''\nX = 13\n'''\n", "W = 'it''s'  # X = 14\n",    "call(\nX=1,\nY=2)\n", "Y = a.\\\nX = 2\n", "@decorate(\noption=1,\n)\nclass X:\n    pass\n",
+    "\uff38 = 2\n", "def \U0001d417():\n    pass\n", "Y = (1 +\n2)\n", "W = f'{{X}}'\n",
 ]
 
 
@@ -169,6 +170,9 @@ def _structure(value: object) -> str:
 
 @settings(max_examples=1000, deadline=None)
 @given(st.lists(st.sampled_from(SNIPPETS), min_size=1, max_size=8))
+@example(["call(\nX=1,\nY=2)\n"])  # a keyword argument at column 0
+@example(["Y = a.\\\nX = 2\n"])  # a line continued by a backslash
+@example(["X = 1\n", "Y = 4\n", "\uff38 = 2\n"])  # a fullwidth X is the name X
 @example(["X = 1\n", "(X) = 5\n"])  # a binding that does not start its line
 @example(["X = 1\n", "X \\\n= 11\n"])
 @example(["X = 1\n", "a = X = 4\n"])
@@ -198,3 +202,13 @@ def test_sglangs_utility_module_is_not_parsed_whole() -> None:
     for name in ("nullable_str", "json_list_type", "LORA_TARGET_ALL_MODULES"):
         module.global_value(name)
     assert module.tree is None
+
+
+def test_strings_the_outline_cannot_follow_send_it_to_the_whole_module() -> None:
+    """Python 3.12 lets an f-string hold its own quotes: the outline's string pattern would
+    misread where the string ends, so it gives up rather than guess."""
+    from argmatrix.static import StatementOutline
+
+    assert not StatementOutline('X = 1\nW = f"{"\'\'\'"}"\nX = 2\nY = "\'\'\'"\n').reliable
+    assert not StatementOutline("X = 1\nY = 0\n\uff38 = 2\n").reliable
+    assert StatementOutline("X = 1\nW = f'{X!r:>{width}}'  # caf\u00e9\n").reliable

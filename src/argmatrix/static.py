@@ -162,7 +162,8 @@ class SourceModule:
     A module other than the target's is parsed only as far as it is used: a name bound once,
     at the top level, by `def`, `class` or an assignment is read by parsing that statement alone
     (sglang's registry needs 4 names of a 120 KB utility module). Any other case parses the whole
-    module, and the answer is the same either way.
+    module, and the answer is the same either way, with one exception: a syntax error elsewhere
+    in such a module goes unnoticed (the target's own module is always parsed whole).
     """
 
     def __init__(self, name: str, path: Path, text: str, loader: StaticLoader,
@@ -318,14 +319,16 @@ class SourceModule:
 # A string or a comment, so a line start or a name inside one is not taken for code.
 _STRING_OR_COMMENT = re.compile(
     r"#[^\n]*"
-    r"|[rRbBuUfF]{0,2}(?:"
+    r"|(?P<prefix>[rRbBuUfF]{0,2})(?:"
     r'"""(?:\\.|[^\\])*?"""'
     r"|'''(?:\\.|[^\\])*?'''"
     r'|"(?:\\.|[^"\\\n])*"'
     r"|'(?:\\.|[^'\\\n])*')",
     re.S,
 )
-_STATEMENT_START = re.compile(r"^[A-Za-z_@]", re.M)
+# In code: brackets, line ends, and a backslash that continues the line.
+_LAYOUT = re.compile(r"[()\[\]{}\n]|\\\n")
+_STATEMENT_CHAR = re.compile(r"[A-Za-z_@]")
 _DEFINES = re.compile(r"(?:async[ \t]+)?def[ \t]+|class[ \t]+")
 # After a name: `= v`, `: T = v`, also `(X) = v` and a backslash-continued `X \<newline>= v`.
 _ASSIGNS = re.compile(r"(?:[ \t)\]]|\\\n)*(?::[^=\n]*)?=(?!=)")
@@ -333,18 +336,49 @@ _BINDS_BEFORE = re.compile(r"\b(?:import|as|def|class|global|nonlocal|for)[ \t]+
 
 
 class StatementOutline:
-    """Where a module's top-level statements start, found without parsing it: lines that begin
-    at column 0 with a name or a decorator, outside strings. A cut made from it can be wrong
-    (a line inside brackets); the statement cut out then fails to parse, and the caller parses
-    the whole module instead."""
+    """Where a module's top-level statements start, found without parsing it: lines outside
+    strings and brackets, not continuing the line before, that begin at column 0 with a name or
+    a decorator.
+
+    Where that reading could be fooled it gives up (`reliable` is False) and the caller parses
+    the whole module: code (not strings or comments) that is not ASCII, since Python folds
+    look-alike letters of identifiers together; a quote left outside any string, or an f-string
+    whose braces do not pair, both signs of a string this outline does not understand (such as
+    Python 3.12's quotes nested in f-strings). A statement cut out that fails to parse, or
+    parses into more than one binding, also sends the caller to the whole module.
+    """
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.masked = [m.span() for m in _STRING_OR_COMMENT.finditer(text)]
+        self.reliable = True
+        matches = list(_STRING_OR_COMMENT.finditer(text))
+        self.masked = [m.span() for m in matches]
         self._mask_starts = [start for start, _ in self.masked]
-        self.starts = [m.start() for m in _STATEMENT_START.finditer(text)
-                       if not self._masked(m.start())]
+        if any("f" in (m.group("prefix") or "").lower() and not _braces_pair(m.group())
+               for m in matches):
+            self.reliable = False
+        self.starts = self._statement_starts()
         self._start_set = set(self.starts)
+
+    def _statement_starts(self) -> list[int]:
+        text = self.text
+        starts = [0] if _STATEMENT_CHAR.match(text) and not self._masked(0) else []
+        depth = 0
+        position = 0
+        for mask_start, mask_end in [*self.masked, (len(text), len(text))]:
+            code = text[position:mask_start]
+            if not code.isascii() or '"' in code or "'" in code:
+                self.reliable = False
+            for mark in _LAYOUT.finditer(text, position, mask_start):
+                char = mark.group()
+                if char in "([{":
+                    depth += 1
+                elif char in ")]}":
+                    depth = max(0, depth - 1)
+                elif char == "\n" and depth == 0 and _STATEMENT_CHAR.match(text, mark.end()):
+                    starts.append(mark.end())
+            position = mask_end
+        return [start for start in starts if not self._masked(start)]
 
     def _masked(self, position: int) -> bool:
         index = bisect.bisect_right(self._mask_starts, position) - 1
@@ -353,6 +387,8 @@ class StatementOutline:
     def lone_binding(self, name: str) -> tuple[int, int] | None:
         """The span of the one top-level statement binding `name`, if exactly one does and no
         other place could (an indented binding, an import, a keyword argument...)."""
+        if not self.reliable:
+            return None
         text = self.text
         found: list[int] = []
         for position in _occurrences(text, name):
@@ -378,6 +414,28 @@ class StatementOutline:
             first -= 1  # the decorators belong to the definition
         end = self.starts[index + 1] if index + 1 < len(self.starts) else len(text)
         return self.starts[first], end
+
+
+def _braces_pair(literal: str) -> bool:
+    """Whether an f-string's replacement fields open and close in pairs: `{{` and `}}` outside
+    a field are literal braces, inside one (a nested format spec) they open and close."""
+    if "{" not in literal and "}" not in literal:
+        return True
+    depth = 0
+    index = 0
+    while index < len(literal):
+        char = literal[index]
+        if char in "{}" and depth == 0 and literal.startswith(char * 2, index):
+            index += 2  # an escaped brace
+            continue
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            if depth == 0:
+                return False
+            depth -= 1
+        index += 1
+    return depth == 0
 
 
 def _assigned_value(statement: ast.stmt, name: str) -> ast.expr | None:
