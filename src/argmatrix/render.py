@@ -575,7 +575,11 @@ def _render_pages(
         return pages
 
     specs = config.pages
-    if len(specs) < 2 or len(registry.arguments) * len(specs) < PARALLEL_ROWS or not can_fork():
+    # A live registry's imports (torch, say) may have started native threads, which fork
+    # does not copy and `can_fork` cannot see: render in this process then.
+    live = config.registry is not None and config.registry.mode == "live"
+    if (len(specs) < 2 or len(registry.arguments) * len(specs) < PARALLEL_ROWS or live
+            or not can_fork()):
         return render(specs)
     cells.section_rows(registry)  # shared by both halves: built before the fork
     _compile_each(env, specs)  # once, before the fork
