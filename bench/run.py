@@ -22,6 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from argmatrix.config import load_config  # noqa: E402
 from bench.synth import write_project  # noqa: E402
 
 VENV_BIN = Path(sys.executable).parent
@@ -112,7 +113,9 @@ def main() -> None:
     check_warm = median([ARGMATRIX, "check"], env=warm)
 
     targets: list[str] = []
-    say("## Showcase: `argmatrix check` (sglang 0.5.7, 313 arguments, Ascend manifest, 3 pages)")
+    showcase = load_config(ROOT / "argmatrix.yaml", ROOT)
+    say(f"## Showcase: `argmatrix check` (sglang 0.5.7, 313 arguments, Ascend manifest,"
+        f" {len(showcase.pages)} pages)")
     say("")
     say("| what | median time | peak memory | × `python -c pass` |")
     say("| --- | ---: | ---: | ---: |")
