@@ -64,6 +64,7 @@ def _entry_path(kind: str, key: Iterable[Any]) -> Path | None:
 
 
 _files_seen: dict[tuple[Any, ...], list[str]] = {}
+_recent: dict[Path, tuple[list[Stamp], Any]] = {}
 
 
 def files_seen(kind: str, key: Iterable[Any]) -> list[str] | None:
@@ -80,9 +81,11 @@ def lookup(kind: str, key: Iterable[Any]) -> Any:
     path = _entry_path(kind, key)
     if path is None:
         return MISSING
-    hit = _read(path)
+    hit = _recent.get(path) or _read(path)
     if hit is None:
         return MISSING
+    _recent.clear()  # the entry just read is often asked for again (whether to fork, then to
+    _recent[path] = hit  # load): keep that one, and only that one, in memory
     stamps, value = hit
     if not all(stamp(s[0]) == s for s in stamps):
         return MISSING
@@ -110,6 +113,7 @@ def cached(kind: str, key: Iterable[Any], compute: Callable[[], tuple[T, Iterabl
     _files_seen[(kind, *key)] = files
     if path is not None:
         stamps = [stamp(f) for f in sorted(set(files))]
+        _recent.pop(path, None)
         _write(path, (stamps, value))
         _evict(path.parent, kind)
     return value
