@@ -41,17 +41,10 @@ def _replace(relative: str, old: str, new: str) -> Callable[[Path], None]:
     return mutate
 
 
-def _write(relative: str, text: str) -> Callable[[Path], None]:
+def _write(relative: str, content: str | bytes) -> Callable[[Path], None]:
     def mutate(root: Path) -> None:
         (root / relative).parent.mkdir(parents=True, exist_ok=True)
-        (root / relative).write_text(text)
-
-    return mutate
-
-
-def _write_bytes(relative: str, data: bytes) -> Callable[[Path], None]:
-    def mutate(root: Path) -> None:
-        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        data = content.encode() if isinstance(content, str) else content
         (root / relative).write_bytes(data)
 
     return mutate
@@ -114,7 +107,7 @@ CASES = [
                _append(CONFIG, "  - {template: broken.md.j2, output: x.md}\n")),
          "template 'broken.md.j2' failed to render", "argmatrix.yaml", "broken.md.j2"),
     Case("a template that is not UTF-8",
-         _both(_write_bytes("templates/broken.md.j2", b"# caf\xe9\n"),
+         _both(_write("templates/broken.md.j2", b"# caf\xe9\n"),
                _append(CONFIG, "  - {template: broken.md.j2, output: x.md}\n")),
          "template 'broken.md.j2' is not UTF-8 text", "broken.md.j2", None),
     Case("a template with a syntax error",
