@@ -7,6 +7,7 @@ Render in memory, compare with the disk, report every finding (never just the fi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import fnmatch
 import json
@@ -19,10 +20,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .config import CHECK_KINDS
-from .errors import ArgmatrixError
+from .errors import printable
+from .outputs import read_page, read_prose
 from .project import Project, load_project
 from .resolve import Finding, closest
-from .writer import refuse_folder, write_all
+from .writer import hold_lock, refuse_folder, repair, write_all
 
 if TYPE_CHECKING:  # rendering (and Jinja2) is imported when a page is rendered
     from .render import RenderedPage
@@ -45,26 +47,39 @@ class Report:
 
 def register(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     check = commands.add_parser(
-        "check", parents=[common], help="Fail when pages, manifests or prose have drifted.",
+        "check",
+        parents=[common],
+        help="Fail when pages, manifests or prose have drifted.",
         description="Compare generated pages with the disk, manifests with the registry, and"
         " hand-written Markdown with the registry's flags. Exit 0: all agrees; 1: drift;"
         " 2: bad input.",
     )
-    check.add_argument("--fix", action="store_true",
-                       help="Regenerate stale pages instead of reporting them.")
-    check.add_argument("--format", choices=FORMATS, default="text",
-                       help="Output format: human text, JSON findings, or GitHub annotations.")
+    check.add_argument(
+        "--fix", action="store_true", help="Regenerate stale pages instead of reporting them."
+    )
+    check.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="Output format: human text, JSON findings, or GitHub annotations.",
+    )
     check.set_defaults(handler=_check)
 
 
 def _check(args: argparse.Namespace) -> int:
     project = load_project(args)
     pages = project.pages()
-    if args.fix:
-        changed = [(p.path, p.text) for p in pages if _read(p.path) != p.text]
-        for path in write_all(changed):
-            print(f"wrote {path}", file=sys.stderr)
-    report = run_checks(project, pages)
+    config = project.config
+    # Under the writers' lock: a `generate` running meanwhile is seen before or after, never
+    # half done; and a write a killed run left half done is finished first.
+    with hold_lock(config.root) if pages else contextlib.nullcontext():
+        if pages:
+            repair(config.root, config.docs_dir, {page.path.parent for page in pages})
+        if args.fix:
+            changed = [(p.path, p.text) for p in pages if _read(p.path) != p.text]
+            for path in write_all(changed, state_dir=config.root, inside=config.docs_dir):
+                print(printable(f"wrote {relative_path(str(path))}"), file=sys.stderr)
+        report = run_checks(project, pages)
     emit(report, args.format, sys.stdout)
     return 1 if report.failed else 0
 
@@ -105,16 +120,10 @@ def apply_severity(
 
 
 def _read(path: Path) -> str | None:
-    """A page as it is on disk; None when it is missing (or not text, so surely stale)."""
+    """A page as it is on disk; None when it is missing (or not text, so surely stale). The
+    path is resolved and inside docs_dir (`Project.pages`); a FIFO or device is refused."""
     refuse_folder(path)
-    try:
-        with path.open(encoding="utf-8", newline="") as stream:  # bytes as they are
-            return stream.read()
-    except (FileNotFoundError, UnicodeDecodeError):
-        return None
-    except OSError as exc:
-        raise ArgmatrixError.at(f"cannot read: {exc.strerror or exc}", file=str(path),
-                                fix="a page output must be a file") from None
+    return read_page(path)
 
 
 def stale_page(page: RenderedPage) -> tuple[Finding | None, str]:
@@ -123,18 +132,29 @@ def stale_page(page: RenderedPage) -> tuple[Finding | None, str]:
         return None, ""
     fix = "run 'argmatrix generate' (or 'argmatrix check --fix')"
     if on_disk is None:
-        return Finding("stale-page", "generated page is missing", file=str(page.path), line=1,
-                       fix=fix), ""
+        return Finding(
+            "stale-page", "generated page is missing", file=str(page.path), line=1, fix=fix
+        ), ""
     old, new = on_disk.splitlines(keepends=True), page.text.splitlines(keepends=True)
-    first = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b),
-                 min(len(old), len(new)))
-    diff = list(difflib.unified_diff(old, new, f"{page.path} (on disk)",
-                                     f"{page.path} (generated now)", n=2))
+    first = next(
+        (i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b),
+        min(len(old), len(new)),
+    )
+    diff = list(
+        difflib.unified_diff(
+            old, new, f"{page.path} (on disk)", f"{page.path} (generated now)", n=2
+        )
+    )
     text = "".join(diff[:DIFF_LINES])
     if len(diff) > DIFF_LINES:
         text += f"... ({len(diff) - DIFF_LINES} more diff lines)\n"
-    return Finding("stale-page", "generated page differs from what generate would write now",
-                   file=str(page.path), line=first + 1, fix=fix), text
+    return Finding(
+        "stale-page",
+        "generated page differs from what generate would write now",
+        file=str(page.path),
+        line=first + 1,
+        fix=fix,
+    ), text
 
 
 def unclassified(project: Project, name: str) -> list[Finding]:
@@ -144,13 +164,18 @@ def unclassified(project: Project, name: str) -> list[Finding]:
     for argument in project.registry.arguments:
         if argument.hidden or resolved.of(argument).origin != "none":
             continue
-        found.append(Finding(
-            "unclassified-argument",
-            f"{argument.name} has no status on platform {name!r}",
-            flag=argument.name, platform=name, file=platform.file, line=None,
-            fix=f"add '{argument.name}: <status>' under 'arguments:' (or a section entry,"
-            " or a file 'default:')",
-        ))
+        found.append(
+            Finding(
+                "unclassified-argument",
+                f"{argument.name} has no status on platform {name!r}",
+                flag=argument.name,
+                platform=name,
+                file=platform.file,
+                line=None,
+                fix=f"add '{argument.name}: <status>' under 'arguments:' (or a section entry,"
+                " or a file 'default:')",
+            )
+        )
     return found
 
 
@@ -174,7 +199,8 @@ def prose_files(project: Project, generated: set[Path]) -> list[Path]:
 def _matches(relative: str, pattern: str) -> bool:
     """fnmatch, where a leading `**/` also matches no folder at all (`**/*.md` takes index.md)."""
     return fnmatch.fnmatch(relative, pattern) or (
-        pattern.startswith("**/") and fnmatch.fnmatch(relative, pattern[3:]))
+        pattern.startswith("**/") and fnmatch.fnmatch(relative, pattern[3:])
+    )
 
 
 def dead_flags(project: Project, generated: set[Path]) -> list[Finding]:
@@ -182,18 +208,23 @@ def dead_flags(project: Project, generated: set[Path]) -> list[Finding]:
     candidates = sorted(known)
     found = []
     for path in prose_files(project, generated):
-        text = _read(path) or ""
+        text = read_prose(path, project.config.root)
         for number, line in enumerate(text.splitlines(), start=1):
             for match in FLAG_IN_PROSE.finditer(line):
                 flag = match.group(1)
                 if flag in known:
                     continue
                 suggestion = closest(flag, candidates)
-                found.append(Finding(
-                    "dead-flag", f"{flag} is not an argument of the registry", flag=flag,
-                    file=str(path), line=number,
-                    fix=f"did you mean {suggestion}?" if suggestion else "remove or update it",
-                ))
+                found.append(
+                    Finding(
+                        "dead-flag",
+                        f"{flag} is not an argument of the registry",
+                        flag=flag,
+                        file=str(path),
+                        line=number,
+                        fix=f"did you mean {suggestion}?" if suggestion else "remove or update it",
+                    )
+                )
     return found
 
 
@@ -202,17 +233,21 @@ def dead_flags(project: Project, generated: set[Path]) -> list[Finding]:
 
 def finding_dict(finding: Finding, diff: str | None) -> dict[str, Any]:
     data = asdict(finding)
-    data = {k: data[k] for k in ("kind", "severity", "message", "flag", "platform", "file",
-                                 "line", "fix")}
+    data = {
+        k: data[k]
+        for k in ("kind", "severity", "message", "flag", "platform", "file", "line", "fix")
+    }
     if diff:
         data["diff"] = diff
     return data
 
 
 def emit(report: Report, form: str, stream: TextIO) -> None:
+    """Every format is safe to print into a terminal or a CI log, whatever the registry, the
+    manifests or the pages hold: see `errors.printable`."""
     if form == "json":
         items = [finding_dict(f, report.diffs.get(i)) for i, f in enumerate(report.findings)]
-        stream.write(json.dumps(items, indent=2, ensure_ascii=False) + "\n")
+        stream.write(json_for_log(json.dumps(items, indent=2, ensure_ascii=False)) + "\n")
         return
     if form == "github":
         for finding in report.findings:
@@ -231,12 +266,25 @@ def text_line(finding: Finding, colour: bool = False) -> str:
     if finding.file:
         file = relative_path(finding.file)
         where = f"{file}:{finding.line}: " if finding.line else f"{file}: "
-    label = f"{finding.severity}[{finding.kind}]"
+    label = printable(f"{finding.severity}[{finding.kind}]")
     if colour:
         code = "31" if finding.severity == "error" else "33"
         label = f"\033[{code}m{label}\033[0m"
     fix = f" ({finding.fix})" if finding.fix else ""
-    return f"{where}{label}: {finding.message}{fix}"
+    return f"{printable(where)}{label}: {printable(finding.message + fix)}"
+
+
+# What json.dumps(ensure_ascii=False) leaves raw but a terminal or log must not get: DEL, the
+# C1 controls, bidirectional controls, line separators, lone surrogates; and the `##[` of a
+# GitHub workflow command. Written as \uXXXX escapes, the JSON holds the very same strings.
+_RAW_IN_JSON = re.compile(
+    "[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]|(?<=##)\\["
+)
+
+
+def json_for_log(text: str) -> str:
+    """JSON text that prints safely: the same value, with the characters above escaped."""
+    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def relative_path(file: str) -> str:
@@ -260,7 +308,9 @@ def github_annotation(finding: Finding) -> str:
 
 
 def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A workflow command's message: no character that ends the line or the command, and
+    control characters shown as escapes (`printable`)."""
+    return printable(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _escape_property(text: str) -> str:
@@ -277,4 +327,9 @@ def summary(findings: Iterable[Finding]) -> str:
 
 
 def _indent(text: str) -> str:
-    return "".join("    " + line for line in text.splitlines(keepends=True))
+    """The diff, indented; each line shown with `printable`, since a page's lines come from the
+    registry's help text and the manifests."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return "".join(f"    {printable(line)}\n" for line in lines)

@@ -7,23 +7,30 @@ import json
 import sys
 from pathlib import Path
 
-from .errors import ArgmatrixError
+from .errors import ArgmatrixError, printable
 
 
 def register(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     generate = commands.add_parser(
-        "generate", parents=[common], help="Write every configured page.",
+        "generate",
+        parents=[common],
+        help="Write every configured page.",
         description="Render every page of argmatrix.yaml and write them; all pages or none.",
     )
     generate.set_defaults(handler=_generate)
 
     schema = commands.add_parser(
-        "schema", help="Print a JSON Schema (capability manifest by default).",
+        "schema",
+        help="Print a JSON Schema (capability manifest by default).",
         description="Print the JSON Schema of a capability manifest, so editors can validate it.",
     )
-    schema.add_argument("kind", nargs="?", default="manifest",
-                        choices=("manifest", "config", "findings"),
-                        help="Which schema to print.")
+    schema.add_argument(
+        "kind",
+        nargs="?",
+        default="manifest",
+        choices=("manifest", "config", "findings"),
+        help="Which schema to print.",
+    )
     schema.set_defaults(handler=_schema)
 
     from .adopt import register as register_adopt
@@ -40,25 +47,31 @@ def _generate(args: argparse.Namespace) -> int:
     project = load_project(args)
     if not project.config.pages:
         raise ArgmatrixError.at(
-            "no pages configured", file=str(project.config.file or "argmatrix.yaml"),
+            "no pages configured",
+            file=str(project.config.file or "argmatrix.yaml"),
             fix="add a 'pages:' list with template and output to argmatrix.yaml",
         )
     for resolved in project.resolved.values():
         for finding in resolved.findings:
             where = f"{finding.file}:{finding.line}: " if finding.file else ""
-            print(f"argmatrix: warning: {where}{finding.message}", file=sys.stderr)
+            print(printable(f"argmatrix: warning: {where}{finding.message}"), file=sys.stderr)
     pages = project.pages()
-    written = write_all((page.path, page.text) for page in pages)
+    config = project.config
+    written = write_all(
+        ((page.path, page.text) for page in pages), state_dir=config.root, inside=config.docs_dir
+    )
     for path in written:
-        print(f"wrote {_relative(path)}")
+        print(printable(f"wrote {_relative(path)}"))
     return 0
 
 
 def _relative(path: Path) -> str:
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
+    for folder in (Path.cwd(), Path.cwd().resolve()):  # pages are resolved, the cwd may not be
+        try:
+            return str(path.relative_to(folder))
+        except ValueError:
+            continue
+    return str(path)
 
 
 def _schema(args: argparse.Namespace) -> int:

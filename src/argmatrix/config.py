@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import ArgmatrixError, Problem
+from .errors import ArgmatrixError, Problem, has_control
 from .registry import MODES, RegistrySpec
 from .yamlfile import line_of, load_yaml_file
 
@@ -16,8 +16,14 @@ TOP_KEYS = ("registry", "manifests", "docs_dir", "templates_dir", "pages", "chec
 REGISTRY_KEYS = ("target", "mode", "mock", "search_path")
 PAGE_KEYS = ("template", "output", "platform", "title", "options", "inplace", "committed")
 CHECK_KEYS = ("severity", "prose", "ignore_flags")
-CHECK_KINDS = ("stale-page", "unclassified-argument", "stale-manifest-entry",
-               "duplicate-manifest-entry", "impossible-entry", "dead-flag")
+CHECK_KINDS = (
+    "stale-page",
+    "unclassified-argument",
+    "stale-manifest-entry",
+    "duplicate-manifest-entry",
+    "impossible-entry",
+    "dead-flag",
+)
 SEVERITIES = ("error", "warning", "off")
 
 
@@ -45,6 +51,7 @@ class Config:
     severity: dict[str, str] = field(default_factory=dict)
     prose_globs: tuple[str, ...] = ("**/*.md",)
     ignore_flags: tuple[str, ...] = ()  # flags of other tools that prose may mention
+    docs_dir_line: int | None = None  # where argmatrix.yaml names docs_dir, for its errors
 
     def line_of_page(self, page: PageSpec) -> str:
         return f"{self.file}:{page.line}" if self.file and page.line else str(self.file or "")
@@ -55,8 +62,9 @@ def find_config(explicit: str | None, cwd: Path) -> Path | None:
         path = Path(explicit)
         path = path if path.is_absolute() else cwd / path
         if not path.is_file():
-            raise ArgmatrixError.at("configuration file not found", file=str(path),
-                                    fix="check the --config path")
+            raise ArgmatrixError.at(
+                "configuration file not found", file=str(path), fix="check the --config path"
+            )
         return path
     default = cwd / CONFIG_NAME
     return default if default.is_file() else None
@@ -77,30 +85,102 @@ def load_config(path: Path | None, cwd: Path) -> Config:
         problems.append(Problem(f"key {key!r} is named twice", where, line, "keep one"))
     _unknown_keys(data, TOP_KEYS, "", where, problems)
     registry = _registry(data.get("registry"), root, where, line_of(data, "registry"), problems)
-    manifests = _paths(data.get("manifests", []), root, where, line_of(data, "manifests"),
-                       problems, "manifests")
-    docs_dir = _folder(root, _text(data, "docs_dir", "docs", where, problems))
-    templates_dir = _folder(root, _text(data, "templates_dir", "templates", where, problems))
+    manifests = _paths(
+        data.get("manifests", []), root, where, line_of(data, "manifests"), problems, "manifests"
+    )
+    docs_dir = _project_folder(data, "docs_dir", "docs", root, where, problems)
+    templates_dir = _project_folder(data, "templates_dir", "templates", root, where, problems)
     pages = _pages(data.get("pages", []), where, line_of(data, "pages"), problems)
     severity, prose, ignored = _checks(data.get("checks", {}), where, problems)
     if problems:
         raise ArgmatrixError(*problems)
-    return Config(path, root, registry, manifests, docs_dir, templates_dir, pages, severity,
-                  prose, ignored)
+    return Config(
+        path,
+        root,
+        registry,
+        manifests,
+        docs_dir,
+        templates_dir,
+        pages,
+        severity,
+        prose,
+        ignored,
+        line_of(data, "docs_dir") if "docs_dir" in data else None,
+    )
 
 
 def _unknown_keys(
-    mapping: dict[str, Any], allowed: tuple[str, ...], context: str, where: str,
+    mapping: dict[str, Any],
+    allowed: tuple[str, ...],
+    context: str,
+    where: str,
     problems: list[Problem],
 ) -> None:
     for key in mapping:
         if key not in allowed:
-            problems.append(Problem(f"{context}unknown key {key!r}", where,
-                                    line_of(mapping, key), f"use one of: {', '.join(allowed)}"))
+            problems.append(
+                Problem(
+                    f"{context}unknown key {key!r}",
+                    where,
+                    line_of(mapping, key),
+                    f"use one of: {', '.join(allowed)}",
+                )
+            )
 
 
 def _folder(root: Path, relative: str) -> Path:
     return Path(os.path.normpath(root / relative))
+
+
+def within(path: str | Path, folder: str | Path) -> bool:
+    """Whether `path` is `folder` or lies under it (both taken as written: resolve them first
+    where symbolic links matter)."""
+    path, folder = os.fspath(path), os.fspath(folder)
+    try:
+        return os.path.commonpath([path, folder]) == folder
+    except ValueError:  # one relative, one absolute; or two Windows drives
+        return False
+
+
+def _project_folder(
+    data: dict[str, Any], key: str, default: str, root: Path, where: str, problems: list[Problem]
+) -> Path:
+    """docs_dir or templates_dir: a folder of the project. One outside it (`/srv/www`,
+    `../site`, or a symbolic link leading out) would let a pull request's configuration make
+    argmatrix write (docs_dir) or read (templates_dir) files elsewhere on the machine."""
+    relative = _text(data, key, default, where, problems)
+    line = line_of(data, key)
+    if has_control(relative):
+        problems.append(
+            Problem(
+                f"'{key}' {relative!r} contains a control character",
+                where,
+                line,
+                "write a plain folder path",
+            )
+        )
+        return _folder(root, default)
+    folder = _folder(root, relative)
+    if not within(folder, os.path.normpath(root)):
+        problems.append(
+            Problem(
+                f"'{key}' {relative!r} is outside the project (the folder of {Path(where).name})",
+                where,
+                line,
+                "use a folder inside the project, such as 'docs'",
+            )
+        )
+    elif not within(os.path.realpath(folder), os.path.realpath(root)):
+        problems.append(
+            Problem(
+                f"'{key}' {relative!r} leads outside the project through a"
+                f" symbolic link (to {os.path.realpath(folder)})",
+                where,
+                line,
+                "make it a real folder inside the project",
+            )
+        )
+    return folder
 
 
 def _text(data: dict[str, Any], key: str, default: str, where: str, problems: list[Problem]) -> str:
@@ -124,38 +204,102 @@ def _registry(
     _unknown_keys(raw, REGISTRY_KEYS, "registry: ", where, problems)
     target = raw.get("target")
     if not isinstance(target, str) or not target:
-        problems.append(Problem("registry: 'target' is missing", where, line,
-                                fix="write 'target: module:callable' or a snapshot path"))
+        problems.append(
+            Problem(
+                "registry: 'target' is missing",
+                where,
+                line,
+                fix="write 'target: module:callable' or a snapshot path",
+            )
+        )
         return None
     mode = raw.get("mode", "snapshot" if target.endswith(".json") else "live")
     if mode not in MODES:
-        problems.append(Problem(f"registry: unknown mode {mode!r}", where, line_of(raw, "mode"),
-                                f"use one of: {', '.join(MODES)}"))
+        problems.append(
+            Problem(
+                f"registry: unknown mode {mode!r}",
+                where,
+                line_of(raw, "mode"),
+                f"use one of: {', '.join(MODES)}",
+            )
+        )
+        return None
+    if mode == "snapshot" and not _snapshot_inside(target, root):
+        problems.append(
+            Problem(
+                f"registry: snapshot {target!r} is outside the project",
+                where,
+                line_of(raw, "target") or line,
+                "keep the snapshot inside the folder of argmatrix.yaml",
+            )
+        )
         return None
     mock = raw.get("mock", [])
     if not isinstance(mock, list) or not all(isinstance(m, str) for m in mock):
-        problems.append(Problem("registry: 'mock' must be a list of module names", where,
-                                line_of(raw, "mock")))
+        problems.append(
+            Problem("registry: 'mock' must be a list of module names", where, line_of(raw, "mock"))
+        )
         mock = []
     search = raw.get("search_path")
     search_path = None
     if search is not None:
         if not isinstance(search, list) or not all(isinstance(s, str) for s in search):
-            problems.append(Problem("registry: 'search_path' must be a list of folders", where,
-                                    line_of(raw, "search_path")))
+            problems.append(
+                Problem(
+                    "registry: 'search_path' must be a list of folders",
+                    where,
+                    line_of(raw, "search_path"),
+                )
+            )
         else:
             search_path = tuple(str(root / s) for s in search)
-    return RegistrySpec(target=target, mode=mode, mock=tuple(mock), base_dir=root,
-                        search_path=search_path)
+    return RegistrySpec(
+        target=target, mode=mode, mock=tuple(mock), base_dir=root, search_path=search_path
+    )
+
+
+def _snapshot_inside(target: str, root: Path) -> bool:
+    if has_control(target):
+        return False
+    return within(os.path.realpath(root / target), os.path.realpath(root))
 
 
 def _paths(
     raw: Any, root: Path, where: str, line: int | None, problems: list[Problem], key: str
 ) -> tuple[Path, ...]:
+    """Files the configuration names: inside the project, after symbolic links (what a pull
+    request's manifest entry points at ends up in pages and in the CI log)."""
     if not isinstance(raw, list) or not all(isinstance(p, str) for p in raw):
         problems.append(Problem(f"'{key}' must be a list of file paths", where, line))
         return ()
-    return tuple(root / p for p in raw)
+    paths = []
+    real_root = os.path.realpath(root)
+    for index, name in enumerate(raw):
+        item_line = line_of(raw, index) or line
+        if has_control(name):
+            problems.append(
+                Problem(
+                    f"{key}: {name!r} contains a control character",
+                    where,
+                    item_line,
+                    "write a plain file path",
+                )
+            )
+            continue
+        path = root / name
+        if not within(os.path.realpath(path), real_root):
+            problems.append(
+                Problem(
+                    f"{key}: {name!r} is outside the project",
+                    where,
+                    item_line,
+                    "keep the file inside the folder of argmatrix.yaml (no"
+                    " absolute path, '..' or symbolic link leading out)",
+                )
+            )
+            continue
+        paths.append(path)
+    return tuple(paths)
 
 
 def _pages(raw: Any, where: str, line: int | None, problems: list[Problem]) -> tuple[PageSpec, ...]:
@@ -163,43 +307,84 @@ def _pages(raw: Any, where: str, line: int | None, problems: list[Problem]) -> t
         problems.append(Problem("'pages' must be a list", where, line))
         return ()
     pages: list[PageSpec] = []
-    outputs: set[str] = set()
+    outputs: dict[str, str] = {}  # normalised output -> as written
     for index, item in enumerate(raw):
         item_line = line_of(raw, index)
         if not isinstance(item, dict):
-            problems.append(Problem("a page is a mapping with 'template' and 'output'", where,
-                                    item_line))
+            problems.append(
+                Problem("a page is a mapping with 'template' and 'output'", where, item_line)
+            )
             continue
         _unknown_keys(item, PAGE_KEYS, "page: ", where, problems)
         template, output = item.get("template"), item.get("output")
         if not isinstance(template, str) or not isinstance(output, str):
             problems.append(Problem("a page needs 'template' and 'output'", where, item_line))
             continue
-        if not _inside(output):
-            problems.append(Problem(f"page output {output!r} is not a file inside docs_dir",
-                                    where, line_of(item, "output") or item_line,
-                                    "use a relative path such as reference/server_arguments.md"))
+        output_line = line_of(item, "output") or item_line
+        if has_control(output):
+            problems.append(
+                Problem(
+                    f"page output {output!r} contains a NUL or control character",
+                    where,
+                    output_line,
+                    "write a plain file path such as reference/x.md",
+                )
+            )
             continue
-        if output in outputs:
-            problems.append(Problem(f"two pages write {output!r}", where, item_line))
-        outputs.add(output)
+        if not _inside(output):
+            problems.append(
+                Problem(
+                    f"page output {output!r} is not a file inside docs_dir",
+                    where,
+                    output_line,
+                    "use a relative path such as reference/server_arguments.md",
+                )
+            )
+            continue
+        normal = os.path.normpath(output)
+        if normal in outputs:
+            same = "" if outputs[normal] == output else f" (as {outputs[normal]!r})"
+            problems.append(
+                Problem(
+                    f"two pages write {output!r}{same}",
+                    where,
+                    item_line,
+                    "give each page its own output",
+                )
+            )
+        outputs.setdefault(normal, output)
         platform = item.get("platform")
         options = item.get("options", {})
         if not isinstance(options, dict):
-            problems.append(Problem("page: 'options' must be a mapping", where,
-                                    line_of(item, "options")))
+            problems.append(
+                Problem("page: 'options' must be a mapping", where, line_of(item, "options"))
+            )
             options = {}
-        pages.append(PageSpec(template, output, str(platform) if platform else None,
-                              item.get("title"), dict(options), bool(item.get("inplace")),
-                              item_line, bool(item.get("committed", True))))
+        pages.append(
+            PageSpec(
+                template,
+                output,
+                str(platform) if platform else None,
+                item.get("title"),
+                dict(options),
+                bool(item.get("inplace")),
+                item_line,
+                bool(item.get("committed", True)),
+            )
+        )
     return tuple(pages)
 
 
 def _inside(output: str) -> bool:
     """A relative file path that stays inside the docs folder."""
     normal = os.path.normpath(output)
-    return bool(output.strip()) and not os.path.isabs(output) and normal not in (".", "..") \
-        and not normal.startswith(".." + os.sep) and not output.endswith(("/", os.sep))
+    return (
+        bool(output.strip())
+        and not os.path.isabs(output)
+        and normal not in (".", "..")
+        and not normal.startswith(".." + os.sep)
+        and not output.endswith(("/", os.sep))
+    )
 
 
 def _checks(
@@ -212,28 +397,46 @@ def _checks(
         problems.append(Problem("'checks' must be a mapping", where, None))
         return defaults
     _unknown_keys(raw, CHECK_KEYS, "checks: ", where, problems)
-    return (_severities(raw, where, problems),
-            _strings(raw, "prose", ["**/*.md"], where, problems),
-            _strings(raw, "ignore_flags", [], where, problems))
+    return (
+        _severities(raw, where, problems),
+        _strings(raw, "prose", ["**/*.md"], where, problems),
+        _strings(raw, "ignore_flags", [], where, problems),
+    )
 
 
 def _severities(raw: dict[str, Any], where: str, problems: list[Problem]) -> dict[str, str]:
     severity = raw.get("severity", {}) or {}
     result: dict[str, str] = {}
     if not isinstance(severity, dict):
-        problems.append(Problem("checks: 'severity' must map a kind to error|warning|off", where,
-                                line_of(raw, "severity")))
+        problems.append(
+            Problem(
+                "checks: 'severity' must map a kind to error|warning|off",
+                where,
+                line_of(raw, "severity"),
+            )
+        )
         return result
     for kind, level in severity.items():
         if level is False:
             level = "off"  # YAML 1.1 reads a bare `off` as false
         if kind not in CHECK_KINDS:
-            problems.append(Problem(f"checks: unknown kind {kind!r}", where,
-                                    line_of(severity, kind),
-                                    f"use one of: {', '.join(CHECK_KINDS)}"))
+            problems.append(
+                Problem(
+                    f"checks: unknown kind {kind!r}",
+                    where,
+                    line_of(severity, kind),
+                    f"use one of: {', '.join(CHECK_KINDS)}",
+                )
+            )
         elif level not in SEVERITIES:
-            problems.append(Problem(f"checks: severity {level!r} for {kind!r}", where,
-                                    line_of(severity, kind), "use error, warning or off"))
+            problems.append(
+                Problem(
+                    f"checks: severity {level!r} for {kind!r}",
+                    where,
+                    line_of(severity, kind),
+                    "use error, warning or off",
+                )
+            )
         else:
             result[str(kind)] = level
     return result
@@ -244,7 +447,8 @@ def _strings(
 ) -> tuple[str, ...]:
     value = raw.get(key, default)
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        problems.append(Problem(f"checks: '{key}' must be a list of text", where,
-                                line_of(raw, key)))
+        problems.append(
+            Problem(f"checks: '{key}' must be a list of text", where, line_of(raw, key))
+        )
         return tuple(default)
     return tuple(value)

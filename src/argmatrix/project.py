@@ -53,17 +53,32 @@ class Project:
         return [*registry_files, *(str(m) for m in self.config.manifests), *config_file]
 
     def pages(self) -> list[Any]:
-        """Every configured page, rendered (or reused, when every input is as before)."""
+        """Every configured page, rendered (or reused, when every input is as before), with
+        the file it goes to resolved (symbolic links included) and checked before any page is
+        read or rendered: see `outputs.resolve_outputs`."""
         from .render import render_project
 
-        return render_project(self.config, self.registry, self.resolved,
-                              inputs=self.input_files)
+        paths = self.output_paths()
+        pages = render_project(self.config, self.registry, self.resolved, inputs=self.input_files)
+        return [replace(page, path=path) for page, path in zip(pages, paths, strict=True)]
+
+    def output_paths(self) -> list[Path]:
+        """Where each page of the configuration goes: inside docs_dir, never an input."""
+        from .outputs import project_inputs, resolve_outputs
+
+        assert self.config.registry is not None
+        registry_files = input_files(self.config.registry)
+        inputs = project_inputs(self.config, registry_files)
+        return resolve_outputs(self.config, self.config.pages, inputs)
 
     def export(self) -> dict[str, Any]:
-        return export_dict(self.registry, {
-            name: platform_export(resolved, self.registry)
-            for name, resolved in self.resolved.items()
-        })
+        return export_dict(
+            self.registry,
+            {
+                name: platform_export(resolved, self.registry)
+                for name, resolved in self.resolved.items()
+            },
+        )
 
 
 def platform_export(resolved: ResolvedPlatform, registry: Registry) -> dict[str, Any]:
@@ -75,7 +90,8 @@ def platform_export(resolved: ResolvedPlatform, registry: Registry) -> dict[str,
             "status": capability.status,
             "variants": list(capability.variants),
             "options": json_value(list(capability.options))
-            if capability.options is not None else None,
+            if capability.options is not None
+            else None,
             "default": json_value(capability.effective_default(argument)),
             "note": capability.note,
             "reason": capability.reason,
@@ -109,21 +125,29 @@ def config_from_args(args: argparse.Namespace, cwd: Path | None = None) -> Confi
     return replace(config, registry=registry, manifests=manifests)
 
 
-def load_platforms(paths: tuple[Path, ...], read: dict[Path, Platform] | None = None
-                   ) -> dict[str, Platform]:
+def load_platforms(
+    paths: tuple[Path, ...], read: dict[Path, Platform] | None = None
+) -> dict[str, Platform]:
     """The manifests, in order; `read` holds those already read (from the cache)."""
     platforms: dict[str, Platform] = {}
     problems: list[Problem] = []
     for path in paths:
         try:
             platform = (read or {}).get(path) or cached(
-                "manifest", (str(path),), lambda p=path: (load_manifest(p), [p]))
+                "manifest", (str(path),), lambda p=path: (load_manifest(p), [p])
+            )
         except ArgmatrixError as error:
             problems.extend(error.problems)
             continue
         if platform.name in platforms:
-            problems.append(Problem(f"platform {platform.name!r} is defined twice", str(path), 1,
-                                    "give each manifest its own 'platform' name"))
+            problems.append(
+                Problem(
+                    f"platform {platform.name!r} is defined twice",
+                    str(path),
+                    1,
+                    "give each manifest its own 'platform' name",
+                )
+            )
         platforms[platform.name] = platform
     if problems:
         raise ArgmatrixError(*problems)
@@ -143,8 +167,11 @@ def project_from_config(config: Config, verbose: bool = False) -> Project:
     spec = config.registry
     assert spec is not None
     manifests = config.manifests
-    known = {path: found for path in manifests
-             if (found := lookup("manifest", (str(path),))) is not MISSING}
+    known = {
+        path: found
+        for path in manifests
+        if (found := lookup("manifest", (str(path),))) is not MISSING
+    }
     if can_fork() and needs_reading(spec):
         from .render import compile_templates
 

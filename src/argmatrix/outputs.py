@@ -1,0 +1,199 @@
+"""Where pages go, and how pages and prose are read back: never outside the project.
+
+A drift check runs on pull requests from forks, so the configuration, the folders and the
+pages themselves may be hostile: a page that is a symbolic link to /proc/self/environ would be
+printed into the CI log as a diff, a symbolic link to a folder outside the repository would let
+`generate` write there, and a page output naming the manifest would overwrite it. Every page
+output is therefore resolved (symbolic links included) before anything is read or written, and
+must stay inside docs_dir, which must stay inside the project (the folder of argmatrix.yaml).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from .config import Config, PageSpec, within
+from .errors import ArgmatrixError, Problem, has_control, read_regular_file
+
+# Generated pages can be megabytes (10,000 arguments on several platforms); nothing argmatrix
+# compares is this large.
+PAGE_LIMIT = 64 * 1024 * 1024
+
+# Names a Jinja2 template usually has; inside a templates folder that also holds the pages,
+# only these count as templates.
+TEMPLATE_SUFFIXES = (".j2", ".jinja", ".jinja2", ".tmpl", ".tpl")
+
+Inputs = Iterable[tuple[str, str]]  # (file, what it is to the project: "the manifest x.yaml")
+
+
+def real(path: str | Path) -> str:
+    return os.path.realpath(path)
+
+
+def resolve_outputs(config: Config, specs: Sequence[PageSpec], inputs: Inputs) -> list[Path]:
+    """The file each page is written to, symbolic links resolved, in the order of `specs`.
+
+    Every problem is reported at once, each at the page's line of argmatrix.yaml: an output
+    that leaves docs_dir (through a symbolic link), one that is a file the project reads, and
+    two outputs that are one file."""
+    where = str(config.file or "argmatrix.yaml")
+    docs = real_docs_dir(config)
+    known = {real(file): what for file, what in inputs}
+    templates = real(config.templates_dir)
+    pages_among_templates = within(docs, templates)
+    problems: list[Problem] = []
+    seen: dict[str, str] = {}
+    paths: list[Path] = []
+    for spec in specs:
+        if has_control(spec.output):  # config.py refuses these; a Config built in code may not
+            problems.append(
+                Problem(
+                    f"page output {spec.output!r} contains a NUL or control character",
+                    where,
+                    spec.line,
+                    "write a plain file path such as reference/x.md",
+                )
+            )
+            continue
+        target = real(config.docs_dir / spec.output)
+        paths.append(Path(target))
+        problem = _outside_docs(spec, target, docs, where) or _an_input(
+            spec, target, known, templates, pages_among_templates, where
+        )
+        if problem is None and target in seen:
+            problem = Problem(
+                f"pages {seen[target]!r} and {spec.output!r} are one file"
+                f" ({_shown(target, config.root)})",
+                where,
+                spec.line,
+                "give each page its own output (mind symbolic links and './')",
+            )
+        if problem is not None:
+            problems.append(problem)
+        seen.setdefault(target, spec.output)
+    if problems:
+        raise ArgmatrixError(*problems)
+    return paths
+
+
+def real_docs_dir(config: Config) -> str:
+    """docs_dir with symbolic links resolved; it must be inside the project."""
+    docs, root = real(config.docs_dir), real(config.root)
+    if not within(docs, root):
+        raise ArgmatrixError.at(
+            f"docs_dir {_shown(config.docs_dir, config.root)!r} resolves to {docs}, outside the"
+            " project",
+            file=str(config.file or "argmatrix.yaml"),
+            line=config.docs_dir_line,
+            fix="make docs_dir a real folder inside the project (not a symbolic link leading out)",
+        )
+    return docs
+
+
+def _outside_docs(spec: PageSpec, target: str, docs: str, where: str) -> Problem | None:
+    if within(target, docs) and target != docs:
+        return None
+    return Problem(
+        f"page output {spec.output!r} resolves to {target}, outside docs_dir"
+        " (a symbolic link leads there)",
+        where,
+        spec.line,
+        "replace the symbolic link by a real file or folder inside docs_dir",
+    )
+
+
+def _an_input(
+    spec: PageSpec,
+    target: str,
+    known: dict[str, str],
+    templates: str,
+    pages_among_templates: bool,
+    where: str,
+) -> Problem | None:
+    what = known.get(target)
+    if (
+        what is None
+        and within(target, templates)
+        and (not pages_among_templates or target.endswith(TEMPLATE_SUFFIXES))
+    ):
+        what = f"a file of the templates folder {os.path.basename(templates)}/"
+    if what is None:
+        return None
+    return Problem(
+        f"page output {spec.output!r} is also an input ({what})",
+        where,
+        spec.line,
+        "write the page to a file of its own under docs_dir",
+    )
+
+
+def _shown(path: str | Path, root: Path) -> str:
+    try:
+        return os.path.relpath(path, root)
+    except ValueError:
+        return str(path)
+
+
+def project_inputs(
+    config: Config, registry_files: Sequence[str] | None, registry_target: str = ""
+) -> list[tuple[str, str]]:
+    """Every file the project reads, with what it is: the configuration, the manifests, the
+    registry's source or snapshot. Where the registry's files are not known (live mode), the
+    modules imported from inside the project stand for them."""
+    inputs: list[tuple[str, str]] = []
+    if config.file is not None:
+        inputs.append((str(config.file), f"the configuration {config.file.name}"))
+    for manifest in config.manifests:
+        inputs.append((str(manifest), f"the manifest {_shown(manifest, config.root)}"))
+    snapshot = config.registry is not None and config.registry.mode == "snapshot"
+    what = "the snapshot" if snapshot else "the registry source"
+    if registry_files is None:
+        registry_files = _imported_from(real(config.root))
+    for file in registry_files:
+        inputs.append((file, f"{what} {_shown(file, config.root)}"))
+    return inputs
+
+
+def _imported_from(root: str) -> list[str]:
+    files = []
+    for module in list(sys.modules.values()):
+        file = getattr(module, "__file__", None)
+        if isinstance(file, str) and file.startswith(root):
+            files.append(file)
+    return files
+
+
+# ------------------------------------------------------------------ reading back
+
+
+def read_page(path: Path) -> str | None:
+    """A page exactly as it is on disk (line endings kept); None when there is none, or when it
+    is not UTF-8 text (so surely not what argmatrix wrote). A FIFO, a device or a folder is a
+    located error, never waited on or read."""
+    data = read_regular_file(
+        path, "the page", "a page output must be a regular file", limit=PAGE_LIMIT
+    )
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def read_prose(path: Path, root: Path) -> str:
+    """A hand-written page `check` looks through for flags: only a regular file inside the
+    project. One that is a symbolic link leading out (to /etc/passwd, say) is refused before
+    a byte of it is read, since its lines would end up in findings in the CI log."""
+    target = real(path)
+    if not within(target, real(root)):
+        raise ArgmatrixError.at(
+            f"a symbolic link to {target}, outside the project",
+            file=str(path),
+            fix="replace the link by the file itself, or leave it out of checks.prose",
+        )
+    data = read_regular_file(path, "the page", "leave it out of checks.prose", limit=PAGE_LIMIT)
+    return "" if data is None else data.decode("utf-8", errors="replace")
