@@ -53,6 +53,9 @@ _ALIAS_FIX = "write the repeated values out, or use fewer aliases"
 # releases of 3.10): such a value could be read but never shown, so it is refused on reading.
 _MAX_DIGITS: int = getattr(sys, "get_int_max_str_digits", lambda: 4300)() or 4300
 _PRINTABLE_BITS = int(_MAX_DIGITS * 3.32)  # fewer bits than this: fewer digits than the limit
+# Longer integer text is refused unread: `1:2:3:...` (base 60) takes time quadratic in its length.
+_LONGEST_INT_TEXT = 2 * _MAX_DIGITS + 10  # room for a `_` between every two digits
+_INT = "tag:yaml.org,2002:int"
 
 
 class _Unreadable(yaml.constructor.ConstructorError):
@@ -97,8 +100,19 @@ def _printable(value: int) -> bool:
     return True
 
 
+def _too_long_an_integer(node: yaml.Node) -> _Unreadable:
+    return _Unreadable(
+        None,
+        None,
+        f"cannot read {_shown(str(node.value))}: an integer of more than {_MAX_DIGITS} digits",
+        node.start_mark,
+    )
+
+
 def _construct_scalar(loader: Any, node: yaml.Node) -> Any:
     """A scalar that is not plain text (`yes`, `1e3`, a date), as YAML says it reads."""
+    if node.tag == _INT and len(node.value) > _LONGEST_INT_TEXT:
+        raise _too_long_an_integer(node)
     try:
         value = loader.construct_object(node, deep=True)
     except yaml.YAMLError:
@@ -109,12 +123,7 @@ def _construct_scalar(loader: Any, node: yaml.Node) -> Any:
             None, None, f"cannot read {_shown(str(node.value))}: {reason}", node.start_mark
         ) from None
     if type(value) is int and not _printable(value):  # 0x... of thousands of digits
-        raise _Unreadable(
-            None,
-            None,
-            f"cannot read {_shown(str(node.value))}: an integer of more than {_MAX_DIGITS} digits",
-            node.start_mark,
-        )
+        raise _too_long_an_integer(node)
     return value
 
 
