@@ -140,8 +140,10 @@ def json_value(value: Any) -> Any:
         return {"unevaluated": value.source}
     if isinstance(value, Opaque):
         return {"python": value.text}
-    if value is None or isinstance(value, (bool, int, str)):
+    if value is None or isinstance(value, (bool, str)):
         return value
+    if isinstance(value, int):
+        return value if value.bit_length() < 2100 or _decimal_fits(value) else {"python": hex(value)}
     if isinstance(value, float):
         return value if math.isfinite(value) else {"python": repr(value)}
     if isinstance(value, (set, frozenset)):
@@ -151,6 +153,17 @@ def json_value(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): json_value(v) for k, v in value.items()}
     return {"python": repr(value)}
+
+
+def _decimal_fits(value: int) -> bool:
+    """Whether Python writes the integer in decimal (it refuses beyond 4,300 digits, or what
+    PYTHONINTMAXSTRDIGITS says; 2,100 bits is under its smallest setting): a larger one is
+    kept as its hexadecimal text, which has no limit."""
+    try:
+        str(value)
+    except ValueError:
+        return False
+    return True
 
 
 def python_value(value: Any) -> Any:

@@ -148,7 +148,44 @@ def read_snapshot(path: Path) -> Registry:
             file=str(path), line=exc.lineno,
             fix="write it again with 'argmatrix snapshot'",
         ) from None
+    except ValueError:  # the one other failure: a number of more digits than Python reads
+        raise ArgmatrixError.at(
+            f"snapshot holds an integer of more than {_max_digits()} digits", file=str(path),
+            line=_line_of_long_number(text),
+            fix="write it again with 'argmatrix snapshot' (it writes such a value as hex text)",
+        ) from None
+    if "\\ud" in text or "\\uD" in text:  # an escaped surrogate: valid JSON, not valid text
+        _refuse_lone_surrogates(data, text, str(path))
     return snapshot_from_dict(data, str(path))
+
+
+def _refuse_lone_surrogates(data: Any, text: str, where: str) -> None:
+    """A `\\ud800` without its pair reads as a string no page or terminal can be written with."""
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        import re
+
+        found = re.search(r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])"
+                          r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}", text)
+        raise ArgmatrixError.at(
+            "snapshot holds half of a surrogate pair (\\ud800-\\udfff alone), which is not text",
+            file=where, line=text.count("\n", 0, found.start()) + 1 if found else None,
+            fix="write it again with 'argmatrix snapshot'",
+        ) from None
+
+
+def _max_digits() -> int:
+    """The most digits Python reads or writes as a decimal integer."""
+    return getattr(sys, "get_int_max_str_digits", lambda: 0)() or 4300
+
+
+def _line_of_long_number(text: str) -> int | None:
+    """The line of the first number json.loads refuses (it does not say where it stopped)."""
+    import re
+
+    found = re.search(rf"[:\[,]\s*-?\d{{{_max_digits() + 1},}}", text)
+    return text.count("\n", 0, found.end()) + 1 if found else None
 
 
 def snapshot_from_dict(data: Any, where: str) -> Registry:
