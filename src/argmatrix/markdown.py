@@ -1,7 +1,11 @@
-"""Text for Markdown table cells: whatever a help string holds, the table stays intact.
+"""Text for Markdown pages: whatever a help string holds, it reads as plain text.
 
-Help text and manifest notes come from many hands. In a cell they are plain text: no raw HTML,
-no code spans, links or emphasis of their own, no line breaks, no characters that split a row.
+Help text, section comments and manifest notes come from many hands (a pull request from a fork
+among them). Wherever a page prints them, in a table cell, a heading or a paragraph of its own,
+they are plain text: no raw HTML, no code spans, links or emphasis of their own, no line breaks,
+no characters that split a row, nothing the usual Markdown extensions turn into HTML (`attr_list`
+`{: onclick=...}`, admonitions, fences) and no `{{`/`{%`/`{#` for a tool that reads the page as a
+Jinja template again.
 """
 
 from __future__ import annotations
@@ -16,19 +20,35 @@ _HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 # Control characters (C0, DEL, C1 but tab and line breaks), and bidirectional overrides and
 # isolates, which can reorder what follows them across cell borders: dropped.
 _INVISIBLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# A lone surrogate cannot be written as UTF-8: shown as U+FFFD, the replacement character.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _WHITESPACE = re.compile(r"\s+")
 # What would start Markdown inline syntax or split a row: HTML, escapes, code, emphasis, pipes,
-# a `](` or `][` that would close a link, and an underscore at the edge of a word.
-_SPECIAL = re.compile(r"[&<>\\`*|]|\](?=[(\[:])|(?<![^\W_])_|_(?![^\W_])")
+# a `](` or `][` that would close a link, an underscore at the edge of a word, and `{`, which
+# opens an attribute list (`attr_list`: `{: onclick=...}` after a cell, a heading, an element)
+# and every Jinja delimiter (`{{`, `{%`, `{#`).
+_SPECIAL = re.compile(r"[&<>\\`*|{]|\](?=[(\[:])|(?<![^\W_])_|_(?![^\W_])")
+# A first character that starts a block when the text begins a line (a paragraph of its own):
+# heading, list, admonition (`!!!`), details (`???`), tilde fence, definition, `/// block`,
+# a snippet (`--8<--`). Backslash escapes where Python-Markdown honours them, else a character
+# reference. (A link definition `[x]: ` is already broken by the escaped `]:`.)
+_START_BACKSLASH = frozenset("#-+!")
+_START_ENTITY = frozenset("?~:/=")
+_ORDERED_ITEM = re.compile(r"\d+(?=[.)](?:\s|$))")  # `1. ` or `1) `: an ordered list item
+# Sequences a code span must not carry: Jinja delimiters, and what pymdownx.inlinehilite reads
+# as a language prefix (`#!python`, `:::python`) and would take out of the text shown.
+_JINJA_OPENERS = ("{{", "{%", "{#")
 _ANCHOR_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
 def _printable(text: str) -> str:
-    return _INVISIBLE.sub("", text)
+    text = _INVISIBLE.sub("", text)
+    return _SURROGATE.sub("\ufffd", text) if not text.isprintable() else text
 
 
 def _folded(text: str) -> str:
-    """Invisible characters dropped, every run of white space one space."""
+    """Invisible characters dropped, lone surrogates replaced, every run of white space one
+    space."""
     if text.isprintable():  # fast path: no control or format characters, only plain spaces
         return text if "  " not in text else _WHITESPACE.sub(" ", text)
     return _WHITESPACE.sub(" ", _printable(text))
@@ -39,13 +59,31 @@ def _escape(match: re.Match[str]) -> str:
     return _HTML.get(char) or "\\" + char
 
 
+def _safe_edges(text: str) -> str:
+    """No block starts with the text, and a heading keeps a closing `#` (Markdown would strip
+    it as the heading's closing sequence)."""
+    if text.endswith("#"):  # first: the leading escape below may add a backslash before it
+        text = text[:-1] + "\\#"
+    first = text[:1]
+    if first in _START_BACKSLASH:
+        text = "\\" + text
+    elif first in _START_ENTITY:
+        text = f"&#{ord(first)};{text[1:]}"
+    elif "0" <= first <= "9":
+        item = _ORDERED_ITEM.match(text)
+        if item is not None:
+            text = f"{text[:item.end()]}\\{text[item.end():]}"
+    return text
+
+
 @lru_cache(maxsize=65536)
 def _cell_text(text: str) -> str:
-    return _SPECIAL.sub(_escape, _folded(text).strip())
+    escaped = _SPECIAL.sub(_escape, _folded(text).strip())
+    return _safe_edges(escaped) if escaped else escaped
 
 
 def cell(value: Any) -> str:
-    """Plain text, escaped for a Markdown table cell."""
+    """Plain text, escaped for a Markdown table cell, a heading or a paragraph of its own."""
     return _cell_text(str(value))
 
 
@@ -59,9 +97,36 @@ def _code_text(value: str) -> str:
     text = _folded(value)
     if not text.strip():
         return '`""`' if text == "" else f'`"{text}"`'
-    if "`" in text or "|" in text or "\\" in text:
+    if "`" in text or "|" in text or "\\" in text or _code_span_unsafe(text):
         return cell(text)
     return f"`{text}`"  # Markdown escapes what is inside a code span itself
+
+
+def _code_span_unsafe(text: str) -> bool:
+    if "{" in text and any(opener in text for opener in _JINJA_OPENERS):
+        return True
+    return text.lstrip().startswith(("#!", ":::"))
+
+
+def code_block(value: Any, language: str = "") -> str:
+    """A fenced code block holding `value` on one line, exactly as written.
+
+    Nothing can be escaped inside a fence, so the fence is made longer than any run of
+    backticks in the text (which then cannot close it). Text with a Jinja delimiter, which a
+    fence would keep verbatim, becomes an HTML `<pre>` block whose characters are references.
+    """
+    text = _folded(str(value)).strip()
+    if "{" in text and any(opener in text for opener in _JINJA_OPENERS):
+        escaped = "".join(_PRE_ESCAPES.get(char, char) for char in text)
+        language_class = f' class="language-{anchor(language)}"' if language else ""
+        return f"<pre><code{language_class}>{escaped}</code></pre>"
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{language}\n{text}\n{fence}"
+
+
+_BACKTICKS = re.compile(r"`+")
+_PRE_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "{": "&#123;", "}": "&#125;"}
 
 
 def anchor(name: str) -> str:

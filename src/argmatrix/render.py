@@ -7,12 +7,16 @@ plugin serves it; none of them renders on its own.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import importlib.util
+import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+import stat
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import jinja2
@@ -20,10 +24,26 @@ import jinja2
 from .cache import cache_dir, fingerprint, jinja_bytecode_cache, memo
 from .config import Config, PageSpec
 from .errors import ArgmatrixError
-from .markdown import anchor, cell, code, value_text
-from .model import Argument, Registry, Resolved
+from .markdown import anchor, cell, code, code_block, value_text
+from .model import (
+    Argument,
+    Capability,
+    Opaque,
+    Platform,
+    Registry,
+    Resolved,
+    Subcommand,
+    Unevaluated,
+)
 from .parallel import can_fork, in_background
-from .resolve import ResolvedPlatform
+from .resolve import Finding, ResolvedPlatform
+from .template_sandbox import (
+    PageSandbox,
+    SaltedBytecodeCache,
+    TemplateLimit,
+    page_budget,
+    template_frame,
+)
 
 SUPPORT_LAYOUTS = ("status", "variants")
 STATUS_LABELS = {
@@ -67,11 +87,68 @@ def read_templates(project_templates: Path | None) -> Templates:
     return Templates(_read_folder(project_templates), _read_folder(bundled_templates()))
 
 
+# What a template file's name ends with; nothing else in the templates folder is read (with
+# `templates_dir: .` the folder is the whole repository).
+TEMPLATE_SUFFIXES = (".j2", ".jinja", ".jinja2")
+MAX_TEMPLATE_BYTES = 1 << 20
+
+
 def _read_folder(folder: Path | None) -> TemplateFiles:
+    """Every template file below `folder`, by its name relative to it.
+
+    Hidden folders and files are skipped, and so is a symbolic link that leads out of the folder
+    (a link to a folder is never followed). Only regular files are read, at most
+    MAX_TEMPLATE_BYTES each."""
     if folder is None or not folder.is_dir():
         return {}
-    return {path.relative_to(folder).as_posix(): (path.read_bytes(), str(path))
-            for path in sorted(folder.rglob("*")) if path.is_file()}
+    root = Path(os.path.realpath(folder))
+    found: TemplateFiles = {}
+    for relative, path in _template_paths(folder, root, ""):
+        found[relative] = (_read_template(path), str(path))
+    return dict(sorted(found.items()))
+
+
+def _template_paths(folder: Path, root: Path, prefix: str) -> Iterable[tuple[str, Path]]:
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        path = Path(entry.path)
+        if entry.is_dir(follow_symlinks=False):
+            yield from _template_paths(path, root, f"{prefix}{entry.name}/")
+        elif entry.name.endswith(TEMPLATE_SUFFIXES) and not entry.is_dir():
+            if entry.is_symlink() and not _inside(Path(os.path.realpath(path)), root):
+                continue
+            yield prefix + entry.name, path
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _read_template(path: Path) -> bytes:
+    """A template file's bytes: a regular file of at most MAX_TEMPLATE_BYTES (a FIFO or a device
+    named like a template is never opened for reading)."""
+    target = Path(os.path.realpath(path))
+    try:
+        descriptor = os.open(target, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as exc:
+        raise ArgmatrixError.at(f"cannot read the template: {exc.strerror}", file=str(path),
+                                fix="make it a readable file") from None
+    with os.fdopen(descriptor, "rb") as stream:
+        info = os.fstat(stream.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ArgmatrixError.at("a template must be a regular file", file=str(path),
+                                    fix="replace it with a file or remove it")
+        content = stream.read(MAX_TEMPLATE_BYTES + 1)
+    if len(content) > MAX_TEMPLATE_BYTES:
+        raise ArgmatrixError.at(
+            f"template file is larger than {MAX_TEMPLATE_BYTES // 1024} KiB", file=str(path),
+            fix="split it into smaller templates with {% include %} or {% import %}")
+    return content
 
 
 class _SnapshotLoader(jinja2.BaseLoader):
@@ -96,16 +173,21 @@ class _SnapshotLoader(jinja2.BaseLoader):
 
 def environment(project_templates: Path | None, templates: Templates | None = None
                 ) -> jinja2.Environment:
-    """Project templates first, then the bundled ones; `argmatrix/NAME` is always the bundled one."""
+    """Project templates first, then the bundled ones; `argmatrix/NAME` is always the bundled one.
+
+    A sandbox (see `template_sandbox`): a project template may come from a pull request."""
     templates = templates or read_templates(project_templates)
     bundled = _SnapshotLoader(templates.bundled)
     loaders: list[jinja2.BaseLoader] = []
     if templates.project:
         loaders.append(_SnapshotLoader(templates.project))
     loaders += [bundled, jinja2.PrefixLoader({"argmatrix": bundled})]
-    env = jinja2.Environment(
+    bytecode = jinja_bytecode_cache()
+    env = PageSandbox(
+        readable=PAGE_MODEL_TYPES,
+        filters={"cell": cell, "code": code, "anchor": anchor, "code_block": code_block},
         loader=jinja2.ChoiceLoader(loaders),
-        bytecode_cache=jinja_bytecode_cache(),
+        bytecode_cache=SaltedBytecodeCache(bytecode) if bytecode is not None else None,
         autoescape=False,  # Markdown output; every input string goes through `cell` or `code`
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
@@ -113,7 +195,8 @@ def environment(project_templates: Path | None, templates: Templates | None = No
         lstrip_blocks=True,
         auto_reload=False,  # the templates are a snapshot: nothing to look at again
     )
-    env.filters.update(cell=cell, code=code, anchor=anchor)
+    env.template_files = frozenset(
+        filename for files in templates for _, filename in files.values())
     return env
 
 
@@ -173,6 +256,9 @@ class SectionView:
     anchor: str
     rows: tuple[Row, ...]
     has_notes: bool = False
+    # A subcommand's section: the commands (names as written) whose section is the same, title
+    # and rows, this one's included.
+    shared_by: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -195,6 +281,8 @@ class ServerPage:
     deprecated: tuple[Row, ...]
     subcommands: tuple[SubcommandView, ...] = ()
     description: str = ""
+    # The subcommands' sections that several commands share, each once, in command order.
+    shared_sections: tuple[SectionView, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -345,7 +433,40 @@ def server_page(registry: Registry, cells: Cells | None = None, scope: str = "")
         )
         for sub in registry.subcommands
     )
-    return ServerPage(tuple(sections), deprecated, subcommands, cell(registry.description))
+    subcommands, shared = _shared_sections(registry.subcommands, subcommands)
+    return ServerPage(tuple(sections), deprecated, subcommands, cell(registry.description),
+                      shared)
+
+
+def _section_key(section: SectionView) -> tuple[Any, ...]:
+    """What makes two commands' sections the same: the title and every row as shown."""
+    return (section.title, tuple((row.argument.flags, row.description, row.default, row.options)
+                                 for row in section.rows))
+
+
+def _shared_sections(
+    subs: Sequence[Subcommand], views: tuple[SubcommandView, ...]
+) -> tuple[tuple[SubcommandView, ...], tuple[SectionView, ...]]:
+    """Each subcommand section told which commands have the same one; the shared ones, once."""
+    if not views:
+        return views, ()
+    commands: dict[tuple[Any, ...], list[str]] = {}
+    for sub, view in zip(subs, views, strict=True):
+        for section in view.page.sections:
+            commands.setdefault(_section_key(section), []).append(sub.name)
+    marked: list[SubcommandView] = []
+    shared: dict[tuple[Any, ...], SectionView] = {}
+    for view in views:
+        sections = []
+        for section in view.page.sections:
+            key = _section_key(section)
+            section = dataclasses.replace(section, shared_by=tuple(commands[key]))
+            if len(section.shared_by) > 1:
+                shared.setdefault(key, section)
+            sections.append(section)
+        marked.append(dataclasses.replace(
+            view, page=dataclasses.replace(view.page, sections=tuple(sections))))
+    return tuple(marked), tuple(shared.values())
 
 
 def status_cell(resolved: Resolved, variants: tuple[str, ...]) -> str:
@@ -466,10 +587,11 @@ def page_context(
     context: dict[str, Any] = {
         "registry": registry,
         "server": server or server_page(registry, cells),
-        "title": page.title,
-        "options": page.options,
-        "platforms": platforms,
-        "status_labels": STATUS_LABELS,
+        "title": cell(page.title) if page.title else page.title,
+        "options": read_only(page.options),
+        "platforms": MappingProxyType(platforms),
+        "matrix_columns": matrix_columns(platforms),
+        "status_labels": _STATUS_LABELS,
     }
     if page.platform is not None:
         if page.platform not in platforms:
@@ -490,6 +612,56 @@ def page_context(
     return context
 
 
+_STATUS_LABELS = MappingProxyType(STATUS_LABELS)
+
+
+def read_only(value: Any) -> Any:
+    """A page's `options` as templates see them: mappings and lists that cannot be changed."""
+    if isinstance(value, Mapping):
+        return MappingProxyType({key: read_only(item) for key, item in value.items()})
+    if isinstance(value, (list, tuple)):
+        return tuple(read_only(item) for item in value)
+    return value
+
+
+class MatrixColumn(NamedTuple):
+    """A column of the platform matrix: one variant of a platform (None: it has no variants)."""
+
+    resolved: ResolvedPlatform
+    variant: str | None
+
+    def status_of(self, argument: Argument) -> str:
+        """The argument's status in this column: supported or experimental only on a variant
+        the manifest lists for it."""
+        status, variants = self.resolved.by_argument[argument.name][:2]
+        if self.variant is not None and self.variant not in variants and status in (
+                "supported", "experimental"):
+            return "unsupported"
+        return status
+
+
+class MatrixColumns(tuple[MatrixColumn, ...]):
+    """The platform matrix's columns: each variant of each platform, a platform without
+    variants once."""
+
+    def statuses(self, argument: Argument) -> tuple[str, ...]:
+        """One row of the matrix: the argument's status in each column."""
+        return tuple(column.status_of(argument) for column in self)
+
+
+def matrix_columns(platforms: Mapping[str, ResolvedPlatform]) -> MatrixColumns:
+    return MatrixColumns(MatrixColumn(resolved, variant) for resolved in platforms.values()
+                         for variant in (resolved.platform.variants or (None,)))
+
+
+# What templates may read attributes of, besides plain data and Jinja's own helpers.
+PAGE_MODEL_TYPES: tuple[type, ...] = (
+    Registry, Argument, Subcommand, Platform, Capability, Resolved, Opaque, Unevaluated,
+    ResolvedPlatform, Finding, Row, SectionView, ReasonGroup, SubcommandView, ServerPage,
+    SupportPage,
+)
+
+
 def render_template(env: jinja2.Environment, name: str, context: dict[str, Any], where: str,
                     line: int | None) -> str:
     try:
@@ -497,18 +669,53 @@ def render_template(env: jinja2.Environment, name: str, context: dict[str, Any],
     except jinja2.TemplateNotFound:
         raise ArgmatrixError.at(
             f"template {name!r} not found", file=where, line=line,
-            fix="put it in the project's templates folder or use a bundled one"
-            " (server_arguments.md.j2, platform_support.md.j2)",
+            fix="put it in the project's templates folder (a file ending in .j2, .jinja or"
+            " .jinja2) or use a bundled one (server_arguments.md.j2, platform_support.md.j2)",
         ) from None
     except jinja2.TemplateSyntaxError as exc:
         raise ArgmatrixError.at(f"template syntax error: {exc.message}",
                                 file=exc.filename or name, line=exc.lineno) from None
+    except ArgmatrixError:
+        raise
+    except Exception as exc:  # the compiler on input it does not expect (a 10**6-digit number)
+        raise ArgmatrixError.at(f"template {name!r} cannot be compiled: {_reason(exc)}",
+                                file=where, line=line, fix="fix the template") from None
     try:
-        text = template.render(**context)
+        with page_budget(env):
+            text = template.render(**context)
+    except ArgmatrixError:
+        raise
+    except jinja2.exceptions.SecurityError as exc:
+        raise _located(exc, env, where, line, f"template {name!r} tried an unsafe operation:"
+                       f" {str(exc).rstrip('.')}", _unsafe_fix(exc)) from None
     except jinja2.TemplateError as exc:
         raise ArgmatrixError.at(f"template {name!r} failed to render: {exc}", file=where,
                                 line=line, fix="fix the template") from None
+    except Exception as exc:  # a division by zero, a recursion without end, ...
+        raise _located(exc, env, where, line, f"template {name!r} failed to render:"
+                       f" {_reason(exc)}", "fix the template") from None
     return normalise_newlines(text)
+
+
+def _reason(error: BaseException) -> str:
+    text = str(error)
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def _unsafe_fix(error: BaseException) -> str:
+    if isinstance(error, TemplateLimit):
+        return "a page renders within the sandbox's limits; build smaller values"
+    return ("a template reads only the values argmatrix passes in (registry, server, support,"
+            " platforms, options, ...) and changes none of them")
+
+
+def _located(error: BaseException, env: jinja2.Environment, where: str, line: int | None,
+             message: str, fix: str) -> ArgmatrixError:
+    """The error at the template line it happened on (else at the page's configuration)."""
+    frame = template_frame(error, env)
+    if frame is not None:
+        return ArgmatrixError.at(message, file=frame[0], line=frame[1], fix=fix)
+    return ArgmatrixError.at(message, file=where, line=line, fix=fix)
 
 
 _TRAILING_SPACE = re.compile(r"[ \t]+$", re.MULTILINE)
