@@ -37,6 +37,7 @@ class PageSpec:
     inplace: bool = False
     line: int | None = None
     committed: bool = True  # False: a build output (git-ignored); check does not compare it
+    output_line: int | None = None  # the line of 'output:', where errors about it point
 
 
 @dataclass(frozen=True)
@@ -370,6 +371,7 @@ def _pages(raw: Any, where: str, line: int | None, problems: list[Problem]) -> t
                 bool(item.get("inplace")),
                 item_line,
                 bool(item.get("committed", True)),
+                output_line,
             )
         )
     return tuple(pages)

@@ -53,7 +53,7 @@ def resolve_outputs(config: Config, specs: Sequence[PageSpec], inputs: Inputs) -
                 Problem(
                     f"page output {spec.output!r} contains a NUL or control character",
                     where,
-                    spec.line,
+                    _line(spec),
                     "write a plain file path such as reference/x.md",
                 )
             )
@@ -68,7 +68,7 @@ def resolve_outputs(config: Config, specs: Sequence[PageSpec], inputs: Inputs) -
                 f"pages {seen[target]!r} and {spec.output!r} are one file"
                 f" ({_shown(target, config.root)})",
                 where,
-                spec.line,
+                _line(spec),
                 "give each page its own output (mind symbolic links and './')",
             )
         if problem is not None:
@@ -77,6 +77,10 @@ def resolve_outputs(config: Config, specs: Sequence[PageSpec], inputs: Inputs) -
     if problems:
         raise ArgmatrixError(*problems)
     return paths
+
+
+def _line(spec: PageSpec) -> int | None:
+    return spec.output_line or spec.line
 
 
 def real_docs_dir(config: Config) -> str:
@@ -100,7 +104,7 @@ def _outside_docs(spec: PageSpec, target: str, docs: str, where: str) -> Problem
         f"page output {spec.output!r} resolves to {target}, outside docs_dir"
         " (a symbolic link leads there)",
         where,
-        spec.line,
+        _line(spec),
         "replace the symbolic link by a real file or folder inside docs_dir",
     )
 
@@ -125,7 +129,7 @@ def _an_input(
     return Problem(
         f"page output {spec.output!r} is also an input ({what})",
         where,
-        spec.line,
+        _line(spec),
         "write the page to a file of its own under docs_dir",
     )
 

@@ -7,6 +7,11 @@ where `os.fork` does not exist, or ARGMATRIX_JOBS=1) the work runs inline, in th
 it would without this module. The result, or the exception, comes back pickled through a pipe;
 should the child die or its result not pickle, the work is done again inline, so the outcome
 never depends on whether it ran in parallel.
+
+The child never outlives the parent: Ctrl-C or SIGTERM in the parent stops the child (SIGTERM,
+then SIGKILL if it has not ended within a second) and reaps it; and should the parent die
+without a word (kill -9), the kernel kills the child too (Linux; elsewhere the child notices
+that its parent is gone within a tenth of a second).
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ import contextlib
 import os
 import pickle
 import signal
+import sys
 import threading
+import time
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
@@ -33,8 +40,13 @@ def allow(allowed: bool = True) -> None:
 def can_fork() -> bool:
     """Allowed, possible, useful, and still safe: a live registry's import may have started
     threads since `allow()`."""
-    return (_allowed and hasattr(os, "fork") and os.environ.get("ARGMATRIX_JOBS") != "1"
-            and (os.cpu_count() or 1) > 1 and threading.active_count() == 1)
+    return (
+        _allowed
+        and hasattr(os, "fork")
+        and os.environ.get("ARGMATRIX_JOBS") != "1"
+        and (os.cpu_count() or 1) > 1
+        and threading.active_count() == 1
+    )
 
 
 class Background(Generic[T]):
@@ -63,6 +75,7 @@ class Background(Generic[T]):
         except OSError:  # out of file descriptors: do the work here
             self._run_inline()
             return
+        parent = os.getpid()
         try:
             pid = os.fork()
         except OSError:  # out of processes or memory: do the work here
@@ -72,9 +85,11 @@ class Background(Generic[T]):
             return
         if pid == 0:  # the child: compute, send, leave without running any cleanup of the parent
             os.close(read)
+            _die_with_parent(parent)
             _child(self._work, write)
         os.close(write)
         self._pid, self._pipe = pid, read
+        _children_started()
 
     def result(self) -> T:
         if self._pid is not None:
@@ -84,12 +99,13 @@ class Background(Generic[T]):
         return self._value  # type: ignore[return-value]
 
     def cancel(self) -> None:
-        """Stop a child whose result is no longer wanted (the other half failed). SIGTERM, so
-        it unwinds and removes any cache file it was writing."""
+        """Stop a child whose result is no longer wanted (the other half failed, or this
+        process was interrupted). SIGTERM, so it unwinds and removes any cache file it was
+        writing; SIGKILL if it is still there a second later (stuck in a long C call)."""
         if self._pid is not None:
             with contextlib.suppress(OSError):
                 os.kill(self._pid, signal.SIGTERM)
-            self._reap()
+            self._reap(grace=STOP_GRACE_SECONDS)
 
     def _collect(self) -> None:
         pipe, self._pipe = self._pipe, None
@@ -97,8 +113,10 @@ class Background(Generic[T]):
         try:
             with os.fdopen(pipe, "rb") as stream:
                 data = stream.read()
-        finally:  # even when interrupted: no zombie, no stray descriptor
-            status = self._reap()
+        except BaseException:  # Ctrl-C or SIGTERM while waiting: the child goes too
+            self.cancel()
+            raise
+        status = self._reap()
         try:
             ok, payload = pickle.loads(data) if status == 0 and data else (None, None)
         except Exception:
@@ -110,7 +128,8 @@ class Background(Generic[T]):
         else:
             self._error = payload
 
-    def _reap(self) -> int:
+    def _reap(self, grace: float | None = None) -> int:
+        """Wait for the child; with `grace`, for that long at most, then kill it."""
         pid, self._pid = self._pid, None
         pipe, self._pipe = self._pipe, None
         if pipe is not None:
@@ -118,13 +137,107 @@ class Background(Generic[T]):
                 os.close(pipe)
         if pid is None:
             return -1
-        while True:
-            try:
-                return os.waitpid(pid, 0)[1]
-            except InterruptedError:
-                continue
-            except ChildProcessError:
-                return -1
+        try:
+            if grace is not None:
+                status = _wait_at_most(pid, grace)
+                if status is not None:
+                    return status
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            return _wait(pid)
+        finally:
+            _children_ended()
+
+
+STOP_GRACE_SECONDS = 1.0
+
+
+def _wait(pid: int) -> int:
+    while True:
+        try:
+            return os.waitpid(pid, 0)[1]
+        except InterruptedError:
+            continue
+        except ChildProcessError:
+            return -1
+
+
+def _wait_at_most(pid: int, seconds: float) -> int | None:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return -1
+        if done:
+            return status
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(0.01)
+
+
+# ------------------------------------------------------------------ signals, parent side
+
+_outstanding = 0
+_previous_handler: object = None
+
+
+def _terminated(signum: int, frame: object) -> None:
+    """SIGTERM while a child runs: unwind (the `except` around the child cancels it)."""
+    raise SystemExit(128 + signum)
+
+
+def _children_started() -> None:
+    """SIGTERM's default would end this process on the spot and orphan the child; while a
+    child runs it raises instead (unless someone else installed a handler)."""
+    global _outstanding, _previous_handler
+    _outstanding += 1
+    if _outstanding == 1 and threading.current_thread() is threading.main_thread():
+        _previous_handler = signal.getsignal(signal.SIGTERM)
+        if _previous_handler is signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, _terminated)
+
+
+def _children_ended() -> None:
+    global _outstanding
+    _outstanding = max(0, _outstanding - 1)
+    if (
+        _outstanding == 0
+        and _previous_handler is signal.SIG_DFL
+        and threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGTERM) is _terminated
+    ):
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+# ------------------------------------------------------------------ the child
+
+
+def _die_with_parent(parent: int) -> None:
+    """Make sure the child ends when the parent does, however the parent ends."""
+    if sys.platform.startswith("linux") and _kill_on_parent_death():
+        if os.getppid() != parent:  # the parent died before the request took effect
+            os._exit(1)
+        return
+    watcher = threading.Thread(target=_watch_parent, args=(parent,), daemon=True)
+    watcher.start()
+
+
+def _kill_on_parent_death() -> bool:
+    """prctl(PR_SET_PDEATHSIG, SIGKILL): the kernel kills this process when its parent dies."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.1)
+    os._exit(1)
 
 
 def _stop(signum: int, frame: object) -> None:

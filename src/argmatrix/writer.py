@@ -44,6 +44,7 @@ JOURNAL_NAME = ".argmatrix.journal"
 JOURNAL_FORMAT = "argmatrix-journal"
 _TEMPORARY = re.compile(r"\.(?P<name>.+)\.argmatrix-(?P<pid>\d+)-[A-Za-z0-9_]+\.tmp")
 LOCK_WAIT_SECONDS = 120.0  # a run writing 10,000-argument pages takes a few seconds
+_NOTICE_AFTER_SECONDS = 1.0
 _POLL_SECONDS = 0.05
 
 
@@ -87,6 +88,12 @@ def steps(count: int) -> list[str]:
 
 
 def _step(name: str, number: int = 0) -> None:
+    """Test hooks: `ARGMATRIX_TEST_KILL_AT=STEP:N[:SIGNAL]` sends SIGNAL (SIGKILL by default) to
+    this process at that step; `ARGMATRIX_TEST_STEP_DELAY=SECONDS` pauses at every step, so
+    that two runs started together overlap."""
+    delay = os.environ.get("ARGMATRIX_TEST_STEP_DELAY")
+    if delay:
+        time.sleep(float(delay))
     wanted = os.environ.get("ARGMATRIX_TEST_KILL_AT")
     if not wanted:
         return
@@ -280,7 +287,7 @@ def hold_lock(state: Path, wait: float | None = None) -> Iterator[None]:
     if fcntl is None or key in _held:  # held already by this process (check --fix): go on
         yield
         return
-    descriptor = _acquire(path, LOCK_WAIT_SECONDS if wait is None else wait)
+    descriptor = _acquire(path, _lock_wait() if wait is None else wait)
     if descriptor is None:
         yield
         return
@@ -297,8 +304,17 @@ def hold_lock(state: Path, wait: float | None = None) -> Iterator[None]:
 _held: set[str] = set()  # the locks this process holds
 
 
+def _lock_wait() -> float:
+    """How long to wait for another run: ARGMATRIX_LOCK_TIMEOUT seconds, or 120."""
+    try:
+        return max(0.0, float(os.environ.get("ARGMATRIX_LOCK_TIMEOUT") or LOCK_WAIT_SECONDS))
+    except ValueError:
+        return LOCK_WAIT_SECONDS
+
+
 def _acquire(path: Path, wait: float) -> int | None:
-    deadline = time.monotonic() + wait
+    start = time.monotonic()
+    deadline = start + wait
     told = False
     while True:
         descriptor = _open_lock(path)
@@ -316,7 +332,7 @@ def _acquire(path: Path, wait: float) -> int | None:
                     file=str(path),
                     fix="wait for it to finish, or stop it; the lock goes with the process",
                 ) from None
-            if not told:
+            if not told and time.monotonic() - start >= _NOTICE_AFTER_SECONDS:
                 print(
                     printable(
                         f"argmatrix: waiting for another argmatrix run{holder} to finish writing"
@@ -393,30 +409,38 @@ def repair(state: Path, inside: Path, folders: Iterable[Path]) -> None:
 
 def _complete(journal: Path, state: Path, inside: Path) -> set[Path]:
     moves = _journal_moves(journal, state, inside)
+    if moves is None:
+        return set()
     done = 0
-    with _signals_held():
-        for temporary, target in moves:
-            if os.path.lexists(temporary):
-                os.replace(temporary, target)
-                done += 1
-        journal.unlink()
+    try:
+        with _signals_held():
+            for temporary, target in moves:
+                if os.path.lexists(temporary):
+                    os.replace(temporary, target)
+                    done += 1
+            journal.unlink()
+    except OSError as exc:
+        raise ArgmatrixError.at(
+            f"cannot complete the write a killed run left: {exc.strerror or exc}",
+            file=_shown(journal),
+            fix="make the folders writable, or remove the journal and run 'argmatrix generate'",
+        ) from None
     _sync_folder(state)
-    if moves:
-        print(
-            printable(
-                f"argmatrix: completed a write that was interrupted: moved the last"
-                f" {done} of {len(moves)} file(s) into place ({_shown(journal)})"
-            ),
-            file=sys.stderr,
-        )
+    print(
+        printable(
+            f"argmatrix: completed a write that was interrupted: moved the last"
+            f" {done} of {len(moves)} file(s) into place ({_shown(journal)})"
+        ),
+        file=sys.stderr,
+    )
     return {target.parent for _, target in moves}
 
 
-def _journal_moves(journal: Path, state: Path, inside: Path) -> list[tuple[Path, Path]]:
+def _journal_moves(journal: Path, state: Path, inside: Path) -> list[tuple[Path, Path]] | None:
     """The journal's moves, each checked: a journal is a file in the repository, so one from
     a pull request could try to move anything anywhere. Only a temporary file of argmatrix's
     naming, next to a target inside `inside`, is moved; a journal with anything else is
-    removed and nothing of it done."""
+    removed and nothing of it done (None)."""
     bound = os.path.realpath(inside)
     try:
         data = json.loads(read_regular_file(journal, "journal", "remove it") or b"")
@@ -442,7 +466,7 @@ def _journal_moves(journal: Path, state: Path, inside: Path) -> list[tuple[Path,
             ),
             file=sys.stderr,
         )
-        return []
+        return None
     return [
         (temp.parent.resolve() / temp.name, Path(os.path.realpath(target)))
         for temp, target in moves
