@@ -5,7 +5,14 @@ BIN    := $(VENV)/bin
 LIVE   := .cache/live-sglang
 SGLANG := sglang==0.5.7
 
-.PHONY: install docs serve test lint check-docs bench live-env clean
+# The other supported Pythons: the model and the pages must come out the same on each
+# (tests/test_python_versions.py). Each gets .cache/pyX.Y with argmatrix installed editable.
+OTHER_PYTHONS := 3.10 3.12 3.13
+PYTHON_ENVS   := $(foreach version,$(OTHER_PYTHONS),.cache/py$(version))
+empty :=
+space := $(empty) $(empty)
+
+.PHONY: install docs serve test lint check-docs bench live-env pythons clean
 
 install: $(VENV)/.installed
 
@@ -29,6 +36,23 @@ $(LIVE)/.installed: tests/live/requirements.txt
 	$(LIVE)/bin/pip install -q --no-deps $(SGLANG)
 	touch $@
 
+pythons: $(foreach env,$(PYTHON_ENVS),$(env)/.installed)
+
+# The interpreter: pyenv's, else the system's.
+.cache/py%/.installed: pyproject.toml
+	@python=""; \
+	for candidate in "$$(pyenv root 2>/dev/null)"/versions/$*.*/bin/python$* \
+	                 /usr/local/bin/python$* /usr/bin/python$*; do \
+	  if "$$candidate" -c "import sys" >/dev/null 2>&1; then python="$$candidate"; break; fi; \
+	done; \
+	if [ -z "$$python" ]; then \
+	  echo "Python $* is not installed; tests/test_python_versions.py needs it (fix: pyenv install $*)" >&2; \
+	  exit 1; \
+	fi; \
+	"$$python" -m venv .cache/py$*
+	.cache/py$*/bin/pip install -q -e .
+	touch $@
+
 docs: install
 	$(BIN)/argmatrix generate
 	$(BIN)/mkdocs build --strict
@@ -40,10 +64,29 @@ serve: install
 lint: install
 	$(BIN)/ruff check src tests bench
 
-test: install live-env lint
-	ARGMATRIX_LIVE_PYTHON=$(CURDIR)/$(LIVE)/bin/python $(BIN)/pytest -q
+test: install live-env pythons lint
+	ARGMATRIX_LIVE_PYTHON=$(CURDIR)/$(LIVE)/bin/python \
+	ARGMATRIX_PYTHONS=$(subst $(space),:,$(foreach env,$(PYTHON_ENVS),$(CURDIR)/$(env)/bin/python)) \
+	$(BIN)/pytest -q
 
-check-docs: install
+check-pythons: $(foreach env,$(PYTHON_ENVS),$(env)/.installed)
+
+# The interpreter: pyenv's, else the system's.
+.cache/py%/.installed: pyproject.toml
+	@python=""; \
+	for candidate in "$$(pyenv root 2>/dev/null)"/versions/$*.*/bin/python$* \
+	                 /usr/local/bin/python$* /usr/bin/python$*; do \
+	  if "$$candidate" -c "import sys" >/dev/null 2>&1; then python="$$candidate"; break; fi; \
+	done; \
+	if [ -z "$$python" ]; then \
+	  echo "Python $* is not installed; tests/test_python_versions.py needs it (fix: pyenv install $*)" >&2; \
+	  exit 1; \
+	fi; \
+	"$$python" -m venv .cache/py$*
+	.cache/py$*/bin/pip install -q -e .
+	touch $@
+
+docs: install
 	$(BIN)/argmatrix check
 	$(BIN)/argmatrix check --config docs/reference/argmatrix.yaml
 

@@ -2,7 +2,11 @@
 
 Live and static loading both end here: the live loader hands over the parser the project built,
 the static loader a parser it built by evaluating the project's `add_argument` calls. One converter
-means both modes describe an argument the same way.
+means both modes describe an argument the same way, and the same on every supported Python: what
+argparse itself adds or writes differently from one version to the next (3.10's
+BooleanOptionalAction help suffix, 3.13's `deprecated`, how an enum member or a set reads in
+`%(default)s`) is normalised here. The model holds plain data only: text without lone surrogates,
+numbers, containers, and `Opaque` text (without a memory address) for any other object.
 """
 
 from __future__ import annotations
@@ -10,11 +14,20 @@ from __future__ import annotations
 import argparse
 import enum
 import re
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from .comments import CallSite, section_of
-from .model import DEFAULT_SECTION, Argument, Opaque, Registry, Subcommand, sorted_if_unordered
+from .model import (
+    DEFAULT_SECTION,
+    Argument,
+    Opaque,
+    Registry,
+    Subcommand,
+    Unevaluated,
+    sorted_if_unordered,
+)
 
 ACTION_NAMES: dict[type, str] = {
     argparse._StoreAction: "store",
@@ -58,20 +71,44 @@ def type_name(type_: Any) -> str | None:
 
 
 _HELP_PLACEHOLDER = re.compile(r"%\((\w+)\)([-#0 +]*\d*(?:\.\d+)?[diouxXeEfFgGcrsa])|%%")
+# Python 3.10's BooleanOptionalAction appends this to a help (3.11 and later do not).
+_BOOLEAN_DEFAULT_SUFFIX = " (default: %(default)s)"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]+")
+MAX_CHOICES = 10_000  # more (a `range(10**12)`): kept as the text of the container
+
+
+def clean_text(text: str) -> str:
+    """Text that can be written as UTF-8: a lone surrogate (a `\\ud800` escape in a string
+    literal of the registry) becomes U+FFFD, the replacement character."""
+    return text if text.isascii() else _SURROGATE.sub("\ufffd", text)
+
+
+def own_help(action: argparse.Action) -> Any:
+    """The help as the registry wrote it, whatever the Python: 3.10's BooleanOptionalAction
+    appends " (default: %(default)s)" to a help when the action has a default."""
+    help_ = action.help
+    if (sys.version_info < (3, 11) and isinstance(action, argparse.BooleanOptionalAction)
+            and isinstance(help_, str) and help_.endswith(_BOOLEAN_DEFAULT_SUFFIX)
+            and action.default is not None and action.default is not argparse.SUPPRESS):
+        return help_[:-len(_BOOLEAN_DEFAULT_SUFFIX)]
+    return help_
 
 
 def expanded_help(action: argparse.Action, prog: str) -> str:
     """The help text with `%(default)s` and friends filled in as argparse would.
 
     argparse applies `%` to the whole string and fails on a stray `100% sure`; here each
-    placeholder is filled on its own and any other `%` is left as written.
+    placeholder is filled on its own and any other `%` is left as written. Values read the same
+    on every Python (an enum member as 3.12 writes it, a set in sorted order, no addresses).
     """
-    if not action.help or action.help == argparse.SUPPRESS:
+    help_ = own_help(action)
+    if not help_ or help_ == argparse.SUPPRESS:
         return ""
-    if not isinstance(action.help, str):
-        return action.help  # an Unevaluated help: keep its source text
-    if "%" not in action.help:
-        return action.help
+    if not isinstance(help_, str):
+        return help_  # type: ignore[no-any-return]  # an Unevaluated help: its source text
+    if "%" not in help_:
+        return clean_text(help_)
     params = _help_params(action, prog)
 
     def fill(match: re.Match[str]) -> str:
@@ -80,23 +117,31 @@ def expanded_help(action: argparse.Action, prog: str) -> str:
         name, spec = match.group(1), match.group(2)
         if name not in params:
             return match.group(0)
+        value = params[name]
         try:
-            return ("%" + spec) % (params[name],)
-        except (TypeError, ValueError):
+            if spec[-1] in "sra":
+                return ("%" + spec[:-1] + "s") % (text_of(value) if spec[-1] == "s"
+                                                   else repr_of(value),)
+            return ("%" + spec) % (value,)
+        except (TypeError, ValueError, OverflowError):
             return match.group(0)
 
-    return _HELP_PLACEHOLDER.sub(fill, action.help)
+    return clean_text(_HELP_PLACEHOLDER.sub(fill, help_))
 
 
 def _help_params(action: argparse.Action, prog: str) -> dict[str, Any]:
     params = {k: v for k, v in vars(action).items()
               if k in _STANDARD_ACTION_ATTRIBUTES and v is not argparse.SUPPRESS}
+    params.setdefault("deprecated", False)  # an attribute of every action from Python 3.13 on
     params["prog"] = prog
     for name, value in list(params.items()):
-        if hasattr(value, "__name__"):
+        if hasattr(value, "__name__") and not isinstance(value, enum.Enum):
             params[name] = value.__name__
-    if params.get("choices") is not None:
-        params["choices"] = ", ".join(str(c) for c in params["choices"])
+    choices = params.get("choices")
+    if choices is not None:
+        items = choices if isinstance(choices, str) else normalise_choices(choices)
+        params["choices"] = ", ".join(text_of(c) for c in items) if isinstance(
+            items, (str, tuple)) else text_of(items)
     return params
 
 
@@ -108,23 +153,112 @@ def is_deprecated(action: argparse.Action) -> bool:
     return isinstance(action.help, str) and bool(_DEPRECATED_HELP.match(action.help))
 
 
-def normalise_value(value: Any) -> Any:
-    """Enum members read the same in every mode: as `Class.MEMBER`, inside containers too."""
+# ------------------------------------------------------------------ values as every Python reads
+
+
+def text_of(value: Any) -> str:
+    """`str(value)` as Python 3.12 writes it, the same on 3.10 to 3.13 and from run to run."""
+    if isinstance(value, str):
+        return value
     if isinstance(value, enum.Enum):
-        return Opaque(f"{type(value).__name__}.{value.name}")
-    if isinstance(value, (list, tuple)):
-        return type(value)(normalise_value(v) for v in value)
+        return _enum_text(value)
+    if isinstance(value, (list, tuple, dict, set, frozenset)):
+        return repr_of(value)
+    if isinstance(value, (Opaque, Unevaluated)):
+        return str(value)
+    return _ADDRESS.sub("", str(value))
+
+
+def repr_of(value: Any) -> str:
+    """`repr(value)` the same everywhere: enum members as 3.12 writes them, sets and
+    frozensets in sorted order, no memory addresses."""
+    if value is None or type(value) in (str, int, float, bool):
+        return repr(value)
+    if isinstance(value, enum.Enum):
+        return f"<{type(value).__name__}.{_enum_name(value)}: {repr_of(value.value)}>"
+    if isinstance(value, (set, frozenset)):
+        items = ", ".join(sorted(repr_of(v) for v in value))
+        if isinstance(value, frozenset):
+            return f"frozenset({{{items}}})" if items else "frozenset()"
+        return f"{{{items}}}" if items else "set()"
+    if isinstance(value, list):
+        return "[" + ", ".join(repr_of(v) for v in value) + "]"
+    if isinstance(value, tuple) and type(value) is tuple:
+        items = ", ".join(repr_of(v) for v in value)
+        return f"({items},)" if len(value) == 1 else f"({items})"
+    if isinstance(value, dict) and type(value) is dict:
+        return "{" + ", ".join(f"{repr_of(k)}: {repr_of(v)}" for k, v in value.items()) + "}"
+    return _ADDRESS.sub("", repr(value))
+
+
+_STDLIB_ENUM_STR = {getattr(kind, "__str__", None) for kind in (
+    enum.Enum, enum.Flag, enum.IntEnum, enum.IntFlag, getattr(enum, "StrEnum", enum.Enum))}
+
+
+def _enum_text(value: enum.Enum) -> str:
+    kind = type(value)
+    if kind.__str__ not in _STDLIB_ENUM_STR and kind.__str__ not in (
+            int.__str__, int.__repr__, str.__str__, object.__str__):
+        return str(value)  # the project's own __str__: the same on every Python
+    if isinstance(value, (enum.IntEnum, enum.IntFlag)):
+        return str(int(value))  # 3.11 and later; 3.10 wrote Class.MEMBER
+    str_enum = getattr(enum, "StrEnum", None)
+    if str_enum is not None and isinstance(value, str_enum):
+        return str(value.value)
+    return f"{kind.__name__}.{_enum_name(value)}"
+
+
+def _enum_name(value: enum.Enum) -> str:
+    """A member's name; a combination of flags as `A|B` in definition order (3.10 named it
+    None and wrote the bits in another order)."""
+    members = type(value).__members__
+    name = value.name
+    if name is not None and members.get(name) is value:
+        return name
+    if isinstance(value, enum.Flag) and isinstance(value.value, int):
+        bits = [m for m in dict.fromkeys(members.values())
+                if isinstance(m.value, int) and m.value > 0 and not m.value & (m.value - 1)
+                and value.value & m.value == m.value]
+        if bits:
+            return "|".join(str(m.name) for m in bits)
+    return str(name) if name is not None else repr_of(value.value)
+
+
+def normalise_value(value: Any) -> Any:
+    """A value of the model, the same in every mode and on every Python: text (lone surrogates
+    replaced), numbers, True/False/None and containers of them; an enum member as
+    `Class.MEMBER`; any other object as `Opaque` text without a memory address."""
+    if value is None or isinstance(value, (Opaque, Unevaluated)) or (
+            isinstance(value, (bool, int, float)) and not isinstance(value, enum.Enum)):
+        return value
+    if isinstance(value, enum.Enum):
+        return Opaque(f"{type(value).__name__}.{_enum_name(value)}")
+    if isinstance(value, str):
+        return clean_text(value) if type(value) is str else clean_text(str(value))
+    if isinstance(value, list):
+        return [normalise_value(v) for v in value]
+    if isinstance(value, tuple):  # a named tuple too: JSON (a snapshot) keeps its items only
+        return tuple(normalise_value(v) for v in value)
     if isinstance(value, dict):
-        return {k: normalise_value(v) for k, v in value.items()}
-    return value
+        return {normalise_value(k) if isinstance(k, str) else k: normalise_value(v)
+                for k, v in value.items()}
+    if isinstance(value, (set, frozenset)):
+        return type(value)(normalise_value(v) for v in value)
+    return Opaque(clean_text(repr_of(value)))
 
 
 def normalise_choices(choices: Any) -> Any:
     if choices is None or not hasattr(choices, "__iter__") or isinstance(choices, str):
+        return normalise_value(choices)
+    if isinstance(choices, Unevaluated):
         return choices
+    if hasattr(choices, "__len__") and len(choices) > MAX_CHOICES:
+        return Opaque(clean_text(repr_of(choices)))  # `range(10**12)`: its text, not its items
     if isinstance(choices, Mapping):
         return tuple(normalise_value(c) for c in choices)
-    return tuple(normalise_value(c) for c in sorted_if_unordered(choices))
+    if isinstance(choices, (set, frozenset)):  # sorted by what the values read as everywhere
+        return sorted_if_unordered(frozenset(normalise_value(c) for c in choices))
+    return tuple(normalise_value(c) for c in choices)
 
 
 def extra_of(action: argparse.Action, site: CallSite | None) -> dict[str, Any]:
@@ -132,7 +266,7 @@ def extra_of(action: argparse.Action, site: CallSite | None) -> dict[str, Any]:
     for key, value in vars(action).items():
         if key not in _STANDARD_ACTION_ATTRIBUTES and not key.startswith("_"):
             extra.setdefault(key, value)
-    return dict(sorted(extra.items()))
+    return {clean_text(key): normalise_value(value) for key, value in sorted(extra.items())}
 
 
 def _custom_groups(parser: argparse.ArgumentParser) -> list[argparse._ArgumentGroup]:
@@ -163,26 +297,30 @@ def registry_from_parser(
     )
     return Registry(
         source=source,
-        sections=tuple(sections),
+        sections=tuple(clean_text(title) for title in sections),
         arguments=arguments,
         subcommands=_subcommands(parser, source, sites, read_source),
-        description=parser.description if isinstance(parser.description, str) else "",
+        description=clean_text(parser.description) if isinstance(parser.description, str)
+        else "",
     )
 
 
 def _argument(action: argparse.Action, section: str, prog: str, site: CallSite | None) -> Argument:
     metavar = action.metavar
+    suppressed = isinstance(action.default, str) and action.default == argparse.SUPPRESS
+    type_ = type_name(action.type)
     return Argument(
-        flags=tuple(action.option_strings),
-        dest=action.dest,
-        section=section,
-        action=action_name(action),
-        type=type_name(action.type),
-        default=None if action.default == argparse.SUPPRESS else normalise_value(action.default),
+        flags=tuple(clean_text(flag) for flag in action.option_strings),
+        dest=clean_text(action.dest),
+        section=clean_text(section),
+        action=clean_text(action_name(action)),
+        type=clean_text(type_) if type_ is not None else None,
+        default=None if suppressed else normalise_value(action.default),
         choices=normalise_choices(action.choices),
-        nargs=action.nargs,
+        nargs=normalise_value(action.nargs),
         required=bool(action.required),
-        metavar=tuple(metavar) if isinstance(metavar, (list, tuple)) else metavar,
+        metavar=tuple(normalise_value(m) for m in metavar) if isinstance(metavar, (list, tuple))
+        else normalise_value(metavar),
         help=expanded_help(action, prog),
         hidden=action.help == argparse.SUPPRESS,
         deprecated=is_deprecated(action),
@@ -233,13 +371,14 @@ def _subcommands(
             if id(subparser) in seen:
                 first = seen[id(subparser)]
                 seen[id(subparser)] = Subcommand(
-                    first.name, (*first.aliases, name), first.help, first.registry
+                    first.name, (*first.aliases, clean_text(name)), first.help, first.registry
                 )
                 continue
+            help_ = helps.get(name, "")
             seen[id(subparser)] = Subcommand(
-                name=name,
+                name=clean_text(name),
                 aliases=(),
-                help=helps.get(name, ""),
+                help=clean_text(help_) if isinstance(help_, str) else help_,
                 registry=registry_from_parser(subparser, f"{source} {name}", sites, read_source),
             )
         result.extend(seen.values())

@@ -50,10 +50,26 @@ LIPSUM_WORDS = 10_000
 COMPILED_CODE_VERSION = "page-sandbox-1"
 
 PLAIN_TYPES: tuple[type, ...] = (
-    str, int, float, tuple, list, dict, set, frozenset, MappingProxyType, range, type(None),
+    str,
+    int,
+    float,
+    tuple,
+    list,
+    dict,
+    set,
+    frozenset,
+    MappingProxyType,
+    range,
+    type(None),
 )
 JINJA_TYPES: tuple[type, ...] = (
-    LoopContext, Macro, BlockReference, TemplateReference, TemplateModule, Namespace, Cycler,
+    LoopContext,
+    Macro,
+    BlockReference,
+    TemplateReference,
+    TemplateModule,
+    Namespace,
+    Cycler,
     Joiner,
 )
 
@@ -82,8 +98,9 @@ class Budget:
 
     def _refuse(self, size: int, limit: int) -> None:
         if size > limit:
-            raise TemplateLimit(f"a value of {size:,} characters or items was built"
-                                f" (at most {limit:,})")
+            raise TemplateLimit(
+                f"a value of {size:,} characters or items was built (at most {limit:,})"
+            )
         raise TemplateLimit(f"the page built more than {MAX_BUILT:,} characters in all")
 
 
@@ -107,8 +124,9 @@ class _BoundedCodeGenerator(CodeGenerator):
 
     def visit_Template(self, node: nodes.Template, frame: Frame | None = None) -> None:
         for loop in node.find_all(nodes.For):  # before the filters a template uses are listed
-            loop.iter = nodes.Filter(loop.iter, LOOP_FILTER, [], [], None, None,
-                                     lineno=loop.iter.lineno)
+            loop.iter = nodes.Filter(
+                loop.iter, LOOP_FILTER, [], [], None, None, lineno=loop.iter.lineno
+            )
         super().visit_Template(node, frame)
 
     def visit_Concat(self, node: nodes.Concat, frame: Frame) -> None:
@@ -176,16 +194,18 @@ def _before_center(value: Any, width: Any = 80, *_: Any, **__: Any) -> None:
 
 def _before_indent(value: Any, width: Any = 4, *_: Any, **__: Any) -> None:
     lines = str(value).count("\n") + 1
-    _check_product(len(str(value)) + lines * (width if type(width) is int else len(str(width))),
-                   "indent")
+    _check_product(
+        len(str(value)) + lines * (width if type(width) is int else len(str(width))), "indent"
+    )
 
 
 def _before_format(value: Any, *args: Any, **kwargs: Any) -> None:
     _check_format(str(value), [*args, *kwargs.values()])
 
 
-def _before_wordwrap(value: Any, width: Any = 79, _long: Any = True, wrapstring: Any = None,
-                     *_: Any, **kwargs: Any) -> None:
+def _before_wordwrap(
+    value: Any, width: Any = 79, _long: Any = True, wrapstring: Any = None, *_: Any, **kwargs: Any
+) -> None:
     wrap = kwargs.get("wrapstring", wrapstring)
     text = str(value)
     _check_product(len(text) * (1 + len(str(wrap or "\n"))), "wordwrap")
@@ -204,8 +224,12 @@ def _before_slice(value: Any, slices: Any = 1, *_: Any, **__: Any) -> None:
 
 
 _FILTER_CHECKS: dict[str, Callable[..., None]] = {
-    "center": _before_center, "indent": _before_indent, "format": _before_format,
-    "wordwrap": _before_wordwrap, "replace": _before_replace, "batch": _before_batch,
+    "center": _before_center,
+    "indent": _before_indent,
+    "format": _before_format,
+    "wordwrap": _before_wordwrap,
+    "replace": _before_replace,
+    "batch": _before_batch,
     "slice": _before_slice,
 }
 _PASSES_FIRST = ("context", "eval_context", "environment")
@@ -217,8 +241,9 @@ class PageSandbox(ImmutableSandboxedEnvironment):
     code_generator_class = _BoundedCodeGenerator
     intercepted_binops = frozenset({"*", "**", "+", "%"})
 
-    def __init__(self, readable: tuple[type, ...], filters: dict[str, Callable[..., Any]],
-                 **options: Any) -> None:
+    def __init__(
+        self, readable: tuple[type, ...], filters: dict[str, Callable[..., Any]], **options: Any
+    ) -> None:
         super().__init__(**options)
         self.readable = (*PLAIN_TYPES, *JINJA_TYPES, *readable)
         self._safe: set[tuple[type, str]] = set()
@@ -343,8 +368,12 @@ class PageSandbox(ImmutableSandboxedEnvironment):
         """`func` with what it builds measured, and checked first where it can build much more
         than it is given."""
         check = _FILTER_CHECKS.get(name)
-        skip = 1 if getattr(func, "jinja_pass_arg", None) is not None and getattr(
-            func.jinja_pass_arg, "name", "") in _PASSES_FIRST else 0
+        skip = (
+            1
+            if getattr(func, "jinja_pass_arg", None) is not None
+            and getattr(func.jinja_pass_arg, "name", "") in _PASSES_FIRST
+            else 0
+        )
 
         def measured(*args: Any, **kwargs: Any) -> Any:
             result = func(*args, **kwargs)
@@ -362,7 +391,7 @@ class PageSandbox(ImmutableSandboxedEnvironment):
                 items = list(args[skip])
                 separator = args[skip + 1] if len(args) > skip + 1 else kwargs.get("d", "")
                 _check_product(_joined_size(separator, items), "join")
-                args = (*args[:skip], items, *args[skip + 1:])
+                args = (*args[:skip], items, *args[skip + 1 :])
             return measured(*args, **kwargs)
 
         wrapper = checked if check is not None else joined if name == "join" else measured

@@ -1,0 +1,159 @@
+"""The model and the pages come out the same, byte for byte, on every supported Python.
+
+argparse itself writes some things differently from one version to the next (3.10's
+BooleanOptionalAction adds " (default: %(default)s)" to its help, 3.11 changed how IntEnum
+members read, 3.13 added `deprecated`), and Python prints sets in an order and objects with an
+address that change from run to run. A page generated on one Python must not be stale on another.
+
+`make test` builds one virtual environment per other supported Python (.cache/py3.X, argmatrix
+installed editable) and names their interpreters in ARGMATRIX_PYTHONS (separated by the path
+separator). Without it the tests fail under CI and are skipped on a developer's machine.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REGISTRIES
+
+PYTHONS_VARIABLE = "ARGMATRIX_PYTHONS"
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURE = REGISTRIES / "python_versions_cli.py"
+# (what is read, how): live imports the module; static reads its source.
+EXPORTS = {
+    "live": ("python_versions_cli:build_parser",),
+    "static": ("python_versions_cli:build_parser", "--static"),
+    "static, deprecated=": ("python_versions_cli:build_deprecated_parser", "--static"),
+    "subcommands, live": ("subcommands_cli:build_parser",),
+    "subcommands, static": ("subcommands_cli:build_parser", "--static"),
+}
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+
+@pytest.fixture(scope="module")
+def pythons() -> list[str]:
+    """The other supported Pythons' interpreters, each with argmatrix installed."""
+    value = os.environ.get(PYTHONS_VARIABLE, "").strip()
+    if not value:
+        message = (
+            f"{PYTHONS_VARIABLE} is not set, so pages cannot be compared across Python"
+            " versions (fix: run 'make test', which builds .cache/py3.10, .cache/py3.12"
+            " and .cache/py3.13 and sets it)"
+        )
+        if _in_ci():
+            pytest.fail(message)
+        pytest.skip(message)
+    found = [p for p in value.split(os.pathsep) if p]
+    missing = [p for p in found if not Path(p).is_file()]
+    assert missing == [], f"{PYTHONS_VARIABLE} names interpreters that do not exist: {missing}"
+    return found
+
+
+def version_of(python: str) -> tuple[int, int]:
+    out = subprocess.run(
+        [python, "-c", "import sys; print(*sys.version_info[:2])"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
+    major, minor = out.split()
+    return int(major), int(minor)
+
+
+def oldest_supported() -> tuple[int, int]:
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    found = re.search(r'requires-python\s*=\s*">=\s*(\d+)\.(\d+)"', text)
+    assert found is not None
+    return int(found.group(1)), int(found.group(2))
+
+
+def argmatrix(python: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    env = {**os.environ, "ARGMATRIX_NO_CACHE": "1", "PYTHONHASHSEED": "random"}
+    return subprocess.run(
+        [python, "-m", "argmatrix", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        timeout=180,
+        check=False,
+    )
+
+
+def test_the_interpreters_cover_the_oldest_supported_python_and_another_one(
+    pythons: list[str],
+) -> None:
+    versions = {version_of(p) for p in pythons}
+    assert oldest_supported() in versions, versions
+    assert versions - {sys.version_info[:2]}, "no Python other than the running one"
+
+
+@pytest.mark.parametrize("name", list(EXPORTS))
+def test_export_gives_the_same_bytes_on_every_python(pythons: list[str], name: str) -> None:
+    target, *mode = EXPORTS[name]
+    expected = argmatrix(sys.executable, "export", "--registry", target, *mode, cwd=REGISTRIES)
+    assert expected.returncode == 0, expected.stderr.decode()
+    for python in pythons:
+        result = argmatrix(python, "export", "--registry", target, *mode, cwd=REGISTRIES)
+        assert result.returncode == 0, (python, result.stderr.decode())
+        assert result.stdout == expected.stdout, f"{name}: {python} differs from {sys.executable}"
+
+
+def test_the_fixture_holds_what_differs_between_versions() -> None:
+    """The comparison above means something only if the fixture has what argparse and Python
+    write differently: each case named here is in the registry's source."""
+    source = FIXTURE.read_text(encoding="utf-8")
+    for case in (
+        "BooleanOptionalAction, default=True",
+        "enum.IntEnum",
+        "enum.IntFlag",
+        "enum.Flag",
+        "str, enum.Enum",
+        "choices=FORMATS",
+        "frozenset(FORMATS)",
+        "default=MARKER",
+        "deprecated=True",
+        "\\ud800",
+        "%(default)r",
+        "%(choices)s",
+    ):
+        assert case in source, case
+
+
+def test_generated_pages_are_the_same_bytes_on_every_python(
+    pythons: list[str],
+    tmp_path: Path,
+) -> None:
+    pages = {}
+    for python in [sys.executable, *pythons]:
+        project = tmp_path / f"py{len(pages)}"
+        (project / "templates").mkdir(parents=True)
+        shutil.copy(FIXTURE, project / FIXTURE.name)
+        (project / "argmatrix.yaml").write_text(
+            "registry: {target: python_versions_cli:build_parser, mode: live}\n"
+            "docs_dir: docs\n"
+            "pages:\n"
+            "  - {template: server_arguments.md.j2, output: server.md}\n"
+            "  - {template: cli_reference.md.j2, output: cli.md, options: {prog: versions}}\n",
+            encoding="utf-8",
+        )
+        result = argmatrix(python, "generate", cwd=project)
+        assert result.returncode == 0, (python, result.stderr.decode())
+        pages[python] = {
+            name: (project / "docs" / name).read_bytes() for name in ("server.md", "cli.md")
+        }
+    expected = pages[sys.executable]
+    assert b"| Keep a cache. |" in expected["server.md"]  # no suffix from 3.10
+    assert "Half a pair: \ufffd.".encode() in expected["server.md"]  # the lone surrogate
+    for python, found in pages.items():
+        assert found == expected, f"{python} writes other pages than {sys.executable}"
