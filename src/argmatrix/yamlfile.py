@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from .cache import note_read
 from .errors import ArgmatrixError, Problem, read_user_file
 
 
@@ -492,6 +493,7 @@ def load_yaml_text(text: str, where: str) -> Any:
 
 def load_yaml_file(path: Path) -> Any:
     text = read_user_file(path, "file", "check the path in argmatrix.yaml or on the command line")
+    note_read(path, text)  # what was read, for the cache, whatever the file holds by then
     return load_yaml_text(text, str(path))
 
 
