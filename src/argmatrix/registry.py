@@ -136,6 +136,9 @@ def snapshot_text(registry: Registry) -> str:
 def read_snapshot(path: Path) -> Registry:
     text = read_user_file(path, "snapshot file",
                           "write one with 'argmatrix snapshot --registry MODULE:CALLABLE -o FILE'")
+    from .cache import note_read
+
+    note_read(path, text)  # pages are reused by the content read, whatever the file holds later
     try:
         data = json.loads(text)
     except RecursionError:
