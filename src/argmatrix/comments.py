@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -27,24 +28,30 @@ class CallSite:
 
 
 _COMPOUND_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
-_known_trees: dict[int, ast.Module] = {}
+_known_trees: dict[str, ast.Module] = {}
+_KNOWN_TREES = 16  # the trees of the last read or so; a long-lived process keeps no more
 
 
 def remember_tree(source: str, tree: ast.Module) -> None:
     """Let a caller that has already parsed `source` spare us parsing it again."""
-    _known_trees[hash(source)] = tree
+    _known_trees.pop(source, None)
+    _known_trees[source] = tree
+    while len(_known_trees) > _KNOWN_TREES:
+        del _known_trees[next(iter(_known_trees))]
 
 
-def _mark_statements(body: list[ast.AST], covered: bytearray) -> None:
+def _mark_statements(body: Sequence[ast.AST], covered: bytearray) -> None:
     for node in body:
         bodies = [getattr(node, name) for name in _COMPOUND_BODIES if hasattr(node, name)]
         if not bodies:
-            end = getattr(node, "end_lineno", None) or getattr(node, "lineno", 0)
-            start = getattr(node, "lineno", 0)
-            covered[start:end + 1] = b"\x01" * (end + 1 - start)
+            start: int = getattr(node, "lineno", 0)
+            end: int = getattr(node, "end_lineno", None) or start
+            covered[start : end + 1] = b"\x01" * (end + 1 - start)
             continue
-        first_body = min((child[0].lineno for child in bodies if child
-                          and hasattr(child[0], "lineno")), default=None)
+        first_body: int | None = min(
+            (child[0].lineno for child in bodies if child and hasattr(child[0], "lineno")),
+            default=None,
+        )
         header_end = (first_body - 1) if first_body else getattr(node, "lineno", 0)
         start = getattr(node, "lineno", 0)
         if start and header_end >= start:  # `if (a and\n # note\n b):` is no section title
@@ -60,7 +67,7 @@ def comment_markers(source: str) -> tuple[tuple[int, str], ...]:
     A comment line inside a statement (a call spread over lines, a string) is not a marker; a
     block of consecutive comment lines counts once, titled by its first line.
     """
-    tree = _known_trees.get(hash(source))
+    tree = _known_trees.get(source)
     if tree is None:
         try:
             tree = ast.parse(source)

@@ -18,9 +18,12 @@ DEFAULT_SECTION = "General"
 
 @dataclass(frozen=True, repr=False)
 class Unevaluated:
-    """A value static reading could not compute; kept as its source text, never guessed."""
+    """A value static reading could not compute; kept as its source text, never guessed.
+
+    `reason` says why (for the diagnostic that names it); it is not part of the value."""
 
     source: str
+    reason: str = field(default="", compare=False)
 
     def __str__(self) -> str:
         return self.source
@@ -81,6 +84,20 @@ FLAG_ACTIONS = frozenset(
 
 
 @dataclass(frozen=True)
+class Diagnostic:
+    """Something static reading could not follow, and where: an argument it could not replay,
+    a branch it could not decide, a value it kept as source text. Never silent."""
+
+    file: str
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}: " if self.line else f"{self.file}: "
+        return where + self.message
+
+
+@dataclass(frozen=True)
 class Subcommand:
     name: str
     aliases: tuple[str, ...]
@@ -95,6 +112,7 @@ class Registry:
     arguments: tuple[Argument, ...]
     subcommands: tuple[Subcommand, ...] = ()
     description: str = ""
+    diagnostics: tuple[Diagnostic, ...] = ()
 
     def by_flag(self) -> Mapping[str, Argument]:
         """Every flag (aliases included) and every positional's dest, mapped to its argument.
@@ -143,7 +161,9 @@ def json_value(value: Any) -> Any:
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, int):
-        return value if value.bit_length() < 2100 or _decimal_fits(value) else {"python": hex(value)}
+        return (
+            value if value.bit_length() < 2100 or _decimal_fits(value) else {"python": hex(value)}
+        )
     if isinstance(value, float):
         return value if math.isfinite(value) else {"python": repr(value)}
     if isinstance(value, (set, frozenset)):
@@ -258,7 +278,20 @@ def registry_to_dict(registry: Registry) -> dict[str, Any]:
             }
             for sub in registry.subcommands
         ]
+    if registry.diagnostics:
+        data["diagnostics"] = [
+            {"file": d.file, "line": d.line, "message": d.message} for d in registry.diagnostics
+        ]
     return data
+
+
+def _diagnostic_from_dict(data: Any) -> Diagnostic:
+    _require(isinstance(data, dict), "a diagnostic is not an object")
+    _require(isinstance(data.get("file"), str), "a diagnostic's 'file' is not text")
+    line = data.get("line")
+    _require(line is None or type(line) is int, "a diagnostic's 'line' is not a number")
+    _require(isinstance(data.get("message"), str), "a diagnostic's 'message' is not text")
+    return Diagnostic(data["file"], line, data["message"])
 
 
 def registry_from_dict(data: dict[str, Any]) -> Registry:
@@ -280,13 +313,19 @@ def registry_from_dict(data: dict[str, Any]) -> Registry:
             )
             for s in data.get("subcommands", ())
         ),
+        diagnostics=tuple(_diagnostic_from_dict(d) for d in data.get("diagnostics", ())),
     )
 
 
 # ---------------------------------------------------------------- platforms
 
 STATUSES: tuple[str, ...] = (
-    "supported", "experimental", "planned", "unsupported", "not-applicable", "unverified",
+    "supported",
+    "experimental",
+    "planned",
+    "unsupported",
+    "not-applicable",
+    "unverified",
 )
 NEEDS_REASON = frozenset({"unsupported", "not-applicable"})
 UNCLASSIFIED = "unclassified"  # no entry, no section entry and no file default

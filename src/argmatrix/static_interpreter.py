@@ -1,0 +1,606 @@
+"""The interpreter of static reading: expressions and calls over the syntax tree, on the value
+model of `static_values`, within the budget of the read. Statements are run by the functions of
+`static_statements`, parser calls replayed by those of `static_replay`."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .errors import ArgmatrixError
+from .model import Unevaluated
+from .static_budget import FIX, BudgetExceeded
+from .static_classes import ancestors, class_attribute, is_parser_class
+from .static_format import format_value
+from .static_ops import binary, call_method, compare, method, unary, unbound_method
+from .static_replay import (
+    PARSER_METHODS,
+    argparse_attribute,
+    calls_parser,
+    new_parser,
+    parser_call,
+)
+from .static_statements import EXECUTORS, _Return, bind, exec_other
+from .static_values import (
+    BUILTIN_TYPES,
+    PLAIN_TYPES,
+    SIZED,
+    UNDECIDABLE,
+    ArgparseRef,
+    BuiltinRef,
+    CannotEvaluate,
+    ClassRef,
+    Deferred,
+    EnumMember,
+    ExternalRef,
+    FunctionRef,
+    LambdaRef,
+    MethodRef,
+    ModuleRef,
+    ParserHandle,
+    ParserMethod,
+    SuperRef,
+    call_builtin,
+    describe,
+    iterate,
+    resolve,
+    settle,
+    short_source,
+    truth,
+)
+
+if TYPE_CHECKING:
+    from .static import StaticLoader
+    from .static_source import SourceModule
+
+
+class Interpreter:
+    """Evaluates expressions and runs a builder function's statements over its AST.
+
+    `strict`: following a module's top level, where anything not followed exactly makes the
+    name being read unknown (a condition it cannot decide is an error, not two branches).
+    `as_of`: the line of the top-level statement being followed, for reads of names the module
+    changes again later."""
+
+    def __init__(
+        self,
+        module: SourceModule,
+        scope: dict[str, Any],
+        function_start: int = 0,
+        depth: int = 0,
+        owner: ClassRef | None = None,
+        as_of: int | None = None,
+        strict: bool = False,
+    ) -> None:
+        self.module = module
+        self.loader: StaticLoader = module.loader
+        self.budget = self.loader.budget
+        self.recording = self.loader.recording
+        self.scope = scope
+        self.function_start = function_start
+        self.depth = depth
+        self.owner = owner
+        self.as_of = as_of
+        self.strict = strict
+        self.alternatives = 0  # inside the second branch of an `if` static reading cannot decide
+
+    # -------------------------------------------------------------- reporting
+
+    def report(self, node: ast.AST, message: str) -> None:
+        self.loader.report(str(self.module.path), getattr(node, "lineno", None), message)
+
+    def quoted(self, node: ast.AST) -> str:
+        return short_source(self.module.segment(node))
+
+    def stopped(self, exc: BudgetExceeded, node: ast.AST) -> ArgmatrixError:
+        return ArgmatrixError.at(
+            exc.message, file=str(self.module.path), line=getattr(node, "lineno", None), fix=FIX
+        )
+
+    # -------------------------------------------------------------- statements
+
+    def run(self, body: list[ast.stmt]) -> Any:
+        try:
+            self.exec_block(body)
+        except _Return as result:
+            return result.value
+        return None
+
+    def exec_block(self, body: list[ast.stmt]) -> None:
+        for statement in body:
+            self.exec(statement)
+
+    def exec(self, node: ast.stmt) -> None:
+        try:
+            self.budget.step()
+        except BudgetExceeded as exc:
+            raise self.stopped(exc, node) from None
+        handler = EXECUTORS.get(type(node))
+        if handler is None:
+            exec_other(self, node)
+        else:
+            handler(self, node)
+
+    # -------------------------------------------------------------- expressions
+
+    def statement_value(self, node: ast.expr) -> Any:
+        """A statement's expression; what cannot be computed is kept as its source text, and
+        a parser call that could not be replayed is reported."""
+        try:
+            return self.eval(node)
+        except CannotEvaluate as exc:
+            if self.strict:
+                raise
+            if calls_parser(node):
+                self.report(
+                    node,
+                    f"`{self.quoted(node)}` could not be replayed statically"
+                    f" ({exc.reason}): what it adds is missing",
+                )
+            return Unevaluated(self.module.segment(node), exc.reason)
+
+    def try_eval(self, node: ast.expr) -> Any:
+        try:
+            return self.eval(node)
+        except CannotEvaluate as exc:
+            return Unevaluated(self.module.segment(node), exc.reason)
+
+    def eval(self, node: ast.expr) -> Any:
+        loader = self.loader
+        loader.nesting += 1
+        try:
+            self.budget.step()
+            if loader.nesting > self.budget.limits.nesting:
+                self.budget.nesting(loader.nesting)
+            handler = _EVALUATORS.get(type(node))
+            if handler is None:
+                raise CannotEvaluate(f"a {type(node).__name__} is not evaluated statically")
+            return handler(self, node)
+        except (CannotEvaluate, ArgmatrixError):
+            raise
+        except BudgetExceeded as exc:
+            raise self.stopped(exc, node) from None
+        except RecursionError:
+            raise self.stopped(
+                BudgetExceeded("the nesting budget", "Python's own stack"), node
+            ) from None
+        except Exception as exc:  # an operation on plain values failed: only running would tell
+            raise CannotEvaluate(f"evaluating it raises {type(exc).__name__}") from None
+        finally:
+            loader.nesting -= 1
+
+    def known(self, node: ast.expr) -> Any:
+        """A value whose truth or comparison static reading may decide: not a reference to
+        something outside the code read (`sys.platform`, an imported class)."""
+        value = resolve(self.eval(node))
+        if isinstance(value, UNDECIDABLE) or type(value) is Unevaluated:
+            raise CannotEvaluate(f"{describe(value)} depends on the running program")
+        return value
+
+    def eval_Constant(self, node: ast.Constant) -> Any:
+        value = node.value
+        if type(value) is int and value.bit_length() > 64:
+            self.budget.int_bits(value.bit_length())
+        return value
+
+    def eval_Name(self, node: ast.Name) -> Any:
+        if node.id in self.scope:
+            value = self.scope[node.id]
+            if type(value) is Unevaluated:
+                raise CannotEvaluate(value.reason or f"`{node.id}` is not known statically")
+            return value
+        return self.module.global_value(node.id, self.as_of)
+
+    def eval_Attribute(self, node: ast.Attribute) -> Any:
+        return self.attribute(self.eval(node.value), node.attr)
+
+    def attribute(self, base: Any, attr: str) -> Any:
+        base = resolve(base)
+        kind = type(base)
+        if kind in PLAIN_TYPES:
+            return method(base, attr)
+        if kind is ModuleRef:
+            return self.loader.module_attribute(base, attr)
+        if kind is ExternalRef:
+            return ExternalRef(f"{base.dotted}.{attr}")
+        if kind is ArgparseRef:
+            if not base.name:
+                return argparse_attribute(attr)
+            return ExternalRef(f"argparse.{base.name}.{attr}")
+        if kind is ClassRef:
+            return class_attribute(base, attr)
+        if kind is SuperRef:
+            for ancestor in ancestors(base.owner):
+                if isinstance(ancestor, ClassRef):
+                    try:
+                        return class_attribute(ancestor, attr)
+                    except CannotEvaluate:
+                        continue
+            raise CannotEvaluate(f"no base class defines `{attr}` in the source read")
+        if kind is EnumMember and attr in ("name", "value"):
+            return getattr(base, attr)
+        if kind is BuiltinRef and base.name in BUILTIN_TYPES:
+            return unbound_method(BUILTIN_TYPES[base.name], attr)
+        if kind is ParserHandle:
+            if attr in PARSER_METHODS and hasattr(base.target, attr):
+                return ParserMethod(base, attr)
+            raise CannotEvaluate(f"`{attr}` of a parser is not read statically")
+        raise CannotEvaluate(f"{describe(base)} has no attribute `{attr}` static reading follows")
+
+    def eval_List(self, node: ast.List) -> list[Any]:
+        return self.elements(node.elts)
+
+    def eval_Tuple(self, node: ast.Tuple) -> tuple[Any, ...]:
+        return tuple(self.elements(node.elts))
+
+    def eval_Set(self, node: ast.Set) -> set[Any]:
+        return set(self.elements(node.elts))
+
+    def elements(self, nodes: list[ast.expr]) -> list[Any]:
+        result: list[Any] = []
+        for element in nodes:
+            if isinstance(element, ast.Starred):
+                items = iterate(self.eval(element.value), self.budget)
+                self.budget.size(len(result) + len(items), "a list", added=len(items))
+                result.extend(items)
+            else:
+                result.append(self.eval(element))
+        return result
+
+    def eval_Dict(self, node: ast.Dict) -> dict[Any, Any]:
+        result: dict[Any, Any] = {}
+        for key, value in zip(node.keys, node.values, strict=True):
+            if key is None:
+                spread = resolve(self.eval(value))
+                if type(spread) is not dict:
+                    raise CannotEvaluate(f"`**{self.quoted(value)}` is not a dict")
+                self.budget.size(len(result) + len(spread), "a dict", added=len(spread))
+                result.update(spread)
+            elif isinstance(value, ast.Constant):
+                result[self.eval(key)] = value.value
+            else:
+                # Values may be classes from other modules (a registry of detectors) when only
+                # the keys are wanted: read them only if something asks for a value.
+                result[self.eval(key)] = Deferred(self, value)
+        return result
+
+    def eval_BinOp(self, node: ast.BinOp) -> Any:
+        chain: list[ast.BinOp] = []
+        left: ast.expr = node
+        while isinstance(left, ast.BinOp):  # `a + b + c + ...`: a loop, not a deep recursion
+            chain.append(left)
+            left = left.left
+        value = self.eval(left)
+        for operation in reversed(chain):
+            self.budget.step()
+            value = self.binary_op(operation.op, value, self.eval(operation.right))
+        return value
+
+    def binary_op(self, op: ast.operator, left: Any, right: Any) -> Any:
+        return binary(type(op), left, right, self.budget)
+
+    def eval_UnaryOp(self, node: ast.UnaryOp) -> Any:
+        return unary(type(node.op), self.known(node.operand))
+
+    def eval_BoolOp(self, node: ast.BoolOp) -> Any:
+        value: Any = None
+        for operand in node.values:
+            value = self.known(operand)
+            if isinstance(node.op, ast.And) and not truth(value):
+                return value
+            if isinstance(node.op, ast.Or) and truth(value):
+                return value
+        return value
+
+    def eval_Lambda(self, node: ast.Lambda) -> LambdaRef:
+        return LambdaRef(node, self.module, self.scope, self.owner)
+
+    def eval_Compare(self, node: ast.Compare) -> bool:
+        left = self.known(node.left)
+        for op, comparator in zip(node.ops, node.comparators, strict=True):
+            right = self.known(comparator)
+            if not compare(type(op), left, right, self.budget):
+                return False
+            left = right
+        return True
+
+    def eval_IfExp(self, node: ast.IfExp) -> Any:
+        return self.eval(node.body) if truth(self.known(node.test)) else self.eval(node.orelse)
+
+    def eval_Subscript(self, node: ast.Subscript) -> Any:
+        base = resolve(self.eval(node.value))
+        key = self.eval(node.slice)
+        if type(base) not in SIZED:
+            raise CannotEvaluate(f"indexing {describe(base)} is not evaluated statically")
+        if type(key) is slice:
+            self.budget.work(len(base))
+        return settle(base[key])
+
+    def eval_Slice(self, node: ast.Slice) -> slice:
+        parts = [
+            self.eval(n) if n is not None else None for n in (node.lower, node.upper, node.step)
+        ]
+        if any(type(p) not in (int, bool, type(None)) for p in parts):
+            raise CannotEvaluate("a slice of values that are not integers")
+        return slice(*parts)
+
+    def eval_JoinedStr(self, node: ast.JoinedStr) -> str:
+        parts: list[str] = []
+        total = 0
+        for value in node.values:
+            if isinstance(value, ast.Constant):
+                text = str(value.value)
+            else:
+                assert isinstance(value, ast.FormattedValue)
+                item = self.eval(value.value)
+                spec = self.eval(value.format_spec) if value.format_spec else ""
+                conversion = chr(value.conversion) if value.conversion > 0 else None
+                text = format_value(item, spec, conversion, self.budget)
+            parts.append(text)
+            total += len(text)
+            self.budget.size(total, "an f-string", added=len(text))
+        return "".join(parts)
+
+    def eval_ListComp(self, node: ast.ListComp) -> list[Any]:
+        return self.comprehension(node.elt, node.generators)
+
+    def eval_SetComp(self, node: ast.SetComp) -> set[Any]:
+        return set(self.comprehension(node.elt, node.generators))
+
+    def eval_GeneratorExp(self, node: ast.GeneratorExp) -> list[Any]:
+        return self.comprehension(node.elt, node.generators)
+
+    def eval_DictComp(self, node: ast.DictComp) -> dict[Any, Any]:
+        pairs = self.comprehension(ast.Tuple([node.key, node.value], ast.Load()), node.generators)
+        return dict(pairs)
+
+    def comprehension(self, element: ast.expr, generators: list[ast.comprehension]) -> list[Any]:
+        inner = Interpreter(
+            self.module,
+            dict(self.scope),
+            self.function_start,
+            self.depth,
+            self.owner,
+            self.as_of,
+            self.strict,
+        )
+        result: list[Any] = []
+
+        def walk(index: int) -> None:
+            if index == len(generators):
+                result.append(inner.eval(element))
+                self.budget.size(len(result), "a comprehension", added=1)
+                return
+            generator = generators[index]
+            for item in iterate(inner.eval(generator.iter), self.budget):
+                bind(inner, generator.target, item)
+                if all(truth(inner.known(cond)) for cond in generator.ifs):
+                    walk(index + 1)
+
+        walk(0)
+        return result
+
+    # -------------------------------------------------------------- calls
+
+    def eval_Call(self, node: ast.Call) -> Any:
+        if isinstance(node.func, ast.Name) and node.func.id == "super" and not node.args:
+            if self.owner is None:
+                raise CannotEvaluate("super() outside a class")
+            return SuperRef(self.owner)
+        try:
+            function = resolve(self.eval(node.func))
+        except CannotEvaluate as exc:
+            self.parser_passed(node, exc.reason)
+            raise
+        kind = type(function)
+        if kind is ParserMethod:
+            return parser_call(self, function, node)
+        if (kind is ArgparseRef and function.name == "ArgumentParser") or (
+            kind is ClassRef and is_parser_class(function)
+        ):
+            return new_parser(self, node)
+        if kind is FunctionRef:
+            return self.call_function(function, node)
+        if kind in (BuiltinRef, MethodRef, LambdaRef):
+            args, kwargs = self.call_arguments(node)
+            return self.call_value(function, args, kwargs)
+        reason = f"calls {describe(function)}, which static reading does not run"
+        self.parser_passed(node, reason)
+        raise CannotEvaluate(reason)
+
+    def parser_passed(self, node: ast.Call, reason: str) -> None:
+        """A call static reading does not follow that is handed a parser: what it adds is
+        missing, so that is said."""
+        if not _may_pass_parser(node):
+            return
+        args, kwargs = self.lenient_arguments(node, strict_spreads=False)
+        if any(isinstance(v, ParserHandle) for v in [*args, *kwargs.values()]):
+            self.report(
+                node,
+                f"`{self.quoted(node.func)}(...)` is handed a parser, but static"
+                f" reading does not follow that call ({reason}): the arguments"
+                " it adds are missing",
+            )
+
+    def call_value(
+        self, function: Any, args: list[Any], kwargs: dict[str, Any] | None = None
+    ) -> Any:
+        """Call a value of the source: a builtin, a method of plain data, a lambda, a function
+        (a `key=` or a function given to `map`)."""
+        kwargs = kwargs or {}
+        function = resolve(function)
+        kind = type(function)
+        if kind is BuiltinRef:
+            return call_builtin(self, function.name, args, kwargs)
+        if kind is MethodRef:
+            return call_method(self, function, args, kwargs)
+        if kind is LambdaRef:
+            return self.call_lambda(function, args, kwargs)
+        if kind is FunctionRef:
+            self.budget.calls(self.depth + 1)
+            receiver = [function.owner] if skips_first(function) else []
+            return run_function(function, [*receiver, *args], kwargs, self.depth + 1)
+        raise CannotEvaluate(f"calls {describe(function)}, which static reading does not run")
+
+    def call_lambda(self, function: LambdaRef, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        self.budget.calls(self.depth + 1)
+        arguments = function.node.args
+        if arguments.vararg or arguments.kwarg or arguments.kwonlyargs:
+            raise CannotEvaluate("a lambda with * or ** parameters is not evaluated")
+        scope = dict(function.scope)
+        inner = Interpreter(
+            function.module,
+            scope,
+            self.function_start,
+            self.depth + 1,
+            function.owner,
+            self.as_of,
+            self.strict,
+        )
+        parameters = [*arguments.posonlyargs, *arguments.args]
+        first_default = len(parameters) - len(arguments.defaults)
+        if len(args) > len(parameters):
+            raise CannotEvaluate("too many arguments for a lambda")
+        for index, parameter in enumerate(parameters):
+            if index < len(args):
+                scope[parameter.arg] = args[index]
+            elif parameter.arg in kwargs:
+                scope[parameter.arg] = kwargs[parameter.arg]
+            elif index >= first_default:
+                scope[parameter.arg] = inner.eval(arguments.defaults[index - first_default])
+            else:
+                raise CannotEvaluate("a lambda called without all its arguments")
+        return inner.eval(function.node.body)
+
+    def call_arguments(self, node: ast.Call) -> tuple[list[Any], dict[str, Any]]:
+        args = self.elements(node.args)
+        kwargs: dict[str, Any] = {}
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                spread = resolve(self.eval(keyword.value))
+                if type(spread) is not dict or any(type(k) is not str for k in spread):
+                    raise CannotEvaluate(f"`**{self.quoted(keyword.value)}` is not a dict")
+                kwargs.update(spread)
+            else:
+                kwargs[keyword.arg] = self.eval(keyword.value)
+        return [settle(a) for a in args], {k: settle(v) for k, v in kwargs.items()}
+
+    def lenient_arguments(
+        self, node: ast.Call, strict_spreads: bool = True
+    ) -> tuple[list[Any], dict[str, Any]]:
+        """Positional and keyword arguments, `*xs` and `**kw` spread; what cannot be computed
+        is kept as its source text."""
+        args: list[Any] = []
+        for argument in node.args:
+            if isinstance(argument, ast.Starred):
+                spread = resolve(self.try_eval(argument.value))
+                if type(spread) not in (list, tuple):
+                    if strict_spreads:
+                        raise self.unreadable(node, f"*{self.module.segment(argument.value)}")
+                    continue
+                args.extend(spread)
+            else:
+                args.append(self.try_eval(argument))
+        kwargs: dict[str, Any] = {}
+        for keyword in node.keywords:
+            if keyword.arg is not None:
+                kwargs[keyword.arg] = self.try_eval(keyword.value)
+                continue
+            spread = resolve(self.try_eval(keyword.value))
+            if type(spread) is not dict or any(type(k) is not str for k in spread):
+                if strict_spreads:
+                    raise self.unreadable(node, f"**{self.module.segment(keyword.value)}")
+                continue
+            kwargs.update(spread)
+        return [settle(a) for a in args], {k: settle(v) for k, v in kwargs.items()}
+
+    def unreadable(self, node: ast.Call, what: str) -> ArgmatrixError:
+        return ArgmatrixError.at(
+            f"cannot read {short_source(what)} statically",
+            file=str(self.module.path),
+            line=node.lineno,
+            fix="spell the arguments out, or load the registry live",
+        )
+
+    def call_function(self, function: FunctionRef, node: ast.Call) -> Any:
+        """Follow a helper that adds arguments: `add_model_args(parser)`, `cls._more(parser)`."""
+        receiver = [function.owner] if skips_first(function) else []
+        args, kwargs = self.lenient_arguments(node)
+        involves_parser = any(isinstance(v, ParserHandle) for v in [*args, *kwargs.values()])
+        if not involves_parser and not returns_parser(function.node):
+            raise CannotEvaluate(
+                f"calls `{function.node.name}`, which static reading follows"
+                " only when it builds a parser"
+            )
+        self.budget.calls(self.depth + 1)
+        return run_function(function, [*receiver, *args], kwargs, self.depth + 1)
+
+    # -------------------------------------------------------------- replaying parser calls
+
+
+_EVALUATORS: dict[type, Callable[[Interpreter, Any], Any]] = {
+    getattr(ast, name[5:]): function
+    for name, function in vars(Interpreter).items()
+    if name.startswith("eval_") and hasattr(ast, name[5:])
+}
+
+
+def _may_pass_parser(node: ast.Call) -> bool:
+    """Whether a call has an argument at all (most calls that fail have none worth a look)."""
+    return bool(node.args or node.keywords)
+
+
+def returns_parser(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Heuristic: a helper worth following builds or returns a parser."""
+    for child in ast.walk(node):
+        if isinstance(child, ast.Attribute) and child.attr in PARSER_METHODS | {"ArgumentParser"}:
+            return True
+    return False
+
+
+def parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.arg]:
+    return [*node.args.posonlyargs, *node.args.args]
+
+
+def skips_first(function: FunctionRef) -> bool:
+    """Plain and class methods take self/cls first; static methods and functions do not."""
+    if function.owner is None:
+        return False
+    names = {getattr(d, "id", getattr(d, "attr", "")) for d in function.node.decorator_list}
+    return "staticmethod" not in names
+
+
+def run_function(
+    function: FunctionRef, args: list[Any], kwargs: dict[str, Any], depth: int = 0
+) -> Any:
+    node = function.node
+    scope: dict[str, Any] = {}
+    interpreter = Interpreter(function.module, scope, _function_start(node), depth, function.owner)
+    params = parameters(node)
+    defaults = node.args.defaults
+    first_default = len(params) - len(defaults)
+    for index, param in enumerate(params):
+        if index < len(args):
+            scope[param.arg] = args[index]
+        elif param.arg in kwargs:
+            scope[param.arg] = kwargs[param.arg]
+        elif index >= first_default:
+            scope[param.arg] = interpreter.try_eval(defaults[index - first_default])
+        else:
+            scope[param.arg] = Unevaluated(param.arg, f"`{param.arg}` is not given a value")
+    for param, default in zip(node.args.kwonlyargs, node.args.kw_defaults, strict=True):
+        if param.arg in kwargs:
+            scope[param.arg] = kwargs[param.arg]
+        elif default is not None:
+            scope[param.arg] = interpreter.try_eval(default)
+    if node.args.vararg is not None:
+        scope[node.args.vararg.arg] = tuple(args[len(params) :])
+    if node.args.kwarg is not None:
+        named = {a.arg for a in [*params, *node.args.kwonlyargs]}
+        scope[node.args.kwarg.arg] = {k: v for k, v in kwargs.items() if k not in named}
+    return interpreter.run(node.body)
+
+
+def _function_start(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    return min([node.lineno, *(d.lineno for d in node.decorator_list)])

@@ -1,0 +1,504 @@
+"""Replaying a registry's parser calls on real argparse, with plain data only.
+
+The interpreter hands over evaluated arguments; here they become what argparse accepts: plain
+data, `Unevaluated` source text, and named stand-ins for custom types and actions. Real argparse
+objects never go back to the registry's code: it gets a `ParserHandle` or an `ActionHandle`.
+The converter (`introspect.registry_from_parser`) then reads the parser as in live mode.
+
+`argparse` itself is seen by the registry's code through a whitelist of its public names (and
+the action classes custom actions derive from); any other name of it is an `ExternalRef`, a name
+and nothing more (`argparse._os.replace` reaches no module).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .comments import CallSite
+from .errors import ArgmatrixError
+from .introspect import ARGPARSE_KEYWORDS
+from .model import Opaque, Unevaluated
+from .static_budget import Budget, BudgetExceeded
+from .static_values import (
+    PLAIN_TYPES,
+    REFS,
+    ActionHandle,
+    ArgparseRef,
+    BuiltinRef,
+    ClassRef,
+    EnumMember,
+    ExternalRef,
+    FunctionRef,
+    LambdaRef,
+    MethodRef,
+    ParserHandle,
+    ParserMethod,
+    _deeper,
+    contains_unevaluated,
+    first_unevaluated,
+    resolve,
+    settle,
+    short_source,
+)
+
+if TYPE_CHECKING:
+    from .static_interpreter import Interpreter
+
+ARGPARSE_CONSTANTS: dict[str, str] = {
+    name: getattr(argparse, name)
+    for name in ("SUPPRESS", "OPTIONAL", "ZERO_OR_MORE", "ONE_OR_MORE", "REMAINDER", "PARSER")
+}
+# Classes a registry names: to build a parser, to derive a custom action or formatter from, to
+# pass as `action=`. The private action classes are there because custom actions derive from
+# them; a name of this list is a reference with no attribute of its own.
+ARGPARSE_CLASSES = frozenset(
+    {
+        "ArgumentParser",
+        "Action",
+        "BooleanOptionalAction",
+        "HelpFormatter",
+        "RawDescriptionHelpFormatter",
+        "RawTextHelpFormatter",
+        "ArgumentDefaultsHelpFormatter",
+        "MetavarTypeHelpFormatter",
+        "FileType",
+        "Namespace",
+        "ArgumentError",
+        "ArgumentTypeError",
+        "_StoreAction",
+        "_StoreConstAction",
+        "_StoreTrueAction",
+        "_StoreFalseAction",
+        "_AppendAction",
+        "_AppendConstAction",
+        "_CountAction",
+        "_HelpAction",
+        "_VersionAction",
+        "_ExtendAction",
+        "_SubParsersAction",
+    }
+)
+
+PARSER_METHODS = frozenset(
+    {
+        "add_argument",
+        "add_argument_group",
+        "add_mutually_exclusive_group",
+        "add_subparsers",
+        "add_parser",
+        "set_defaults",
+    }
+)
+PARSER_KEYWORDS = (
+    "prog",
+    "description",
+    "epilog",
+    "add_help",
+    "prefix_chars",
+    "allow_abbrev",
+    "usage",
+    "argument_default",
+    "conflict_handler",
+    "parents",
+)
+# Keywords of add_parser/add_subparsers that name classes: they change nothing the model shows.
+CLASS_KEYWORDS = ("formatter_class", "parser_class", "action")
+
+
+def argparse_attribute(name: str) -> Any:
+    """`argparse.<name>` as the interpreter sees it."""
+    if name in ARGPARSE_CONSTANTS:
+        return ARGPARSE_CONSTANTS[name]
+    if name in ARGPARSE_CLASSES:
+        return ArgparseRef(name)
+    return ExternalRef(f"argparse.{name}")
+
+
+def argparse_class(value: Any) -> type | None:
+    """The real argparse class behind a whitelisted reference, for the replay only."""
+    if isinstance(value, ArgparseRef) and value.name in ARGPARSE_CLASSES:
+        found = getattr(argparse, value.name, None)
+        return found if isinstance(found, type) else None
+    return None
+
+
+def is_action_class(value: Any) -> bool:
+    found = argparse_class(value)
+    return found is not None and issubclass(found, argparse.Action)
+
+
+# ------------------------------------------------------------------ values argparse receives
+
+
+def callable_name(value: Any) -> str:
+    """The name Python would give a type or action: `int`, `Path`, `<lambda>`."""
+    if isinstance(value, (ClassRef, FunctionRef)):
+        return value.node.name
+    if isinstance(value, ExternalRef):
+        return value.short
+    if isinstance(value, (BuiltinRef, ArgparseRef)):
+        return value.name
+    if isinstance(value, LambdaRef):
+        return "<lambda>"
+    if isinstance(value, MethodRef):
+        return value.name
+    if isinstance(value, Unevaluated):
+        return value.source
+    return type(value).__name__
+
+
+def final_value(value: Any, depth: int = 0) -> Any:
+    """What the model keeps of a computed value: plain data as it is, Enum members as
+    `Class.MEMBER`, a reference to something only running would give (`sys.maxsize`) as its
+    name, marked unevaluated."""
+    value = settle(value)
+    kind = type(value)
+    if kind is EnumMember:
+        return Opaque(str(value))
+    if isinstance(value, REFS):
+        if isinstance(value, ExternalRef):
+            name = value.dotted
+        elif isinstance(value, (ParserHandle, ParserMethod, ActionHandle)):
+            name = "<parser object>"
+        else:
+            name = callable_name(value)
+        return Unevaluated(name, "only running the code would give its value")
+    if kind is list:
+        return [final_value(v, _deeper(depth)) for v in value]
+    if kind is tuple:
+        return tuple(final_value(v, _deeper(depth)) for v in value)
+    if kind in (set, frozenset):
+        return kind(final_value(v, _deeper(depth)) for v in value)
+    if kind is dict:
+        return {k: final_value(v, _deeper(depth)) for k, v in value.items()}
+    return value
+
+
+def named_callable(name: str) -> Callable[[Any], Any]:
+    """A stand-in for a custom `type=` callable: argparse only needs something callable."""
+
+    def convert(value: Any) -> Any:
+        return value
+
+    convert.__name__ = convert.__qualname__ = name
+    return convert
+
+
+# `%(default)999999999s` in a help text: the converter fills placeholders as argparse would.
+_HELP_WIDTH = re.compile(r"%\(\w+\)[-#0 +]*(\d+)?(?:\.(\d+))?")
+
+
+def check_help(text: Any, budget: Budget) -> None:
+    if type(text) is not str or "%(" not in text:
+        return
+    limit = budget.limits.value_size
+    for match in _HELP_WIDTH.finditer(text):
+        for digits in match.groups():
+            if digits and (len(digits) > 9 or int(digits) > limit):
+                raise BudgetExceeded(
+                    "the size budget", f"a help placeholder width of {digits[:12]}, limit {limit:,}"
+                )
+
+
+# ------------------------------------------------------------------ the replay of one read
+
+
+@dataclass
+class Recording:
+    """What one read replayed: the parsers and actions (kept alive, so their ids stay unique),
+    where each argument was added, and the stand-in action classes made for it."""
+
+    sites: dict[int, CallSite] = field(default_factory=dict)
+    keep: list[Any] = field(default_factory=list)
+    prog: str = "prog"  # what a parser made without `prog` is called (as in live loading)
+    calls: int = 0  # parser calls replayed so far: a branch that made some is worth a word
+    placeholders: dict[tuple[str, type], type] = field(default_factory=dict)
+    # Inside a branch static reading cannot decide: what each call was, to compare branches.
+    logging: int = 0
+    log: list[tuple[Any, ...]] = field(default_factory=list)
+
+    def note(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> None:
+        """Remember a parser call made inside an undecided branch (by value, not identity)."""
+        if self.logging:
+            self.log.append((name, _signature(args), _signature(kwargs)))
+
+    def placeholder_action(self, name: str, base: type = argparse.Action) -> type:
+        key = (name, base)
+        if key not in self.placeholders:
+            self.placeholders[key] = type(name, (base,), {})
+        return self.placeholders[key]
+
+    def parser(self, **kwargs: Any) -> ParserHandle:
+        """A parser for replaying calls. argparse makes a help formatter (and asks for the
+        terminal size) on every add_argument to check metavars; one formatter serves them all."""
+        kwargs.setdefault("prog", self.prog)
+        parser = argparse.ArgumentParser(**kwargs)
+        formatter = parser._get_formatter()
+        parser._get_formatter = lambda: formatter  # type: ignore[method-assign]
+        self.keep.append(parser)
+        self.calls += 1
+        return ParserHandle(parser)
+
+    def add_argument(
+        self, handle: ParserHandle, flags: list[str], kwargs: dict[str, Any], site: CallSite
+    ) -> ActionHandle:
+        """Replay one add_argument with argparse-ready keywords; values argparse checks while
+        adding (computed choices, an unknown nargs) are set on the action afterwards."""
+        after: dict[str, Any] = {}
+        if sys.version_info < (3, 13) and "deprecated" in kwargs:
+            after["deprecated"] = kwargs.pop("deprecated")
+        if contains_unevaluated(kwargs.get("choices")):
+            after["choices"] = kwargs.pop("choices")
+        if isinstance(kwargs.get("nargs"), Unevaluated):
+            after["nargs"] = kwargs["nargs"]
+            kwargs["nargs"] = "*"
+        action = handle.target.add_argument(*flags, **kwargs)
+        for key, value in after.items():
+            setattr(action, key, value)
+        self.keep.append(action)
+        self.sites[id(action)] = site
+        self.calls += 1
+        return ActionHandle(action)
+
+    def call(self, handle: ParserHandle, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """Replay add_argument_group, add_subparsers, add_parser... with plain data."""
+        result = getattr(handle.target, name)(*args, **kwargs)
+        self.keep.append(result)
+        self.calls += 1
+        if name == "set_defaults":
+            return None
+        if name == "add_parser":
+            formatter = result._get_formatter()
+            result._get_formatter = lambda: formatter
+        return ParserHandle(result)
+
+
+def _signature(value: Any, depth: int = 0) -> Any:
+    """A comparable stand-in for replayed values: plain data as it is, a handle by identity,
+    a class or callable by its name."""
+    value = settle(value)
+    kind = type(value)
+    if kind in (list, tuple):
+        return (kind.__name__, *(_signature(v, _deeper(depth)) for v in value))
+    if kind is dict:
+        return ("dict", *sorted((repr(k), _signature(v, _deeper(depth))) for k, v in value.items()))
+    if kind in (set, frozenset):
+        return (kind.__name__, *sorted(repr(_signature(v, _deeper(depth))) for v in value))
+    if isinstance(value, (ParserHandle, ActionHandle)):
+        return ("handle", id(value.target))
+    if isinstance(value, (*REFS, Unevaluated)):
+        return (type(value).__name__, callable_name(value))
+    return (kind.__name__, repr(value))
+
+
+# ------------------------------------------------------------------ replaying the calls the interpreter meets
+
+
+def new_parser(it: Interpreter, node: ast.Call) -> ParserHandle:
+    it.recording.note("ArgumentParser", [], {"at": node.lineno})
+    kwargs: dict[str, Any] = {}
+    for keyword in node.keywords:
+        if keyword.arg not in PARSER_KEYWORDS:
+            continue
+        value = settle(it.try_eval(keyword.value))
+        if keyword.arg == "parents":
+            kwargs["parents"] = parents(it, node, value)
+            continue
+        value = final_value(value)
+        if contains_unevaluated(value):
+            report_unevaluated(it, node, "the parser", keyword.arg, value, "left out")
+            continue
+        kwargs[keyword.arg] = value
+    try:
+        return it.recording.parser(**kwargs)
+    except (BudgetExceeded, ArgmatrixError):
+        raise
+    except Exception as exc:
+        raise argparse_error(it, node, exc) from None
+
+
+def parents(it: Interpreter, node: ast.Call, value: Any) -> list[argparse.ArgumentParser]:
+    if type(value) not in (list, tuple) or not all(
+        isinstance(p, ParserHandle) and isinstance(p.target, argparse.ArgumentParser) for p in value
+    ):
+        raise it.unreadable(node, "parents=")
+    return [p.target for p in value]
+
+
+def parser_call(it: Interpreter, method: ParserMethod, node: ast.Call) -> Any:
+    """Replay a call on a parser, group or subparsers object against real argparse."""
+    name = method.name
+    args, kwargs = it.lenient_arguments(node)
+    if name == "add_argument":
+        return add_argument(it, method.handle, node, args, kwargs)
+    it.recording.note(name, [method.handle, *args], kwargs)
+    if name == "add_parser" and (not args or type(args[0]) is not str):
+        raise it.unreadable(node, "a subcommand's name")
+    plain_args: list[Any] = []
+    for index, arg in enumerate(args):
+        plain_args.append(replay_value(it, node, name, f"argument {index + 1}", arg))
+    plain_kwargs: dict[str, Any] = {}
+    for key, value in kwargs.items():
+        if key in CLASS_KEYWORDS and name != "set_defaults":
+            continue  # classes for parsers and help: nothing the model shows
+        if key == "parents":
+            plain_kwargs[key] = parents(it, node, value)
+        else:
+            plain_kwargs[key] = replay_value(it, node, name, key, value)
+    try:
+        return it.recording.call(method.handle, name, plain_args, plain_kwargs)
+    except (BudgetExceeded, ArgmatrixError):
+        raise
+    except Exception as exc:
+        raise argparse_error(it, node, exc) from None
+
+
+def replay_value(it: Interpreter, node: ast.Call, call: str, what: str, value: Any) -> Any:
+    """A value for a parser call other than add_argument: plain data; what cannot be
+    computed is reported, and left out (None) except as a default (kept as source text)."""
+    value = final_value(value)
+    if not contains_unevaluated(value):
+        return value
+    if call == "set_defaults":
+        report_unevaluated(
+            it, node, f"set_defaults({what}=...)", "the value", value, "kept as source text"
+        )
+        return value
+    report_unevaluated(it, node, f"{call}()", what, value, "left out")
+    return None
+
+
+def add_argument(
+    it: Interpreter, handle: ParserHandle, node: ast.Call, args: list[Any], kwargs: dict[str, Any]
+) -> ActionHandle | None:
+    flags = [a for a in args if type(a) is str]
+    if len(flags) != len(args):
+        raise ArgmatrixError.at(
+            "cannot read an argument's name statically",
+            file=str(it.module.path),
+            line=node.lineno,
+            fix="use literal flag strings or constants, or load the registry live",
+        )
+    it.recording.note("add_argument", [handle, *flags], kwargs)
+    label = _label(flags, kwargs)
+    extra: dict[str, Any] = {}
+    for key, value in kwargs.items():
+        if key not in ARGPARSE_KEYWORDS:
+            extra[key] = final_value(value)
+            report_unevaluated(it, node, label, key, extra[key])
+    ready = argparse_ready(
+        it, {k: v for k, v in kwargs.items() if k in ARGPARSE_KEYWORDS}, node, label
+    )
+    site = CallSite(str(it.module.path), node.lineno, it.function_start, tuple(extra.items()))
+    try:
+        return it.recording.add_argument(handle, flags, ready, site)
+    except argparse.ArgumentError as exc:
+        if it.alternatives and "conflicting option" in str(exc):
+            return None  # the other branch's one stands
+        raise argparse_error(it, node, exc) from None
+    except (BudgetExceeded, ArgmatrixError):
+        raise
+    except Exception as exc:
+        raise argparse_error(it, node, exc) from None
+
+
+def argparse_ready(
+    it: Interpreter, kwargs: dict[str, Any], node: ast.Call, label: str
+) -> dict[str, Any]:
+    """Swap what static reading cannot run for stand-ins argparse accepts, and say which
+    values are kept as source text."""
+    for key, value in list(kwargs.items()):
+        if key in ("type", "action"):
+            continue
+        value = final_value(value)
+        kwargs[key] = value
+        if key == "dest" and contains_unevaluated(value):
+            raise it.unreadable(node, "dest=")
+        if key in ("required", "deprecated") and contains_unevaluated(value):
+            report_unevaluated(it, node, label, key, value, "shown as False")
+            kwargs[key] = False
+        else:
+            report_unevaluated(it, node, label, key, value)
+    check_help(kwargs.get("help"), it.budget)
+    if "type" in kwargs:
+        kwargs["type"] = replay_type(it, node, label, kwargs["type"])
+    if kwargs.get("action") is not None:
+        replay_action(it, kwargs)
+    return kwargs
+
+
+def replay_type(it: Interpreter, node: ast.Call, label: str, type_: Any) -> Any:
+    type_ = resolve(type_)
+    if type_ is None or type(type_) in PLAIN_TYPES:
+        return type_  # argparse itself says what it thinks of `type="int"` or `type=5`
+    if type(type_) is Unevaluated:
+        report_unevaluated(it, node, label, "type", type_)
+    return named_callable(callable_name(type_))
+
+
+def replay_action(it: Interpreter, kwargs: dict[str, Any]) -> None:
+    from .static_classes import argparse_base, init_default
+
+    action = resolve(kwargs["action"])
+    if type(action) is str:
+        return
+    if is_action_class(action):
+        kwargs["action"] = argparse_class(action)
+    elif isinstance(action, ClassRef):
+        kwargs["action"] = it.recording.placeholder_action(action.node.name, argparse_base(action))
+        if "nargs" not in kwargs:
+            default_nargs = init_default(action, "nargs")
+            if default_nargs is not None:
+                kwargs["nargs"] = default_nargs  # as the class's own __init__ would
+    else:
+        kwargs["action"] = it.recording.placeholder_action(callable_name(action))
+
+
+def report_unevaluated(
+    it: Interpreter,
+    node: ast.AST,
+    label: str,
+    key: str,
+    value: Any,
+    outcome: str = "kept as source text",
+) -> None:
+    found = first_unevaluated(value)
+    if found is None:
+        return
+    reason = f" ({found.reason})" if found.reason else ""
+    it.report(node, f"{label}: {key} {outcome}: `{short_source(found.source)}`{reason}")
+
+
+def argparse_error(it: Interpreter, node: ast.Call, exc: Exception) -> ArgmatrixError:
+    return ArgmatrixError.at(
+        f"argparse rejects this call as static reading replays it: {exc}",
+        file=str(it.module.path),
+        line=node.lineno,
+        fix="if the registry works when imported, read it live (registry.mode: live)",
+    )
+
+
+def _label(flags: list[str], kwargs: dict[str, Any]) -> str:
+    """How an argument is named in a diagnostic: its first long flag, or its dest."""
+    for flag in flags:
+        if flag.startswith("--"):
+            return flag
+    if flags:
+        return flags[0]
+    dest = kwargs.get("dest")
+    return dest if type(dest) is str else "a positional argument"
+
+
+def calls_parser(node: ast.AST) -> bool:
+    return any(
+        isinstance(child, ast.Call)
+        and isinstance(child.func, ast.Attribute)
+        and child.func.attr in PARSER_METHODS
+        for child in ast.walk(node)
+    )

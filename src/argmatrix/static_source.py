@@ -1,0 +1,611 @@
+"""Modules of the registry's package, read from source and never executed.
+
+A module is parsed (whole, or one statement at a time: see `StatementOutline`) and its top-level
+names evaluated on demand by the interpreter. What a module's own top level does to a name is
+followed in source order: a second assignment, `X += [...]`, `X.append(...)`, `X[k] = v`, a loop
+filling it. Where the order of those statements cannot be followed (a condition static reading
+cannot decide, a loop that also changes other names, a function of the module called at import
+that fills the name, a read of a name that the module changes only later), the name's value is
+`CannotEvaluate` with the reason, never the un-changed value.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.machinery
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .comments import remember_tree
+from .errors import ArgmatrixError
+from .static_ops import MUTATING
+from .static_outline import StatementOutline
+from .static_values import BuiltinRef, CannotEvaluate, ClassRef, ExternalRef, FunctionRef
+
+if TYPE_CHECKING:
+    from .static import StaticLoader
+
+BUILTIN_CONSTANTS: dict[str, Any] = {"None": None, "True": True, "False": False}
+# Builtins static reading knows are there but does not run: their calls stay source text.
+OPAQUE_BUILTINS = frozenset({"bytes", "complex", "object", "type"})
+
+
+def find_module_file(
+    name: str, search_path: Sequence[str], missing: list[str] | None = None
+) -> Path | None:
+    """The source file of a dotted module, found on the path without importing any package.
+
+    Where it is not found, the files that would have been it are added to `missing`.
+    """
+    locations: list[str] | None = list(search_path)
+    parts = name.split(".")
+    for index, part in enumerate(parts):
+        spec = importlib.machinery.PathFinder.find_spec(part, locations)
+        if spec is None:
+            if missing is not None and index > 0:  # inside a package: where it would appear
+                for location in locations or ():
+                    missing += [f"{location}/{part}.py", f"{location}/{part}/__init__.py"]
+            return None
+        if index == len(parts) - 1:
+            if spec.origin and spec.origin.endswith(".py"):
+                return Path(spec.origin)
+            return None
+        locations = list(spec.submodule_search_locations or [])
+        if not locations:
+            return None
+    return None
+
+
+_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.Match)
+_DEFINITION = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+class SourceModule:
+    """One parsed module: its top-level names, read lazily and never executed.
+
+    A module other than the target's is parsed only as far as it is used: a name bound once,
+    at the top level, by `def`, `class` or an assignment is read by parsing that statement alone
+    (sglang's registry needs 4 names of a 120 KB utility module). Any other case parses the whole
+    module, and the answer is the same either way, with one exception: a syntax error elsewhere
+    in such a module goes unnoticed (the target's own module is always parsed whole).
+    """
+
+    def __init__(
+        self, name: str, path: Path, text: str, loader: StaticLoader, lazy: bool = False
+    ) -> None:
+        self.name = name
+        self.path = path
+        self.text = text
+        self.loader = loader
+        self.tree: ast.Module | None = None
+        self.assignments: dict[str, ast.expr] = {}
+        self.imports: dict[str, tuple[str, str | None]] = {}
+        self.definitions: dict[str, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        # Whole parse: every top-level statement that binds or changes a name, in source order.
+        self.history: dict[str, list[ast.stmt]] = {}
+        # `Class.attr = v` at the top level: class name -> attribute -> line.
+        self.attribute_changes: dict[str, dict[str, int]] = {}
+        self._values: dict[str, Any] = {}
+        self._evaluating: set[str] = set()
+        self._outline: StatementOutline | None = None
+        self._filled: dict[str, str] | None = None
+        if not lazy:
+            self.parse()
+
+    def parse(self) -> None:
+        """Parse and index the whole module (once)."""
+        if self.tree is not None:
+            return
+        self.tree = self._parse(self.text, 1)
+        remember_tree(self.text, self.tree)
+        self.assignments.clear()
+        self.imports.clear()
+        self.definitions.clear()
+        self.history.clear()
+        self._index(self.tree.body)
+
+    def _parse(self, text: str, first_line: int) -> ast.Module:
+        try:
+            tree = ast.parse(text, filename=str(self.path))
+        except SyntaxError as exc:
+            raise ArgmatrixError.at(
+                f"cannot read the registry statically: syntax error: {exc.msg}",
+                file=str(self.path),
+                line=(exc.lineno or 1) + first_line - 1,
+                fix="fix the syntax error, or point the target at a module that parses",
+            ) from None
+        except (ValueError, RecursionError, MemoryError) as exc:
+            reason = "it is nested too deeply" if not isinstance(exc, ValueError) else str(exc)
+            raise ArgmatrixError.at(
+                f"cannot read the registry statically: Python cannot parse it ({reason})",
+                file=str(self.path),
+                line=first_line,
+                fix="point the target at a module Python can import",
+            ) from None
+        if first_line > 1:
+            ast.increment_lineno(tree, first_line - 1)
+        return tree
+
+    def _read_alone(self, name: str) -> bool:
+        """Index `name` from its one binding statement, parsed alone; False: parse it all."""
+        if self._outline is None:
+            self._outline = StatementOutline(self.text)
+        span = self._outline.lone_binding(name)
+        if span is None:
+            return False
+        start, end = span
+        first_line = self.text.count("\n", 0, start) + 1
+        try:
+            tree = self._parse(self.text[start:end], first_line)
+        except ArgmatrixError:
+            return False  # the cut was wrong (or the module is broken): let the full parse tell
+        if not tree.body:
+            return False
+        first, rest = tree.body[0], tree.body[1:]
+        if any(not isinstance(node, ast.Expr) for node in rest):
+            return False  # more than the one statement: a cut through something bigger
+        value = _assigned_value(first, name)
+        if isinstance(first, _DEFINITION) and first.name == name:
+            self.definitions[name] = first
+        elif value is not None:
+            self.assignments[name] = value
+        else:
+            return False
+        return True
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def _index(self, body: list[ast.stmt]) -> None:
+        for node in body:
+            for name in touched_names(node):
+                self.history.setdefault(name, []).append(node)
+            if isinstance(node, _DEFINITION):
+                self.definitions[node.name] = node
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        self.assignments[target.id] = node.value
+                    else:
+                        self._note_attribute_change(target)
+            elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                if isinstance(node.target, ast.Name):
+                    self.assignments[node.target.id] = node.value
+            elif isinstance(node, ast.AugAssign):
+                self._note_attribute_change(node.target)
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        self.imports[alias.asname] = (alias.name, None)
+                    else:
+                        top = alias.name.split(".", 1)[0]
+                        self.imports[top] = (top, None)
+            elif isinstance(node, ast.ImportFrom):
+                base = self.absolute(node.module, node.level)
+                for alias in node.names:
+                    if alias.name != "*":
+                        self.imports[alias.asname or alias.name] = (base, alias.name)
+
+    def _note_attribute_change(self, target: ast.expr) -> None:
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+            changes = self.attribute_changes.setdefault(target.value.id, {})
+            changes.setdefault(target.attr, target.lineno)
+
+    def absolute(self, module: str | None, level: int) -> str:
+        if level == 0:
+            return module or ""
+        package = self.name.split(".")
+        if self.path.name != "__init__.py":
+            package = package[:-1]
+        base = package[: len(package) - (level - 1)] if level > 1 else package
+        return ".".join([*base, module] if module else base)
+
+    def segment(self, node: ast.AST) -> str:
+        text = ast.get_source_segment(self.text, node)
+        if text is None:
+            try:
+                text = ast.unparse(node)
+            except RecursionError:
+                text = "..."
+        return text
+
+    def global_value(self, name: str, as_of: int | None = None) -> Any:
+        """The value of a module-level name, evaluated once. `as_of`: the line of a top-level
+        statement reading it, which must not come before the module changes it again."""
+        if name in self._values:
+            value = self._values[name]
+        elif name in self._evaluating:
+            raise CannotEvaluate(f"`{name}` refers to itself")
+        else:
+            self._evaluating.add(name)
+            try:
+                value = self._global_value(name)
+            except CannotEvaluate as exc:
+                value = exc
+            finally:
+                self._evaluating.discard(name)
+            self._values[name] = value
+        if as_of is not None and name in self.history:  # known once the module is parsed
+            self._check_order(name, as_of)
+        if isinstance(value, CannotEvaluate):
+            raise CannotEvaluate(value.reason)
+        return value
+
+    def _check_order(self, name: str, as_of: int) -> None:
+        statements = self.history[name]
+        if len(statements) > 1 and statements[0].lineno < as_of < statements[-1].lineno:
+            later = next(s.lineno for s in statements if s.lineno > as_of)
+            raise CannotEvaluate(
+                f"`{name}` is read at line {as_of} and changed again at line {later}"
+            )
+
+    def _global_value(self, name: str) -> Any:
+        if self.tree is None:
+            known = name in self.definitions or name in self.assignments
+            if not known and not self._read_alone(name):
+                self.parse()
+        if self.tree is None:  # read alone: one definition or assignment
+            if name in self.definitions:
+                return self._definition(self.definitions[name])
+            return self._evaluate(self.assignments[name])
+        statements = self.history.get(name)
+        if statements is None:
+            return self._builtin(name)
+        if name in self.filled_at_import():
+            raise CannotEvaluate(self.filled_at_import()[name])
+        if len(statements) == 1:
+            statement = statements[0]
+            if isinstance(statement, _DEFINITION):
+                return self._definition(statement)
+            value = _assigned_value(statement, name)
+            if value is not None:
+                return self._evaluate(value)
+            if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                return self._imported(statement, name)
+        return self._replay(name, statements)
+
+    def _definition(self, node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> Any:
+        return ClassRef(self, node) if isinstance(node, ast.ClassDef) else FunctionRef(self, node)
+
+    def _evaluate(self, node: ast.expr) -> Any:
+        from .static_interpreter import Interpreter
+
+        return Interpreter(self, {}, as_of=node.lineno).eval(node)
+
+    def _builtin(self, name: str) -> Any:
+        if name in BUILTIN_CONSTANTS:
+            return BUILTIN_CONSTANTS[name]
+        from .static_values import BUILTINS
+
+        if name in BUILTINS:
+            return BuiltinRef(name)
+        if name in OPAQUE_BUILTINS:
+            return ExternalRef(name)
+        raise CannotEvaluate(f"`{name}` is not defined where static reading looks")
+
+    def _imported(self, statement: ast.Import | ast.ImportFrom, name: str) -> Any:
+        loader = self.loader
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                if alias.asname == name:
+                    return loader.imported(alias.name, None)
+                if not alias.asname and alias.name.split(".", 1)[0] == name:
+                    return loader.imported(name, None)
+        else:
+            base = self.absolute(statement.module, statement.level)
+            for alias in statement.names:
+                if (alias.asname or alias.name) == name:
+                    return loader.imported(base, alias.name)
+        raise CannotEvaluate(f"`{name}` is not imported here")
+
+    # -------------------------------------------------------------- following a name's history
+
+    def _replay(self, name: str, statements: list[ast.stmt]) -> Any:
+        """The value of `name` after the module's top level, statement by statement."""
+        scope: dict[str, Any] = {}
+        for index, statement in enumerate(statements):
+            self._replay_one(statement, name, scope, later=index < len(statements) - 1)
+        if name not in scope:
+            raise CannotEvaluate(f"`{name}` is deleted at the top of its module")
+        value = scope[name]
+        from .model import Unevaluated
+
+        if type(value) is Unevaluated:
+            raise CannotEvaluate(value.reason or f"`{name}` cannot be computed statically")
+        return value
+
+    def _replay_one(
+        self, statement: ast.stmt, name: str, scope: dict[str, Any], later: bool
+    ) -> None:
+        if isinstance(statement, _DEFINITION):
+            scope[name] = self._definition(statement)
+        elif isinstance(statement, (ast.Import, ast.ImportFrom)):
+            scope[name] = self._imported(statement, name)
+        elif isinstance(statement, _COMPOUND):
+            self._replay_compound(statement, name, scope)
+        else:
+            if later and _aliases(statement, name):
+                raise CannotEvaluate(
+                    f"`{name}` is another name for a value and is changed after line"
+                    f" {statement.lineno}; static reading does not follow shared values"
+                )
+            self._strict(scope, statement.lineno).exec(statement)
+
+    def _replay_compound(self, statement: ast.stmt, name: str, scope: dict[str, Any]) -> None:
+        inner = [s for s in _inner_statements(statement) if name in touched_names(s)]
+        if inner and all(isinstance(s, (ast.Import, ast.ImportFrom, *_DEFINITION)) for s in inner):
+            if name not in scope:  # `try: import x` / `if TYPE_CHECKING:`: the first one
+                self._replay_one(inner[0], name, scope, later=False)
+            return
+        if isinstance(statement, ast.If):
+            try:
+                test = self._strict(scope, statement.lineno).known(statement.test)
+            except CannotEvaluate:
+                raise CannotEvaluate(
+                    f"`{name}` is set under a condition static reading cannot decide (line"
+                    f" {statement.lineno})"
+                ) from None
+            for branch in statement.body if test else statement.orelse:
+                if name in touched_names(branch):
+                    self._replay_one(branch, name, scope, later=False)
+            return
+        if isinstance(statement, ast.Try):
+            for part in [*statement.body, *statement.orelse, *statement.finalbody]:
+                if name in touched_names(part):
+                    self._replay_one(part, name, scope, later=False)
+            return
+        others = touched_names(statement) - {name} - _loop_names(statement)
+        if others:
+            raise CannotEvaluate(
+                f"`{name}` is changed at line {statement.lineno} together with"
+                f" {', '.join(sorted(others))}; static reading does not follow that"
+            )
+        self._strict(scope, statement.lineno).exec(statement)
+
+    def _strict(self, scope: dict[str, Any], line: int) -> Any:
+        from .static_interpreter import Interpreter
+
+        return Interpreter(self, scope, as_of=line, strict=True)
+
+    def filled_at_import(self) -> dict[str, str]:
+        """Names a function of this module changes when the module itself calls it at import
+        (a decorator registering classes): name -> the reason its value cannot be known."""
+        if self._filled is None:
+            self._filled = {}
+            if self.tree is not None:
+                self._filled = _filled_by_calls(self.tree, self.definitions, self.history)
+        return self._filled
+
+
+def _is_docstring(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
+
+
+def _aliases(statement: ast.stmt, name: str) -> bool:
+    """`X = OTHER` (or `X = a.b`): the value is shared with another name."""
+    value = _assigned_value(statement, name)
+    return isinstance(value, (ast.Name, ast.Attribute))
+
+
+def _inner_statements(statement: ast.stmt) -> Iterator[ast.stmt]:
+    """The statements nested in a compound one, in source order (not function bodies)."""
+    for field in ("body", "orelse", "finalbody"):
+        for child in getattr(statement, field, ()):
+            yield child
+            if isinstance(child, _COMPOUND):
+                yield from _inner_statements(child)
+    for handler in getattr(statement, "handlers", ()):
+        for child in handler.body:
+            yield child
+    for case in getattr(statement, "cases", ()):
+        for child in case.body:
+            yield child
+
+
+def _root_name(node: ast.expr) -> str | None:
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _target_names(target: ast.expr, bound: set[str], changed: set[str]) -> None:
+    if isinstance(target, ast.Name):
+        bound.add(target.id)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            _target_names(element, bound, changed)
+    elif isinstance(target, ast.Starred):
+        _target_names(target.value, bound, changed)
+    elif isinstance(target, ast.Subscript):
+        root = _root_name(target)
+        if root:
+            changed.add(root)
+
+
+def touched_names(statement: ast.stmt) -> set[str]:
+    """The module-level names a top-level statement binds or changes (nested bodies included,
+    function and class bodies not)."""
+    bound: set[str] = set()
+    changed: set[str] = set()
+    _touches(statement, bound, changed)
+    return bound | changed
+
+
+def _touches(statement: ast.stmt, bound: set[str], changed: set[str]) -> None:
+    if isinstance(statement, _DEFINITION):
+        bound.add(statement.name)
+    elif isinstance(statement, ast.Assign):
+        for target in statement.targets:
+            _target_names(target, bound, changed)
+    elif isinstance(statement, ast.AnnAssign):
+        if statement.value is not None:
+            _target_names(statement.target, bound, changed)
+    elif isinstance(statement, ast.AugAssign):
+        root = _root_name(statement.target)
+        if root and not isinstance(statement.target, ast.Attribute):
+            changed.add(root)
+    elif isinstance(statement, ast.Delete):
+        for target in statement.targets:
+            _target_names(target, bound, changed)
+    elif isinstance(statement, ast.Expr):
+        call = statement.value
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and (call.func.attr in MUTATING)
+        ):
+            root = _root_name(call.func.value)
+            if root:
+                changed.add(root)
+    elif isinstance(statement, ast.Import):
+        for alias in statement.names:
+            bound.add(alias.asname or alias.name.split(".", 1)[0])
+    elif isinstance(statement, ast.ImportFrom):
+        for alias in statement.names:
+            if alias.name != "*":
+                bound.add(alias.asname or alias.name)
+    elif isinstance(statement, _COMPOUND):
+        if isinstance(statement, (ast.For, ast.AsyncFor)):
+            _target_names(statement.target, bound, changed)
+        for item in getattr(statement, "items", ()):
+            if item.optional_vars is not None:
+                _target_names(item.optional_vars, bound, changed)
+        for child in _inner_statements(statement):
+            _touches(child, bound, changed)
+
+
+def _loop_names(statement: ast.stmt) -> set[str]:
+    bound: set[str] = set()
+    if isinstance(statement, (ast.For, ast.AsyncFor)):
+        _target_names(statement.target, bound, set())
+    return bound
+
+
+def _filled_by_calls(
+    tree: ast.Module, functions: dict[str, Any], history: dict[str, list[ast.stmt]]
+) -> dict[str, str]:
+    called: dict[str, int] = {}
+    for statement in tree.body:
+        for function, line in _import_time_calls(statement):
+            called.setdefault(function, line)
+    filled: dict[str, str] = {}
+    for function, line in called.items():
+        node = functions.get(function)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        local = _local_names(node)
+        for name in _changed_in(node):
+            if name in history and name not in local:
+                filled.setdefault(
+                    name,
+                    f"`{name}` is filled by `{function}`, which the module"
+                    f" calls at line {line} when it is imported",
+                )
+    return filled
+
+
+def _import_time_calls(statement: ast.stmt) -> Iterator[tuple[str, int]]:
+    """Calls of plain names that run when the module is imported, in the shapes that fill
+    registries: decorators (`@register`, `@register("x")`) of definitions and methods, and a
+    statement that is a call or assigns one (`register_all()`, `X = build()`), at the top level,
+    in its `if`/`try` blocks and in class bodies (not function bodies)."""
+    if isinstance(statement, _DEFINITION):
+        for decorator in statement.decorator_list:
+            name = decorator.id if isinstance(decorator, ast.Name) else _called_name(decorator)
+            if name:
+                yield name, decorator.lineno
+        if isinstance(statement, ast.ClassDef):
+            for child in statement.body:
+                yield from _import_time_calls(child)
+        return
+    value = getattr(statement, "value", None)
+    if isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        name = _called_name(value)
+        if name:
+            yield name, statement.lineno
+    elif isinstance(statement, _COMPOUND):
+        for child in _inner_statements(statement):
+            yield from _import_time_calls(child)
+
+
+def _called_name(node: ast.expr | None) -> str | None:
+    """`f(...)` or `f(...)(...)`: the plain name called."""
+    while isinstance(node, ast.Call):
+        node = node.func
+        if isinstance(node, ast.Name):
+            return node.id
+    return None
+
+
+def _changed_in(function: ast.AST) -> Iterator[str]:
+    """Names a function changes in place (`X[k] = v`, `X.append(v)`) or rebinds as `global`."""
+    declared: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Global):
+            declared.update(node.names)
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                root = _root_name(target)
+                if root and (not isinstance(target, ast.Name) or root in declared):
+                    yield root
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and (node.func.attr in MUTATING)
+        ):
+            root = _root_name(node.func.value)
+            if root:
+                yield root
+
+
+def _local_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    arguments = function.args
+    names = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
+    names.update(a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None)
+    declared = {
+        n for node in ast.walk(function) if isinstance(node, ast.Global) for n in node.names
+    }
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return names - declared
+
+
+def class_members(node: ast.ClassDef) -> tuple[dict[str, Any], dict[str, int]]:
+    """A class body's names: the method, nested class or value each is bound to (the last
+    binding, as Python leaves it), and the names changed in place in the body (name -> line)."""
+    found: dict[str, Any] = {}
+    changed: dict[str, int] = {}
+    for child in node.body:
+        if isinstance(child, _DEFINITION):
+            found[child.name] = child
+        elif isinstance(child, ast.AnnAssign) and isinstance(child.target, ast.Name):
+            if child.value is not None:
+                found[child.target.id] = child.value
+        elif isinstance(child, ast.Assign):
+            for target in child.targets:
+                if isinstance(target, ast.Name):
+                    found[target.id] = child.value
+                elif (root := _root_name(target)) is not None:
+                    changed.setdefault(root, child.lineno)
+        elif not isinstance(child, ast.Pass) and not _is_docstring(child):
+            for name in touched_names(child):
+                changed.setdefault(name, child.lineno)
+    return found, changed
+
+
+def _assigned_value(statement: ast.stmt, name: str) -> ast.expr | None:
+    """The value a statement assigns to `name`, if it is an assignment to it."""
+    if isinstance(statement, ast.Assign) and any(
+        isinstance(target, ast.Name) and target.id == name for target in statement.targets
+    ):
+        return statement.value
+    if (
+        isinstance(statement, ast.AnnAssign)
+        and isinstance(statement.target, ast.Name)
+        and (statement.target.id == name)
+    ):
+        return statement.value
+    return None

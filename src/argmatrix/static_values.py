@@ -1,0 +1,629 @@
+"""The values static reading computes with, and the few operations it implements on them.
+
+The interpreter never holds an object of argmatrix's own process that the registry's code could
+reach into. A value is one of:
+
+- plain data: exactly `str`, `int`, `float`, `bool`, `None`, `bytes`, `complex`, and `list`,
+  `tuple`, `dict`, `set`, `frozenset` (checked with `type(x) in ...`, never `isinstance`, so no
+  subclass slips through). Containers may hold any value of this list;
+- a reference to source-level things (`ModuleRef`, `ClassRef`, `FunctionRef`, `ExternalRef`,
+  `EnumMember`, `LambdaRef`, ...), the interpreter's own dataclasses: a name, never the thing;
+- `BuiltinRef` and `MethodRef`: a builtin or a method of plain data, each implemented here for
+  plain data only (dispatch on the exact type and the name), with the budget checked before any
+  value is built;
+- `ParserHandle`/`ActionHandle`: what the registry gets back from a parser call. Only the replay
+  layer reaches the real argparse object behind it.
+
+Anything else is `Unevaluated` source text. An operation that cannot be done this way raises
+`CannotEvaluate` with a reason a user can read.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .model import Unevaluated
+from .static_budget import DEFAULT_LIMITS, Budget, BudgetExceeded
+
+if TYPE_CHECKING:
+    from .static_source import SourceModule
+
+
+class CannotEvaluate(Exception):
+    """The expression depends on something only running the code would tell."""
+
+    @property
+    def reason(self) -> str:
+        return str(self.args[0]) if self.args else "only running the code would tell"
+
+
+# ------------------------------------------------------------------ references
+
+
+@dataclass(frozen=True)
+class ModuleRef:
+    """A module of the registry's own package, read from source on demand."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class ExternalRef:
+    """A name from a module whose source is not read (outside the package, or not found)."""
+
+    dotted: str
+
+    @property
+    def short(self) -> str:
+        return self.dotted.rsplit(".", 1)[-1]
+
+
+@dataclass(frozen=True)
+class ClassRef:
+    module: SourceModule
+    node: ast.ClassDef
+
+
+@dataclass(frozen=True)
+class FunctionRef:
+    module: SourceModule
+    node: ast.FunctionDef | ast.AsyncFunctionDef
+    owner: ClassRef | None = None
+
+
+@dataclass(frozen=True)
+class SuperRef:
+    """`super()` inside a method of `owner`: attribute lookups start at its bases."""
+
+    owner: ClassRef
+
+
+@dataclass(frozen=True)
+class EnumMember:
+    """`Level.LOW` of an Enum class read from source: its name and its value. `plain` when the
+    class derives from `enum.Enum` alone, so that `str()` of a member is `Class.NAME`."""
+
+    owner: str
+    name: str
+    value: Any
+    plain: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.owner}.{self.name}"
+
+
+@dataclass(frozen=True, eq=False)
+class LambdaRef:
+    """A lambda of the source, called (when something calls it) by the interpreter itself."""
+
+    node: ast.Lambda
+    module: SourceModule
+    scope: dict[str, Any] = field(repr=False)
+    owner: ClassRef | None = None
+
+
+@dataclass(frozen=True)
+class BuiltinRef:
+    """One of the builtins static reading implements (`sorted`, `len`, `str`, ...)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class ArgparseRef:
+    """`argparse` itself (name "") or one of its public names on the whitelist."""
+
+    name: str
+
+
+_UNBOUND: Any = object()
+
+
+@dataclass(frozen=True, eq=False)
+class MethodRef:
+    """A method of plain data, bound to `receiver` (or unbound: `str.lower`)."""
+
+    owner: type
+    name: str
+    receiver: Any = _UNBOUND
+
+
+class ParserHandle:
+    """A parser, argument group or subparsers object the interpreter created. The registry's
+    code sees only this handle, whose attributes are the parser methods being replayed."""
+
+    __slots__ = ("target",)
+
+    def __init__(self, target: Any) -> None:
+        self.target = target
+
+
+@dataclass(frozen=True, eq=False)
+class ParserMethod:
+    handle: ParserHandle
+    name: str
+
+
+class ActionHandle:
+    """What `add_argument` returns to the registry's code: nothing it can look into."""
+
+    __slots__ = ("target",)
+
+    def __init__(self, target: Any) -> None:
+        self.target = target
+
+
+# Values whose truth or comparison only running the program would tell.
+UNDECIDABLE = (ClassRef, FunctionRef, ExternalRef, ModuleRef, SuperRef, ArgparseRef)
+# References that stand for a name in the final model (`default=sys.maxsize`).
+REFS = (
+    ClassRef,
+    FunctionRef,
+    ExternalRef,
+    ModuleRef,
+    SuperRef,
+    ArgparseRef,
+    BuiltinRef,
+    LambdaRef,
+    MethodRef,
+    ParserMethod,
+    ParserHandle,
+    ActionHandle,
+)
+
+
+# ------------------------------------------------------------------ plain data
+
+LEAVES = frozenset({str, int, float, bool, type(None), bytes, complex})
+CONTAINERS = frozenset({list, tuple, dict, set, frozenset})
+PLAIN_TYPES = LEAVES | CONTAINERS
+SIZED = frozenset({str, bytes, list, tuple, dict, set, frozenset})
+NUMBERS = frozenset({int, float, bool, complex})
+SEQUENCES = frozenset({str, bytes, list, tuple})
+_MAX_NESTING = DEFAULT_LIMITS.nesting
+
+
+class Deferred:
+    """A dict value not read yet: evaluated (once) when something asks for it."""
+
+    __slots__ = ("interpreter", "node")
+
+    def __init__(self, interpreter: Any, node: ast.expr) -> None:
+        self.interpreter = interpreter
+        self.node = node
+
+    def resolve(self) -> Any:
+        return self.interpreter.try_eval(self.node)
+
+
+def _deeper(depth: int) -> int:
+    if depth >= _MAX_NESTING:
+        raise BudgetExceeded("the value nesting budget", f"depth {depth + 1}, limit {_MAX_NESTING}")
+    return depth + 1
+
+
+def resolve(value: Any) -> Any:
+    """`value`, a Deferred one evaluated (what is inside it is left as it is)."""
+    while type(value) is Deferred:
+        value = value.resolve()
+    return value
+
+
+def settle(value: Any, depth: int = 0) -> Any:
+    """`value` with every Deferred inside it evaluated (dicts and lists are settled in place)."""
+    kind = type(value)
+    if kind is Deferred:
+        return settle(value.resolve(), depth)
+    if kind is dict:
+        inner = _deeper(depth)
+        for key, item in value.items():
+            if type(item) in (Deferred, dict, list):
+                value[key] = settle(item, inner)
+    elif kind is list:
+        inner = _deeper(depth)
+        for index, item in enumerate(value):
+            if type(item) in (Deferred, dict, list):
+                value[index] = settle(item, inner)
+    return value
+
+
+def contains_unevaluated(value: Any, depth: int = 0) -> bool:
+    value = settle(value)
+    kind = type(value)
+    if kind is Unevaluated:
+        return True
+    if kind in (list, tuple, set, frozenset):
+        inner = _deeper(depth)
+        return any(contains_unevaluated(v, inner) for v in value)
+    if kind is dict:
+        inner = _deeper(depth)
+        return any(contains_unevaluated(v, inner) for v in value.values())
+    return False
+
+
+def first_unevaluated(value: Any, depth: int = 0) -> Unevaluated | None:
+    """The first Unevaluated inside a settled value, for its reason."""
+    kind = type(value)
+    if kind is Unevaluated:
+        return value  # type: ignore[no-any-return]
+    if kind in (list, tuple, set, frozenset, dict):
+        inner = _deeper(depth)
+        for item in value.values() if kind is dict else value:
+            found = first_unevaluated(item, inner)
+            if found is not None:
+                return found
+    return None
+
+
+def is_plain(value: Any, depth: int = 0) -> bool:
+    """Plain data all the way down (after settling): safe to format, print or hand to argparse."""
+    kind = type(value)
+    if kind in LEAVES:
+        return True
+    if kind is Deferred:
+        return is_plain(settle(value), depth)
+    if kind in CONTAINERS:
+        inner = _deeper(depth)
+        if kind is dict:
+            settle(value)
+            return all(is_plain(k, inner) and is_plain(v, inner) for k, v in value.items())
+        return all(is_plain(v, inner) for v in value)
+    return False
+
+
+def describe(value: Any) -> str:
+    """How a value is named in a reason: `os.environ.get`, `a list`, `class ServerArgs`."""
+    if isinstance(value, ExternalRef):
+        return f"`{value.dotted}`"
+    if isinstance(value, (ClassRef, FunctionRef)):
+        return f"`{value.node.name}`"
+    if isinstance(value, ModuleRef):
+        return f"module `{value.name}`"
+    if isinstance(value, ArgparseRef):
+        return f"`argparse.{value.name}`" if value.name else "`argparse`"
+    if isinstance(value, BuiltinRef):
+        return f"`{value.name}`"
+    if isinstance(value, MethodRef):
+        return f"`{value.owner.__name__}.{value.name}`"
+    if isinstance(value, Unevaluated):
+        return f"`{value.source}`"
+    if isinstance(value, (ParserHandle, ParserMethod, ActionHandle)):
+        return "a parser object"
+    return f"a {type(value).__name__}"
+
+
+def short_source(text: str, width: int = 80) -> str:
+    """Source text quoted in a message: on one line, at most `width` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def truth(value: Any) -> bool:
+    """`bool(value)` where static reading can know it."""
+    value = resolve(value)
+    kind = type(value)
+    if kind in PLAIN_TYPES:
+        return bool(value)
+    if isinstance(value, UNDECIDABLE) or kind is Unevaluated:
+        raise CannotEvaluate(f"the truth of {describe(value)} depends on the running program")
+    return True  # a parser, a lambda, a builtin, an Enum member: all true in Python
+
+
+def iterate(value: Any, budget: Budget) -> list[Any]:
+    """The items a `for` over `value` would see, as a new list."""
+    value = resolve(value)
+    kind = type(value)
+    if kind in SIZED:
+        budget.work(len(value))
+        if kind is bytes:
+            return list(value)
+        return list(value)  # a dict gives its keys, a str its characters
+    raise CannotEvaluate(f"cannot iterate over {describe(value)} without running the code")
+
+
+# ------------------------------------------------------------------ calling back
+
+
+class Caller(Protocol):
+    """What a builtin needs of the interpreter: the budget, and calling a value of the source
+    (a lambda or function given as `key=`)."""
+
+    budget: Budget
+
+    def call_value(self, function: Any, args: list[Any]) -> Any: ...
+
+
+def _no_keywords(kwargs: dict[str, Any], allowed: tuple[str, ...] = ()) -> None:
+    unknown = set(kwargs) - set(allowed)
+    if unknown:
+        raise CannotEvaluate(f"keyword {sorted(unknown)[0]!r} is not supported")
+
+
+def _arity(args: list[Any], low: int, high: int) -> None:
+    if not low <= len(args) <= high:
+        raise CannotEvaluate("wrong number of arguments")
+
+
+def _keys(ctx: Caller, items: list[Any], key: Any) -> list[Any]:
+    if key is None:
+        return items
+    return [ctx.call_value(key, [item]) for item in items]
+
+
+def _order(ctx: Caller, items: list[Any], key: Any, reverse: Any) -> list[Any]:
+    ctx.budget.work(len(items) * max(1, len(items).bit_length()))
+    keys = _keys(ctx, items, key)
+    order = sorted(range(len(items)), key=keys.__getitem__, reverse=truth(reverse))
+    return [items[index] for index in order]
+
+
+def _pick(ctx: Caller, args: list[Any], kwargs: dict[str, Any], choose: Callable[..., Any]) -> Any:
+    _no_keywords(kwargs, ("key", "default"))
+    if not args:
+        raise CannotEvaluate("wrong number of arguments")
+    items = iterate(args[0], ctx.budget) if len(args) == 1 else [settle(a) for a in args]
+    if not items:
+        if "default" in kwargs:
+            return kwargs["default"]
+        raise CannotEvaluate("an empty sequence has no smallest or largest item")
+    keys = _keys(ctx, items, kwargs.get("key"))
+    ctx.budget.work(len(items))
+    return items[choose(range(len(items)), key=keys.__getitem__)]
+
+
+def _b_sorted(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    _arity(args, 1, 1)
+    _no_keywords(kwargs, ("key", "reverse"))
+    return _order(ctx, iterate(args[0], ctx.budget), kwargs.get("key"), kwargs.get("reverse"))
+
+
+def _b_range(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    _arity(args, 1, 3)
+    _no_keywords(kwargs)
+    if any(type(a) not in (int, bool) for a in args):
+        raise CannotEvaluate("range() takes integers")
+    start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
+    if step == 0:
+        raise CannotEvaluate("range() step must not be zero")
+    length = max(0, (stop - start + step - (1 if step > 0 else -1)) // step)
+    ctx.budget.size(length, "a range")
+    return list(range(start, stop, step))
+
+
+def _b_list(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    _arity(args, 0, 1)
+    _no_keywords(kwargs)
+    return iterate(args[0], ctx.budget) if args else []
+
+
+def _b_tuple(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    return tuple(_b_list(ctx, args, kwargs))
+
+
+def _b_set(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    return set(_b_list(ctx, args, kwargs))
+
+
+def _b_frozenset(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    return frozenset(_b_list(ctx, args, kwargs))
+
+
+def _pairs(value: Any, budget: Budget) -> list[tuple[Any, Any]]:
+    value = resolve(value)
+    if type(value) is dict:
+        budget.work(len(value))
+        return list(value.items())
+    pairs = []
+    for item in iterate(value, budget):
+        item = resolve(item)
+        if type(item) not in (list, tuple) or len(item) != 2:
+            raise CannotEvaluate("dict() needs pairs")
+        pairs.append((item[0], item[1]))
+    return pairs
+
+
+def _b_dict(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    _arity(args, 0, 1)
+    result = dict(_pairs(args[0], ctx.budget)) if args else {}
+    ctx.budget.size(len(result) + len(kwargs), "a dict")
+    result.update(kwargs)
+    return result
+
+
+def _b_str(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    from .static_format import to_str
+
+    _arity(args, 0, 1)
+    _no_keywords(kwargs)
+    return to_str(args[0], ctx.budget) if args else ""
+
+
+def _b_repr(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    from .static_format import to_repr
+
+    _arity(args, 1, 1)
+    _no_keywords(kwargs)
+    return to_repr(args[0], ctx.budget)
+
+
+def _number_from(value: Any, kinds: frozenset[type]) -> Any:
+    value = resolve(value)
+    if type(value) not in kinds:
+        raise CannotEvaluate(f"cannot convert {describe(value)} statically")
+    return value
+
+
+def _b_int(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    _arity(args, 0, 2)
+    _no_keywords(kwargs, ("base",))
+    if not args:
+        return 0
+    value = _number_from(args[0], frozenset({int, bool, float, str, bytes}))
+    base = [*args[1:], kwargs.get("base")][0]
+    if base is None:
+        return int(value)
+    return int(value, _number_from(base, frozenset({int})))
+
+
+def _b_float(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    _arity(args, 0, 1)
+    _no_keywords(kwargs)
+    return float(_number_from(args[0], frozenset({int, bool, float, str}))) if args else 0.0
+
+
+def _b_bool(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    _arity(args, 0, 1)
+    _no_keywords(kwargs)
+    return truth(args[0]) if args else False
+
+
+def _b_len(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    _arity(args, 1, 1)
+    _no_keywords(kwargs)
+    value = resolve(args[0])
+    if type(value) not in SIZED:
+        raise CannotEvaluate(f"the length of {describe(value)} is not known statically")
+    return len(value)
+
+
+def _b_abs(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    _arity(args, 1, 1)
+    _no_keywords(kwargs)
+    return abs(_number_from(args[0], NUMBERS))
+
+
+def _b_round(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    _arity(args, 1, 2)
+    _no_keywords(kwargs, ("ndigits",))
+    number = _number_from(args[0], frozenset({int, bool, float}))
+    digits = [*args[1:], kwargs.get("ndigits")][0]
+    if digits is None:
+        return round(number)
+    digits = _number_from(digits, frozenset({int, bool}))
+    if abs(digits) > 400:  # round(5, -10**18) would compute 10**(10**18)
+        raise CannotEvaluate("round() with that many digits is not evaluated")
+    return round(number, digits)
+
+
+def _b_min(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    return _pick(ctx, args, kwargs, min)
+
+
+def _b_max(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    return _pick(ctx, args, kwargs, max)
+
+
+def _b_reversed(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    _arity(args, 1, 1)
+    _no_keywords(kwargs)
+    value = resolve(args[0])
+    if type(value) not in (list, tuple, str, dict):
+        raise CannotEvaluate(f"cannot reverse {describe(value)}")
+    return list(reversed(iterate(value, ctx.budget)))
+
+
+def _b_enumerate(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    _arity(args, 1, 2)
+    _no_keywords(kwargs, ("start",))
+    start = _number_from([*args[1:], kwargs.get("start", 0)][0], frozenset({int, bool}))
+    items = iterate(args[0], ctx.budget)
+    ctx.budget.size(len(items), "an enumeration")
+    return [(start + index, item) for index, item in enumerate(items)]
+
+
+def _b_zip(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    _no_keywords(kwargs, ("strict",))
+    columns = [iterate(a, ctx.budget) for a in args]
+    if truth(kwargs.get("strict", False)) and len({len(c) for c in columns}) > 1:
+        raise CannotEvaluate("zip(strict=True) of unequal lengths")
+    rows = list(zip(*columns, strict=False))
+    ctx.budget.size(len(rows), "a zip")
+    return rows
+
+
+def _b_any(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    _arity(args, 1, 1)
+    _no_keywords(kwargs)
+    return any(truth(item) for item in iterate(args[0], ctx.budget))
+
+
+def _b_all(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    _arity(args, 1, 1)
+    _no_keywords(kwargs)
+    return all(truth(item) for item in iterate(args[0], ctx.budget))
+
+
+def _b_sum(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    _arity(args, 1, 2)
+    _no_keywords(kwargs, ("start",))
+    items = iterate(args[0], ctx.budget)
+    start = [*args[1:], kwargs.get("start", 0)][0]
+    numbers = [_number_from(item, NUMBERS) for item in [start, *items]]
+    return sum(numbers[1:], numbers[0])
+
+
+def _b_map(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    if len(args) < 2:
+        raise CannotEvaluate("wrong number of arguments")
+    _no_keywords(kwargs)
+    columns = [iterate(a, ctx.budget) for a in args[1:]]
+    return [ctx.call_value(args[0], list(row)) for row in zip(*columns, strict=False)]
+
+
+def _b_filter(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    _arity(args, 2, 2)
+    _no_keywords(kwargs)
+    test = args[0]
+    items = iterate(args[1], ctx.budget)
+    if test is None:
+        return [item for item in items if truth(item)]
+    return [item for item in items if truth(ctx.call_value(test, [item]))]
+
+
+Builtin = Callable[[Caller, list[Any], dict[str, Any]], Any]
+BUILTINS: dict[str, Builtin] = {
+    "list": _b_list,
+    "tuple": _b_tuple,
+    "set": _b_set,
+    "frozenset": _b_frozenset,
+    "dict": _b_dict,
+    "str": _b_str,
+    "repr": _b_repr,
+    "int": _b_int,
+    "float": _b_float,
+    "bool": _b_bool,
+    "len": _b_len,
+    "abs": _b_abs,
+    "round": _b_round,
+    "min": _b_min,
+    "max": _b_max,
+    "sorted": _b_sorted,
+    "range": _b_range,
+    "reversed": _b_reversed,
+    "enumerate": _b_enumerate,
+    "zip": _b_zip,
+    "any": _b_any,
+    "all": _b_all,
+    "sum": _b_sum,
+    "map": _b_map,
+    "filter": _b_filter,
+}
+# The builtins that are also types: `str.lower`, `dict.fromkeys` name their methods.
+BUILTIN_TYPES: dict[str, type] = {
+    "str": str,
+    "list": list,
+    "tuple": tuple,
+    "dict": dict,
+    "set": set,
+    "frozenset": frozenset,
+    "int": int,
+    "float": float,
+    "bool": bool,
+}
+
+
+def call_builtin(ctx: Caller, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    return BUILTINS[name](ctx, args, kwargs)
