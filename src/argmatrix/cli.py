@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import __version__, parallel
-from .errors import ArgmatrixError
+from .errors import ArgmatrixError, printable
 
 EXIT_OK, EXIT_DRIFT, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -106,14 +106,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handler: Handler = args.handler
+    from .registry import warnings_to
+
     try:
-        return handler(args)
+        with warnings_to(_warning):
+            return handler(args)
     except ArgmatrixError as error:
         for problem in error.problems:
             print(f"argmatrix: error: {problem}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130
+
+
+def _warning(text: str) -> None:
+    """One warning line on stderr (what static reading could not follow), control characters
+    escaped; flushed at once, as a forked reader writes it too."""
+    print(printable(f"argmatrix: warning: {text}"), file=sys.stderr, flush=True)
 
 
 def run() -> int:

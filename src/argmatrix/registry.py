@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -36,7 +37,32 @@ def guess_mode(target: str, static: bool) -> Mode:
     return "static" if static else "live"
 
 
+# Where the diagnostics of a loaded registry go: set by the command line (one warning line on
+# stderr each), unset for library use and the MkDocs plugin.
+_warn: Callable[[str], None] | None = None
+
+
+@contextlib.contextmanager
+def warnings_to(sink: Callable[[str], None] | None) -> Iterator[None]:
+    """Send each diagnostic of every registry loaded inside the block to `sink`, as one line
+    (`FILE:LINE: message`). A registry read in a forked process sends its own."""
+    global _warn
+    previous, _warn = _warn, sink
+    try:
+        yield
+    finally:
+        _warn = previous
+
+
 def load_registry(spec: RegistrySpec, verbose: bool = False) -> Registry:
+    registry = _load_registry(spec, verbose)
+    if _warn is not None:
+        for diagnostic in registry.diagnostics:
+            _warn(str(diagnostic))
+    return registry
+
+
+def _load_registry(spec: RegistrySpec, verbose: bool) -> Registry:
     if spec.mode == "snapshot":
         registry = read_snapshot(_resolve_path(spec.target, spec.base_dir))
     elif spec.mode == "static":
@@ -99,10 +125,13 @@ def input_files(spec: RegistrySpec) -> list[str] | None:
 
 
 def _read_static(spec: RegistrySpec) -> tuple[Registry, list[str]]:
-    from .static import files_read, load_static
+    from .static import diagnostics_of, files_read, load_static
 
     parser, sites, read_source = load_static(spec.target, spec.base_dir, spec.search_path)
     registry = registry_from_parser(parser, spec.target, sites, read_source)
+    diagnostics = diagnostics_of(read_source)
+    if diagnostics:  # carried by the model: through the forked reader, the cache, snapshots
+        registry = replace(registry, diagnostics=diagnostics)
     return registry, files_read(read_source)
 
 
