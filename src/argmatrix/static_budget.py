@@ -27,7 +27,7 @@ FIX = (
 
 @dataclass(frozen=True)
 class Limits:
-    steps: int = 1_000_000  # statements + expression nodes (a call counts 10), builtin work / 32
+    steps: int = 1_000_000  # statements + expression nodes (a call counts 50), builtin work / 32
     call_depth: int = 30  # helpers calling helpers (a Python frame budget lies behind it)
     nesting: int = 100  # expression and value nesting
     value_size: int = 1_000_000  # characters of one string, items of one container
@@ -39,7 +39,7 @@ class Limits:
 
 DEFAULT_LIMITS = Limits()
 _CHECK_EVERY = 2048  # steps between two looks at the clock
-_CALL_STEPS = 10  # what a call of a helper or a lambda costs, in steps
+_CALL_STEPS = 50  # what a call of a helper or a lambda costs, in steps (about its time)
 
 
 class BudgetExceeded(Exception):
@@ -60,7 +60,7 @@ class Budget:
         self.steps = 0
         self.built = 0
         self.started = time.monotonic()
-        self._next_check = _CHECK_EVERY
+        self._next_check = min(_CHECK_EVERY, limits.steps + 1)
 
     # -------------------------------------------------------------- steps and time
 
@@ -85,7 +85,7 @@ class Budget:
             raise BudgetExceeded(
                 "the time budget", f"{elapsed:.1f} s, limit {self.limits.seconds:g} s"
             )
-        self._next_check = self.steps + _CHECK_EVERY
+        self._next_check = min(self.steps + _CHECK_EVERY, limit + 1)
 
     def check_time(self) -> None:
         """Between two steps that may each take long (parsing a module)."""

@@ -72,6 +72,7 @@ class Interpreter:
         owner: ClassRef | None = None,
         as_of: int | None = None,
         strict: bool = False,
+        enclosing: tuple[dict[str, Any], ...] = (),
     ) -> None:
         self.module = module
         self.loader: StaticLoader = module.loader
@@ -83,6 +84,7 @@ class Interpreter:
         self.owner = owner
         self.as_of = as_of
         self.strict = strict
+        self.enclosing = enclosing  # scopes of the functions this one is defined in
         self.alternatives = 0  # inside the second branch of an `if` static reading cannot decide
 
     # -------------------------------------------------------------- reporting
@@ -190,6 +192,12 @@ class Interpreter:
             if type(value) is Unevaluated:
                 raise CannotEvaluate(value.reason or f"`{node.id}` is not known statically")
             return value
+        for outer in self.enclosing:
+            if node.id in outer:
+                value = outer[node.id]
+                if type(value) is Unevaluated:
+                    raise CannotEvaluate(value.reason or f"`{node.id}` is not known statically")
+                return value
         return self.module.global_value(node.id, self.as_of)
 
     def eval_Attribute(self, node: ast.Attribute) -> Any:
@@ -294,7 +302,7 @@ class Interpreter:
         return value
 
     def eval_Lambda(self, node: ast.Lambda) -> LambdaRef:
-        return LambdaRef(node, self.module, self.scope, self.owner)
+        return LambdaRef(node, self.module, (self.scope, *self.enclosing), self.owner)
 
     def eval_Compare(self, node: ast.Compare) -> bool:
         left = self.known(node.left)
@@ -364,6 +372,7 @@ class Interpreter:
             self.owner,
             self.as_of,
             self.strict,
+            self.enclosing,
         )
         result: list[Any] = []
 
@@ -448,7 +457,7 @@ class Interpreter:
         arguments = function.node.args
         if arguments.vararg or arguments.kwarg or arguments.kwonlyargs:
             raise CannotEvaluate("a lambda with * or ** parameters is not evaluated")
-        scope = dict(function.scope)
+        scope: dict[str, Any] = {}
         inner = Interpreter(
             function.module,
             scope,
@@ -457,6 +466,7 @@ class Interpreter:
             function.owner,
             self.as_of,
             self.strict,
+            function.enclosing,
         )
         parameters = [*arguments.posonlyargs, *arguments.args]
         first_default = len(parameters) - len(arguments.defaults)
@@ -576,7 +586,14 @@ def run_function(
 ) -> Any:
     node = function.node
     scope: dict[str, Any] = {}
-    interpreter = Interpreter(function.module, scope, _function_start(node), depth, function.owner)
+    interpreter = Interpreter(
+        function.module,
+        scope,
+        _function_start(node),
+        depth,
+        function.owner,
+        enclosing=function.enclosing,
+    )
     params = parameters(node)
     defaults = node.args.defaults
     first_default = len(params) - len(defaults)

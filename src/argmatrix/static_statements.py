@@ -254,7 +254,7 @@ def exec_try(it: Interpreter, node: ast.Try) -> None:
 
 
 def exec_def(it: Interpreter, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-    it.scope[node.name] = FunctionRef(it.module, node, it.owner)
+    it.scope[node.name] = FunctionRef(it.module, node, it.owner, (it.scope, *it.enclosing))
 
 
 def exec_import(it: Interpreter, node: ast.Import | ast.ImportFrom) -> None:

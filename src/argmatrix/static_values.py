@@ -69,9 +69,13 @@ class ClassRef:
 
 @dataclass(frozen=True)
 class FunctionRef:
+    """A function of the source; `enclosing`: the scopes of the functions it is defined in,
+    innermost first (a helper defined inside the builder sees the builder's names)."""
+
     module: SourceModule
     node: ast.FunctionDef | ast.AsyncFunctionDef
     owner: ClassRef | None = None
+    enclosing: tuple[dict[str, Any], ...] = field(default=(), compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -101,7 +105,7 @@ class LambdaRef:
 
     node: ast.Lambda
     module: SourceModule
-    scope: dict[str, Any] = field(repr=False)
+    enclosing: tuple[dict[str, Any], ...] = field(repr=False)
     owner: ClassRef | None = None
 
 
