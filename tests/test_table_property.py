@@ -3,26 +3,39 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from html.parser import HTMLParser
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from argmatrix.config import PageSpec
 from argmatrix.model import Argument, Capability, Platform, Registry
-from argmatrix.render import environment, server_page, support_page
+from argmatrix.render import environment, page_context, server_page, support_page
 from argmatrix.resolve import resolve_platform
 from helpers import html_inline, tables
 
 # Text with the characters that break hand-written tables, plus any Unicode at all.
-TRICKY = st.sampled_from([*list("|`*_<>&[]()\\#!~-+=:{}\"'\n\r\t\x00\x1b\u202e\u2067"), "<script>alert(1)</script>", "<!--", "-->", "</td>", "**", "__", "```", "[x](javascript:y)", "&lt;", "&#124;", "\\|", "| --- |", "参数", "مرحبا", "a" * 300])
+TRICKY = st.sampled_from([*list("|`*_<>&[]()\\#!~-+=:{}\"'\n\r\t\x00\x1b\u202e\u2067"), "<script>alert(1)</script>", "<!--", "-->", "</td>", "**", "__", "```", "[x](javascript:y)", "&lt;", "&#124;", "\\|", "| --- |", "参数", "مرحبا", "a" * 300,
+                          # what Markdown extensions and template re-readers turn into HTML
+                          '{: onclick="alert(1)" }', "{#id .cls onmouseover=x}", "{.c}", "{{", "{%",
+                          "{#", "!!! danger", "??? note", "~~~", "1. ", "2) ", "# ", "--8<-- ",
+                          "[TOC]", '<div markdown="1">', "</title><script>", "\ud800", ":::",
+                          "#!python ", "<img src=x onerror=alert(1)>", "]( javascript:alert(1))"])
 HELP = st.lists(st.one_of(TRICKY, st.text(max_size=20)), max_size=12).map("".join)
 _WS = re.compile(r"\s+")
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 
 def expected_text(text: str) -> str:
-    """What a reader should see: the text itself, whitespace folded, invisible controls dropped."""
+    """What a reader should see: the text itself, whitespace folded, invisible controls dropped,
+    a lone surrogate shown as U+FFFD, and an invisible word joiner between `<` and `/` of an
+    end tag like `</title>` (so that no text can close a page's <title>)."""
     text = "".join(c for c in text if c.isprintable() or c in "\t\n\r" or not _is_control(c))
-    return _WS.sub(" ", _BIDI.sub("", text)).strip()
+    text = re.sub("[\ud800-\udfff]", "\ufffd", text)
+    text = _WS.sub(" ", _BIDI.sub("", text)).strip()
+    return re.sub(r"<(?=/(?:title|textarea|script|style|xmp|iframe|noembed|noframes|noscript"
+                  r"|plaintext))", "<\u2060", text, flags=re.IGNORECASE)
 
 
 def _is_control(char: str) -> bool:
@@ -84,3 +97,69 @@ def test_support_table_keeps_its_shape_with_any_note_or_reason(note: str, reason
     assert all(len(row) == width for row in found[0].rows)
     assert _WS.sub(" ", found[0].rows[1][3]).strip() == expected_text(reason)
     assert [h for h in html_inline(page) if not h.startswith(("<a id=", "</a>", "<br"))] == []
+
+
+# ------------------------------------------------------------------ with the site's extensions
+
+SITE_EXTENSIONS = ["tables", "attr_list", "md_in_html", "admonition", "toc", "pymdownx.details",
+                   "pymdownx.superfences", "pymdownx.inlinehilite", "pymdownx.highlight"]
+# What the bundled pages themselves make: headings, paragraphs, tables, anchors, code, breaks.
+OUR_TAGS = {"h1", "h2", "h3", "p", "table", "thead", "tbody", "tr", "th", "td", "a", "br", "code"}
+
+
+class _Elements(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[tuple[str, tuple[str, ...]]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.found.append((tag, tuple(sorted(name for name, _ in attrs))))
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def _site_html(text: str) -> _Elements:
+    import markdown
+
+    elements = _Elements()
+    elements.feed(markdown.markdown(text, extensions=SITE_EXTENSIONS))
+    elements.close()
+    return elements
+
+
+# Pieces joined by spaces: an attribute list `{...}` acts only after a space, a list item
+# only at the start of a line.
+SPACED = st.lists(st.one_of(TRICKY, st.text(max_size=12)), max_size=8).map(" ".join)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(help_text=SPACED, choice=SPACED, title=SPACED,
+       section=SPACED.filter(lambda t: t.strip() != ""))
+@example(help_text='see {: onclick="alert(1)" }', choice="x {#i .c onmouseover=y}", title="T",
+         section="S")
+@example(help_text="1. first", choice="x", title='# heading {: onclick="alert(1)" }',
+         section='Model {: onclick="alert(1)" }')
+@example(help_text='!!! danger "boom"', choice="y", title="??? note", section="~~~ fence")
+@example(help_text='<div markdown="1">**bold**</div>', choice="{{ 7*7 }}",
+         title="</title><script>alert(1)</script>", section="C#")
+@example(help_text="[TOC]", choice="z", title="2) second", section="--8<-- x")
+def test_python_markdown_with_the_sites_extensions_makes_no_element_of_any_text(
+    help_text: str, choice: str, title: str, section: str,
+) -> None:
+    """attr_list, md_in_html, admonitions, fences, link syntax in a help text, a default, a
+    choice, a section title (a heading) or a page title and a description (paragraphs of their
+    own): Python-Markdown makes no element and no attribute of them, and shows them as text."""
+    registry = _registry(help_text, choice)
+    registry = Registry(source=registry.source, sections=(section,), description=help_text,
+                        arguments=tuple(replace(a, section=section) for a in registry.arguments))
+    spec = PageSpec("server_arguments.md.j2", "x.md", title=title or None)
+    context = page_context(spec, registry, {}, "argmatrix.yaml")
+    page = _site_html(_render("server_arguments.md.j2", **context))
+    assert {tag for tag, _ in page.found} <= OUR_TAGS
+    assert {attrs for tag, attrs in page.found if tag != "a"} <= {(), ("id",)}
+    assert {attrs for tag, attrs in page.found if tag == "a"} == {("id",)}
+    shown = _WS.sub(" ", "".join(page.text)).replace("\u2060", "")
+    for text in (help_text, choice, title, section):
+        assert expected_text(text).replace("\u2060", "") in shown

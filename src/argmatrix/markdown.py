@@ -30,8 +30,9 @@ _WHITESPACE = re.compile(r"\s+")
 _SPECIAL = re.compile(r"[&<>\\`*|{]|\](?=[(\[:])|(?<![^\W_])_|_(?![^\W_])")
 # A first character that starts a block when the text begins a line (a paragraph of its own):
 # heading, list, admonition (`!!!`), details (`???`), tilde fence, definition, `/// block`,
-# a snippet (`--8<--`). Backslash escapes where Python-Markdown honours them, else a character
-# reference. (A link definition `[x]: ` is already broken by the escaped `]:`.)
+# a snippet (`--8<--`); a whole text in brackets would be read as the `toc` marker `[TOC]`.
+# Backslash escapes where Python-Markdown honours them, else a character reference. (A link
+# definition `[x]: ` is already broken by the escaped `]:`.)
 _START_BACKSLASH = frozenset("#-+!")
 _START_ENTITY = frozenset("?~:/=")
 _ORDERED_ITEM = re.compile(r"\d+(?=[.)](?:\s|$))")  # `1. ` or `1) `: an ordered list item
@@ -69,6 +70,8 @@ def _safe_edges(text: str) -> str:
         text = "\\" + text
     elif first in _START_ENTITY:
         text = f"&#{ord(first)};{text[1:]}"
+    elif first == "[" and text.endswith("]"):  # a paragraph of just `[TOC]`: the contents
+        text = "\\" + text
     elif "0" <= first <= "9":
         item = _ORDERED_ITEM.match(text)
         if item is not None:
@@ -76,9 +79,24 @@ def _safe_edges(text: str) -> str:
     return text
 
 
+# A text that ends up in a page's first heading is the page's title, and MkDocs themes print
+# titles with their tags stripped and their character references decoded (Material:
+# `<title>{{ page.title | striptags }}</title>`). Inside <title> (and the other elements whose
+# content is text up to their own end tag) only that end tag counts: `</title><script>` would
+# close it. A word joiner (invisible) between `<` and `/` keeps such an end tag text.
+_TEXT_ELEMENT_END = re.compile(
+    r"&lt;(?=/(?:title|textarea|script|style|xmp|iframe|noembed|noframes|noscript|plaintext))",
+    re.IGNORECASE)
+_TEXT_ELEMENT_END_IN_CODE = re.compile(
+    r"</(?:title|textarea|script|style|xmp|iframe|noembed|noframes|noscript|plaintext)",
+    re.IGNORECASE)
+
+
 @lru_cache(maxsize=65536)
 def _cell_text(text: str) -> str:
     escaped = _SPECIAL.sub(_escape, _folded(text).strip())
+    if "&lt;/" in escaped:
+        escaped = _TEXT_ELEMENT_END.sub("&lt;\u2060", escaped)
     return _safe_edges(escaped) if escaped else escaped
 
 
@@ -104,6 +122,8 @@ def _code_text(value: str) -> str:
 
 def _code_span_unsafe(text: str) -> bool:
     if "{" in text and any(opener in text for opener in _JINJA_OPENERS):
+        return True
+    if "</" in text and _TEXT_ELEMENT_END_IN_CODE.search(text):
         return True
     return text.lstrip().startswith(("#!", ":::"))
 
