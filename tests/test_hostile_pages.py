@@ -15,6 +15,7 @@ no `javascript:` URL, and show every hostile text as text.
 from __future__ import annotations
 
 import re
+import shutil
 import unicodedata
 from collections import Counter
 from collections.abc import Callable
@@ -24,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import REGISTRIES, load
 from e2e.site import Build, build_site
 from helpers import run_cli, tables
 
@@ -430,3 +432,27 @@ def test_the_harmless_site_has_the_same_tables(hostile: Site, harmless: Site) ->
     for name in ("server", "npu", "npu_variants", "matrix", "cli"):
         shape = [(len(t.header), len(t.rows)) for t in tables(hostile.markdown[name])]
         assert shape == [(len(t.header), len(t.rows)) for t in tables(harmless.markdown[name])]
+
+
+# ------------------------------------------------------------------ text that is not text
+
+
+@pytest.mark.parametrize("mode", ["live", "static"])
+def test_a_lone_surrogate_reads_as_the_replacement_character(mode: str, tmp_path: Path) -> None:
+    """`"\\ud800"` in a registry's string literal cannot be written as UTF-8: the converter
+    shows it as U+FFFD in the model, so pages render and are written."""
+    registry = load("python_versions_cli:build_parser", mode)  # type: ignore[arg-type]
+    argument = registry.by_flag()["--surrogate"]
+    assert (argument.default, argument.help) == ("\ufffd", "Half a pair: \ufffd.")
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copy(REGISTRIES / "python_versions_cli.py", project)
+    (project / "argmatrix.yaml").write_text(
+        f"registry: {{target: python_versions_cli:build_parser, mode: {mode}}}\n"
+        "pages:\n  - {template: server_arguments.md.j2, output: server.md}\n",
+        encoding="utf-8",
+    )
+    result = run_cli("generate", cwd=project)
+    assert result.code == 0, result.err
+    page = (project / "docs" / "server.md").read_text(encoding="utf-8")
+    assert "| Half a pair: \ufffd. | `\ufffd` |" in page

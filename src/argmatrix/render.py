@@ -28,6 +28,7 @@ from .markdown import anchor, cell, code, code_block, value_text
 from .model import (
     Argument,
     Capability,
+    Diagnostic,
     Opaque,
     Platform,
     Registry,
@@ -657,8 +658,8 @@ def matrix_columns(platforms: Mapping[str, ResolvedPlatform]) -> MatrixColumns:
 # What templates may read attributes of, besides plain data and Jinja's own helpers.
 PAGE_MODEL_TYPES: tuple[type, ...] = (
     Registry, Argument, Subcommand, Platform, Capability, Resolved, Opaque, Unevaluated,
-    ResolvedPlatform, Finding, Row, SectionView, ReasonGroup, SubcommandView, ServerPage,
-    SupportPage,
+    Diagnostic, ResolvedPlatform, Finding, Row, SectionView, ReasonGroup, SubcommandView,
+    ServerPage, SupportPage, MatrixColumn,
 )
 
 

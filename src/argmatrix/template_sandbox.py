@@ -33,7 +33,7 @@ from jinja2.compiler import CodeGenerator, Frame
 from jinja2.environment import TemplateModule
 from jinja2.exceptions import SecurityError
 from jinja2.runtime import BlockReference, Context, LoopContext, Macro, TemplateReference
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2.sandbox import MAX_RANGE, ImmutableSandboxedEnvironment
 from jinja2.utils import Cycler, Joiner, Namespace, generate_lorem_ipsum
 from markupsafe import Markup
 
@@ -253,6 +253,7 @@ class PageSandbox(ImmutableSandboxedEnvironment):
         self.filters = {name: self._measured_filter(name, f) for name, f in self.filters.items()}
         self.filters[LOOP_FILTER] = self.bounded_iter
         self.globals["lipsum"] = _bounded_lipsum
+        self.globals["range"] = _bounded_range
 
     # ---------------------------------------------------------------- what may be read
 
@@ -445,6 +446,14 @@ def _check_method(obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> No
             _check_product(len(owner) * max(longest, 1), "translate")
     elif isinstance(owner, int) and getattr(obj, "__name__", "") == "to_bytes" and args:
         _check_count(args[0], "a length")
+
+
+def _bounded_range(*args: int) -> range:
+    """Jinja's sandboxed range (at most MAX_RANGE items), refused as a sandbox limit."""
+    numbers = range(*args)
+    if len(numbers) > MAX_RANGE:
+        raise TemplateLimit(f"a range of {len(numbers):,} items (at most {MAX_RANGE:,})")
+    return numbers
 
 
 def _bounded_lipsum(n: int = 5, html: bool = True, min: int = 20, max: int = 100) -> str:
