@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .config import CHECK_KINDS
-from .errors import printable
+from .errors import json_for_log, printable
 from .outputs import read_page, read_prose
 from .project import Project, load_project
 from .resolve import Finding, closest
@@ -272,19 +272,6 @@ def text_line(finding: Finding, colour: bool = False) -> str:
         label = f"\033[{code}m{label}\033[0m"
     fix = f" ({finding.fix})" if finding.fix else ""
     return f"{printable(where)}{label}: {printable(finding.message + fix)}"
-
-
-# What json.dumps(ensure_ascii=False) leaves raw but a terminal or log must not get: DEL, the
-# C1 controls, bidirectional controls, line separators, lone surrogates; and the `##[` of a
-# GitHub workflow command. Written as \uXXXX escapes, the JSON holds the very same strings.
-_RAW_IN_JSON = re.compile(
-    "[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]|(?<=##)\\["
-)
-
-
-def json_for_log(text: str) -> str:
-    """JSON text that prints safely: the same value, with the characters above escaped."""
-    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def relative_path(file: str) -> str:

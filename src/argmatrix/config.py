@@ -225,6 +225,16 @@ def _registry(
             )
         )
         return None
+    if has_control(target):
+        problems.append(
+            Problem(
+                f"registry: target {target!r} contains a NUL or control character",
+                where,
+                line_of(raw, "target") or line,
+                "write a plain module:callable or file path",
+            )
+        )
+        return None
     if mode == "snapshot" and not _snapshot_inside(target, root):
         problems.append(
             Problem(
@@ -260,8 +270,6 @@ def _registry(
 
 
 def _snapshot_inside(target: str, root: Path) -> bool:
-    if has_control(target):
-        return False
     return within(os.path.realpath(root / target), os.path.realpath(root))
 
 

@@ -52,6 +52,20 @@ def printable(text: str) -> str:
     return _WORKFLOW_COMMAND.sub(_defuse, text)
 
 
+# What json.dumps(ensure_ascii=False) leaves raw but a terminal or log must not get: DEL, the
+# C1 controls, bidirectional controls, line separators, lone surrogates; and the `##[` of a
+# GitHub workflow command. Written as \uXXXX escapes, the JSON holds the very same strings.
+_RAW_IN_JSON = re.compile(
+    "[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]|(?<=##)\\["
+)
+
+
+def json_for_log(text: str) -> str:
+    """JSON text (from json.dumps) that prints safely: the same value, with the characters
+    above written as escapes."""
+    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def has_control(text: str) -> bool:
     """Whether `text` holds a character `printable` would escape (a NUL, a newline, ESC, ...)."""
     return _UNPRINTABLE.search(text) is not None
@@ -111,11 +125,14 @@ def read_user_file(path: Path, what: str, fix: str) -> str:
     if data is None:
         raise ArgmatrixError.at(f"{what} not found", file=str(path), fix=fix)
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ArgmatrixError.at(
             f"cannot read {what}: {exc}", file=str(path), fix="save it as UTF-8 text"
         ) from None
+    if "\r" in text:  # line endings as text mode reads them
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
 
 
 def read_regular_file(

@@ -22,10 +22,6 @@ from .errors import ArgmatrixError, Problem, has_control, read_regular_file
 # compares is this large.
 PAGE_LIMIT = 64 * 1024 * 1024
 
-# Names a Jinja2 template usually has; inside a templates folder that also holds the pages,
-# only these count as templates.
-TEMPLATE_SUFFIXES = (".j2", ".jinja", ".jinja2", ".tmpl", ".tpl")
-
 Inputs = Iterable[tuple[str, str]]  # (file, what it is to the project: "the manifest x.yaml")
 
 
@@ -43,7 +39,8 @@ def resolve_outputs(config: Config, specs: Sequence[PageSpec], inputs: Inputs) -
     docs = real_docs_dir(config)
     known = {real(file): what for file, what in inputs}
     templates = real(config.templates_dir)
-    pages_among_templates = within(docs, templates)
+    from .render import TEMPLATE_SUFFIXES  # the files of the templates folder that are read
+
     problems: list[Problem] = []
     seen: dict[str, str] = {}
     paths: list[Path] = []
@@ -61,7 +58,7 @@ def resolve_outputs(config: Config, specs: Sequence[PageSpec], inputs: Inputs) -
         target = real(config.docs_dir / spec.output)
         paths.append(Path(target))
         problem = _outside_docs(spec, target, docs, where) or _an_input(
-            spec, target, known, templates, pages_among_templates, where
+            spec, target, known, templates, TEMPLATE_SUFFIXES, where
         )
         if problem is None and target in seen:
             problem = Problem(
@@ -114,16 +111,12 @@ def _an_input(
     target: str,
     known: dict[str, str],
     templates: str,
-    pages_among_templates: bool,
+    template_suffixes: tuple[str, ...],
     where: str,
 ) -> Problem | None:
     what = known.get(target)
-    if (
-        what is None
-        and within(target, templates)
-        and (not pages_among_templates or target.endswith(TEMPLATE_SUFFIXES))
-    ):
-        what = f"a file of the templates folder {os.path.basename(templates)}/"
+    if what is None and within(target, templates) and target.endswith(template_suffixes):
+        what = f"a template of the templates folder {os.path.basename(templates)}/"
     if what is None:
         return None
     return Problem(
