@@ -11,7 +11,6 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -241,7 +240,7 @@ def test_docs_dir_linked_out_of_the_project_is_a_located_error(tmp_path: Path) -
     assert _tree(outside) == before
 
 
-@pytest.mark.parametrize("key", ["templates_dir", "manifests"])
+@pytest.mark.parametrize("key", ["templates_dir", "manifests", "snapshot"])
 def test_files_the_configuration_reads_stay_inside_the_project(tmp_path: Path, key: str) -> None:
     root = copy_project(tmp_path)
     outside = _outside(tmp_path)
@@ -249,15 +248,28 @@ def test_files_the_configuration_reads_stay_inside_the_project(tmp_path: Path, k
     config = root / CONFIG
     if key == "templates_dir":
         config.write_text(config.read_text() + f"templates_dir: {outside}\n")
-        says = "'templates_dir'"
-    else:
+        says, at = f"'templates_dir' '{outside}' is outside the project", "templates_dir:"
+    elif key == "manifests":
         (root / "capabilities" / "npu.yaml").unlink()
         (root / "capabilities" / "npu.yaml").symlink_to(outside / "npu.yaml")
-        says = "manifests: 'capabilities/npu.yaml' is outside the project"
+        says, at = "manifests: 'capabilities/npu.yaml' is outside the project", "manifests:"
+    else:
+        assert run_cli("snapshot", "-o", str(outside / "snap.json"), cwd=root).code == 0
+        _replace_in(config, "tinyserver:ServerArgs.add_cli_args", "../outside/snap.json")
+        _replace_in(config, "  mode: static\n", "")
+        says, at = "registry: snapshot '../outside/snap.json' is outside the project", "target:"
     result = run_cli("check", cwd=root)
     line = _one_error(result, says)
-    assert re.search(r"argmatrix\.yaml:\d+:", line)
+    assert f"argmatrix.yaml:{_line_with(root, CONFIG, at)}:" in line
     assert SECRET not in result.out + result.err
+
+
+def test_a_control_character_in_the_registry_target_is_a_located_error(tmp_path: Path) -> None:
+    root = copy_project(tmp_path)
+    _replace_in(root / CONFIG, "target: tinyserver:", 'target: "tiny\\0server:')
+    _replace_in(root / CONFIG, "add_cli_args\n", 'add_cli_args"\n')
+    line = _one_error(run_cli("check", cwd=root), "contains a NUL or control character")
+    assert f"argmatrix.yaml:{_line_with(root, CONFIG, 'target:')}:" in line
 
 
 @pytest.mark.parametrize("bad", ["a\\0b.md", "a\\nb.md", "a\\e[31mb.md"])
