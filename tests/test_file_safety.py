@@ -703,3 +703,17 @@ def test_the_forked_reader_ends_with_its_parent(
     finally:
         parent.kill()
         parent.communicate()
+
+
+def test_a_page_is_read_back_byte_for_byte(tmp_path: Path) -> None:
+    from argmatrix.errors import ArgmatrixError
+    from argmatrix.outputs import read_page
+
+    page = tmp_path / "p.md"
+    page.write_bytes(b"a\r\nb\n")
+    assert read_page(page) == "a\r\nb\n"  # line endings as they are
+    assert read_page(tmp_path / "none.md") is None
+    page.write_bytes(b"caf\xe9\n")
+    assert read_page(page) is None  # surely stale
+    with pytest.raises(ArgmatrixError, match=r"p\.md: the page is not UTF-8 text"):
+        read_page(page, strict=True)  # an in-place page: its prose cannot be kept

@@ -166,9 +166,10 @@ def _imported_from(root: str) -> list[str]:
 # ------------------------------------------------------------------ reading back
 
 
-def read_page(path: Path) -> str | None:
-    """A page exactly as it is on disk (line endings kept); None when there is none, or when it
-    is not UTF-8 text (so surely not what argmatrix wrote). A FIFO, a device or a folder is a
+def read_page(path: Path, strict: bool = False) -> str | None:
+    """A page exactly as it is on disk (line endings kept); None when there is none. One that
+    is not UTF-8 text is None too (surely not what argmatrix wrote), or with `strict` (an
+    in-place page, whose prose is kept) a located error. A FIFO, a device or a folder is a
     located error, never waited on or read."""
     data = read_regular_file(
         path, "the page", "a page output must be a regular file", limit=PAGE_LIMIT
@@ -177,8 +178,14 @@ def read_page(path: Path) -> str | None:
         return None
     try:
         return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+    except UnicodeDecodeError as exc:
+        if not strict:
+            return None
+        raise ArgmatrixError.at(
+            f"the page is not UTF-8 text ({exc.reason} at byte {exc.start})",
+            file=str(path),
+            fix="save it as UTF-8",
+        ) from None
 
 
 def read_prose(path: Path, root: Path) -> str:
