@@ -45,7 +45,9 @@ class Report:
         return any(f.severity == "error" for f in self.findings)
 
 
-def register(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     check = commands.add_parser(
         "check",
         parents=[common],

@@ -10,7 +10,9 @@ from pathlib import Path
 from .errors import ArgmatrixError, printable
 
 
-def register(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     generate = commands.add_parser(
         "generate",
         parents=[common],

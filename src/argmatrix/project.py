@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +125,10 @@ def config_from_args(args: argparse.Namespace, cwd: Path | None = None) -> Confi
     return replace(config, registry=registry, manifests=manifests)
 
 
+def _manifest_and_files(path: Path) -> tuple[Platform, list[str]]:
+    return load_manifest(path), [str(path)]
+
+
 def load_platforms(
     paths: tuple[Path, ...], read: dict[Path, Platform] | None = None
 ) -> dict[str, Platform]:
@@ -134,7 +138,7 @@ def load_platforms(
     for path in paths:
         try:
             platform = (read or {}).get(path) or cached(
-                "manifest", (str(path),), lambda p=path: (load_manifest(p), [p])
+                "manifest", (str(path),), partial(_manifest_and_files, path)
             )
         except ArgmatrixError as error:
             problems.extend(error.problems)
