@@ -143,6 +143,11 @@ SNIPPETS = [
     "X[0] = 1\n", "if flag:\n    def X():\n        pass\nelse:\n    X = 12\n", "Y: int\n",
     "W = f'{X}'\n", "W = rb'''\nX = 13\n'''\n", "W = 'it''s'  # X = 14\n",    "call(\nX=1,\nY=2)\n", "Y = a.\\\nX = 2\n", "@decorate(\noption=1,\n)\nclass X:\n    pass\n",
     "\uff38 = 2\n", "def \U0001d417():\n    pass\n", "Y = (1 +\n2)\n", "W = f'{{X}}'\n",
+    # Changes of a name after it is bound: followed in order, or the name is unknown.
+    "X = [1]\n", "X = {'k': 1}\n", "X.append(5)\n", "X.extend([6])\n", "X  .  update(k=2)\n",
+    "X += [7]\n", "X['k'] = 3\n", "for i in [8, 9]:\n    X.append(i)\n", "Y = X\n",
+    "def f():\n    X.append(2)\n", "f()\n", "@f\nclass C:\n    pass\n", "Y = X.copy()\n",
+    "X.sort()\n", "if flag:\n    X.append(3)\n",
 ]
 
 
@@ -212,3 +217,17 @@ def test_strings_the_outline_cannot_follow_send_it_to_the_whole_module() -> None
     assert not StatementOutline('X = 1\nW = f"{"\'\'\'"}"\nX = 2\nY = "\'\'\'"\n').reliable
     assert not StatementOutline("X = 1\nY = 0\n\uff38 = 2\n").reliable
     assert StatementOutline("X = 1\nW = f'{X!r:>{width}}'  # caf\u00e9\n").reliable
+
+
+def test_the_outline_gives_up_on_stray_quotes_in_linear_time() -> None:
+    """A quote that opens no string it understands stops the outline at once: trying every later
+    quote against the rest of the text took quadratic time (minutes on 100 KB)."""
+    import time
+
+    from argmatrix.static import StatementOutline
+
+    text = "X = 1\n" + "'\\" * 200_000
+    start = time.monotonic()
+    outline = StatementOutline(text)
+    assert not outline.reliable and outline.lone_binding("X") is None
+    assert time.monotonic() - start < 1.0

@@ -947,3 +947,37 @@ def test_composed_attacks_keep_every_invariant(
         assert outcome.export.err.count("\n") == 1 and f"{MODULE}.py:" in outcome.export.err
     else:
         outcome.argument("--last")
+
+
+def test_generate_and_check_print_the_warnings_too(tmp_path: Path) -> None:
+    outcome = read(
+        tmp_path,
+        module("""
+        parser.add_argument("--a", default=os.cpu_count())
+    """),
+    )
+    assert outcome.generate is not None
+    project = tmp_path / "project"
+    checked = run_cli("check", cwd=project)
+    for run in (outcome.export, outcome.generate, checked):
+        lines = [line for line in run.err.splitlines() if "warning:" in line]
+        assert len(lines) == 1, run.err
+        assert f"{MODULE}.py:" in lines[0] and "--a: default kept as source text" in lines[0]
+    assert checked.code == 0, checked.out
+
+
+def test_a_snapshot_with_malformed_diagnostics_is_refused(tmp_path: Path) -> None:
+    snapshot = {
+        "format": "argmatrix-snapshot",
+        "version": 1,
+        "registry": {
+            "source": "x:y",
+            "sections": ["General"],
+            "arguments": [{"flags": ["--a"], "dest": "a"}],
+            "diagnostics": [{"file": 7, "line": "one", "message": None}],
+        },
+    }
+    (tmp_path / "snap.json").write_text(json.dumps(snapshot))
+    result = run_cli("export", "--registry", "snap.json", cwd=tmp_path)
+    assert result.code == 2
+    assert "snap.json" in result.err and "diagnostic" in result.err

@@ -57,6 +57,7 @@ __all__ = [
 ]
 
 MAX_DIAGNOSTICS = 200  # per read; beyond, one line says how many more there were
+_MESSAGE_LENGTH = 400  # characters of one diagnostic (a reason may quote a long value)
 
 
 # ------------------------------------------------------------------ the loader of one read
@@ -90,6 +91,8 @@ class StaticLoader:
     # -------------------------------------------------------------- what could not be followed
 
     def report(self, file: str, line: int | None, message: str) -> None:
+        if len(message) > _MESSAGE_LENGTH:
+            message = message[: _MESSAGE_LENGTH - 3] + "..."
         key = (file, line, message)
         if key in self._diagnostics:
             return

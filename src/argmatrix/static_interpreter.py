@@ -21,7 +21,7 @@ from .static_replay import (
     new_parser,
     parser_call,
 )
-from .static_statements import EXECUTORS, _Return, bind, exec_other
+from .static_statements import EXECUTORS, _Break, _Continue, _Return, bind, exec_other
 from .static_values import (
     BUILTIN_TYPES,
     PLAIN_TYPES,
@@ -116,13 +116,31 @@ class Interpreter:
     def exec(self, node: ast.stmt) -> None:
         try:
             self.budget.step()
+            EXECUTORS.get(type(node), exec_other)(self, node)
+        except (_Return, _Break, _Continue, ArgmatrixError):
+            raise
         except BudgetExceeded as exc:
             raise self.stopped(exc, node) from None
-        handler = EXECUTORS.get(type(node))
-        if handler is None:
-            exec_other(self, node)
-        else:
-            handler(self, node)
+        except RecursionError:
+            raise self.stopped(
+                BudgetExceeded("the nesting budget", "Python's own stack"), node
+            ) from None
+        except CannotEvaluate as exc:
+            self.not_run(node, exc.reason)
+        except Exception as exc:  # an operation on plain values failed: only running would tell
+            self.not_run(node, f"running it raises {type(exc).__name__}")
+
+    def not_run(self, node: ast.stmt, reason: str) -> None:
+        """A statement that could not be run: at a module's top level the name followed is then
+        unknown; in a function the reading goes on, and says so if parser calls were missed."""
+        if self.strict:
+            raise CannotEvaluate(reason)
+        if calls_parser(node):
+            self.report(
+                node,
+                f"this statement could not be followed statically ({reason}):"
+                " what it adds is missing",
+            )
 
     # -------------------------------------------------------------- expressions
 

@@ -343,6 +343,8 @@ def _check_arithmetic(op: type, left: Any, right: Any, budget: Budget) -> None:
         budget.int_bits(_bits(left) + right)
     elif op is ast.Mult:
         budget.int_bits(_bits(left) + _bits(right))
+    elif op in (ast.Add, ast.Sub, ast.BitOr, ast.BitXor):
+        budget.int_bits(max(_bits(left), _bits(right)) + 1)
 
 
 def compare(op: type, left: Any, right: Any, budget: Budget) -> bool:

@@ -467,9 +467,9 @@ def _b_int(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
         return 0
     value = _number_from(args[0], frozenset({int, bool, float, str, bytes}))
     base = [*args[1:], kwargs.get("base")][0]
-    if base is None:
-        return int(value)
-    return int(value, _number_from(base, frozenset({int})))
+    result = int(value) if base is None else int(value, _number_from(base, frozenset({int})))
+    ctx.budget.int_bits(result.bit_length())
+    return result
 
 
 def _b_float(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
