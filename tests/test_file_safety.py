@@ -717,3 +717,39 @@ def test_a_page_is_read_back_byte_for_byte(tmp_path: Path) -> None:
     assert read_page(page) is None  # surely stale
     with pytest.raises(ArgmatrixError, match=r"p\.md: the page is not UTF-8 text"):
         read_page(page, strict=True)  # an in-place page: its prose cannot be kept
+
+
+@pytest.mark.parametrize("failing_move", [0, 1])
+def test_a_move_that_fails_is_finished_by_the_next_run_or_undone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failing_move: int
+) -> None:
+    """A disk error on the first move undoes everything; on a later one, the journal stays
+    and the next write finishes the moves first."""
+    from argmatrix.errors import ArgmatrixError
+
+    docs = tmp_path / "docs"
+    targets = [docs / f"p{i}.md" for i in range(3)]
+    writer.write_all([(t, "old\n") for t in targets], state_dir=tmp_path, inside=docs)
+    replace, calls = os.replace, []
+
+    def flaky(source: str, target: str) -> None:
+        calls.append(target)
+        pages = [c for c in calls if str(c).endswith(".md")]  # not the journal's own move
+        if str(target).endswith(".md") and len(pages) == failing_move + 1:
+            raise OSError(5, "Input/output error", str(target))
+        replace(source, target)
+
+    monkeypatch.setattr(os, "replace", flaky)
+    with pytest.raises(ArgmatrixError, match="cannot write: Input/output error") as raised:
+        writer.write_all([(t, "new\n") for t in targets], state_dir=tmp_path, inside=docs)
+    monkeypatch.setattr(os, "replace", replace)
+    texts = [t.read_text() for t in targets]
+    if failing_move == 0:
+        assert texts == ["old\n"] * 3
+        assert _leftovers(tmp_path) == []
+    else:
+        assert "the next run moves the others" in str(raised.value)
+        assert texts == ["new\n", "old\n", "old\n"]
+        writer.write_all([(docs / "other.md", "x\n")], state_dir=tmp_path, inside=docs)
+        assert [t.read_text() for t in targets] == ["new\n"] * 3
+        assert _leftovers(tmp_path) == []

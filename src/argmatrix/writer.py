@@ -133,22 +133,25 @@ def write_all(
 
 def _write_locked(items: list[tuple[Path, str]], state: Path) -> None:
     staged: list[tuple[Path, Path]] = []
+    journal: Path | None = None
     moved = 0
     try:
         for index, (path, text) in enumerate(items):
             _stage(path, text, staged)
             _step("staged", index)
         with _signals_held():
-            journal = _write_journal(state, staged) if len(staged) > 1 else None
+            if len(staged) > 1:
+                journal = _write_journal(state, staged)
             for index, (temporary, path) in enumerate(staged):
                 os.replace(temporary, path)
                 moved += 1
                 _step("moved", index)
             if journal is not None:
-                journal.unlink()
+                with contextlib.suppress(OSError):  # the next run finds nothing left to move
+                    journal.unlink()
             _step("finished")
     except OSError as exc:
-        if moved and len(staged) > 1:
+        if moved and journal is not None:
             staged = []  # keep the rest and the journal: the next run completes the moves
             raise ArgmatrixError.at(
                 f"cannot write: {exc.strerror or exc}; {moved} page(s) were moved into place and"
@@ -156,6 +159,9 @@ def _write_locked(items: list[tuple[Path, str]], state: Path) -> None:
                 file=str(exc.filename or state),
                 fix="make the folder writable and run again",
             ) from None
+        if journal is not None:  # nothing moved: the journal goes with the temporary files
+            with contextlib.suppress(OSError):
+                journal.unlink()
         raise _cannot_write(exc, staged[-1][1] if staged else state) from None
     finally:
         for temporary, _ in staged[moved:]:
