@@ -16,7 +16,6 @@ the file and line are known).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 FIX = (
     "static reading stops there to stay safe on untrusted input; if the registry really needs"
@@ -25,16 +24,40 @@ FIX = (
 )
 
 
-@dataclass(frozen=True)
 class Limits:
-    steps: int = 1_000_000  # statements + expression nodes (a call counts 50), builtin work / 32
-    call_depth: int = 30  # helpers calling helpers (a Python frame budget lies behind it)
-    nesting: int = 100  # expression and value nesting
-    value_size: int = 1_000_000  # characters of one string, items of one container
-    total_size: int = 20_000_000  # characters and items built during the whole read
-    int_bits: int = 10_000  # about 3,000 digits (Python itself refuses 4,300 to convert)
-    seconds: float = 4.0  # wall time of the whole read
-    source_bytes: int = 8 * 1024 * 1024  # one module's source file
+    """The bounds of one read; every default leaves real registries far below it."""
+
+    __slots__ = (
+        "call_depth",
+        "int_bits",
+        "nesting",
+        "seconds",
+        "source_bytes",
+        "steps",
+        "total_size",
+        "value_size",
+    )
+
+    def __init__(
+        self,
+        *,
+        steps: int = 1_000_000,  # statements + expression nodes (a call: 50), builtin work / 32
+        call_depth: int = 30,  # helpers calling helpers (a Python frame budget lies behind it)
+        nesting: int = 100,  # expression and value nesting
+        value_size: int = 1_000_000,  # characters of one string, items of one container
+        total_size: int = 20_000_000,  # characters and items built during the whole read
+        int_bits: int = 10_000,  # about 3,000 digits (Python refuses 4,300 to convert)
+        seconds: float = 4.0,  # wall time of the whole read
+        source_bytes: int = 8 * 1024 * 1024,  # one module's source file
+    ) -> None:
+        self.steps = steps
+        self.call_depth = call_depth
+        self.nesting = nesting
+        self.value_size = value_size
+        self.total_size = total_size
+        self.int_bits = int_bits
+        self.seconds = seconds
+        self.source_bytes = source_bytes
 
 
 DEFAULT_LIMITS = Limits()

@@ -17,7 +17,6 @@ import ast
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .comments import CallSite
@@ -209,19 +208,19 @@ def check_help(text: Any, budget: Budget) -> None:
 # ------------------------------------------------------------------ the replay of one read
 
 
-@dataclass
 class Recording:
     """What one read replayed: the parsers and actions (kept alive, so their ids stay unique),
     where each argument was added, and the stand-in action classes made for it."""
 
-    sites: dict[int, CallSite] = field(default_factory=dict)
-    keep: list[Any] = field(default_factory=list)
-    prog: str = "prog"  # what a parser made without `prog` is called (as in live loading)
-    calls: int = 0  # parser calls replayed so far: a branch that made some is worth a word
-    placeholders: dict[tuple[str, type], type] = field(default_factory=dict)
-    # Inside a branch static reading cannot decide: what each call was, to compare branches.
-    logging: int = 0
-    log: list[tuple[Any, ...]] = field(default_factory=list)
+    def __init__(self, prog: str = "prog") -> None:
+        self.sites: dict[int, CallSite] = {}
+        self.keep: list[Any] = []
+        self.prog = prog  # what a parser made without `prog` is called (as in live loading)
+        self.calls = 0  # parser calls replayed so far
+        self.placeholders: dict[tuple[str, type], type] = {}
+        # Inside a branch static reading cannot decide: what each call was, to compare branches.
+        self.logging = 0
+        self.log: list[tuple[Any, ...]] = []
 
     def note(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> None:
         """Remember a parser call made inside an undecided branch (by value, not identity)."""

@@ -7,7 +7,7 @@ reach into. A value is one of:
   `tuple`, `dict`, `set`, `frozenset` (checked with `type(x) in ...`, never `isinstance`, so no
   subclass slips through). Containers may hold any value of this list;
 - a reference to source-level things (`ModuleRef`, `ClassRef`, `FunctionRef`, `ExternalRef`,
-  `EnumMember`, `LambdaRef`, ...), the interpreter's own dataclasses: a name, never the thing;
+  `EnumMember`, `LambdaRef`, ...), the interpreter's own classes: a name, never the thing;
 - `BuiltinRef` and `MethodRef`: a builtin or a method of plain data, each implemented here for
   plain data only (dispatch on the exact type and the name), with the budget checked before any
   value is built;
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .model import Unevaluated
@@ -43,96 +42,159 @@ class CannotEvaluate(Exception):
 # ------------------------------------------------------------------ references
 
 
-@dataclass(frozen=True)
-class ModuleRef:
+class _Ref:
+    """Base of the interpreter's references: compared and hashed by the fields named in
+    `_compared` (plain classes with slots: a module of a dozen dataclasses took 10 ms to
+    import, a tenth of a static read)."""
+
+    __slots__ = ()
+    _compared: tuple[str, ...] = ()
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self._compared)
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, *(getattr(self, f) for f in self._compared)))
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._compared)
+        return f"{type(self).__name__}({fields})"
+
+
+class ModuleRef(_Ref):
     """A module of the registry's own package, read from source on demand."""
 
-    name: str
+    __slots__ = ("name",)
+    _compared = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
 
 
-@dataclass(frozen=True)
-class ExternalRef:
+class ExternalRef(_Ref):
     """A name from a module whose source is not read (outside the package, or not found)."""
 
-    dotted: str
+    __slots__ = ("dotted",)
+    _compared = ("dotted",)
+
+    def __init__(self, dotted: str) -> None:
+        self.dotted = dotted
 
     @property
     def short(self) -> str:
         return self.dotted.rsplit(".", 1)[-1]
 
 
-@dataclass(frozen=True)
-class ClassRef:
-    module: SourceModule
-    node: ast.ClassDef
+class ClassRef(_Ref):
+    """A class of the source."""
+
+    __slots__ = ("module", "node")
+    _compared = ("module", "node")
+
+    def __init__(self, module: SourceModule, node: ast.ClassDef) -> None:
+        self.module = module
+        self.node = node
 
 
-@dataclass(frozen=True)
-class FunctionRef:
+class FunctionRef(_Ref):
     """A function of the source; `enclosing`: the scopes of the functions it is defined in,
     innermost first (a helper defined inside the builder sees the builder's names)."""
 
-    module: SourceModule
-    node: ast.FunctionDef | ast.AsyncFunctionDef
-    owner: ClassRef | None = None
-    enclosing: tuple[dict[str, Any], ...] = field(default=(), compare=False, repr=False)
+    __slots__ = ("enclosing", "module", "node", "owner")
+    _compared = ("module", "node", "owner")
+
+    def __init__(
+        self,
+        module: SourceModule,
+        node: ast.FunctionDef | ast.AsyncFunctionDef,
+        owner: ClassRef | None = None,
+        enclosing: tuple[dict[str, Any], ...] = (),
+    ) -> None:
+        self.module = module
+        self.node = node
+        self.owner = owner
+        self.enclosing = enclosing
 
 
-@dataclass(frozen=True)
-class SuperRef:
+class SuperRef(_Ref):
     """`super()` inside a method of `owner`: attribute lookups start at its bases."""
 
-    owner: ClassRef
+    __slots__ = ("owner",)
+    _compared = ("owner",)
+
+    def __init__(self, owner: ClassRef) -> None:
+        self.owner = owner
 
 
-@dataclass(frozen=True)
-class EnumMember:
+class EnumMember(_Ref):
     """`Level.LOW` of an Enum class read from source: its name and its value. `plain` when the
     class derives from `enum.Enum` alone, so that `str()` of a member is `Class.NAME`."""
 
-    owner: str
-    name: str
-    value: Any
-    plain: bool = False
+    __slots__ = ("name", "owner", "plain", "value")
+    _compared = ("owner", "name", "value", "plain")
+
+    def __init__(self, owner: str, name: str, value: Any, plain: bool = False) -> None:
+        self.owner = owner
+        self.name = name
+        self.value = value
+        self.plain = plain
 
     def __str__(self) -> str:
         return f"{self.owner}.{self.name}"
 
 
-@dataclass(frozen=True, eq=False)
 class LambdaRef:
     """A lambda of the source, called (when something calls it) by the interpreter itself."""
 
-    node: ast.Lambda
-    module: SourceModule
-    enclosing: tuple[dict[str, Any], ...] = field(repr=False)
-    owner: ClassRef | None = None
+    __slots__ = ("enclosing", "module", "node", "owner")
+
+    def __init__(
+        self,
+        node: ast.Lambda,
+        module: SourceModule,
+        enclosing: tuple[dict[str, Any], ...],
+        owner: ClassRef | None = None,
+    ) -> None:
+        self.node = node
+        self.module = module
+        self.enclosing = enclosing
+        self.owner = owner
 
 
-@dataclass(frozen=True)
-class BuiltinRef:
+class BuiltinRef(_Ref):
     """One of the builtins static reading implements (`sorted`, `len`, `str`, ...)."""
 
-    name: str
+    __slots__ = ("name",)
+    _compared = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
 
 
-@dataclass(frozen=True)
-class ArgparseRef:
+class ArgparseRef(_Ref):
     """`argparse` itself (name "") or one of its public names on the whitelist."""
 
-    name: str
+    __slots__ = ("name",)
+    _compared = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
 
 
 _UNBOUND: Any = object()
 
 
-@dataclass(frozen=True, eq=False)
 class MethodRef:
     """A method of plain data, bound to `receiver` (or unbound: `str.lower`)."""
 
-    owner: type
-    name: str
-    receiver: Any = _UNBOUND
+    __slots__ = ("name", "owner", "receiver")
+
+    def __init__(self, owner: type, name: str, receiver: Any = _UNBOUND) -> None:
+        self.owner = owner
+        self.name = name
+        self.receiver = receiver
 
 
 class ParserHandle:
@@ -145,10 +207,14 @@ class ParserHandle:
         self.target = target
 
 
-@dataclass(frozen=True, eq=False)
 class ParserMethod:
-    handle: ParserHandle
-    name: str
+    """A parser method named on a handle (`parser.add_argument`), replayed when called."""
+
+    __slots__ = ("handle", "name")
+
+    def __init__(self, handle: ParserHandle, name: str) -> None:
+        self.handle = handle
+        self.name = name
 
 
 class ActionHandle:
