@@ -196,7 +196,7 @@ def build_parser():
         " options: {layout: variants}}\n"
         "  - {template: platform_matrix.md.j2, output: matrix.md}\n"
         "  - {template: cli_reference.md.j2, output: cli.md,"
-        f" options: {{prog: {_yaml(text('cli-prog', 8))}}}}}\n"
+        f" options: {{prog: {_yaml(text('cli-prog', 5))}}}}}\n"
         "  - {template: server_arguments.md.j2, output: guide.md, inplace: true}\n"
     )
     mkdocs = (
