@@ -151,10 +151,10 @@ def build_parser():
     first = commands.add_parser({lit("command-one", 3)}, help={lit("command-help-one", 4)},
                                 description={lit("command-description", 5)},
                                 aliases=[{lit("alias", 6)}])
-    # {text("section-shared", 7, single_line=True)}
-    first.add_argument("--port", help={lit("help-port", 8)}, default={lit("default-port", 9)})
     first.add_argument("target", metavar={lit("metavar-target", 10, upper=True)}, nargs="?",
                        help={lit("help-target", 11)})
+    # {text("section-shared", 7, single_line=True)}
+    first.add_argument("--port", help={lit("help-port", 8)}, default={lit("default-port", 9)})
     second = commands.add_parser({lit("command-two", 12)}, help={lit("command-help-two", 13)})
     # {texts["section-shared"]}
     second.add_argument("--port", help={lit("help-port", 8)}, default={lit("default-port", 9)})
@@ -411,14 +411,19 @@ def test_every_table_keeps_one_row_per_argument_and_its_columns(hostile: Site) -
     for name in ("server", "npu", "npu_variants", "matrix", "cli", "guide"):
         for table in tables(hostile.markdown[name]):
             assert all(len(row) == len(table.header) for row in table.rows), name
-    # Two sections, the deprecated arguments, then each subcommand's section.
+    # Two sections, the deprecated arguments, then the subcommands' sections.
     assert [[seen_as(row[0]) for row in table.rows] for table in server] == [
         ["--alpha", "--beta", seen_as(texts["positional"])],
         ["--gamma", "--delta"],
         ["--old-alpha"],
-        ["--port", seen_as(texts["metavar-target"])],
+        [seen_as(texts["metavar-target"])],
+        ["--port"],
         ["--port"],
     ]
+    # The section both commands have is shown once, as shared, in the CLI reference.
+    cli = hostile.markdown["cli"]
+    assert cli.count("## Options shared by several commands") == 1
+    assert len([t for t in tables(cli) if [r[0] for r in t.rows] == ["--port"]]) == 1
     described = {row[0]: seen_as(row[1]) for row in server[0].rows}
     assert described["--alpha"] == seen_as(texts["help-alpha"] + " prog=" + texts["prog"])
     assert described["--beta"] == seen_as(texts["help-beta"])
