@@ -981,3 +981,18 @@ def test_a_snapshot_with_malformed_diagnostics_is_refused(tmp_path: Path) -> Non
     result = run_cli("export", "--registry", "snap.json", cwd=tmp_path)
     assert result.code == 2
     assert "snap.json" in result.err and "diagnostic" in result.err
+
+
+def test_a_mapping_as_choices_offers_its_keys_without_a_warning(tmp_path: Path) -> None:
+    outcome = read(
+        tmp_path,
+        module(
+            """
+        parser.add_argument("--p", choices=PARSERS, help="one of %(choices)s")
+    """,
+            top='PARSERS = {"a": os.environ, "b": Unknown}\n',
+        ),
+    )
+    assert outcome.argument("--p")["choices"] == ["a", "b"]
+    assert outcome.argument("--p")["help"] == "one of a, b"
+    assert outcome.warnings() == []

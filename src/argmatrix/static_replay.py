@@ -415,6 +415,8 @@ def argparse_ready(
     for key, value in list(kwargs.items()):
         if key in ("type", "action"):
             continue
+        if key == "choices" and type(resolve(value)) is dict:
+            value = list(resolve(value))  # a mapping offers its keys; its values never matter
         value = final_value(value)
         kwargs[key] = value
         if key == "dest" and contains_unevaluated(value):
