@@ -68,7 +68,7 @@ def fragment(
         )
     platform_name = attrs.get("platform") or (
         context["platform"].platform.name if "platform" in context else None)
-    macros = env.get_template("argmatrix/_tables.md.j2").module
+    macros: Any = env.get_template("argmatrix/_tables.md.j2").module  # the template's macros
     if platform_name is None:
         views = [s for s in context["server"].sections if s.rows[0].argument.section == section]
         return str(macros.server_table(views[0].rows)).strip("\n") if views else ""

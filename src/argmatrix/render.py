@@ -355,7 +355,7 @@ def replacement_of(argument: Argument, registry: Registry) -> str:
     for flag in _FLAG_IN_TEXT.findall(text):
         target = known.get(flag)
         if target is not None and target is not argument:
-            return flag
+            return str(flag)
     return ""
 
 

@@ -295,7 +295,9 @@ class PageSandbox(ImmutableSandboxedEnvironment):
         def checked(*args: Any, **kwargs: Any) -> str:
             mapping = args[0] if args and isinstance(args[0], dict) else {}
             _check_format(text, [*args, *kwargs.values(), *mapping.values()])
-            return self.spent(wrapped(*args, **kwargs))
+            result = wrapped(*args, **kwargs)
+            self.spent(result)
+            return result
 
         return checked
 
@@ -312,7 +314,7 @@ class PageSandbox(ImmutableSandboxedEnvironment):
             self.budget.spend(len(value))
         return value
 
-    def concat(self, parts: Iterable[str]) -> str:  # type: ignore[override]
+    def concat(self, parts: Iterable[str]) -> str:
         """Macro output, `{% set %}` blocks and the page itself: measured before they are
         joined; a page's parts come a batch at a time, with the clock checked in between."""
         budget = self.budget
@@ -338,7 +340,7 @@ class PageSandbox(ImmutableSandboxedEnvironment):
         if budget.deadline == math.inf:
             return iterable
         budget.check_time()
-        if type(iterable) in (list, tuple) and len(iterable) <= 1024:
+        if isinstance(iterable, (list, tuple)) and len(iterable) <= 1024:
             return iterable
         return _clocked(iterable, budget)
 
@@ -369,12 +371,8 @@ class PageSandbox(ImmutableSandboxedEnvironment):
         """`func` with what it builds measured, and checked first where it can build much more
         than it is given."""
         check = _FILTER_CHECKS.get(name)
-        skip = (
-            1
-            if getattr(func, "jinja_pass_arg", None) is not None
-            and getattr(func.jinja_pass_arg, "name", "") in _PASSES_FIRST
-            else 0
-        )
+        pass_arg = getattr(func, "jinja_pass_arg", None)  # Jinja's pass_context and the like
+        skip = 1 if pass_arg is not None and getattr(pass_arg, "name", "") in _PASSES_FIRST else 0
 
         def measured(*args: Any, **kwargs: Any) -> Any:
             result = func(*args, **kwargs)
@@ -499,7 +497,7 @@ def page_budget(env: jinja2.Environment) -> Iterator[None]:
 def template_frame(error: BaseException, env: jinja2.Environment) -> tuple[str, int] | None:
     """The innermost template line in `error`'s traceback (Jinja rewrites tracebacks so that the
     frames of compiled templates name the template file and line)."""
-    files = getattr(env, "template_files", frozenset())
+    files: frozenset[str] = getattr(env, "template_files", frozenset())
     found = None
     tb = error.__traceback__
     while tb is not None:
