@@ -762,3 +762,21 @@ def test_a_move_that_fails_is_finished_by_the_next_run_or_undone(
         writer.write_all([(docs / "other.md", "x\n")], state_dir=tmp_path, inside=docs)
         assert [t.read_text() for t in targets] == ["new\n"] * 3
         assert _leftovers(tmp_path) == []
+
+
+def test_the_project_is_the_repository_the_configuration_is_in(tmp_path: Path) -> None:
+    """argmatrix.yaml in a subfolder of a git repository may name folders of the repository
+    ('..'), as argmatrix's own docs/reference/argmatrix.yaml does; never one outside it."""
+    repository = tmp_path / "repository"
+    (repository / ".git").mkdir(parents=True)
+    root = copy_project(repository)
+    config = root / CONFIG
+    config.write_text(config.read_text().replace("docs_dir: docs", "docs_dir: ../site"))
+    assert run_cli("generate", cwd=root).code == 0
+    assert sorted(
+        p.relative_to(repository / "site").as_posix() for p in (repository / "site").rglob("*.md")
+    ) == sorted(PAGES)
+    config.write_text(config.read_text().replace("docs_dir: ../site", "docs_dir: ../../site"))
+    line = _one_error(run_cli("generate", cwd=root), "'docs_dir' '../../site' is outside the")
+    assert f"({repository})" in line
+    assert not (tmp_path / "site").exists()

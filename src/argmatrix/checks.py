@@ -74,12 +74,12 @@ def _check(args: argparse.Namespace) -> int:
     config = project.config
     # Under the writers' lock: a `generate` running meanwhile is seen before or after, never
     # half done; and a write a killed run left half done is finished first.
-    with hold_lock(config.root) if pages else contextlib.nullcontext():
+    with hold_lock(config.project) if pages else contextlib.nullcontext():
         if pages:
-            repair(config.root, config.docs_dir, {page.path.parent for page in pages})
+            repair(config.project, config.docs_dir, {page.path.parent for page in pages})
         if args.fix:
             changed = [(p.path, p.text) for p in pages if _read(p.path) != p.text]
-            for path in write_all(changed, state_dir=config.root, inside=config.docs_dir):
+            for path in write_all(changed, state_dir=config.project, inside=config.docs_dir):
                 print(printable(f"wrote {relative_path(str(path))}"), file=sys.stderr)
         report = run_checks(project, pages)
     emit(report, args.format, sys.stdout)
@@ -210,7 +210,7 @@ def dead_flags(project: Project, generated: set[Path]) -> list[Finding]:
     candidates = sorted(known)
     found = []
     for path in prose_files(project, generated):
-        text = read_prose(path, project.config.root)
+        text = read_prose(path, project.config.project)
         for number, line in enumerate(text.splitlines(), start=1):
             for match in FLAG_IN_PROSE.finditer(line):
                 flag = match.group(1)

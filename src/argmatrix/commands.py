@@ -60,7 +60,7 @@ def _generate(args: argparse.Namespace) -> int:
     pages = project.pages()
     config = project.config
     written = write_all(
-        ((page.path, page.text) for page in pages), state_dir=config.root, inside=config.docs_dir
+        ((page.path, page.text) for page in pages), state_dir=config.project, inside=config.docs_dir
     )
     for path in written:
         print(printable(f"wrote {_relative(path)}"))

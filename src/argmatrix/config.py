@@ -53,6 +53,12 @@ class Config:
     prose_globs: tuple[str, ...] = ("**/*.md",)
     ignore_flags: tuple[str, ...] = ()  # flags of other tools that prose may mention
     docs_dir_line: int | None = None  # where argmatrix.yaml names docs_dir, for its errors
+    project_dir: Path | None = None  # see `project_folder`; None: `root`
+
+    @property
+    def project(self) -> Path:
+        """The folder nothing is read from or written to outside of (symbolic links resolved)."""
+        return self.project_dir or Path(os.path.realpath(self.root))
 
     def line_of_page(self, page: PageSpec) -> str:
         return f"{self.file}:{page.line}" if self.file and page.line else str(self.file or "")
@@ -82,15 +88,20 @@ def load_config(path: Path | None, cwd: Path) -> Config:
     if not isinstance(data, dict):
         raise ArgmatrixError.at("the configuration must be a mapping", file=where, line=1)
     root = path.parent
+    project = project_folder(root)
     for key, line in getattr(data, "duplicates", ()):
         problems.append(Problem(f"key {key!r} is named twice", where, line, "keep one"))
     _unknown_keys(data, TOP_KEYS, "", where, problems)
-    registry = _registry(data.get("registry"), root, where, line_of(data, "registry"), problems)
-    manifests = _paths(
-        data.get("manifests", []), root, where, line_of(data, "manifests"), problems, "manifests"
+    registry = _registry(
+        data.get("registry"), root, project, where, line_of(data, "registry"), problems
     )
-    docs_dir = _project_folder(data, "docs_dir", "docs", root, where, problems)
-    templates_dir = _project_folder(data, "templates_dir", "templates", root, where, problems)
+    manifests = _paths(
+        data.get("manifests", []), root, project, where, line_of(data, "manifests"), problems
+    )
+    docs_dir = _project_folder(data, "docs_dir", "docs", root, project, where, problems)
+    templates_dir = _project_folder(
+        data, "templates_dir", "templates", root, project, where, problems
+    )
     pages = _pages(data.get("pages", []), where, line_of(data, "pages"), problems)
     severity, prose, ignored = _checks(data.get("checks", {}), where, problems)
     if problems:
@@ -107,6 +118,7 @@ def load_config(path: Path | None, cwd: Path) -> Config:
         prose,
         ignored,
         line_of(data, "docs_dir") if "docs_dir" in data else None,
+        project,
     )
 
 
@@ -143,8 +155,26 @@ def within(path: str | Path, folder: str | Path) -> bool:
         return False
 
 
+def project_folder(config_folder: Path) -> Path:
+    """The project a configuration belongs to, resolved: the git work tree it is in (the
+    repository a pull request changes; argmatrix.yaml may sit in a subfolder and name '..'),
+    else its own folder. A repository cannot hold a `.git` of its own below its top (git refuses
+    to check one out), so a pull request can only make this folder smaller, never larger."""
+    folder = Path(os.path.realpath(config_folder))
+    for candidate in (folder, *folder.parents):
+        if os.path.lexists(candidate / ".git"):
+            return candidate
+    return folder
+
+
 def _project_folder(
-    data: dict[str, Any], key: str, default: str, root: Path, where: str, problems: list[Problem]
+    data: dict[str, Any],
+    key: str,
+    default: str,
+    root: Path,
+    project: Path,
+    where: str,
+    problems: list[Problem],
 ) -> Path:
     """docs_dir or templates_dir: a folder of the project. One outside it (`/srv/www`,
     `../site`, or a symbolic link leading out) would let a pull request's configuration make
@@ -162,16 +192,16 @@ def _project_folder(
         )
         return _folder(root, default)
     folder = _folder(root, relative)
-    if not within(folder, os.path.normpath(root)):
+    if not within(os.path.normpath(os.path.realpath(root) / Path(relative)), project):
         problems.append(
             Problem(
-                f"'{key}' {relative!r} is outside the project (the folder of {Path(where).name})",
+                f"'{key}' {relative!r} is outside the project ({project})",
                 where,
                 line,
                 "use a folder inside the project, such as 'docs'",
             )
         )
-    elif not within(os.path.realpath(folder), os.path.realpath(root)):
+    elif not within(os.path.realpath(folder), project):
         problems.append(
             Problem(
                 f"'{key}' {relative!r} leads outside the project through a"
@@ -193,7 +223,7 @@ def _text(data: dict[str, Any], key: str, default: str, where: str, problems: li
 
 
 def _registry(
-    raw: Any, root: Path, where: str, line: int | None, problems: list[Problem]
+    raw: Any, root: Path, project: Path, where: str, line: int | None, problems: list[Problem]
 ) -> RegistrySpec | None:
     if raw is None:
         return None
@@ -235,13 +265,13 @@ def _registry(
             )
         )
         return None
-    if mode == "snapshot" and not _snapshot_inside(target, root):
+    if mode == "snapshot" and not within(os.path.realpath(root / target), project):
         problems.append(
             Problem(
-                f"registry: snapshot {target!r} is outside the project",
+                f"registry: snapshot {target!r} is outside the project ({project})",
                 where,
                 line_of(raw, "target") or line,
-                "keep the snapshot inside the folder of argmatrix.yaml",
+                "keep the snapshot inside the project",
             )
         )
         return None
@@ -269,12 +299,14 @@ def _registry(
     )
 
 
-def _snapshot_inside(target: str, root: Path) -> bool:
-    return within(os.path.realpath(root / target), os.path.realpath(root))
-
-
 def _paths(
-    raw: Any, root: Path, where: str, line: int | None, problems: list[Problem], key: str
+    raw: Any,
+    root: Path,
+    project: Path,
+    where: str,
+    line: int | None,
+    problems: list[Problem],
+    key: str = "manifests",
 ) -> tuple[Path, ...]:
     """Files the configuration names: inside the project, after symbolic links (what a pull
     request's manifest entry points at ends up in pages and in the CI log)."""
@@ -282,7 +314,6 @@ def _paths(
         problems.append(Problem(f"'{key}' must be a list of file paths", where, line))
         return ()
     paths = []
-    real_root = os.path.realpath(root)
     for index, name in enumerate(raw):
         item_line = line_of(raw, index) or line
         if has_control(name):
@@ -296,14 +327,14 @@ def _paths(
             )
             continue
         path = root / name
-        if not within(os.path.realpath(path), real_root):
+        if not within(os.path.realpath(path), project):
             problems.append(
                 Problem(
-                    f"{key}: {name!r} is outside the project",
+                    f"{key}: {name!r} is outside the project ({project})",
                     where,
                     item_line,
-                    "keep the file inside the folder of argmatrix.yaml (no"
-                    " absolute path, '..' or symbolic link leading out)",
+                    "keep the file inside the project (no absolute path, '..' or symbolic link"
+                    " leading out)",
                 )
             )
             continue

@@ -82,7 +82,7 @@ def _line(spec: PageSpec) -> int | None:
 
 def real_docs_dir(config: Config) -> str:
     """docs_dir with symbolic links resolved; it must be inside the project."""
-    docs, root = real(config.docs_dir), real(config.root)
+    docs, root = real(config.docs_dir), str(config.project)
     if not within(docs, root):
         raise ArgmatrixError.at(
             f"docs_dir {_shown(config.docs_dir, config.root)!r} resolves to {docs}, outside the"
@@ -148,7 +148,7 @@ def project_inputs(
     snapshot = config.registry is not None and config.registry.mode == "snapshot"
     what = "the snapshot" if snapshot else "the registry source"
     if registry_files is None:
-        registry_files = _imported_from(real(config.root))
+        registry_files = _imported_from(str(config.project))
     for file in registry_files:
         inputs.append((file, f"{what} {_shown(file, config.root)}"))
     return inputs
@@ -156,9 +156,10 @@ def project_inputs(
 
 def _imported_from(root: str) -> list[str]:
     files = []
+    prefix = root.rstrip(os.sep) + os.sep
     for module in list(sys.modules.values()):
         file = getattr(module, "__file__", None)
-        if isinstance(file, str) and file.startswith(root):
+        if isinstance(file, str) and file.startswith(prefix):
             files.append(file)
     return files
 
