@@ -780,3 +780,34 @@ def test_the_project_is_the_repository_the_configuration_is_in(tmp_path: Path) -
     line = _one_error(run_cli("generate", cwd=root), "'docs_dir' '../../site' is outside the")
     assert f"({repository})" in line
     assert not (tmp_path / "site").exists()
+
+
+def test_an_inplace_page_that_is_a_fifo_is_refused_without_waiting(tmp_path: Path) -> None:
+    """An in-place page is read to keep its prose: a FIFO there must not hang `generate`."""
+    root = copy_project(tmp_path)
+    _append(root, CONFIG, "  - {template: server_arguments.md.j2, output: guide/args.md,"
+                          " inplace: true}\n")
+    fifo = root / "docs" / "guide" / "args.md"
+    fifo.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(fifo)
+    started = time.monotonic()
+    result = run_cli("generate", cwd=root)
+    assert time.monotonic() - started < 10
+    assert result.code == 2, result.err
+    assert "guide/args.md" in result.err and "FIFO" in result.err
+    assert len(result.err.strip().splitlines()) == 1
+
+
+def test_the_plugin_and_check_agree_on_a_page_with_crlf_line_endings(tmp_path: Path) -> None:
+    """A committed page with CRLF line endings is out of date to `check` and to the MkDocs
+    plugin alike (both compare the bytes)."""
+    from argmatrix.mkdocs_plugin import _read
+
+    root = copy_project(tmp_path)
+    assert run_cli("generate", cwd=root).code == 0
+    page = root / "docs" / PAGES[0]
+    text = page.read_text(encoding="utf-8")
+    assert _read(page) == text
+    page.write_bytes(text.replace("\n", "\r\n").encode())
+    assert _read(page) != text
+    assert run_cli("check", cwd=root).code == 1

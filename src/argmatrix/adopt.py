@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .errors import ArgmatrixError, Problem
+from .errors import ArgmatrixError, Problem, json_for_log, printable
 from .registry import Mode, RegistrySpec, guess_mode, load_registry, mock_list
 
 EXIT_OK, EXIT_FINDINGS = 0, 1
@@ -115,7 +115,7 @@ def _import(args: argparse.Namespace) -> int:
     output = Path(args.output)
     write_manifest(output, manifest_text(imported, registry, Path(args.page).name))
     for note in imported.notes:
-        print(f"argmatrix: note: {note}", file=sys.stderr)
+        print(printable(f"argmatrix: note: {note}"), file=sys.stderr)
     print(f"argmatrix import: wrote {output} with {len(imported.entries)} entries;"
           f" {len(imported.notes)} note(s)", file=sys.stderr)
     return EXIT_OK
@@ -130,7 +130,7 @@ def _diff(args: argparse.Namespace) -> int:
                         verbose=args.verbose)
     diff = diff_registries(old, new, args.old_label or _label(args.old, args.old_path),
                            args.new_label or _label(args.new, args.new_path))
-    sys.stdout.write(diff_json(diff) if args.format == "json" else diff_markdown(diff))
+    sys.stdout.write(json_for_log(diff_json(diff)) if args.format == "json" else diff_markdown(diff))
     return EXIT_OK
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from .adopt import AUDIT_FORMATS
+from .errors import json_for_log, printable
 from .legacy import (
     DEFAULT,
     OPTIONS,
@@ -400,13 +401,13 @@ def report_dict(report: AuditReport) -> dict[str, Any]:
 
 def emit(report: AuditReport, form: str, stream: TextIO) -> None:
     if form == "json":
-        stream.write(json.dumps(report_dict(report), indent=2, ensure_ascii=False) + "\n")
+        stream.write(json_for_log(json.dumps(report_dict(report), indent=2, ensure_ascii=False)) + "\n")
         return
     from .checks import text_line
 
     for finding in report.findings:
         stream.write(text_line(finding) + "\n")
-    stream.write(summary(report) + "\n")
+    stream.write(printable(summary(report)) + "\n")
 
 
 def summary(report: AuditReport) -> str:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import __version__, parallel
-from .errors import ArgmatrixError, printable
+from .errors import ArgmatrixError, json_for_log, printable
 
 EXIT_OK, EXIT_DRIFT, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -89,7 +89,7 @@ def _export(args: argparse.Namespace) -> int:
     from .project import load_project
 
     project = load_project(args)
-    sys.stdout.write(json.dumps(project.export(), indent=2, ensure_ascii=False) + "\n")
+    sys.stdout.write(json_for_log(json.dumps(project.export(), indent=2, ensure_ascii=False)) + "\n")
     return EXIT_OK
 
 

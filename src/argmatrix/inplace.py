@@ -21,6 +21,7 @@ import jinja2
 
 from .config import PageSpec
 from .errors import ArgmatrixError
+from .outputs import read_page
 from .render import page_context, render_template, support_page
 
 BEGIN = re.compile(r"<!--\s*argmatrix:begin(?P<attrs>[^>]*?)\s*-->")
@@ -32,12 +33,10 @@ Reader = Callable[[Path], str | None]
 
 
 def read_text(path: Path) -> str | None:
-    """The page exactly as written: line endings are the author's (no newline translation)."""
-    try:
-        with path.open(encoding="utf-8", newline="") as stream:
-            return stream.read()
-    except FileNotFoundError:
-        return None
+    """The page exactly as written: line endings are the author's (no newline translation).
+    Only a regular file is read (a FIFO or device is a located error, never waited on), and a
+    page that is not UTF-8 is an error rather than prose silently replaced."""
+    return read_page(path, strict=True)
 
 
 def parse_attributes(text: str, where: str, line: int) -> dict[str, str]:

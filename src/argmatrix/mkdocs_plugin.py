@@ -42,6 +42,7 @@ from .config import PageSpec, load_config
 from .errors import ArgmatrixError
 from .inplace import ATTRIBUTE, fragment, parse_attributes
 from .markdown import cell, code
+from .outputs import read_page
 from .project import Project, project_from_config
 from .registry import RegistrySpec
 from .render import environment, page_context
@@ -238,9 +239,11 @@ def registry_source(spec: RegistrySpec) -> Path | None:
 
 
 def _read(path: Path) -> str | None:
+    """The committed page byte for byte, as `argmatrix check` reads it (a page with CRLF line
+    endings is out of date to both); None when it cannot be read as a regular UTF-8 file."""
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        return read_page(path)
+    except ArgmatrixError:
         return None
 
 
