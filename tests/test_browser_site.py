@@ -173,7 +173,9 @@ def test_markup_in_help_text_shows_as_text_and_never_runs(
             assert browser.execute_script(
                 "return [window.__pwned, document.querySelectorAll("
                 "'article script, article img, article b').length]") == [None, 0], page
-            text = browser.find_element("css selector", "article").text
+            # Cells put an invisible word joiner inside "</script" so no decoder (Material's
+            # striptags in <title>) can make it a closing tag again; a reader sees the text.
+            text = browser.find_element("css selector", "article").text.replace("\u2060", "")
             if page == "reference/server_arguments/":
                 assert "<script>window.__pwned=1</script> Tokens per page | not a cell break." in text
             if page == "reference/npu/":
