@@ -12,7 +12,7 @@ PYTHON_ENVS   := $(foreach version,$(OTHER_PYTHONS),.cache/py$(version))
 empty :=
 space := $(empty) $(empty)
 
-.PHONY: install docs serve test lint check-docs bench live-env pythons clean
+.PHONY: install docs serve test test-fast lint check-docs bench live-env pythons clean
 
 install: $(VENV)/.installed
 
@@ -69,6 +69,10 @@ test: install live-env pythons lint
 	ARGMATRIX_LIVE_PYTHON=$(CURDIR)/$(LIVE)/bin/python \
 	ARGMATRIX_PYTHONS=$(subst $(space),:,$(foreach env,$(PYTHON_ENVS),$(CURDIR)/$(env)/bin/python)) \
 	$(BIN)/pytest -q
+
+# The edit-test loop: no heavy live environment, no other Pythons, no browser.
+test-fast: install
+	$(BIN)/pytest -q -x -m "not slow" --ignore=tests/test_browser_site.py --ignore=tests/test_python_versions.py
 
 check-docs: install
 	$(BIN)/argmatrix check
