@@ -29,7 +29,12 @@ from .static_budget import FIX, Budget, BudgetExceeded, Limits
 from .static_interpreter import Interpreter, parameters, run_function, skips_first
 from .static_outline import StatementOutline
 from .static_replay import Recording, argparse_attribute
-from .static_source import SourceModule, class_members, find_module_file
+from .static_source import (
+    SourceModule,
+    class_members,
+    find_module_file,
+    inside_search_folder,
+)
 from .static_values import (
     ArgparseRef,
     CannotEvaluate,
@@ -124,8 +129,18 @@ class StaticLoader:
         if path is None:
             return None
         self.budget.check_time()
+        real = inside_search_folder(path, self.search_path)
+        if real is None:
+            raise ArgmatrixError.at(
+                f"module {name!r} is a link that leads out of the folder it was found in, or into a hidden"
+                " folder;"
+                " static reading does not follow it",
+                file=str(path),
+                fix="replace the link with the module itself, or read the registry live"
+                " (registry.mode: live)",
+            )
         data = read_regular_file(
-            path,
+            real,
             "module source",
             "point the registry at Python source",
             limit=self.budget.limits.source_bytes,

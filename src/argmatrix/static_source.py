@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import importlib.machinery
+import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,10 +37,13 @@ def find_module_file(
 ) -> Path | None:
     """The source file of a dotted module, found on the path without importing any package.
 
-    Where it is not found, the files that would have been it are added to `missing`.
+    Where it is not found, the files that would have been it are added to `missing`. A name
+    that is not a dotted Python name (`..`, `a/b`) is never looked for.
     """
     locations: list[str] | None = list(search_path)
     parts = name.split(".")
+    if not all(part.isidentifier() for part in parts):
+        return None
     for index, part in enumerate(parts):
         spec = importlib.machinery.PathFinder.find_spec(part, locations)
         if spec is None:
@@ -55,6 +59,28 @@ def find_module_file(
         if not locations:
             return None
     return None
+
+
+def inside_search_folder(path: Path, search_path: Sequence[str]) -> Path | None:
+    """The real file behind a module file found on the search path, if it lies inside the
+    folder it was found in and not in a hidden folder there; None if a link (of the file or of
+    a folder on the way) leads elsewhere.
+
+    A pull request may add `settings.py -> /home/runner/.config/app/settings.py`, or a link to
+    `.git/config` (where a CI checkout may keep its token): static reading would publish what
+    such a file assigns. A link to another module of the folder is fine.
+    """
+    path = Path(os.path.abspath(path))
+    folders = [Path(os.path.abspath(entry or ".")) for entry in search_path]
+    found = [folder for folder in folders if folder in path.parents]
+    if not found:
+        return None
+    folder = max(found, key=lambda f: len(f.parts))  # site-packages inside the project's .venv
+    real, real_folder = Path(os.path.realpath(path)), Path(os.path.realpath(folder))
+    if real_folder not in real.parents:
+        return None
+    hidden = any(part.startswith(".") for part in real.relative_to(real_folder).parts)
+    return None if hidden else real
 
 
 _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.Match)
@@ -193,12 +219,16 @@ class SourceModule:
             changes.setdefault(target.attr, target.lineno)
 
     def absolute(self, module: str | None, level: int) -> str:
+        """The absolute name of a relative import; one that climbs above the top package
+        (which Python refuses) stays as written, a name no module of the package has."""
         if level == 0:
             return module or ""
         package = self.name.split(".")
         if self.path.name != "__init__.py":
             package = package[:-1]
-        base = package[: len(package) - (level - 1)] if level > 1 else package
+        if level > len(package):
+            return "." * level + (module or "")
+        base = package[: len(package) - (level - 1)]
         return ".".join([*base, module] if module else base)
 
     def segment(self, node: ast.AST) -> str:
