@@ -121,22 +121,34 @@ def _code_text(value: str) -> str:
 
 
 def _code_span_unsafe(text: str) -> bool:
-    if "{" in text and any(opener in text for opener in _JINJA_OPENERS):
+    if _keeps_markup_verbatim(text):
         return True
     if "</" in text and _TEXT_ELEMENT_END_IN_CODE.search(text):
         return True
     return text.lstrip().startswith(("#!", ":::"))
 
 
+def _keeps_markup_verbatim(text: str) -> bool:
+    """Text a code span or fence must not carry as written: a Jinja delimiter, or an HTML
+    comment opener, which could be read as an in-place marker (`<!-- argmatrix:end -->` in a
+    flag would end the region early on the next run, and each run would copy the rest of the
+    table after it into the author's prose) or as a MkDocs directive. Neither tool knows where
+    a code span or fence is."""
+    if "{" in text and any(opener in text for opener in _JINJA_OPENERS):
+        return True
+    return "<!--" in text
+
+
 def code_block(value: Any, language: str = "") -> str:
     """A fenced code block holding `value` on one line, exactly as written.
 
     Nothing can be escaped inside a fence, so the fence is made longer than any run of
-    backticks in the text (which then cannot close it). Text with a Jinja delimiter, which a
-    fence would keep verbatim, becomes an HTML `<pre>` block whose characters are references.
+    backticks in the text (which then cannot close it). Text with a Jinja delimiter or an HTML
+    comment opener, which a fence would keep verbatim, becomes an HTML `<pre>` block whose
+    characters are references.
     """
     text = _folded(str(value)).strip()
-    if "{" in text and any(opener in text for opener in _JINJA_OPENERS):
+    if _keeps_markup_verbatim(text):
         escaped = "".join(_PRE_ESCAPES.get(char, char) for char in text)
         language_class = f' class="language-{anchor(language)}"' if language else ""
         return f"<pre><code{language_class}>{escaped}</code></pre>"
