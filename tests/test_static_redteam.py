@@ -9,8 +9,6 @@ is refused, and every read ends in under 5 s (with exit 0 and a correct registry
 
 from __future__ import annotations
 
-import json
-import os
 import textwrap
 import time
 from pathlib import Path
@@ -21,14 +19,12 @@ from helpers import run_cli
 from test_static_sandbox import (
     CONFIG,
     FILE_SECRET,
-    MODULE,
     Outcome,
     _canary_environment,  # noqa: F401  (an autouse fixture: the canary environment variable)
     _check_outputs,
     _disk,
     _process_state,
     _same_process,
-    module,
     read,
     stopped,
 )
@@ -226,4 +222,136 @@ def test_the_same_registry_without_a_link_shows_the_value(tmp_path: Path) -> Non
     assert outcome.argument("--token")["default"] == "inside"
 
 
-_unused = (json, os, textwrap, module, read, stopped, MODULE)
+# ------------------------------------------------------------------ work that was not counted
+# Each registry made the reader do work its step budget did not count: a read took minutes
+# (or hours) with a step or two counted per pass of a loop. Now each stops within budget.
+
+HEAD = "import argparse\nimport os\n\nCANARY = {canary!r}\n"
+
+
+def builder(body: str, before: str = "", after: str = "") -> str:
+    """A registry module whose `build()` runs `body` (indented here) and never returns."""
+    return (
+        HEAD
+        + before
+        + "\n\ndef build():\n    parser = argparse.ArgumentParser(prog='hostile')\n"
+        + textwrap.indent(textwrap.dedent(body).strip("\n"), "    ")
+        + "\n    return parser\n"
+        + after
+    )
+
+
+def test_a_failing_statement_in_a_loop_of_a_large_module(tmp_path: Path) -> None:
+    # The source text of the statement was found by splitting the whole module into lines.
+    comments = ("#" + "x" * 60_000 + "\n") * 100
+    source = builder("while True:\n    value = os.getcwd()", after=comments)
+    stopped(read(tmp_path, source), "step budget")
+
+
+def test_a_comprehension_in_a_loop_of_a_function_of_many_names(tmp_path: Path) -> None:
+    # Every comprehension copied the function's scope.
+    names = "".join(f"v{i} = {i}\n" for i in range(10_000))
+    stopped(read(tmp_path, builder(names + "while True:\n    [0 for _ in ()]")), "step budget")
+
+
+def test_an_undecided_condition_in_a_loop_of_a_function_of_many_names(tmp_path: Path) -> None:
+    # Both branches are read: the scope was copied and compared name by name.
+    names = "".join(f"v{i} = {i}\n" for i in range(10_000))
+    body = names + "while True:\n    if os.sep:\n        pass"
+    stopped(read(tmp_path, builder(body)), "step budget")
+
+
+def test_a_large_failing_statement_in_a_loop(tmp_path: Path) -> None:
+    # Whether it calls the parser was found by walking it again at every pass.
+    items = ", ".join(["1"] * 50_000)
+    body = f"while True:\n    value = os.getcwd() + [{items}]"
+    stopped(read(tmp_path, builder(body)), "step budget")
+
+
+def test_a_large_helper_called_in_a_loop(tmp_path: Path) -> None:
+    # Whether the helper builds a parser was found by walking it again at every call.
+    helper = "\n\ndef helper(x):\n" + "".join(f"    v{i} = x\n" for i in range(20_000))
+    stopped(read(tmp_path, builder("while True:\n    helper(1)", before=helper)), "step budget")
+
+
+def test_a_large_module_refused_before_it_is_parsed(tmp_path: Path) -> None:
+    # 1.3 million statements: Python's parser alone took 25 s, and it cannot be interrupted.
+    line = stopped(read(tmp_path, "x = 1\n" * 1_300_000 + builder("pass")), "step budget")
+    assert "parsing this module would take about" in line
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        pytest.param("x = " + "1+" * 2_000_000 + "1\n", id="a sum of 2 million terms"),
+        pytest.param("x = f'" + "{a}" * 40_000 + "'\n", id="an f-string of 40,000 fields"),
+        pytest.param("x = (" + "lambda: 0, " * 300_000 + ")\n", id="300,000 lambdas"),
+        pytest.param("x = (" + "a[1], " * 600_000 + ")\n", id="600,000 subscripts"),
+        pytest.param("x\n" * 1_000_000, id="a million lines"),
+    ],
+)
+def test_a_module_too_costly_to_parse(tmp_path: Path, source: str) -> None:
+    stopped(read(tmp_path, source + builder("pass")), "parsing this module would take")
+
+
+def test_a_large_string_literal_costs_nothing_to_parse(tmp_path: Path) -> None:
+    prose = "the quick (brown) fox, jumps: over the lazy dog; " * 100_000  # 5 MB
+    outcome = read(tmp_path, builder(f"parser.add_argument('--a', help={prose!r})"))
+    assert outcome.export.code == 0, outcome.export.err
+    assert outcome.argument("--a")["help"] == prose
+
+
+def test_many_names_read_from_a_large_module_of_the_package(tmp_path: Path) -> None:
+    # Each name was looked for by scanning the whole module's text.
+    names = [f"n{i}" for i in range(3_000)]
+    constants = "".join(f"{name} = {i}\n" for i, name in enumerate(names))
+    comments = ("#" + "x" * 60_000 + "\n") * 50
+    registry = (
+        "import argparse\nfrom .constants import *\n"
+        + "".join(f"from .constants import {name}\n" for name in names)
+        + "\n\ndef build():\n    parser = argparse.ArgumentParser(prog='hostile')\n"
+        + f"    parser.add_argument('--a', default=[{', '.join(names)}])\n"
+        + "    return parser\n"
+    )
+    outcome = read_tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/registry.py": registry,
+            "pkg/constants.py": constants + comments,
+        },
+        "pkg.registry:build",
+    )
+    assert outcome.export.code == 0, outcome.export.err
+    assert outcome.argument("--a")["default"] == list(range(3_000))
+
+
+def test_imports_of_many_missing_modules(tmp_path: Path) -> None:
+    imports = "".join(f"    from .missing{i} import x{i}\n" for i in range(100_000))
+    outcome = read_tree(
+        tmp_path,
+        {"pkg/__init__.py": "", "pkg/registry.py": builder(imports)},
+        "pkg.registry:build",
+        generate=False,
+    )
+    assert outcome.export.code in (0, 2)
+
+
+def test_a_builtin_called_once_per_item_counts_each_call(tmp_path: Path) -> None:
+    body = """
+    items = list(range(500_000))
+    while True:
+        texts = list(map(str, items))
+        kept = list(filter(None, items))
+    """
+    stopped(read(tmp_path, builder(body)), "budget")
+
+
+def test_a_format_string_of_many_fields_counts_each_field(tmp_path: Path) -> None:
+    body = """
+    template = "{}" * 300_000
+    values = [1] * 300_000
+    while True:
+        text = template.format(*values)
+    """
+    stopped(read(tmp_path, builder(body)), "budget")

@@ -60,19 +60,28 @@ def _mark_statements(body: Sequence[ast.AST], covered: bytearray) -> None:
             _mark_statements(child, covered)
 
 
-@lru_cache(maxsize=64)
 def comment_markers(source: str) -> tuple[tuple[int, str], ...]:
     """(line, title) of every block of stand-alone comment lines between statements.
 
     A comment line inside a statement (a call spread over lines, a string) is not a marker; a
-    block of consecutive comment lines counts once, titled by its first line.
+    block of consecutive comment lines counts once, titled by its first line. The syntax tree
+    is the one a reader remembered (static reading: as far as it parsed the module, the
+    functions whose calls are looked up); else the source is parsed (live reading).
     """
-    tree = _known_trees.get(source)
+    return _markers(source, _known_trees.get(source))[0]
+
+
+Markers = tuple[tuple[tuple[int, str], ...], list[int]]
+
+
+@lru_cache(maxsize=_KNOWN_TREES)
+def _markers(source: str, tree: ast.Module | None) -> Markers:
+    """The markers of `comment_markers`, and their lines (for a bisection)."""
     if tree is None:
         try:
             tree = ast.parse(source)
-        except (SyntaxError, ValueError):
-            return ()
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return (), []
     lines = source.splitlines()
     covered = bytearray(len(lines) + 2)
     _mark_statements(tree.body, covered)
@@ -89,18 +98,13 @@ def comment_markers(source: str) -> tuple[tuple[int, str], ...]:
         title = stripped.lstrip("#").strip()
         if title:
             markers.append((number, title))
-    return tuple(markers)
-
-
-@lru_cache(maxsize=64)
-def _marker_lines(source: str) -> list[int]:
-    return [line for line, _ in comment_markers(source)]
+    return tuple(markers), [line for line, _ in markers]
 
 
 def section_of(source: str, call_line: int, function_start: int) -> str | None:
     """The title of the comment block governing `call_line`, or None when there is none."""
-    markers = comment_markers(source)
-    index = bisect.bisect_left(_marker_lines(source), call_line) - 1
+    markers, lines = _markers(source, _known_trees.get(source))
+    index = bisect.bisect_left(lines, call_line) - 1
     if index < 0:
         return None
     line, title = markers[index]

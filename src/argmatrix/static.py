@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .comments import CallSite
+from .comments import CallSite, remember_tree
 from .errors import ArgmatrixError, read_regular_file, split_target
 from .model import Diagnostic
 from .static_budget import FIX, Budget, BudgetExceeded, Limits
@@ -63,6 +63,7 @@ __all__ = [
 
 MAX_DIAGNOSTICS = 200  # per read; beyond, one line says how many more there were
 _MESSAGE_LENGTH = 400  # characters of one diagnostic (a reason may quote a long value)
+_LOOKUP_STEPS = 50  # looking for a module's file on the search path, in steps (about its time)
 
 
 # ------------------------------------------------------------------ the loader of one read
@@ -92,6 +93,17 @@ class StaticLoader:
         self.class_members: dict[int, tuple[ast.ClassDef, dict[str, Any], dict[str, int]]] = {}
         self._diagnostics: dict[tuple[str, int | None, str], None] = {}
         self._dropped = 0
+        self._walked: dict[tuple[int, Callable[[Any], bool]], tuple[ast.AST, bool]] = {}
+
+    def walked(self, node: ast.AST, test: Callable[[Any], bool]) -> bool:
+        """`test(node)` (a walk of the node's subtree), once per node and read: a statement that
+        fails at every pass of a loop is not walked again at every pass."""
+        key = (id(node), test)
+        found = self._walked.get(key)
+        if found is None or found[0] is not node:
+            found = (node, test(node))
+            self._walked[key] = found
+        return found[1]
 
     # -------------------------------------------------------------- what could not be followed
 
@@ -121,6 +133,7 @@ class StaticLoader:
 
     def module(self, name: str) -> SourceModule | None:
         if name not in self.modules:
+            self.budget.steps += _LOOKUP_STEPS  # counted at the next step (the file is not known)
             self.modules[name] = self._read(name)
         return self.modules[name]
 
@@ -212,9 +225,9 @@ def load_static(
     )
     try:
         parser = _build(loader, target, module_name, attr)
-    except BudgetExceeded as exc:  # outside any expression: reading or parsing a module
+    except BudgetExceeded as exc:  # outside any expression: reading the target's module
         raise ArgmatrixError.at(
-            exc.message, file=_module_file(loader, module_name), fix=FIX
+            exc.message, file=_module_file(loader, module_name), line=1, fix=FIX
         ) from None
     except RecursionError:
         raise ArgmatrixError.at(
@@ -227,7 +240,10 @@ def load_static(
 
 def _module_file(loader: StaticLoader, name: str) -> str | None:
     module = loader.modules.get(name)
-    return str(module.path) if module is not None else None
+    if module is not None:
+        return str(module.path)
+    found = find_module_file(name, loader.search_path)  # stopped while it was being read
+    return str(found) if found is not None else None
 
 
 def _build(
@@ -283,8 +299,11 @@ class _SourceReader:
         self.loader = loader
 
     def __call__(self, file: str) -> str | None:
+        """The text of a module read, its syntax tree handed to the comment reader with it:
+        a module read one statement at a time is never parsed whole outside the budget."""
         for module in self.loader.modules.values():
             if module is not None and str(module.path) == file:
+                remember_tree(module.text, module.known_tree())
                 return module.text
         return None
 

@@ -160,6 +160,7 @@ def _format(template: str, fields: _Fields, budget: Budget, depth: int) -> str:
         parsed = list(_string.formatter_parser(template))
     except ValueError as exc:
         raise CannotEvaluate(f"malformed format string: {exc}") from None
+    budget.visit(len(parsed))  # each field is Python work of its own
     for literal, name, spec, conversion in parsed:
         parts.append(literal)
         total += len(literal)

@@ -92,6 +92,9 @@ class Interpreter:
     def report(self, node: ast.AST, message: str) -> None:
         self.loader.report(str(self.module.path), getattr(node, "lineno", None), message)
 
+    def calls_parser(self, node: ast.AST) -> bool:
+        return self.loader.walked(node, calls_parser)
+
     def quoted(self, node: ast.AST) -> str:
         return short_source(self.module.segment(node))
 
@@ -135,7 +138,7 @@ class Interpreter:
         unknown; in a function the reading goes on, and says so if parser calls were missed."""
         if self.strict:
             raise CannotEvaluate(reason)
-        if calls_parser(node):
+        if self.calls_parser(node):
             self.report(
                 node,
                 f"this statement could not be followed statically ({reason}):"
@@ -152,7 +155,7 @@ class Interpreter:
         except CannotEvaluate as exc:
             if self.strict:
                 raise
-            if calls_parser(node):
+            if self.calls_parser(node):
                 self.report(
                     node,
                     f"`{self.quoted(node)}` could not be replayed statically"
@@ -382,15 +385,17 @@ class Interpreter:
         return dict(pairs)
 
     def comprehension(self, element: ast.expr, generators: list[ast.comprehension]) -> list[Any]:
+        """Its names in a scope of their own, in front of the function's (never a copy of the
+        function's scope: a scope of 100,000 names copied at every pass of a loop)."""
         inner = Interpreter(
             self.module,
-            dict(self.scope),
+            {},
             self.function_start,
             self.depth,
             self.owner,
             self.as_of,
             self.strict,
-            self.enclosing,
+            (self.scope, *self.enclosing),
         )
         result: list[Any] = []
 
@@ -458,6 +463,7 @@ class Interpreter:
         kwargs = kwargs or {}
         function = resolve(function)
         kind = type(function)
+        self.budget.step()  # `map(str, items)` calls it once per item
         if kind is BuiltinRef:
             return call_builtin(self, function.name, args, kwargs)
         if kind is MethodRef:
@@ -512,6 +518,7 @@ class Interpreter:
                 kwargs.update(spread)
             else:
                 kwargs[keyword.arg] = self.eval(keyword.value)
+        self.budget.visit(len(args) + len(kwargs))
         return [settle(a) for a in args], {k: settle(v) for k, v in kwargs.items()}
 
     def lenient_arguments(
@@ -541,6 +548,7 @@ class Interpreter:
                     raise self.unreadable(node, f"**{self.module.segment(keyword.value)}")
                 continue
             kwargs.update(spread)
+        self.budget.visit(len(args) + len(kwargs))
         return [settle(a) for a in args], {k: settle(v) for k, v in kwargs.items()}
 
     def unreadable(self, node: ast.Call, what: str) -> ArgmatrixError:
@@ -556,7 +564,7 @@ class Interpreter:
         receiver = [function.owner] if skips_first(function) else []
         args, kwargs = self.lenient_arguments(node)
         involves_parser = any(isinstance(v, ParserHandle) for v in [*args, *kwargs.values()])
-        if not involves_parser and not returns_parser(function.node):
+        if not involves_parser and not self.loader.walked(function.node, returns_parser):
             raise CannotEvaluate(
                 f"calls `{function.node.name}`, which static reading follows"
                 " only when it builds a parser"

@@ -14,12 +14,14 @@ from __future__ import annotations
 import ast
 import importlib.machinery
 import os
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .comments import remember_tree
 from .errors import ArgmatrixError
+from .static_budget import FIX, BudgetExceeded, parse_cost
 from .static_ops import MUTATING
 from .static_outline import StatementOutline
 from .static_values import BuiltinRef, CannotEvaluate, ClassRef, ExternalRef, FunctionRef
@@ -83,6 +85,7 @@ def inside_search_folder(path: Path, search_path: Sequence[str]) -> Path | None:
     return None if hidden else real
 
 
+_NEWLINE = re.compile(r"\r\n?|\n")  # the line ends of the syntax tree's line numbers
 _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.Match)
 _DEFINITION = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -116,6 +119,13 @@ class SourceModule:
         self._evaluating: set[str] = set()
         self._outline: StatementOutline | None = None
         self._filled: dict[str, str] | None = None
+        self._line_starts: list[int] | None = None
+        self._ascii: bool | None = None
+        self._wide_lines: dict[int, bytes | None] = {}  # line -> its UTF-8, if not ASCII
+        self._alone: list[ast.stmt] = []  # statements parsed alone, if not parsed whole
+        self._partial: ast.Module | None = None  # those statements as a module
+        self._whole_cost = 0  # what parsing it whole would cost, once it is outlined
+        self._scanned = 0  # what looking for names in its text has cost
         if not lazy:
             self.parse()
 
@@ -132,6 +142,16 @@ class SourceModule:
         self._index(self.tree.body)
 
     def _parse(self, text: str, first_line: int) -> ast.Module:
+        budget = self.loader.budget
+        try:
+            budget.parse(
+                parse_cost(text, budget),
+                "this module" if first_line == 1 else "one statement of this module",
+            )
+        except BudgetExceeded as exc:
+            raise ArgmatrixError.at(
+                exc.message, file=str(self.path), line=first_line, fix=FIX
+            ) from None
         try:
             tree = ast.parse(text, filename=str(self.path))
         except SyntaxError as exc:
@@ -154,9 +174,18 @@ class SourceModule:
         return tree
 
     def _read_alone(self, name: str) -> bool:
-        """Index `name` from its one binding statement, parsed alone; False: parse it all."""
+        """Index `name` from its one binding statement, parsed alone; False: parse it all.
+        Each try scans the module's text: once the scans have cost what parsing the whole
+        module would, it is parsed whole instead."""
+        budget = self.loader.budget
         if self._outline is None:
+            self._whole_cost = parse_cost(self.text, budget)
+            self._charge(self._whole_cost // 3, "an outline of this module")
             self._outline = StatementOutline(self.text)
+        self._scanned += 1 + (len(self.text) >> 5)
+        if self._scanned > self._whole_cost:
+            return False
+        budget.work(len(self.text))
         span = self._outline.lone_binding(name)
         if span is None:
             return False
@@ -178,7 +207,26 @@ class SourceModule:
             self.assignments[name] = value
         else:
             return False
+        self._alone.append(first)
         return True
+
+    def known_tree(self) -> ast.Module:
+        """The module's syntax tree as far as it was parsed: the statements read alone, if it
+        was not parsed whole (the comment sections of a helper need no more)."""
+        if self.tree is not None:
+            return self.tree
+        if self._partial is None or len(self._partial.body) != len(self._alone):
+            body = sorted(self._alone, key=lambda node: node.lineno)
+            self._partial = ast.Module(body=body, type_ignores=[])
+        return self._partial
+
+    def _charge(self, cost: int, what: str) -> None:
+        """Work on the module's text counted before it is done (outlining a module goes once
+        over its brackets, lines and strings: about a third of what parsing it takes)."""
+        try:
+            self.loader.budget.parse(cost, what)
+        except BudgetExceeded as exc:
+            raise ArgmatrixError.at(exc.message, file=str(self.path), line=1, fix=FIX) from None
 
     def __hash__(self) -> int:
         return hash(self.name)
@@ -232,13 +280,46 @@ class SourceModule:
         return ".".join([*base, module] if module else base)
 
     def segment(self, node: ast.AST) -> str:
-        text = ast.get_source_segment(self.text, node)
+        """The source text of a node (`ast.get_source_segment` splits the whole module into
+        lines at every call: on a large module, a failing statement in a loop took seconds)."""
+        text = self._segment(node)
         if text is None:
             try:
                 text = ast.unparse(node)
             except RecursionError:
                 text = "..."
+        self.loader.budget.work(len(text))
         return text
+
+    def _segment(self, node: ast.AST) -> str | None:
+        first, last = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+        start, end = getattr(node, "col_offset", None), getattr(node, "end_col_offset", None)
+        if first is None or last is None or start is None or end is None:
+            return None
+        if self._line_starts is None:
+            self._line_starts = [0, *(m.end() for m in _NEWLINE.finditer(self.text))]
+        starts = self._line_starts
+        if not 1 <= first <= last <= len(starts):
+            return None
+        begin = starts[first - 1] + self._characters(first, start)
+        return self.text[begin : starts[last - 1] + self._characters(last, end)]
+
+    def _characters(self, line: int, offset: int) -> int:
+        """Characters in the first `offset` bytes (UTF-8, as the syntax tree counts) of a line."""
+        if self._ascii is None:
+            self._ascii = self.text.isascii()
+        if self._ascii:
+            return offset
+        starts = self._line_starts
+        assert starts is not None
+        if line not in self._wide_lines:
+            end = starts[line] if line < len(starts) else len(self.text)
+            text = self.text[starts[line - 1] : end]
+            self._wide_lines[line] = None if text.isascii() else text.encode()
+        encoded = self._wide_lines[line]
+        if encoded is None:
+            return offset
+        return len(encoded[:offset].decode("utf-8", "replace"))
 
     def global_value(self, name: str, as_of: int | None = None) -> Any:
         """The value of a module-level name, evaluated once. `as_of`: the line of a top-level
@@ -363,7 +444,9 @@ class SourceModule:
             self._strict(scope, statement.lineno).exec(statement)
 
     def _replay_compound(self, statement: ast.stmt, name: str, scope: dict[str, Any]) -> None:
-        inner = [s for s in _inner_statements(statement) if name in touched_names(s)]
+        statements = list(_inner_statements(statement))
+        self.loader.budget.visit(len(statements))
+        inner = [s for s in statements if name in touched_names(s)]
         if inner and all(isinstance(s, (ast.Import, ast.ImportFrom, *_DEFINITION)) for s in inner):
             if name not in scope:  # `try: import x` / `if TYPE_CHECKING:`: the first one
                 self._replay_one(inner[0], name, scope, later=False)

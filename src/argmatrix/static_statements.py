@@ -14,7 +14,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .model import Unevaluated
-from .static_replay import calls_parser
 from .static_values import (
     PLAIN_TYPES,
     ActionHandle,
@@ -137,6 +136,7 @@ def undecided_if(it: Interpreter, node: ast.If, reason: str) -> None:
     flag (a platform-dependent default), the first one stands. A name the branches set to
     different values is unknown after the `if`."""
     recording = it.recording
+    it.budget.visit(3 * len(it.scope))  # two copies of the scope and a look at each name
     before = dict(it.scope)
     recording.logging += 1
     start = len(recording.log)
@@ -297,7 +297,7 @@ def exec_other(it: Interpreter, node: ast.stmt) -> None:
         raise CannotEvaluate(
             f"a `{type(node).__name__}` statement at line {node.lineno} is not followed"
         )
-    if calls_parser(node):
+    if it.calls_parser(node):
         it.report(
             node,
             f"this `{type(node).__name__}` statement is not read statically:"

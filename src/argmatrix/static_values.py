@@ -487,7 +487,9 @@ def _pairs(value: Any, budget: Budget) -> list[tuple[Any, Any]]:
         budget.work(len(value))
         return list(value.items())
     pairs = []
-    for item in iterate(value, budget):
+    items = iterate(value, budget)
+    budget.visit(len(items))
+    for item in items:
         item = resolve(item)
         if type(item) not in (list, tuple) or len(item) != 2:
             raise CannotEvaluate("dict() needs pairs")
@@ -617,19 +619,24 @@ def _b_zip(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
 def _b_any(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
     _arity(args, 1, 1)
     _no_keywords(kwargs)
-    return any(truth(item) for item in iterate(args[0], ctx.budget))
+    items = iterate(args[0], ctx.budget)
+    ctx.budget.visit(len(items))
+    return any(truth(item) for item in items)
 
 
 def _b_all(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
     _arity(args, 1, 1)
     _no_keywords(kwargs)
-    return all(truth(item) for item in iterate(args[0], ctx.budget))
+    items = iterate(args[0], ctx.budget)
+    ctx.budget.visit(len(items))
+    return all(truth(item) for item in items)
 
 
 def _b_sum(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
     _arity(args, 1, 2)
     _no_keywords(kwargs, ("start",))
     items = iterate(args[0], ctx.budget)
+    ctx.budget.visit(len(items))
     start = [*args[1:], kwargs.get("start", 0)][0]
     numbers = [_number_from(item, NUMBERS) for item in [start, *items]]
     return sum(numbers[1:], numbers[0])
@@ -648,6 +655,7 @@ def _b_filter(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
     _no_keywords(kwargs)
     test = args[0]
     items = iterate(args[1], ctx.budget)
+    ctx.budget.visit(len(items))
     if test is None:
         return [item for item in items if truth(item)]
     return [item for item in items if truth(ctx.call_value(test, [item]))]
