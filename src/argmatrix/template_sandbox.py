@@ -47,7 +47,7 @@ LIPSUM_WORDS = 10_000
 
 # Changed whenever the code the sandbox compiles changes: Jinja's bytecode cache must never hand
 # a sandboxed environment code compiled for another one (or by an older argmatrix).
-COMPILED_CODE_VERSION = "page-sandbox-1"
+COMPILED_CODE_VERSION = "page-sandbox-2"
 
 PLAIN_TYPES: tuple[type, ...] = (
     str,
@@ -76,6 +76,15 @@ JINJA_TYPES: tuple[type, ...] = (
 
 class TemplateLimit(SecurityError):
     """A template went over one of the sandbox's budgets."""
+
+
+class PageNamespace(Namespace):
+    """Jinja's `namespace()`, written without its contents. A namespace can be changed after it
+    is made (`{% set ns.a = ... %}`), so what it holds is measured nowhere: pointing each of a
+    chain of namespaces twice at the next makes one whose text would be 2^60 characters."""
+
+    def __repr__(self) -> str:
+        return "<namespace>"
 
 
 @dataclass
@@ -108,10 +117,42 @@ _UNLIMITED = Budget(remaining=2**62)
 
 
 _SIZED = frozenset({str, Markup, list, tuple, dict, set, frozenset})
+_CONTAINERS = frozenset({list, tuple, dict, set, frozenset})
+_CONTAINER_BASES = (list, tuple, dict, set, frozenset)
+MAX_DEPTH = 256  # containers in containers
 
 
 def _size(value: Any) -> int:
-    return len(value) if type(value) in _SIZED else 0
+    """A value's size as if written out: a container counts its items and, in full, every text
+    and container inside it, however often one is repeated. A template cannot change a list,
+    but it can build one that holds another twice, sixty times over (`[x, x]` in a loop): a
+    handful of objects that `==`, `hash`, `pprint` or `~` would walk 2^60 times, in C code no
+    clock can stop."""
+    kind = type(value)
+    if kind is str or kind is Markup:
+        return len(value)
+    if kind not in _CONTAINERS:
+        return 0
+    return _written_size(value, {}, 0)
+
+
+def _written_size(value: Any, seen: dict[int, int], depth: int) -> int:
+    known = seen.get(id(value))  # one object met again (alive: `value` holds it)
+    if known is not None:
+        return known
+    if depth > MAX_DEPTH:
+        raise TemplateLimit(f"a value nested more than {MAX_DEPTH} deep")
+    items = itertools.chain.from_iterable(value.items()) if isinstance(value, dict) else value
+    total = len(value)
+    for item in items:
+        if isinstance(item, str):
+            total += len(item)
+        elif isinstance(item, _CONTAINER_BASES):  # groupby's tuples too
+            total += _written_size(item, seen, depth + 1)
+        if total > MAX_PAGE:  # refused whatever the limit: stop counting
+            break
+    seen[id(value)] = total
+    return total
 
 
 LOOP_FILTER = "argmatrix_loop"  # what every `{% for %}` iterates through
@@ -132,6 +173,25 @@ class _BoundedCodeGenerator(CodeGenerator):
     def visit_Concat(self, node: nodes.Concat, frame: Frame) -> None:
         self.write("environment.measured(")
         super().visit_Concat(node, frame)
+        self.write(")")
+
+    # List, tuple and dict displays are measured too: `[x, x]` doubles what `x` holds.
+    def visit_List(self, node: nodes.List, frame: Frame) -> None:
+        self.write("environment.measured(")
+        super().visit_List(node, frame)
+        self.write(")")
+
+    def visit_Tuple(self, node: nodes.Tuple, frame: Frame) -> None:
+        if node.ctx != "load":  # an assignment target: `{% for a, b in ... %}`
+            super().visit_Tuple(node, frame)
+            return
+        self.write("environment.measured(")
+        super().visit_Tuple(node, frame)
+        self.write(")")
+
+    def visit_Dict(self, node: nodes.Dict, frame: Frame) -> None:
+        self.write("environment.measured(")
+        super().visit_Dict(node, frame)
         self.write(")")
 
 
@@ -253,6 +313,7 @@ class PageSandbox(ImmutableSandboxedEnvironment):
         self.filters = {name: self._measured_filter(name, f) for name, f in self.filters.items()}
         self.filters[LOOP_FILTER] = self.bounded_iter
         self.globals["lipsum"] = _bounded_lipsum
+        self.globals["namespace"] = PageNamespace
         self.globals["range"] = _bounded_range
 
     # ---------------------------------------------------------------- what may be read
@@ -305,13 +366,13 @@ class PageSandbox(ImmutableSandboxedEnvironment):
 
     def spent(self, value: Any, limit: int = MAX_TEXT) -> Any:
         if type(value) in _SIZED:
-            self.budget.spend(len(value), limit)
+            self.budget.spend(_size(value), limit)
         return value
 
     def measured(self, value: Any) -> Any:
-        """What `~` built."""
+        """What `~` built, and list, tuple and dict displays."""
         if type(value) in _SIZED:
-            self.budget.spend(len(value))
+            self.budget.spend(_size(value))
         return value
 
     def concat(self, parts: Iterable[str]) -> str:
@@ -364,7 +425,9 @@ class PageSandbox(ImmutableSandboxedEnvironment):
             raise SecurityError(f"{obj!r} is not safely callable")
         result = context.call(obj, *args, **kwargs)
         if type(result) in _SIZED:
-            budget.spend(len(result))
+            budget.spend(_size(result))
+        elif type(result) is Cycler:  # `cycler(x, x)` holds a tuple no display made
+            budget.spend(_size(result.items))
         return result
 
     def _measured_filter(self, name: str, func: Callable[..., Any]) -> Callable[..., Any]:
@@ -377,7 +440,7 @@ class PageSandbox(ImmutableSandboxedEnvironment):
         def measured(*args: Any, **kwargs: Any) -> Any:
             result = func(*args, **kwargs)
             if type(result) in _SIZED:
-                self.budget.spend(len(result))
+                self.budget.spend(_size(result))
             return result
 
         def checked(*args: Any, **kwargs: Any) -> Any:

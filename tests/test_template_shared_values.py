@@ -1,0 +1,119 @@
+"""A template cannot build a value that is small in memory but huge written out.
+
+Lists, tuples and dicts a template builds hold other values by reference: `[x, x]` in a loop of
+sixty makes a handful of objects that `hash`, `==`, `pprint` or printing walk 2^60 times, inside
+C code no clock can stop. Each such value is measured as if written out when it is built (list,
+tuple and dict displays too), and a namespace, which can be changed after it is made, prints
+without its contents. Each attack runs in its own process, so a regression fails on the timeout
+instead of hanging the suite.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from helpers import copy_project
+
+UNSAFE = "tried an unsafe operation"
+DOUBLED = "{% for i in range(60) %}{% set h.v = STEP %}{% endfor %}"
+ATTACKS = [
+    (
+        "a tuple doubled, then hashed",
+        "{% set h = namespace(v=(1,)) %}"
+        + DOUBLED.replace("STEP", "(h.v, h.v)")
+        + "{{ {h.v: 1} | length }}",
+    ),
+    (
+        "two lists doubled, then compared",
+        "{% set h = namespace(v=[1], w=[1]) %}{% for i in range(60) %}"
+        "{% set h.v = [h.v, h.v] %}{% set h.w = [h.w, h.w] %}{% endfor %}{{ h.v == h.w }}",
+    ),
+    ("a list of a list, many times, printed", "{{ ([[1] * 10000] * 10000) | pprint | length }}"),
+    (
+        "a cycler's items doubled, then hashed",
+        "{% set h = namespace(v=cycler(1)) %}"
+        + DOUBLED.replace("STEP", "cycler(h.v.items, h.v.items)")
+        + "{{ {h.v.items: 1} | length }}",
+    ),
+    (
+        "groupby's tuples doubled",
+        "{% set h = namespace(v=[[1, 2]]) %}"
+        + DOUBLED.replace("STEP", "(h.v | groupby(0)) + (h.v | groupby(0))")
+        + "{{ h.v | tojson | length }}",
+    ),
+    (
+        "nested without end",
+        "{% set h = namespace(v=[]) %}"
+        + DOUBLED.replace("STEP", "[h.v]").replace("60", "5000")
+        + "{{ h.v }}",
+    ),
+]
+
+
+def generate(root: Path, template: str) -> subprocess.CompletedProcess[str]:
+    (root / "templates" / "evil.md.j2").write_text(
+        "# A page\n{# the attack is on line 3 #}\n" + template + "\n", encoding="utf-8"
+    )
+    config = root / "argmatrix.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + "  - {template: evil.md.j2, output: guide/evil.md}\n",
+        encoding="utf-8",
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "argmatrix", "generate"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(("name", "attack"), ATTACKS, ids=[a[0] for a in ATTACKS])
+def test_a_value_huge_when_written_out_is_a_sandbox_limit(
+    tmp_path: Path, name: str, attack: str
+) -> None:
+    root = copy_project(tmp_path)
+    started = time.monotonic()
+    result = generate(root, attack)
+    assert time.monotonic() - started < 10
+    assert result.returncode == 2, result.stdout + result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert f"evil.md.j2:3: template 'evil.md.j2' {UNSAFE}:" in lines[0]
+    assert not (root / "docs" / "guide" / "evil.md").exists()
+
+
+def test_a_namespace_changed_into_a_doubling_chain_prints_without_its_contents(
+    tmp_path: Path,
+) -> None:
+    root = copy_project(tmp_path)
+    chain = (
+        "{% set h = namespace(v=1) %}"
+        + DOUBLED.replace("STEP", "namespace(a=h.v, b=h.v)")
+        + "{{ h.v }}"
+    )
+    started = time.monotonic()
+    result = generate(root, chain)
+    assert time.monotonic() - started < 10
+    assert result.returncode == 0, result.stderr
+    page = (root / "docs" / "guide" / "evil.md").read_text(encoding="utf-8")
+    assert len(page) < 1000
+
+
+def test_a_template_still_builds_and_prints_small_values(tmp_path: Path) -> None:
+    root = copy_project(tmp_path)
+    template = (
+        "{% set ns = namespace(n=0) %}{% for a, b in [(1, 2), (3, 4)] %}"
+        "{% set ns.n = ns.n + a * b %}{% endfor %}{% set x, y = 5, [6, (7, 8)] %}"
+        "{{ ns.n }} {{ x }} {{ y }} {{ {'k': [1, 2]} }} {{ ([[0] * 3] * 2) | pprint }}"
+    )
+    result = generate(root, template)
+    assert result.returncode == 0, result.stderr
+    page = (root / "docs" / "guide" / "evil.md").read_text(encoding="utf-8")
+    assert "14 5 [6, (7, 8)] {'k': [1, 2]} [[0, 0, 0], [0, 0, 0]]" in page
