@@ -117,3 +117,19 @@ def test_a_template_still_builds_and_prints_small_values(tmp_path: Path) -> None
     assert result.returncode == 0, result.stderr
     page = (root / "docs" / "guide" / "evil.md").read_text(encoding="utf-8")
     assert "14 5 [6, (7, 8)] {'k': [1, 2]} [[0, 0, 0], [0, 0, 0]]" in page
+
+
+def test_compiled_templates_are_keyed_on_argmatrix_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An upgrade that tightens the sandbox recompiles every template, even unchanged ones."""
+    from jinja2 import FileSystemBytecodeCache
+
+    import argmatrix.cache as cache
+    from argmatrix.template_sandbox import SaltedBytecodeCache
+
+    salted = SaltedBytecodeCache(FileSystemBytecodeCache(str(tmp_path)))
+    monkeypatch.setattr(cache, "code_version", lambda: "code-a")
+    before = salted.get_cache_key("page.md.j2")
+    monkeypatch.setattr(cache, "code_version", lambda: "code-b")
+    assert salted.get_cache_key("page.md.j2") != before

@@ -37,6 +37,8 @@ from jinja2.sandbox import MAX_RANGE, ImmutableSandboxedEnvironment
 from jinja2.utils import Cycler, Joiner, Namespace, generate_lorem_ipsum
 from markupsafe import Markup
 
+from . import cache
+
 MAX_TEXT = 16_000_000  # characters (or items) of any one value a template builds
 MAX_PAGE = 64_000_000  # characters of a page, or of one macro's output
 MAX_BUILT = 256_000_000  # characters (or items) built in all while one page renders
@@ -540,7 +542,11 @@ class SaltedBytecodeCache(jinja2.BytecodeCache):
         self.inner.clear()
 
     def get_cache_key(self, name: str, filename: str | None = None) -> str:
-        return super().get_cache_key(f"{COMPILED_CODE_VERSION}:{name}", filename)
+        """Keyed on argmatrix's own code as well: code compiled by an argmatrix whose sandbox
+        checked less must not outlive it (Jinja reuses compiled code while the template's
+        source is unchanged, and a forgotten COMPILED_CODE_VERSION bump would keep it)."""
+        salt = f"{COMPILED_CODE_VERSION}:{cache.code_version()}"
+        return super().get_cache_key(f"{salt}:{name}", filename)
 
 
 @contextlib.contextmanager
