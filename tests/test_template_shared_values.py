@@ -22,6 +22,9 @@ from helpers import copy_project
 UNSAFE = "tried an unsafe operation"
 DOUBLED = "{% for i in range(60) %}{% set h.v = STEP %}{% endfor %}"
 ATTACKS = [
+    ("a wide JSON indent", "{{ (range(100000) | list) | tojson(indent=100000) | length }}"),
+    ("lists summed", "{{ ([[1] * 3999] * 3999) | sum(start=[]) | length }}"),
+    ("mapped lists summed", "{{ ([[1] * 1999] * 1999) | map('list') | sum(start=[]) | length }}"),
     (
         "a tuple doubled, then hashed",
         "{% set h = namespace(v=(1,)) %}"
@@ -112,11 +115,13 @@ def test_a_template_still_builds_and_prints_small_values(tmp_path: Path) -> None
         "{% set ns = namespace(n=0) %}{% for a, b in [(1, 2), (3, 4)] %}"
         "{% set ns.n = ns.n + a * b %}{% endfor %}{% set x, y = 5, [6, (7, 8)] %}"
         "{{ ns.n }} {{ x }} {{ y }} {{ {'k': [1, 2]} }} {{ ([[0] * 3] * 2) | pprint }}"
+        " {{ [[1], [2]] | sum(start=[]) }} {{ [1, 2] | map('int') | sum }}"
+        " {{ {'a': [1]} | tojson(2) | replace('\\n', '') }}"
     )
     result = generate(root, template)
     assert result.returncode == 0, result.stderr
     page = (root / "docs" / "guide" / "evil.md").read_text(encoding="utf-8")
-    assert "14 5 [6, (7, 8)] {'k': [1, 2]} [[0, 0, 0], [0, 0, 0]]" in page
+    assert "14 5 [6, (7, 8)] {'k': [1, 2]} [[0, 0, 0], [0, 0, 0]] [1, 2] 3 {" in page
 
 
 def test_compiled_templates_are_keyed_on_argmatrix_code(

@@ -285,7 +285,47 @@ def _before_slice(value: Any, slices: Any = 1, *_: Any, **__: Any) -> None:
     _check_count(slices, "a number of slices")
 
 
+MAX_JSON_INDENT = 16
+
+
+def _nesting(value: Any, seen: dict[int, int], depth: int = 0) -> int:
+    """How deep containers go in `value` (each object looked at once)."""
+    if not isinstance(value, _CONTAINER_BASES):
+        return 0
+    known = seen.get(id(value))
+    if known is not None:
+        return known
+    if depth > MAX_DEPTH:
+        raise TemplateLimit(f"a value nested more than {MAX_DEPTH} deep")
+    items = value.values() if isinstance(value, dict) else value
+    deepest = 1 + max((_nesting(item, seen, depth + 1) for item in items), default=0)
+    seen[id(value)] = deepest
+    return deepest
+
+
+def _before_tojson(value: Any, indent: Any = None, *_: Any, **__: Any) -> None:
+    """Each line of indented JSON starts with `indent` spaces per level: a wide indent over a
+    long list is gigabytes (100,000 numbers at indent=100000 took 9 GB in 30 s)."""
+    if indent is None:
+        return
+    width = indent if type(indent) is int else len(str(indent))
+    if width > MAX_JSON_INDENT:
+        raise TemplateLimit(f"a JSON indent of {width:,} (at most {MAX_JSON_INDENT})")
+    _check_product(_size(value) * (1 + width * _nesting(value, {})), "tojson")
+
+
+def _before_sum(value: Any, attribute: Any = None, start: Any = 0, *_: Any, **__: Any) -> None:
+    """Summing lists copies the total so far at every step, in C code no clock stops: refused
+    when that work would pass MAX_BUILT items."""
+    if isinstance(start, (list, tuple)) and isinstance(value, (list, tuple)):
+        work = len(value) * (_size(value) + _size(start))
+        if work > MAX_BUILT:
+            raise TemplateLimit(f"sum would copy {work:,} items (at most {MAX_BUILT:,})")
+
+
 _FILTER_CHECKS: dict[str, Callable[..., None]] = {
+    "tojson": _before_tojson,
+    "sum": _before_sum,
     "center": _before_center,
     "indent": _before_indent,
     "format": _before_format,
@@ -458,7 +498,14 @@ class PageSandbox(ImmutableSandboxedEnvironment):
                 args = (*args[:skip], items, *args[skip + 1 :])
             return measured(*args, **kwargs)
 
+        def summed(*args: Any, **kwargs: Any) -> Any:
+            if len(args) > skip and not isinstance(args[skip], (list, tuple)):
+                args = (*args[:skip], list(args[skip]), *args[skip + 1 :])  # map() results
+            return checked(*args, **kwargs)
+
         wrapper = checked if check is not None else joined if name == "join" else measured
+        if name == "sum":
+            wrapper = summed
         return functools.update_wrapper(wrapper, func)
 
 
