@@ -8,13 +8,16 @@ rest of the table after it into the author's prose, and the page never converged
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from argmatrix.inplace import END
+from argmatrix.inplace import BEGIN, END, parse_attributes
 from argmatrix.markdown import code, code_block
+from argmatrix.mkdocs_plugin import DIRECTIVE
 from helpers import copy_project, run_cli
 
 MARKERS = (
@@ -68,3 +71,24 @@ def test_code_spans_and_fences_never_carry_a_comment_opener(
     text = before + marker + after
     assert "<!--" not in code(text)
     assert "<!--" not in code_block(text, "console")
+
+
+@pytest.mark.parametrize("pattern", ["begin", "directive"])
+def test_a_long_unfinished_marker_is_read_in_linear_time(pattern: str) -> None:
+    """A hand-written page comes with the pull request: 200,000 spaces in an unclosed marker
+    took minutes (a lazy group before `\\s*-->`)."""
+    spaces = " " * 200_000
+    started = time.monotonic()
+    if pattern == "begin":
+        assert BEGIN.search("<!-- argmatrix:begin" + spaces + "x") is None
+    else:
+        assert DIRECTIVE.match("<!-- argmatrix " + spaces + "x") is None
+    assert time.monotonic() - started < 1
+
+
+def test_markers_with_spaces_are_still_read() -> None:
+    begin = BEGIN.search('<!--argmatrix:begin   section="A"   -->')
+    assert begin is not None and parse_attributes(begin["attrs"], "p", 1) == {"section": "A"}
+    directive = DIRECTIVE.match('  <!-- argmatrix section="A" platform="b"-->  ')
+    assert directive is not None and directive["indent"] == "  "
+    assert parse_attributes(directive["attrs"], "p", 1) == {"section": "A", "platform": "b"}

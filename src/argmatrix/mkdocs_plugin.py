@@ -51,7 +51,7 @@ from .static import find_module_file
 
 log = get_plugin_logger(__name__)
 
-DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*)<!--\s*argmatrix\s(?P<attrs>[^>]*?)\s*-->[ \t]*$")
+DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*)<!--\s*argmatrix\s(?P<attrs>[^>]*)-->[ \t]*$")
 FENCE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})")
 PLACEHOLDERS = {"sections": "<section>", "arguments": "<flag>"}
 
