@@ -367,19 +367,21 @@ def _subcommands(
             continue
         helps = {choice.dest: choice.help or "" for choice in action._choices_actions}
         seen: dict[int, Subcommand] = {}
+        aliases: dict[int, list[str]] = {}  # gathered, not copied at each (100,000 aliases)
         for name, subparser in action._name_parser_map.items():
             if id(subparser) in seen:
-                first = seen[id(subparser)]
-                seen[id(subparser)] = Subcommand(
-                    first.name, (*first.aliases, clean_text(name)), first.help, first.registry
-                )
+                aliases[id(subparser)].append(clean_text(name))
                 continue
             help_ = helps.get(name, "")
+            aliases[id(subparser)] = []
             seen[id(subparser)] = Subcommand(
                 name=clean_text(name),
                 aliases=(),
                 help=clean_text(help_) if isinstance(help_, str) else help_,
                 registry=registry_from_parser(subparser, f"{source} {name}", sites, read_source),
             )
-        result.extend(seen.values())
+        result.extend(
+            Subcommand(first.name, tuple(aliases[key]), first.help, first.registry)
+            for key, first in seen.items()
+        )
     return tuple(result)

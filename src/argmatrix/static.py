@@ -224,7 +224,8 @@ def load_static(
         prog=module_name.rsplit(".", 1)[-1],
     )
     try:
-        parser = _build(loader, target, module_name, attr)
+        with loader.budget.active():
+            parser = _build(loader, target, module_name, attr)
     except BudgetExceeded as exc:  # outside any expression: reading the target's module
         raise ArgmatrixError.at(
             exc.message, file=_module_file(loader, module_name), line=1, fix=FIX

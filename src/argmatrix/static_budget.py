@@ -1,23 +1,38 @@
 """The budget of one static read: how much work a registry's source may make the interpreter do.
 
 Static reading interprets code it does not trust (a pull request from a fork may change it), so
-every read has bounds: steps (statements and expression nodes evaluated, plus the items a builtin
-operation goes through), call depth, expression nesting, the size of any value built (and of all
-of them together), the bit length of integers, and wall time. Sizes are checked *before* a value
-is computed (`"x" * 10**10` is refused, never attempted).
+every read has bounds: steps, call depth, expression nesting, the size of any value built (and of
+all of them together, and of any value counted with every repetition inside it), the bit length
+of integers, and processor time. Sizes are checked *before* a value is computed (`"x" * 10**10`
+is refused, never attempted), and so is the cost of parsing a module (Python's parser cannot be
+stopped half-way).
 
-The defaults leave real registries far below them: sglang 0.5.7's registry (313 arguments, four
-modules) takes 3,201 steps (0.3% of the budget) and builds 2,347 items; a synthetic registry of
-10,000 arguments about 100,000 steps. Exceeding one
-stops the read with a located error (`BudgetExceeded` is turned into an `ArgmatrixError` where
-the file and line are known).
+Steps are the real bound, the same on every machine: each kind of work counts about one step a
+microsecond (measured on Python 3.11: a statement or expression node is one step, a helper call
+14, a replayed `add_argument` 60 for argparse's, the model's and the page's work, builtins by the
+items they go through, parsing by the characters that separate tokens), so that 2,500,000 steps
+stop any registry within about 2.5 s. sglang 0.5.7's registry (313 arguments) takes about
+340,000 steps (14%), most of them parsing its 224 KB module; a synthetic registry of 10,000
+arguments (1.5 MB) about 1,420,000 (57%) and 1.5 s.
+
+Processor time, 3 s of the reading thread's (so that neither a loaded machine nor a host's
+other threads count: the synthetic registry above takes 1.5 s wherever it runs), is the
+backstop for what steps cannot see: CPython itself slows down in places, such as a recursion
+that goes back and forth over a boundary of its frame stack (a chunk is allocated and freed at
+every crossing: a loop seven helpers deep ran four times slower per step).
+
+Exceeding a bound stops the read with a located error (`BudgetExceeded` is turned into an
+`ArgmatrixError` where the file and line are known).
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
+import threading
 import time
+from collections.abc import Iterator
 
 FIX = (
     "static reading stops there to stay safe on untrusted input; if the registry really needs"
@@ -43,13 +58,13 @@ class Limits:
     def __init__(
         self,
         *,
-        steps: int = 1_000_000,  # statements + expression nodes (a call: 50), builtin work / 32
+        steps: int = 2_500_000,  # about a microsecond each: see the module docstring
         call_depth: int = 30,  # helpers calling helpers (a Python frame budget lies behind it)
         nesting: int = 100,  # expression and value nesting
         value_size: int = 1_000_000,  # characters of one string, items of one container
         total_size: int = 20_000_000,  # characters and items built during the whole read
         int_bits: int = 10_000,  # about 3,000 digits (Python refuses 4,300 to convert)
-        seconds: float = 4.0,  # wall time of the whole read
+        seconds: float = 3.0,  # processor time of the reading thread: a backstop, see above
         source_bytes: int = 8 * 1024 * 1024,  # one module's source file
     ) -> None:
         self.steps = steps
@@ -64,7 +79,7 @@ class Limits:
 
 DEFAULT_LIMITS = Limits()
 _CHECK_EVERY = 2048  # steps between two looks at the clock
-_CALL_STEPS = 50  # what a call of a helper or a lambda costs, in steps (about its time)
+_CALL_STEPS = 14  # what a call of a helper or a lambda costs, in steps (about its time)
 
 
 # What parsing costs, in steps, by the characters that separate tokens: Python's parser builds
@@ -80,12 +95,13 @@ _CLASSES = bytes(_WEIGHTS.get(byte, 0) for byte in range(256))
 # Above this estimate, string literals and comments are cut out and the rest counted again (a
 # 5 MB help string of prose would otherwise count as code).
 _EXACT_ABOVE = 400_000
-_STRING_BODY = (
-    rb"(?:'''(?:[^'\\]|\\.|'(?!''))*'''"
-    rb'|"""(?:[^"\\]|\\.|"(?!""))*"""'
-    rb"|'(?:[^'\\\n]|\\.)*'"
-    rb'|"(?:[^"\\\n]|\\.)*")'
+_STRING_BODY = (  # "unrolled" so that the characters of a long literal go in one run
+    rb"(?:'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''"
+    rb'|"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'
+    rb"|'[^'\\\n]*(?:\\.[^'\\\n]*)*'"
+    rb'|"[^"\\\n]*(?:\\.[^"\\\n]*)*")'
 )
+_LITERALS_AT_MOST = 200_000  # quotes; more literals than this: cutting them out would be slow
 _LITERALS = re.compile(rb"#[^\n]*|" + _STRING_BODY, re.S)
 # Python 3.10 and 3.11 parse each `{field}` of an f-string by going back over the f-string up
 # to it: one f-string of 40,000 fields took 2.2 s. Counted as fields x length / this.
@@ -106,7 +122,8 @@ def parse_cost(text: str, budget: Budget | None = None) -> int:
     step budget also bounds the time of parsing, which cannot be stopped half-way."""
     data = text.encode("utf-8", "surrogatepass")
     cost = _separators(data)
-    if cost > _EXACT_ABOVE:  # cutting literals out takes about a tenth of the parse
+    quotes = data.count(b"'") + data.count(b'"')
+    if cost > _EXACT_ABOVE and quotes <= _LITERALS_AT_MOST:  # a few long literals: cut them out
         cost = _separators(_LITERALS.sub(b"''", data)) + 4 * data.count(b"{")
     fits = budget is None or budget.steps + cost <= budget.limits.steps
     if sys.version_info < (3, 12) and fits and data.count(b"{") > _FSTRING_FIELDS:
@@ -124,6 +141,16 @@ class BudgetExceeded(Exception):
         self.message = str(self)
 
 
+_active = threading.local()
+
+
+def active_budget() -> Budget | None:
+    """The budget of the read running in this thread (walks of values deep inside the value
+    model count their work against it), or None outside a read."""
+    found: Budget | None = getattr(_active, "budget", None)
+    return found
+
+
 class Budget:
     """The counters of one read, checked against its `Limits`."""
 
@@ -133,8 +160,18 @@ class Budget:
         self.limits = limits
         self.steps = 0
         self.built = 0
-        self.started = time.monotonic()
+        self.started = time.thread_time()
         self._next_check = min(_CHECK_EVERY, limits.steps + 1)
+
+    @contextlib.contextmanager
+    def active(self) -> Iterator[Budget]:
+        """This budget is the thread's `active_budget()` while the read runs."""
+        before = active_budget()
+        _active.budget = self
+        try:
+            yield self
+        finally:
+            _active.budget = before
 
     # -------------------------------------------------------------- steps and time
 
@@ -160,10 +197,11 @@ class Budget:
         limit = self.limits.steps
         if self.steps > limit:
             raise BudgetExceeded("the step budget", f"{self.steps:,} steps, limit {limit:,}")
-        elapsed = time.monotonic() - self.started
+        elapsed = time.thread_time() - self.started
         if elapsed > self.limits.seconds:
             raise BudgetExceeded(
-                "the time budget", f"{elapsed:.1f} s, limit {self.limits.seconds:g} s"
+                "the time budget",
+                f"{elapsed:.1f} s of processor time, limit {self.limits.seconds:g} s",
             )
         self._next_check = min(self.steps + _CHECK_EVERY, limit + 1)
 

@@ -112,6 +112,7 @@ def class_attribute(cls: ClassRef, attr: str, depth: int = 0) -> Any:
     if node is not None:
         return _class_value(cls, attr, node)
     for base_node in cls.node.bases:
+        cls.module.loader.budget.visit(4)  # a scope to evaluate the base in
         try:
             base = _evaluate(cls, base_node, cls.node.lineno)
         except CannotEvaluate:

@@ -24,6 +24,7 @@ from .static_values import (
     is_plain,
     resolve,
     settle,
+    weigh,
 )
 
 # [[fill]align][sign][z][#][0][width][grouping][.precision][type]
@@ -72,7 +73,7 @@ def to_str(value: Any, budget: Budget) -> str:
     if not is_plain(value):
         raise CannotEvaluate(f"str() of {describe(value)} would write a Python object, not a value")
     if type(value) is str:
-        return value  # type: ignore[no-any-return]
+        return value
     return _built(str(value), budget)
 
 
@@ -201,11 +202,44 @@ def percent_format(template: str, values: Any, budget: Budget) -> str:
     values = resolve(values)
     if not is_plain(values):
         raise CannotEvaluate(f"%-formatting {describe(values)} would write a Python object")
+    length = len(template)
+    index = 0
     for match in _PERCENT.finditer(template):
+        if match.group("kind") == "%":
+            continue
         if match.group("kind") not in _CONVERSIONS:
             raise CannotEvaluate("unsupported % conversion")
         if "*" in (match.group("width") or "") + (match.group("precision") or ""):
             raise CannotEvaluate("a width given by `*` is not evaluated statically")
         _check_number(match.group("width"), "width", budget)
         _check_number(match.group("precision"), "precision", budget)
+        length += _conversion_length(match, _converted(values, match.group("key"), index))
+        index += 1
+        budget.visit(3)
+        if length > budget.limits.value_size:  # `"%s" * 1000 % ((s,) * 1000)`: refused unbuilt
+            raise BudgetExceeded(
+                "the size budget",
+                f"a %-formatted string of more than {budget.limits.value_size:,} characters",
+            )
     return _built(template % values, budget)
+
+
+def _converted(values: Any, key: str | None, index: int) -> Any:
+    """The value one conversion of `template % values` writes (a guess is fine: it only bounds
+    the length of the result)."""
+    if key is not None and type(values) is dict:
+        return values.get(key, "")
+    if type(values) is tuple:
+        return values[index] if index < len(values) else ""
+    return values
+
+
+def _conversion_length(match: re.Match[str], value: Any) -> int:
+    """At most how long one conversion writes: its width, a number's digits and precision,
+    or the value's text (a repr escapes a character in at most 10)."""
+    width = int(match.group("width") or 0)
+    precision = int(match.group("precision") or 0)
+    text = weigh(value, "a value %-formatted")
+    if type(value) is not str or match.group("kind") in "ra":
+        text = 10 * text + 32
+    return max(width, text + precision + 400)

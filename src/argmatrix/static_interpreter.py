@@ -43,6 +43,7 @@ from .static_values import (
     SuperRef,
     call_builtin,
     describe,
+    hashable,
     iterate,
     resolve,
     settle,
@@ -264,7 +265,7 @@ class Interpreter:
         return tuple(self.elements(node.elts))
 
     def eval_Set(self, node: ast.Set) -> set[Any]:
-        return set(self.elements(node.elts))
+        return set(hashable(self.elements(node.elts)))
 
     def elements(self, nodes: list[ast.expr]) -> list[Any]:
         result: list[Any] = []
@@ -287,11 +288,11 @@ class Interpreter:
                 self.budget.size(len(result) + len(spread), "a dict", added=len(spread))
                 result.update(spread)
             elif isinstance(value, ast.Constant):
-                result[self.eval(key)] = value.value
+                result[hashable([self.eval(key)])[0]] = value.value
             else:
                 # Values may be classes from other modules (a registry of detectors) when only
                 # the keys are wanted: read them only if something asks for a value.
-                result[self.eval(key)] = Deferred(self, value)
+                result[hashable([self.eval(key)])[0]] = Deferred(self, value)
         return result
 
     def eval_BinOp(self, node: ast.BinOp) -> Any:
@@ -342,6 +343,8 @@ class Interpreter:
         key = self.eval(node.slice)
         if type(base) not in SIZED:
             raise CannotEvaluate(f"indexing {describe(base)} is not evaluated statically")
+        if type(base) is dict:
+            hashable([key])
         if type(key) is slice:
             self.budget.work(len(base))
         return settle(base[key])
@@ -362,6 +365,7 @@ class Interpreter:
                 text = str(value.value)
             else:
                 assert isinstance(value, ast.FormattedValue)
+                self.budget.visit(2)  # a field formatted
                 item = self.eval(value.value)
                 spec = self.eval(value.format_spec) if value.format_spec else ""
                 conversion = chr(value.conversion) if value.conversion > 0 else None
@@ -375,18 +379,20 @@ class Interpreter:
         return self.comprehension(node.elt, node.generators)
 
     def eval_SetComp(self, node: ast.SetComp) -> set[Any]:
-        return set(self.comprehension(node.elt, node.generators))
+        return set(hashable(self.comprehension(node.elt, node.generators)))
 
     def eval_GeneratorExp(self, node: ast.GeneratorExp) -> list[Any]:
         return self.comprehension(node.elt, node.generators)
 
     def eval_DictComp(self, node: ast.DictComp) -> dict[Any, Any]:
         pairs = self.comprehension(ast.Tuple([node.key, node.value], ast.Load()), node.generators)
+        hashable([key for key, _ in pairs])
         return dict(pairs)
 
     def comprehension(self, element: ast.expr, generators: list[ast.comprehension]) -> list[Any]:
         """Its names in a scope of their own, in front of the function's (never a copy of the
         function's scope: a scope of 100,000 names copied at every pass of a loop)."""
+        self.budget.visit(2)
         inner = Interpreter(
             self.module,
             {},
@@ -463,7 +469,7 @@ class Interpreter:
         kwargs = kwargs or {}
         function = resolve(function)
         kind = type(function)
-        self.budget.step()  # `map(str, items)` calls it once per item
+        self.budget.visit(3)  # `map(str, items)` calls it once per item
         if kind is BuiltinRef:
             return call_builtin(self, function.name, args, kwargs)
         if kind is MethodRef:

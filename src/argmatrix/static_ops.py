@@ -21,10 +21,12 @@ from .static_values import (
     _order,
     _pairs,
     describe,
+    hashable,
     iterate,
     resolve,
     settle,
     truth,
+    weigh,
 )
 
 # ------------------------------------------------------------------ methods
@@ -175,7 +177,7 @@ def call_method(ctx: Caller, ref: MethodRef, args: list[Any], kwargs: dict[str, 
 def _fromkeys(budget: Budget, args: list[Any], kwargs: dict[str, Any]) -> dict[Any, Any]:
     if kwargs or not 1 <= len(args) <= 2:
         raise CannotEvaluate("wrong arguments to dict.fromkeys")
-    keys = iterate(args[0], budget)
+    keys = hashable(iterate(args[0], budget))
     budget.size(len(keys), "a dict")
     return dict.fromkeys(keys, args[1] if len(args) == 2 else None)
 
@@ -223,6 +225,7 @@ def _join(budget: Budget, separator: str, args: list[Any], kwargs: dict[str, Any
     if len(args) != 1 or kwargs:
         raise CannotEvaluate("join() takes one iterable")
     items = iterate(args[0], budget)
+    budget.visit(len(items) >> 2)
     if any(type(item) is not str for item in items):
         raise CannotEvaluate("join() of items that are not all text")
     budget.size(sum(map(len, items)) + len(separator) * max(0, len(items) - 1), "a string")
@@ -233,6 +236,12 @@ def _container_method(
     budget: Budget, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any]
 ) -> Any:
     kind = type(receiver)
+    if name in ("index", "count", "remove"):  # compares items with the argument, in depth
+        weigh(receiver, "the items compared")
+        weigh(args, "the value compared")
+    elif kind is not list:  # keys or members are hashed (those of a list given, too)
+        weigh(args, "the values hashed")
+        weigh(kwargs, "the values hashed")
     if name in ("keys", "values", "items"):
         if args or kwargs:
             raise CannotEvaluate(f"{name}() takes no arguments")
@@ -266,13 +275,13 @@ def _container_method(
 
 def _update(budget: Budget, receiver: Any, args: list[Any], kwargs: dict[str, Any]) -> None:
     if type(receiver) is set:
-        items = [item for a in args for item in iterate(a, budget)]
+        items = hashable([item for a in args for item in iterate(a, budget)])
         budget.size(len(receiver) + len(items), "a set", added=len(items))
         receiver.update(items)
         return
     if len(args) > 1:
         raise CannotEvaluate("update() takes one mapping")
-    pairs = _pairs(args[0], budget) if args else []
+    pairs = _pairs(args[0], budget) if args else []  # its keys weighed
     budget.size(len(receiver) + len(pairs) + len(kwargs), "a dict", added=len(pairs) + len(kwargs))
     receiver.update(pairs)
     receiver.update(kwargs)
@@ -318,6 +327,8 @@ def binary(op: type, left: Any, right: Any, budget: Budget) -> Any:
         raise CannotEvaluate("this operator is not evaluated statically")
     if op is ast.Mod and lkind is str:
         return percent_format(left, right, budget)
+    if op is ast.Mod and lkind is bytes:  # `b"%999999999s" % (b"a",)`: left as source text
+        raise CannotEvaluate("%-formatting bytes is not evaluated statically")
     if lkind in NUMBERS and rkind in NUMBERS:
         _check_arithmetic(op, left, right, budget)
     elif op is ast.Add and lkind is rkind and lkind in SIZED:
@@ -350,10 +361,13 @@ def _check_arithmetic(op: type, left: Any, right: Any, budget: Budget) -> None:
 def compare(op: type, left: Any, right: Any, budget: Budget) -> bool:
     left, right = resolve(left), resolve(right)
     if op not in (ast.Is, ast.IsNot, ast.In, ast.NotIn):
-        left, right = settle(left), settle(right)  # values compared: Deferred ones read
+        left, right = settle(left), settle(right)  # values compared (and weighed): Deferred read
+    elif op in (ast.In, ast.NotIn):  # compared or hashed, in depth
+        weigh(left, "the value compared")
+        weigh(right, "the items compared")
     if op is ast.Eq or op is ast.NotEq:
         _charge_sizes(budget, left, right)
-        return (left == right) == (op is ast.Eq)
+        return bool(left == right) == (op is ast.Eq)
     if op is ast.Is:
         return left is right
     if op is ast.IsNot:

@@ -44,6 +44,7 @@ from .static_values import (
     resolve,
     settle,
     short_source,
+    weigh,
 )
 
 if TYPE_CHECKING:
@@ -156,7 +157,7 @@ def final_value(value: Any, depth: int = 0) -> Any:
     """What the model keeps of a computed value: plain data as it is, Enum members as
     `Class.MEMBER`, a reference to something only running would give (`sys.maxsize`) as its
     name, marked unevaluated."""
-    value = settle(value)
+    value = settle(value, depth)
     kind = type(value)
     if kind is EnumMember:
         return Opaque(str(value))
@@ -190,19 +191,36 @@ def named_callable(name: str) -> Callable[[Any], Any]:
 
 
 # `%(default)999999999s` in a help text: the converter fills placeholders as argparse would.
-_HELP_WIDTH = re.compile(r"%\(\w+\)[-#0 +]*(\d+)?(?:\.(\d+))?")
+_HELP_PLACEHOLDER = re.compile(r"%\((\w+)\)[-#0 +]*(\d+)?(?:\.(\d+))?")
+_NAMES = ("option_strings", "prog", "dest")  # placeholders argparse fills from the flags
 
 
-def check_help(text: Any, budget: Budget) -> None:
+def check_help(kwargs: dict[str, Any], names: int, budget: Budget) -> None:
+    """Refuse a help text whose placeholders would expand beyond the size budget: a width of
+    10**9, or `%(default)s` a thousand times over a large default (`%(help)s` repeats the help
+    itself). `names`: the length of the flags and the program's name."""
+    text = kwargs.get("help")
     if type(text) is not str or "%(" not in text:
         return
     limit = budget.limits.value_size
-    for match in _HELP_WIDTH.finditer(text):
-        for digits in match.groups():
+    length = len(text)
+    for match in _HELP_PLACEHOLDER.finditer(text):
+        name, width, precision = match.groups()
+        for digits in (width, precision):
             if digits and (len(digits) > 9 or int(digits) > limit):
                 raise BudgetExceeded(
                     "the size budget", f"a help placeholder width of {digits[:12]}, limit {limit:,}"
                 )
+        if name in kwargs:
+            written = 10 * weigh(kwargs[name], "a value a help text shows") + 400
+        else:
+            written = 10 * names + 400 if name in _NAMES else 0
+        length += max(int(width or 0), written + int(precision or 0))
+        if length > limit:
+            raise BudgetExceeded(
+                "the size budget",
+                f"a help text that expands to more than {limit:,} characters",
+            )
 
 
 # ------------------------------------------------------------------ the replay of one read
@@ -281,7 +299,7 @@ class Recording:
 def _signature(value: Any, depth: int = 0) -> Any:
     """A comparable stand-in for replayed values: plain data as it is, a handle by identity,
     a class or callable by its name."""
-    value = settle(value)
+    value = settle(value, depth)
     kind = type(value)
     if kind in (list, tuple):
         return (kind.__name__, *(_signature(v, _deeper(depth)) for v in value))
@@ -299,7 +317,16 @@ def _signature(value: Any, depth: int = 0) -> Any:
 # ------------------------------------------------------------------ replaying the calls the interpreter meets
 
 
+# What replaying a parser call costs, in steps: argparse's own work, then the model's, the
+# export's and the page's for what it adds (add_argument: about 60 microseconds in all).
+REPLAY_STEPS = {"add_argument": 60, "add_parser": 250, "ArgumentParser": 150}
+OTHER_CALL_STEPS = 10
+_ITEM_STEPS = 8  # a flag, an alias, a keyword of a parser call
+_USUAL_ITEMS = 8  # what the steps of a call above count already
+
+
 def new_parser(it: Interpreter, node: ast.Call) -> ParserHandle:
+    it.budget.visit(REPLAY_STEPS["ArgumentParser"])
     it.recording.note("ArgumentParser", [], {"at": node.lineno})
     kwargs: dict[str, Any] = {}
     for keyword in node.keywords:
@@ -327,13 +354,22 @@ def parents(it: Interpreter, node: ast.Call, value: Any) -> list[argparse.Argume
         isinstance(p, ParserHandle) and isinstance(p.target, argparse.ArgumentParser) for p in value
     ):
         raise it.unreadable(node, "parents=")
+    # argparse copies every group and argument of each parent (`parents=[base] * 3000`).
+    it.budget.visit(
+        sum(10 * (len(p.target._actions) + len(p.target._action_groups)) for p in value)
+    )
     return [p.target for p in value]
 
 
 def parser_call(it: Interpreter, method: ParserMethod, node: ast.Call) -> Any:
     """Replay a call on a parser, group or subparsers object against real argparse."""
     name = method.name
+    it.budget.visit(REPLAY_STEPS.get(name, OTHER_CALL_STEPS))
     args, kwargs = it.lenient_arguments(node)
+    # Each flag, alias or default beyond the usual few is argparse's and the model's work of its
+    # own (100,000 flags in one call).
+    items = len(args) + len(kwargs) + len(kwargs.get("aliases") or ())
+    it.budget.visit(_ITEM_STEPS * max(0, items - _USUAL_ITEMS))
     if name == "add_argument":
         return add_argument(it, method.handle, node, args, kwargs)
     it.recording.note(name, [method.handle, *args], kwargs)
@@ -391,9 +427,12 @@ def add_argument(
         if key not in ARGPARSE_KEYWORDS:
             extra[key] = final_value(value)
             report_unevaluated(it, node, label, key, extra[key])
+    prog = getattr(handle.target, "prog", None) or it.recording.prog  # a group has none
+    names = sum(len(flag) + 4 for flag in flags) + len(str(prog))
     ready = argparse_ready(
-        it, {k: v for k, v in kwargs.items() if k in ARGPARSE_KEYWORDS}, node, label
+        it, {k: v for k, v in kwargs.items() if k in ARGPARSE_KEYWORDS}, node, label, names
     )
+    _check_nargs(it, ready.get("nargs"))
     site = CallSite(str(it.module.path), node.lineno, it.function_start, tuple(extra.items()))
     try:
         return it.recording.add_argument(handle, flags, ready, site)
@@ -408,7 +447,7 @@ def add_argument(
 
 
 def argparse_ready(
-    it: Interpreter, kwargs: dict[str, Any], node: ast.Call, label: str
+    it: Interpreter, kwargs: dict[str, Any], node: ast.Call, label: str, names: int = 0
 ) -> dict[str, Any]:
     """Swap what static reading cannot run for stand-ins argparse accepts, and say which
     values are kept as source text."""
@@ -426,12 +465,19 @@ def argparse_ready(
             kwargs[key] = False
         else:
             report_unevaluated(it, node, label, key, value)
-    check_help(kwargs.get("help"), it.budget)
+    check_help(kwargs, names, it.budget)
     if "type" in kwargs:
         kwargs["type"] = replay_type(it, node, label, kwargs["type"])
     if kwargs.get("action") is not None:
-        replay_action(it, kwargs)
+        replay_action(it, node, label, kwargs)
     return kwargs
+
+
+def _check_nargs(it: Interpreter, nargs: Any) -> None:
+    """argparse writes a metavar per value of an integer `nargs` when the argument is added
+    (`nargs=10**8` took 17 s and gigabytes)."""
+    if type(nargs) is int and nargs > 0:
+        it.budget.size(nargs, "an argument's nargs")
 
 
 def replay_type(it: Interpreter, node: ast.Call, label: str, type_: Any) -> Any:
@@ -443,7 +489,7 @@ def replay_type(it: Interpreter, node: ast.Call, label: str, type_: Any) -> Any:
     return named_callable(callable_name(type_))
 
 
-def replay_action(it: Interpreter, kwargs: dict[str, Any]) -> None:
+def replay_action(it: Interpreter, node: ast.Call, label: str, kwargs: dict[str, Any]) -> None:
     from .static_classes import argparse_base, init_default
 
     action = resolve(kwargs["action"])
@@ -458,6 +504,8 @@ def replay_action(it: Interpreter, kwargs: dict[str, Any]) -> None:
             if default_nargs is not None:
                 kwargs["nargs"] = default_nargs  # as the class's own __init__ would
     else:
+        if type(action) is Unevaluated:
+            report_unevaluated(it, node, label, "action", action)
         kwargs["action"] = it.recording.placeholder_action(callable_name(action))
 
 

@@ -282,6 +282,7 @@ class SourceModule:
     def segment(self, node: ast.AST) -> str:
         """The source text of a node (`ast.get_source_segment` splits the whole module into
         lines at every call: on a large module, a failing statement in a loop took seconds)."""
+        self.loader.budget.visit(3)  # what failed before it: an exception caught
         text = self._segment(node)
         if text is None:
             try:

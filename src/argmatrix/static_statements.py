@@ -20,6 +20,7 @@ from .static_values import (
     CannotEvaluate,
     FunctionRef,
     ParserHandle,
+    hashable,
     is_plain,
     iterate,
     resolve,
@@ -88,6 +89,7 @@ def exec_aug_assign(it: Interpreter, node: ast.AugAssign) -> None:
             key = it.eval(target.slice)
             if type(container) not in (list, dict):
                 raise CannotEvaluate(f"`{it.quoted(target.value)}` cannot be changed here")
+            hashable([key])
             container[key] = in_place(it, node, container[key], it.eval(node.value))
         else:
             bind(it, target, None)  # an attribute: see bind
@@ -335,6 +337,7 @@ def bind_item(it: Interpreter, target: ast.Subscript, value: Any) -> None:
             raise
         return
     if type(container) is dict:
+        hashable([key])
         if key not in container:
             it.budget.size(len(container) + 1, "a dict", added=1)
         container[key] = value
@@ -367,7 +370,7 @@ def _same(a: Any, b: Any) -> bool:
     """The same value after both branches of an undecided `if`."""
     if a is b:
         return True
-    return type(a) is type(b) and type(a) in PLAIN_TYPES and is_plain(a) and a == b
+    return type(a) is type(b) and type(a) in PLAIN_TYPES and is_plain(a) and is_plain(b) and a == b
 
 
 EXECUTORS: dict[type, Callable[[Interpreter, Any], None]] = {

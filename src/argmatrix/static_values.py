@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .model import Unevaluated
-from .static_budget import DEFAULT_LIMITS, Budget, BudgetExceeded
+from .static_budget import DEFAULT_LIMITS, Budget, BudgetExceeded, active_budget
 
 if TYPE_CHECKING:
     from .static_source import SourceModule
@@ -282,11 +282,64 @@ def resolve(value: Any) -> Any:
     return value
 
 
+_NESTED = frozenset({list, tuple, dict, set, frozenset})
+_WALK_STEPS = 2  # a step counts about 2**2 items walked
+
+
+def weigh(value: Any, what: str = "a value") -> int:
+    """The items and characters of a value, each counted as often as it is repeated inside it
+    (the length of its text, about); the size budget refuses a value that exceeds it.
+
+    Counting only the items built is not enough: `a = [s] * 1000; b = [a] * 1000` builds 2,000
+    items that hold a billion. Whatever goes through a value in depth (`str()`, `==`, a hash, a
+    sort, the exported model) weighs it first, walking at most the size budget's worth."""
+    if type(value) not in _NESTED:
+        return len(value) if type(value) in (str, bytes) else 1
+    budget = active_budget()
+    limit = (budget.limits if budget is not None else DEFAULT_LIMITS).value_size
+    count = walked = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        walked += 1
+        kind = type(item)
+        if kind in _NESTED:
+            count += len(item) + 1
+            stack.extend(item.values() if kind is dict else item)
+            if kind is dict:
+                stack.extend(item)
+        elif kind is str or kind is bytes:
+            count += len(item)
+        if count > limit:
+            raise BudgetExceeded(
+                "the size budget",
+                f"{what} of more than {limit:,} items and characters, counting every"
+                " repetition of a value inside it",
+            )
+    if budget is not None:
+        budget.visit(1 + (walked >> _WALK_STEPS))
+    return count
+
+
+def hashable(items: list[Any], what: str = "a set or dict key") -> list[Any]:
+    """`items`, about to be hashed: a tuple's hash goes through it in depth, so tuples are
+    weighed first (the other values hash in one go, or cannot be hashed)."""
+    for item in items:
+        if type(item) is tuple:
+            weigh(item, what)
+    return items
+
+
 def settle(value: Any, depth: int = 0) -> Any:
     """`value` with every Deferred inside it evaluated (dicts and lists are settled in place)."""
     kind = type(value)
     if kind is Deferred:
-        return settle(value.resolve(), depth)
+        value = value.resolve()
+        if depth:
+            weigh(value)  # the value it holds was not weighed with the rest
+        return settle(value, depth)
+    if depth == 0 and kind in _NESTED:
+        weigh(value)
     if kind is dict:
         inner = _deeper(depth)
         for key, item in value.items():
@@ -301,7 +354,7 @@ def settle(value: Any, depth: int = 0) -> Any:
 
 
 def contains_unevaluated(value: Any, depth: int = 0) -> bool:
-    value = settle(value)
+    value = settle(value, depth)
     kind = type(value)
     if kind is Unevaluated:
         return True
@@ -319,7 +372,9 @@ def first_unevaluated(value: Any, depth: int = 0) -> Unevaluated | None:
     kind = type(value)
     if kind is Unevaluated:
         return value  # type: ignore[no-any-return]
-    if kind in (list, tuple, set, frozenset, dict):
+    if kind in _NESTED:
+        if depth == 0:
+            weigh(value)
         inner = _deeper(depth)
         for item in value.values() if kind is dict else value:
             found = first_unevaluated(item, inner)
@@ -334,11 +389,13 @@ def is_plain(value: Any, depth: int = 0) -> bool:
     if kind in LEAVES:
         return True
     if kind is Deferred:
-        return is_plain(settle(value), depth)
+        return is_plain(settle(value, depth), depth)
     if kind in CONTAINERS:
+        if depth == 0:
+            weigh(value)
         inner = _deeper(depth)
         if kind is dict:
-            settle(value)
+            settle(value, inner)
             return all(is_plain(k, inner) and is_plain(v, inner) for k, v in value.items())
         return all(is_plain(v, inner) for v in value)
     return False
@@ -426,6 +483,7 @@ def _keys(ctx: Caller, items: list[Any], key: Any) -> list[Any]:
 def _order(ctx: Caller, items: list[Any], key: Any, reverse: Any) -> list[Any]:
     ctx.budget.work(len(items) * max(1, len(items).bit_length()))
     keys = _keys(ctx, items, key)
+    weigh(keys, "the items compared")
     order = sorted(range(len(items)), key=keys.__getitem__, reverse=truth(reverse))
     return [items[index] for index in order]
 
@@ -440,6 +498,7 @@ def _pick(ctx: Caller, args: list[Any], kwargs: dict[str, Any], choose: Callable
             return kwargs["default"]
         raise CannotEvaluate("an empty sequence has no smallest or largest item")
     keys = _keys(ctx, items, kwargs.get("key"))
+    weigh(keys, "the items compared")
     ctx.budget.work(len(items))
     return items[choose(range(len(items)), key=keys.__getitem__)]
 
@@ -474,11 +533,11 @@ def _b_tuple(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
 
 
 def _b_set(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
-    return set(_b_list(ctx, args, kwargs))
+    return set(hashable(_b_list(ctx, args, kwargs)))
 
 
 def _b_frozenset(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
-    return frozenset(_b_list(ctx, args, kwargs))
+    return frozenset(hashable(_b_list(ctx, args, kwargs)))
 
 
 def _pairs(value: Any, budget: Budget) -> list[tuple[Any, Any]]:
@@ -494,6 +553,7 @@ def _pairs(value: Any, budget: Budget) -> list[tuple[Any, Any]]:
         if type(item) not in (list, tuple) or len(item) != 2:
             raise CannotEvaluate("dict() needs pairs")
         pairs.append((item[0], item[1]))
+    hashable([key for key, _ in pairs])
     return pairs
 
 
@@ -611,9 +671,9 @@ def _b_zip(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
     columns = [iterate(a, ctx.budget) for a in args]
     if truth(kwargs.get("strict", False)) and len({len(c) for c in columns}) > 1:
         raise CannotEvaluate("zip(strict=True) of unequal lengths")
-    rows = list(zip(*columns, strict=False))
-    ctx.budget.size(len(rows), "a zip")
-    return rows
+    shortest = min((len(c) for c in columns), default=0)
+    ctx.budget.size(shortest * max(1, len(columns)), "a zip")  # before the rows are made
+    return list(zip(*columns, strict=False))
 
 
 def _b_any(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
