@@ -604,3 +604,24 @@ def test_real_and_large_registries_stay_far_below_the_step_budget(tmp_path: Path
     sglang = _steps_of("sglang.srt.server_args:ServerArgs.add_cli_args", None, None)
     assert sglang < 0.2 * DEFAULT_LIMITS.steps
     assert synthetic < 0.65 * DEFAULT_LIMITS.steps
+
+
+def test_many_large_modules_that_need_no_parsing(tmp_path: Path) -> None:
+    # 7 MB of comment each: nothing to parse, but each is read, held and scanned.
+    files: dict[str, str | Link] = {"pkg/__init__.py": ""}
+    comment = "#" + "x" * (7 * 1024 * 1024) + "\nX = 1\n"
+    for index in range(8):
+        files[f"pkg/m{index}.py"] = comment
+    imports = "".join(f"from .m{index} import X as x{index}\n" for index in range(8))
+    outcome = read_tree(
+        tmp_path, {**files, "pkg/registry.py": builder(imports)}, "pkg.registry:build"
+    )
+    refused(outcome, "pkg/m", "the step budget exceeded")
+
+
+def test_a_form_feed_does_not_shift_the_comment_sections() -> None:
+    # Python counts lines at \r and \n only; str.splitlines also splits at \f, \x1c, \u2028...
+    from argmatrix.comments import section_of
+
+    source = "def build(p):\n    x = '\f'  # \f\u2028\n    # Tuning\n    p.add_argument('--a')\n"
+    assert section_of(source, 4, 1) == "Tuning"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -28,6 +29,7 @@ class CallSite:
 
 
 _COMPOUND_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+_LINE_END = re.compile(r"\r\n?|\n")
 _known_trees: dict[str, ast.Module] = {}
 _KNOWN_TREES = 16  # the trees of the last read or so; a long-lived process keeps no more
 
@@ -82,7 +84,7 @@ def _markers(source: str, tree: ast.Module | None) -> Markers:
             tree = ast.parse(source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return (), []
-    lines = source.splitlines()
+    lines = _LINE_END.split(source)  # the line ends of the syntax tree (not form feeds)
     covered = bytearray(len(lines) + 2)
     _mark_statements(tree.body, covered)
     markers: list[tuple[int, str]] = []

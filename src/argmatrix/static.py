@@ -64,6 +64,7 @@ __all__ = [
 MAX_DIAGNOSTICS = 200  # per read; beyond, one line says how many more there were
 _MESSAGE_LENGTH = 400  # characters of one diagnostic (a reason may quote a long value)
 _LOOKUP_STEPS = 50  # looking for a module's file on the search path, in steps (about its time)
+_BYTES_A_STEP = 4  # 2**4 bytes of a module read count a step
 
 
 # ------------------------------------------------------------------ the loader of one read
@@ -160,6 +161,9 @@ class StaticLoader:
         )
         if data is None:
             return None
+        # Held in memory for the whole read, decoded, scanned: sixty modules of 7 MB of comments
+        # (nothing to parse) were read until the time backstop.
+        self.budget.steps += len(data) >> _BYTES_A_STEP
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:

@@ -208,10 +208,12 @@ class Budget:
     def parse(self, cost: int, what: str) -> None:
         """About to parse source estimated at `cost` steps (see `parse_cost`): refused before
         it starts, since a parse cannot be stopped half-way."""
+        if self.steps > self.limits.steps:
+            self._checkpoint()  # over already: the plain message
         if self.steps + cost > self.limits.steps:
             raise BudgetExceeded(
                 "the step budget",
-                f"parsing {what} would take about {cost:,} steps, {self.steps:,} used,"
+                f"{what} would take about {cost:,} steps, {self.steps:,} used,"
                 f" limit {self.limits.steps:,}",
             )
         self.steps += cost

@@ -146,7 +146,9 @@ class SourceModule:
         try:
             budget.parse(
                 parse_cost(text, budget),
-                "this module" if first_line == 1 else "one statement of this module",
+                "parsing this module"
+                if first_line == 1
+                else "parsing one statement of this module",
             )
         except BudgetExceeded as exc:
             raise ArgmatrixError.at(
@@ -180,7 +182,7 @@ class SourceModule:
         budget = self.loader.budget
         if self._outline is None:
             self._whole_cost = parse_cost(self.text, budget)
-            self._charge(self._whole_cost // 3, "an outline of this module")
+            self._charge(self._whole_cost // 3, "outlining this module")
             self._outline = StatementOutline(self.text)
         self._scanned += 1 + (len(self.text) >> 5)
         if self._scanned > self._whole_cost:
