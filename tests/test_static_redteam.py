@@ -625,3 +625,27 @@ def test_a_form_feed_does_not_shift_the_comment_sections() -> None:
 
     source = "def build(p):\n    x = '\f'  # \f\u2028\n    # Tuning\n    p.add_argument('--a')\n"
     assert section_of(source, 4, 1) == "Tuning"
+
+
+# ------------------------------------------------------------------ nothing dropped in silence
+
+
+def test_a_parser_class_that_adds_arguments_itself_is_reported(tmp_path: Path) -> None:
+    # Its `__init__` is not run: `--common` was missing from the parser and the subcommand
+    # without a word.
+    top = """
+class CommonParser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.add_argument("--common", default=1)
+"""
+    body = """
+    parser = CommonParser(prog="hostile")
+    commands = parser.add_subparsers(parser_class=CommonParser)
+    commands.add_parser("run")
+    """
+    outcome = read(tmp_path, builder(body, before=top))
+    assert outcome.export.code == 0, outcome.export.err
+    warnings = outcome.warnings()
+    assert len(warnings) == 2, warnings
+    assert all("`CommonParser` adds to every parser it makes" in w for w in warnings)

@@ -437,7 +437,7 @@ class Interpreter:
         if (kind is ArgparseRef and function.name == "ArgumentParser") or (
             kind is ClassRef and is_parser_class(function)
         ):
-            return new_parser(self, node)
+            return new_parser(self, node, function)
         if kind is FunctionRef:
             return self.call_function(function, node)
         if kind in (BuiltinRef, MethodRef, LambdaRef):

@@ -325,8 +325,9 @@ _ITEM_STEPS = 8  # a flag, an alias, a keyword of a parser call
 _USUAL_ITEMS = 8  # what the steps of a call above count already
 
 
-def new_parser(it: Interpreter, node: ast.Call) -> ParserHandle:
+def new_parser(it: Interpreter, node: ast.Call, kind: Any = None) -> ParserHandle:
     it.budget.visit(REPLAY_STEPS["ArgumentParser"])
+    report_parser_class(it, node, kind)
     it.recording.note("ArgumentParser", [], {"at": node.lineno})
     kwargs: dict[str, Any] = {}
     for keyword in node.keywords:
@@ -381,6 +382,8 @@ def parser_call(it: Interpreter, method: ParserMethod, node: ast.Call) -> Any:
     plain_kwargs: dict[str, Any] = {}
     for key, value in kwargs.items():
         if key in CLASS_KEYWORDS and name != "set_defaults":
+            if key == "parser_class":
+                report_parser_class(it, node, value)
             continue  # classes for parsers and help: nothing the model shows
         if key == "parents":
             plain_kwargs[key] = parents(it, node, value)
@@ -507,6 +510,24 @@ def replay_action(it: Interpreter, node: ast.Call, label: str, kwargs: dict[str,
         if type(action) is Unevaluated:
             report_unevaluated(it, node, label, "action", action)
         kwargs["action"] = it.recording.placeholder_action(callable_name(action))
+
+
+def report_parser_class(it: Interpreter, node: ast.Call, cls: Any) -> None:
+    """A parser class of the source whose `__init__` makes parser calls (a `--common` flag on
+    every parser it makes): static reading does not run it, and says so."""
+    from .static_classes import ancestors
+
+    if not isinstance(cls, ClassRef):
+        return
+    for owner in [cls, *(a for a in ancestors(cls) if isinstance(a, ClassRef))]:
+        init = owner.module.loader.members(owner.node)[0].get("__init__")
+        if isinstance(init, ast.FunctionDef) and it.calls_parser(init):
+            it.report(
+                node,
+                f"`{cls.node.name}` adds to every parser it makes (in `{owner.node.name}."
+                "__init__`), which static reading does not run: what it adds is missing",
+            )
+            return
 
 
 def report_unevaluated(
