@@ -161,7 +161,7 @@ def _format(template: str, fields: _Fields, budget: Budget, depth: int) -> str:
         parsed = list(_string.formatter_parser(template))
     except ValueError as exc:
         raise CannotEvaluate(f"malformed format string: {exc}") from None
-    budget.visit(len(parsed))  # each field is Python work of its own
+    budget.visit(2 * len(parsed))  # each field is Python work of its own
     for literal, name, spec, conversion in parsed:
         parts.append(literal)
         total += len(literal)
@@ -239,7 +239,14 @@ def _conversion_length(match: re.Match[str], value: Any) -> int:
     or the value's text (a repr escapes a character in at most 10)."""
     width = int(match.group("width") or 0)
     precision = int(match.group("precision") or 0)
-    text = weigh(value, "a value %-formatted")
-    if type(value) is not str or match.group("kind") in "ra":
-        text = 10 * text + 32
-    return max(width, text + precision + 400)
+    kind = type(value)
+    text: int
+    if kind is int or kind is bool:
+        text = int(value).bit_length() // 3 + 4 + precision
+    elif kind is float:
+        text = 320 + precision  # `%f` of 1e308: 309 digits
+    else:
+        text = weigh(value, "a value %-formatted")
+        if kind is not str or match.group("kind") in "ra":
+            text = 10 * text + 32
+    return max(width, text)

@@ -157,7 +157,10 @@ def final_value(value: Any, depth: int = 0) -> Any:
     """What the model keeps of a computed value: plain data as it is, Enum members as
     `Class.MEMBER`, a reference to something only running would give (`sys.maxsize`) as its
     name, marked unevaluated."""
-    value = settle(value, depth)
+    if depth == 0:  # what follows goes through it several times (model, checks, argparse)
+        value = resolve(value)
+        weigh(value, "a value the model keeps", _MODEL_STEPS)
+    value = settle(value, depth or 1)
     kind = type(value)
     if kind is EnumMember:
         return Opaque(str(value))
@@ -322,6 +325,7 @@ def _signature(value: Any, depth: int = 0) -> Any:
 REPLAY_STEPS = {"add_argument": 60, "add_parser": 250, "ArgumentParser": 150}
 OTHER_CALL_STEPS = 10
 _ITEM_STEPS = 8  # a flag, an alias, a keyword of a parser call
+_MODEL_STEPS = 3  # an item of a value the model keeps
 _USUAL_ITEMS = 8  # what the steps of a call above count already
 
 

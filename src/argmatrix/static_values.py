@@ -283,16 +283,17 @@ def resolve(value: Any) -> Any:
 
 
 _NESTED = frozenset({list, tuple, dict, set, frozenset})
-_WALK_STEPS = 2  # a step counts about 2**2 items walked
+_WALK_STEPS = 1  # a step counts 2**1 items walked
 
 
-def weigh(value: Any, what: str = "a value") -> int:
+def weigh(value: Any, what: str = "a value", steps: int = 0) -> int:
     """The items and characters of a value, each counted as often as it is repeated inside it
     (the length of its text, about); the size budget refuses a value that exceeds it.
 
     Counting only the items built is not enough: `a = [s] * 1000; b = [a] * 1000` builds 2,000
     items that hold a billion. Whatever goes through a value in depth (`str()`, `==`, a hash, a
-    sort, the exported model) weighs it first, walking at most the size budget's worth."""
+    sort, the exported model) weighs it first, walking at most the size budget's worth.
+    `steps`: what each item costs the work that follows (the walk's own cost otherwise)."""
     if type(value) not in _NESTED:
         return len(value) if type(value) in (str, bytes) else 1
     budget = active_budget()
@@ -317,7 +318,7 @@ def weigh(value: Any, what: str = "a value") -> int:
                 " repetition of a value inside it",
             )
     if budget is not None:
-        budget.visit(1 + (walked >> _WALK_STEPS))
+        budget.visit(1 + (walked * steps if steps else walked >> _WALK_STEPS))
     return count
 
 
