@@ -84,7 +84,8 @@ def _markers(source: str, tree: ast.Module | None) -> Markers:
             tree = ast.parse(source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return (), []
-    lines = _LINE_END.split(source)  # the line ends of the syntax tree (not form feeds)
+    # The line ends of the syntax tree: not str.splitlines's form feeds, U+2028...
+    lines = _LINE_END.split(source) if "\r" in source else source.split("\n")
     covered = bytearray(len(lines) + 2)
     _mark_statements(tree.body, covered)
     markers: list[tuple[int, str]] = []
