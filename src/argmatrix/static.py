@@ -26,15 +26,11 @@ from .comments import CallSite, remember_tree
 from .errors import ArgmatrixError, read_regular_file, split_target
 from .model import Diagnostic
 from .static_budget import FIX, Budget, BudgetExceeded, Limits
-from .static_interpreter import Interpreter, parameters, run_function, skips_first
+from .static_interpreter import Interpreter, run_function
 from .static_outline import StatementOutline
 from .static_replay import Recording, argparse_attribute
-from .static_source import (
-    SourceModule,
-    class_members,
-    find_module_file,
-    inside_search_folder,
-)
+from .static_source import SourceModule, find_module_file, inside_search_folder
+from .static_syntax import class_members, parameters, skips_first
 from .static_values import (
     ArgparseRef,
     CannotEvaluate,

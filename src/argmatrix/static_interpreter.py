@@ -11,19 +11,21 @@ from typing import TYPE_CHECKING, Any
 from .errors import ArgmatrixError
 from .model import Unevaluated
 from .static_budget import FIX, BudgetExceeded
+from .static_builtins import BUILTIN_TYPES, call_builtin
 from .static_classes import ancestors, class_attribute, is_parser_class
 from .static_format import format_value
 from .static_ops import binary, call_method, compare, method, unary, unbound_method
-from .static_replay import (
-    PARSER_METHODS,
-    argparse_attribute,
-    calls_parser,
-    new_parser,
-    parser_call,
-)
+from .static_replay import argparse_attribute, new_parser, parser_call
 from .static_statements import EXECUTORS, _Break, _Continue, _Return, bind, exec_other
+from .static_syntax import (
+    PARSER_METHODS,
+    calls_parser,
+    function_start,
+    parameters,
+    returns_parser,
+    skips_first,
+)
 from .static_values import (
-    BUILTIN_TYPES,
     PLAIN_TYPES,
     SIZED,
     UNDECIDABLE,
@@ -41,7 +43,6 @@ from .static_values import (
     ParserHandle,
     ParserMethod,
     SuperRef,
-    call_builtin,
     describe,
     hashable,
     iterate,
@@ -593,26 +594,6 @@ def _may_pass_parser(node: ast.Call) -> bool:
     return bool(node.args or node.keywords)
 
 
-def returns_parser(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Heuristic: a helper worth following builds or returns a parser."""
-    for child in ast.walk(node):
-        if isinstance(child, ast.Attribute) and child.attr in PARSER_METHODS | {"ArgumentParser"}:
-            return True
-    return False
-
-
-def parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.arg]:
-    return [*node.args.posonlyargs, *node.args.args]
-
-
-def skips_first(function: FunctionRef) -> bool:
-    """Plain and class methods take self/cls first; static methods and functions do not."""
-    if function.owner is None:
-        return False
-    names = {getattr(d, "id", getattr(d, "attr", "")) for d in function.node.decorator_list}
-    return "staticmethod" not in names
-
-
 def run_function(
     function: FunctionRef, args: list[Any], kwargs: dict[str, Any], depth: int = 0
 ) -> Any:
@@ -621,7 +602,7 @@ def run_function(
     interpreter = Interpreter(
         function.module,
         scope,
-        _function_start(node),
+        function_start(node),
         depth,
         function.owner,
         enclosing=function.enclosing,
@@ -649,7 +630,3 @@ def run_function(
         named = {a.arg for a in [*params, *node.args.kwonlyargs]}
         scope[node.args.kwarg.arg] = {k: v for k, v in kwargs.items() if k not in named}
     return interpreter.run(node.body)
-
-
-def _function_start(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
-    return min([node.lineno, *(d.lineno for d in node.decorator_list)])

@@ -9,17 +9,15 @@ from collections.abc import Callable
 from typing import Any
 
 from .static_budget import Budget
+from .static_builtins import Caller, _order, _pairs
 from .static_format import format_map, format_string, percent_format
 from .static_values import (
     _UNBOUND,
     NUMBERS,
     PLAIN_TYPES,
     SIZED,
-    Caller,
     CannotEvaluate,
     MethodRef,
-    _order,
-    _pairs,
     describe,
     hashable,
     iterate,

@@ -85,16 +85,6 @@ ARGPARSE_CLASSES = frozenset(
     }
 )
 
-PARSER_METHODS = frozenset(
-    {
-        "add_argument",
-        "add_argument_group",
-        "add_mutually_exclusive_group",
-        "add_subparsers",
-        "add_parser",
-        "set_defaults",
-    }
-)
 PARSER_KEYWORDS = (
     "prog",
     "description",
@@ -567,12 +557,3 @@ def _label(flags: list[str], kwargs: dict[str, Any]) -> str:
         return flags[0]
     dest = kwargs.get("dest")
     return dest if type(dest) is str else "a positional argument"
-
-
-def calls_parser(node: ast.AST) -> bool:
-    return any(
-        isinstance(child, ast.Call)
-        and isinstance(child.func, ast.Attribute)
-        and child.func.attr in PARSER_METHODS
-        for child in ast.walk(node)
-    )

@@ -15,15 +15,24 @@ import ast
 import importlib.machinery
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .comments import remember_tree
 from .errors import ArgmatrixError
 from .static_budget import FIX, BudgetExceeded, parse_cost
-from .static_ops import MUTATING
 from .static_outline import StatementOutline
+from .static_syntax import (
+    COMPOUND,
+    DEFINITION,
+    aliases,
+    assigned_value,
+    filled_by_calls,
+    inner_statements,
+    loop_names,
+    touched_names,
+)
 from .static_values import BuiltinRef, CannotEvaluate, ClassRef, ExternalRef, FunctionRef
 
 if TYPE_CHECKING:
@@ -86,8 +95,6 @@ def inside_search_folder(path: Path, search_path: Sequence[str]) -> Path | None:
 
 
 _NEWLINE = re.compile(r"\r\n?|\n")  # the line ends of the syntax tree's line numbers
-_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.Match)
-_DEFINITION = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 class SourceModule:
@@ -202,8 +209,8 @@ class SourceModule:
         first, rest = tree.body[0], tree.body[1:]
         if any(not isinstance(node, ast.Expr) for node in rest):
             return False  # more than the one statement: a cut through something bigger
-        value = _assigned_value(first, name)
-        if isinstance(first, _DEFINITION) and first.name == name:
+        value = assigned_value(first, name)
+        if isinstance(first, DEFINITION) and first.name == name:
             self.definitions[name] = first
         elif value is not None:
             self.assignments[name] = value
@@ -237,7 +244,7 @@ class SourceModule:
         for node in body:
             for name in touched_names(node):
                 self.history.setdefault(name, []).append(node)
-            if isinstance(node, _DEFINITION):
+            if isinstance(node, DEFINITION):
                 self.definitions[node.name] = node
             elif isinstance(node, ast.Assign):
                 for target in node.targets:
@@ -370,9 +377,9 @@ class SourceModule:
             raise CannotEvaluate(self.filled_at_import()[name])
         if len(statements) == 1:
             statement = statements[0]
-            if isinstance(statement, _DEFINITION):
+            if isinstance(statement, DEFINITION):
                 return self._definition(statement)
-            value = _assigned_value(statement, name)
+            value = assigned_value(statement, name)
             if value is not None:
                 return self._evaluate(value)
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
@@ -390,7 +397,7 @@ class SourceModule:
     def _builtin(self, name: str) -> Any:
         if name in BUILTIN_CONSTANTS:
             return BUILTIN_CONSTANTS[name]
-        from .static_values import BUILTINS
+        from .static_builtins import BUILTINS
 
         if name in BUILTINS:
             return BuiltinRef(name)
@@ -432,14 +439,14 @@ class SourceModule:
     def _replay_one(
         self, statement: ast.stmt, name: str, scope: dict[str, Any], later: bool
     ) -> None:
-        if isinstance(statement, _DEFINITION):
+        if isinstance(statement, DEFINITION):
             scope[name] = self._definition(statement)
         elif isinstance(statement, (ast.Import, ast.ImportFrom)):
             scope[name] = self._imported(statement, name)
-        elif isinstance(statement, _COMPOUND):
+        elif isinstance(statement, COMPOUND):
             self._replay_compound(statement, name, scope)
         else:
-            if later and _aliases(statement, name):
+            if later and aliases(statement, name):
                 raise CannotEvaluate(
                     f"`{name}` is another name for a value and is changed after line"
                     f" {statement.lineno}; static reading does not follow shared values"
@@ -447,10 +454,10 @@ class SourceModule:
             self._strict(scope, statement.lineno).exec(statement)
 
     def _replay_compound(self, statement: ast.stmt, name: str, scope: dict[str, Any]) -> None:
-        statements = list(_inner_statements(statement))
+        statements = list(inner_statements(statement))
         self.loader.budget.visit(len(statements))
         inner = [s for s in statements if name in touched_names(s)]
-        if inner and all(isinstance(s, (ast.Import, ast.ImportFrom, *_DEFINITION)) for s in inner):
+        if inner and all(isinstance(s, (ast.Import, ast.ImportFrom, *DEFINITION)) for s in inner):
             if name not in scope:  # `try: import x` / `if TYPE_CHECKING:`: the first one
                 self._replay_one(inner[0], name, scope, later=False)
             return
@@ -471,7 +478,7 @@ class SourceModule:
                 if name in touched_names(part):
                     self._replay_one(part, name, scope, later=False)
             return
-        others = touched_names(statement) - {name} - _loop_names(statement)
+        others = touched_names(statement) - {name} - loop_names(statement)
         if others:
             raise CannotEvaluate(
                 f"`{name}` is changed at line {statement.lineno} together with"
@@ -490,238 +497,5 @@ class SourceModule:
         if self._filled is None:
             self._filled = {}
             if self.tree is not None:
-                self._filled = _filled_by_calls(self.tree, self.definitions, self.history)
+                self._filled = filled_by_calls(self.tree, self.definitions, self.history)
         return self._filled
-
-
-def _is_docstring(statement: ast.stmt) -> bool:
-    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
-
-
-def _aliases(statement: ast.stmt, name: str) -> bool:
-    """`X = OTHER` (or `X = a.b`): the value is shared with another name."""
-    value = _assigned_value(statement, name)
-    return isinstance(value, (ast.Name, ast.Attribute))
-
-
-def _inner_statements(statement: ast.stmt) -> Iterator[ast.stmt]:
-    """The statements nested in a compound one, in source order (not function bodies)."""
-    for field in ("body", "orelse", "finalbody"):
-        for child in getattr(statement, field, ()):
-            yield child
-            if isinstance(child, _COMPOUND):
-                yield from _inner_statements(child)
-    for handler in getattr(statement, "handlers", ()):
-        for child in handler.body:
-            yield child
-    for case in getattr(statement, "cases", ()):
-        for child in case.body:
-            yield child
-
-
-def _root_name(node: ast.expr) -> str | None:
-    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
-        node = node.value
-    return node.id if isinstance(node, ast.Name) else None
-
-
-def _target_names(target: ast.expr, bound: set[str], changed: set[str]) -> None:
-    if isinstance(target, ast.Name):
-        bound.add(target.id)
-    elif isinstance(target, (ast.Tuple, ast.List)):
-        for element in target.elts:
-            _target_names(element, bound, changed)
-    elif isinstance(target, ast.Starred):
-        _target_names(target.value, bound, changed)
-    elif isinstance(target, ast.Subscript):
-        root = _root_name(target)
-        if root:
-            changed.add(root)
-
-
-def touched_names(statement: ast.stmt) -> set[str]:
-    """The module-level names a top-level statement binds or changes (nested bodies included,
-    function and class bodies not)."""
-    bound: set[str] = set()
-    changed: set[str] = set()
-    _touches(statement, bound, changed)
-    return bound | changed
-
-
-def _touches(statement: ast.stmt, bound: set[str], changed: set[str]) -> None:
-    if isinstance(statement, _DEFINITION):
-        bound.add(statement.name)
-    elif isinstance(statement, ast.Assign):
-        for target in statement.targets:
-            _target_names(target, bound, changed)
-    elif isinstance(statement, ast.AnnAssign):
-        if statement.value is not None:
-            _target_names(statement.target, bound, changed)
-    elif isinstance(statement, ast.AugAssign):
-        root = _root_name(statement.target)
-        if root and not isinstance(statement.target, ast.Attribute):
-            changed.add(root)
-    elif isinstance(statement, ast.Delete):
-        for target in statement.targets:
-            _target_names(target, bound, changed)
-    elif isinstance(statement, ast.Expr):
-        call = statement.value
-        if (
-            isinstance(call, ast.Call)
-            and isinstance(call.func, ast.Attribute)
-            and (call.func.attr in MUTATING)
-        ):
-            root = _root_name(call.func.value)
-            if root:
-                changed.add(root)
-    elif isinstance(statement, ast.Import):
-        for alias in statement.names:
-            bound.add(alias.asname or alias.name.split(".", 1)[0])
-    elif isinstance(statement, ast.ImportFrom):
-        for alias in statement.names:
-            if alias.name != "*":
-                bound.add(alias.asname or alias.name)
-    elif isinstance(statement, _COMPOUND):
-        if isinstance(statement, (ast.For, ast.AsyncFor)):
-            _target_names(statement.target, bound, changed)
-        for item in getattr(statement, "items", ()):
-            if item.optional_vars is not None:
-                _target_names(item.optional_vars, bound, changed)
-        for child in _inner_statements(statement):
-            _touches(child, bound, changed)
-
-
-def _loop_names(statement: ast.stmt) -> set[str]:
-    bound: set[str] = set()
-    if isinstance(statement, (ast.For, ast.AsyncFor)):
-        _target_names(statement.target, bound, set())
-    return bound
-
-
-def _filled_by_calls(
-    tree: ast.Module, functions: dict[str, Any], history: dict[str, list[ast.stmt]]
-) -> dict[str, str]:
-    called: dict[str, int] = {}
-    for statement in tree.body:
-        for function, line in _import_time_calls(statement):
-            called.setdefault(function, line)
-    filled: dict[str, str] = {}
-    for function, line in called.items():
-        node = functions.get(function)
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        local = _local_names(node)
-        for name in _changed_in(node):
-            if name in history and name not in local:
-                filled.setdefault(
-                    name,
-                    f"`{name}` is filled by `{function}`, which the module"
-                    f" calls at line {line} when it is imported",
-                )
-    return filled
-
-
-def _import_time_calls(statement: ast.stmt) -> Iterator[tuple[str, int]]:
-    """Calls of plain names that run when the module is imported, in the shapes that fill
-    registries: decorators (`@register`, `@register("x")`) of definitions and methods, and a
-    statement that is a call or assigns one (`register_all()`, `X = build()`), at the top level,
-    in its `if`/`try` blocks and in class bodies (not function bodies)."""
-    if isinstance(statement, _DEFINITION):
-        for decorator in statement.decorator_list:
-            name = decorator.id if isinstance(decorator, ast.Name) else _called_name(decorator)
-            if name:
-                yield name, decorator.lineno
-        if isinstance(statement, ast.ClassDef):
-            for child in statement.body:
-                yield from _import_time_calls(child)
-        return
-    value = getattr(statement, "value", None)
-    if isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign)):
-        name = _called_name(value)
-        if name:
-            yield name, statement.lineno
-    elif isinstance(statement, _COMPOUND):
-        for child in _inner_statements(statement):
-            yield from _import_time_calls(child)
-
-
-def _called_name(node: ast.expr | None) -> str | None:
-    """`f(...)` or `f(...)(...)`: the plain name called."""
-    while isinstance(node, ast.Call):
-        node = node.func
-        if isinstance(node, ast.Name):
-            return node.id
-    return None
-
-
-def _changed_in(function: ast.AST) -> Iterator[str]:
-    """Names a function changes in place (`X[k] = v`, `X.append(v)`) or rebinds as `global`."""
-    declared: set[str] = set()
-    for node in ast.walk(function):
-        if isinstance(node, ast.Global):
-            declared.update(node.names)
-        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                root = _root_name(target)
-                if root and (not isinstance(target, ast.Name) or root in declared):
-                    yield root
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and (node.func.attr in MUTATING)
-        ):
-            root = _root_name(node.func.value)
-            if root:
-                yield root
-
-
-def _local_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-    arguments = function.args
-    names = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
-    names.update(a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None)
-    declared = {
-        n for node in ast.walk(function) if isinstance(node, ast.Global) for n in node.names
-    }
-    for node in ast.walk(function):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-    return names - declared
-
-
-def class_members(node: ast.ClassDef) -> tuple[dict[str, Any], dict[str, int]]:
-    """A class body's names: the method, nested class or value each is bound to (the last
-    binding, as Python leaves it), and the names changed in place in the body (name -> line)."""
-    found: dict[str, Any] = {}
-    changed: dict[str, int] = {}
-    for child in node.body:
-        if isinstance(child, _DEFINITION):
-            found[child.name] = child
-        elif isinstance(child, ast.AnnAssign) and isinstance(child.target, ast.Name):
-            if child.value is not None:
-                found[child.target.id] = child.value
-        elif isinstance(child, ast.Assign):
-            for target in child.targets:
-                if isinstance(target, ast.Name):
-                    found[target.id] = child.value
-                elif (root := _root_name(target)) is not None:
-                    changed.setdefault(root, child.lineno)
-        elif not isinstance(child, ast.Pass) and not _is_docstring(child):
-            for name in touched_names(child):
-                changed.setdefault(name, child.lineno)
-    return found, changed
-
-
-def _assigned_value(statement: ast.stmt, name: str) -> ast.expr | None:
-    """The value a statement assigns to `name`, if it is an assignment to it."""
-    if isinstance(statement, ast.Assign) and any(
-        isinstance(target, ast.Name) and target.id == name for target in statement.targets
-    ):
-        return statement.value
-    if (
-        isinstance(statement, ast.AnnAssign)
-        and isinstance(statement.target, ast.Name)
-        and (statement.target.id == name)
-    ):
-        return statement.value
-    return None
