@@ -649,3 +649,22 @@ class CommonParser(argparse.ArgumentParser):
     warnings = outcome.warnings()
     assert len(warnings) == 2, warnings
     assert all("`CommonParser` adds to every parser it makes" in w for w in warnings)
+
+
+def test_a_package_without_init_is_not_joined_with_folders_elsewhere(tmp_path: Path) -> None:
+    # Python joins every folder named `shared` on the path into one namespace package: a pull
+    # request's `shared/` (no __init__.py) reached `shared/secret.py` of another folder on the
+    # search path (a `registry.search_path` of argmatrix.yaml, or an installed package).
+    from argmatrix.static import load_static
+
+    elsewhere = tmp_path / "elsewhere" / "shared"
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "secret.py").write_text(f"TOKEN = {FILE_SECRET!r}\n")
+    project = tmp_path / "project" / "shared"
+    project.mkdir(parents=True)
+    (project / "registry.py").write_text(PACKAGE_BUILDER.replace(".settings", ".secret"))
+    parser, _, _ = load_static(
+        "shared.registry:build", tmp_path / "project", [str(tmp_path / "elsewhere")]
+    )
+    (token,) = [a for a in parser._actions if a.option_strings == ["--token"]]
+    assert str(token.default) == "shared.secret.TOKEN"  # a name, never the value

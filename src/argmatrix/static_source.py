@@ -49,7 +49,10 @@ def find_module_file(
     """The source file of a dotted module, found on the path without importing any package.
 
     Where it is not found, the files that would have been it are added to `missing`. A name
-    that is not a dotted Python name (`..`, `a/b`) is never looked for.
+    that is not a dotted Python name (`..`, `a/b`) is never looked for. A package without
+    `__init__.py` is followed in the folder it is first found in only: Python would join the
+    folders of that name everywhere on the path, and a pull request could name its own package
+    after a folder elsewhere to have static reading publish what a module there assigns.
     """
     locations: list[str] | None = list(search_path)
     parts = name.split(".")
@@ -66,7 +69,7 @@ def find_module_file(
             if spec.origin and spec.origin.endswith(".py"):
                 return Path(spec.origin)
             return None
-        locations = list(spec.submodule_search_locations or [])
+        locations = list(spec.submodule_search_locations or [])[:1]
         if not locations:
             return None
     return None
