@@ -897,6 +897,11 @@ ATTACKS = [
     'argparse.SUPPRESS + os.environ["ARGMATRIX_CANARY"]',
     "[CANARY_VALUE]",
     "dict(os.environ)",
+    # values that repeat values a thousand times over (red team: see test_static_redteam)
+    'str([[["x" * 1000] * 1000] * 1000])',
+    "{((tuple(range(1000)),) * 1000,) * 1000}",
+    '"%s" * 1000 % (("x" * 900_000,) * 1000)',
+    "[[[1] * 1000] * 1000] * 1000 == [[[1] * 1000] * 1000] * 1000",
 ]
 PLACES = [
     'parser.add_argument("--p", default={x})',
