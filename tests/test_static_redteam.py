@@ -9,6 +9,7 @@ is refused, and every read ends in under 5 s (with exit 0 and a correct registry
 
 from __future__ import annotations
 
+import os
 import textwrap
 import time
 from pathlib import Path
@@ -668,3 +669,44 @@ def test_a_package_without_init_is_not_joined_with_folders_elsewhere(tmp_path: P
     )
     (token,) = [a for a in parser._actions if a.option_strings == ["--token"]]
     assert str(token.default) == "shared.secret.TOKEN"  # a name, never the value
+
+
+# ------------------------------------------------------------------ memory
+
+
+def _peak_memory_of_a_read(tmp_path: Path, source: str) -> tuple[int, str]:
+    """Peak resident memory (MB) of a process that reads `source` statically, and its stderr
+    (the high-water mark of its own memory: getrusage's counts the forking parent's too)."""
+    import subprocess
+    import sys
+
+    (tmp_path / "memory_registry.py").write_text(source)
+    script = (
+        "import contextlib, io\n"
+        "from argmatrix.cli import main\n"
+        "err = io.StringIO()\n"
+        "with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['export', '--registry', 'memory_registry:build', '--static'])\n"
+        "peak = [l for l in open('/proc/self/status') if l.startswith('VmHWM:')][0]\n"
+        "print(int(peak.split()[1]) // 1024)\n"
+        "print(err.getvalue(), end='')\n"
+    )
+    env = {**os.environ, "ARGMATRIX_NO_CACHE": "1", "ARGMATRIX_JOBS": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    peak, _, err = done.stdout.partition("\n")
+    return int(peak), err
+
+
+def test_lists_of_new_strings_kept_count_toward_the_total_size(tmp_path: Path) -> None:
+    # Each split made 300,000 new strings and counted 28,000 steps: 325 MB within the budget.
+    body = """
+    text = "ab " * 300_000
+    kept = []
+    while True:
+        kept.append(text.split())
+    """
+    peak, err = _peak_memory_of_a_read(tmp_path, builder(body).replace("{canary!r}", "''"))
+    assert "the total size budget exceeded" in err, err
+    assert peak < 200, f"{peak} MB"

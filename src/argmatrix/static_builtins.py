@@ -74,7 +74,9 @@ def _pick(ctx: Caller, args: list[Any], kwargs: dict[str, Any], choose: Callable
 def _b_sorted(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
     _arity(args, 1, 1)
     _no_keywords(kwargs, ("key", "reverse"))
-    return _order(ctx, iterate(args[0], ctx.budget), kwargs.get("key"), kwargs.get("reverse"))
+    items = iterate(args[0], ctx.budget)
+    ctx.budget.size(len(items), "a sorted list")
+    return _order(ctx, items, kwargs.get("key"), kwargs.get("reverse"))
 
 
 def _b_range(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
@@ -93,7 +95,9 @@ def _b_range(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
 def _b_list(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
     _arity(args, 0, 1)
     _no_keywords(kwargs)
-    return iterate(args[0], ctx.budget) if args else []
+    items = iterate(args[0], ctx.budget) if args else []
+    ctx.budget.size(len(items), "a list")  # a copy, kept: it counts as built
+    return items
 
 
 def _b_tuple(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
@@ -222,7 +226,9 @@ def _b_reversed(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
     value = resolve(args[0])
     if type(value) not in (list, tuple, str, dict):
         raise CannotEvaluate(f"cannot reverse {describe(value)}")
-    return list(reversed(iterate(value, ctx.budget)))
+    items = iterate(value, ctx.budget)
+    ctx.budget.size(len(items), "a reversed list")
+    return items[::-1]
 
 
 def _b_enumerate(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:

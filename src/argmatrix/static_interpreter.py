@@ -347,7 +347,7 @@ class Interpreter:
         if type(base) is dict:
             hashable([key])
         if type(key) is slice:
-            self.budget.work(len(base))
+            self.budget.size(len(base), "a slice")
         return settle(base[key])
 
     def eval_Slice(self, node: ast.Slice) -> slice:

@@ -208,7 +208,10 @@ def _str_method(
             budget.size(len(text) + text.count("\t") * max(tab, 0), "a string")
     elif name == "replace" and len(args) >= 2 and type(args[0]) is str and type(args[1]) is str:
         _check_replace(budget, text, args)
-    return getattr(text, name)(*args, **kwargs)
+    result = getattr(text, name)(*args, **kwargs)
+    if type(result) is list:  # split: a new string per item, all kept if the list is
+        budget.size(len(result), "a list of strings", added=len(result) + len(text))
+    return result
 
 
 def _check_replace(budget: Budget, text: str, args: list[Any]) -> None:
@@ -243,7 +246,7 @@ def _container_method(
     if name in ("keys", "values", "items"):
         if args or kwargs:
             raise CannotEvaluate(f"{name}() takes no arguments")
-        budget.work(len(receiver))
+        budget.size(len(receiver), f"a list of {name}")
         if name == "keys":
             return list(receiver)
         settle(receiver)
