@@ -4,6 +4,11 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 LIVE   := .cache/live-sglang
 SGLANG := sglang==0.5.7
+# An older release, for `argmatrix diff` (tests/test_regdiff.py): its sources only, read statically.
+OLD_SGLANG := .cache/sglang-0.5.2
+# The real MDX compiler (npm), with the frontmatter and GFM syntax Mintlify reads: every .mdx page
+# the tests generate must compile with it (tests/test_mdx_*.py run it through node).
+MDX := .cache/mdx
 
 # The other supported Pythons: the model and the pages must come out the same on each
 # (tests/test_python_versions.py). Each gets .cache/pyX.Y with argmatrix installed editable.
@@ -12,7 +17,7 @@ PYTHON_ENVS   := $(foreach version,$(OTHER_PYTHONS),.cache/py$(version))
 empty :=
 space := $(empty) $(empty)
 
-.PHONY: install docs serve test test-fast lint check-docs bench live-env pythons clean
+.PHONY: install docs serve test test-fast lint check-docs bench live-env pythons old-sglang clean
 
 install: $(VENV)/.installed
 
@@ -34,6 +39,17 @@ $(LIVE)/.installed: tests/live/requirements.txt
 	$(LIVE)/bin/pip install -q torch==2.13.0
 	$(LIVE)/bin/pip install -q -r tests/live/requirements.txt
 	$(LIVE)/bin/pip install -q --no-deps $(SGLANG)
+	touch $@
+
+$(MDX)/.installed:
+	npm install --prefix $(MDX) --no-audit --no-fund --save-exact \
+	  @mdx-js/mdx@3.1.1 remark-frontmatter@5.0.0 remark-gfm@4.0.1
+	touch $@
+
+old-sglang: $(OLD_SGLANG)/.installed
+
+$(OLD_SGLANG)/.installed:
+	$(BIN)/pip install -q --no-deps --target $(OLD_SGLANG) sglang==0.5.2
 	touch $@
 
 pythons: $(foreach env,$(PYTHON_ENVS),$(env)/.installed)
@@ -62,16 +78,21 @@ docs: install
 serve: install
 	$(BIN)/mkdocs serve
 
+# Style, types and the direction of imports (the layers are in pyproject.toml).
 lint: install
 	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+	$(BIN)/mypy
+	$(BIN)/lint-imports
 
-test: install live-env pythons lint
+# The full suite, with the coverage of src/argmatrix (the floor is in pyproject.toml).
+test: install live-env pythons old-sglang $(MDX)/.installed lint
 	ARGMATRIX_LIVE_PYTHON=$(CURDIR)/$(LIVE)/bin/python \
 	ARGMATRIX_PYTHONS=$(subst $(space),:,$(foreach env,$(PYTHON_ENVS),$(CURDIR)/$(env)/bin/python)) \
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q --cov --cov-report=term:skip-covered
 
 # The edit-test loop: no heavy live environment, no other Pythons, no browser.
-test-fast: install
+test-fast: install old-sglang $(MDX)/.installed
 	$(BIN)/pytest -q -x -m "not slow" --ignore=tests/test_browser_site.py --ignore=tests/test_python_versions.py
 
 check-docs: install

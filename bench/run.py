@@ -52,7 +52,7 @@ _EXTRACT = """
 import json, sys, time
 sys.path.insert(0, {src!r})
 start = time.perf_counter()
-from argmatrix.registry import RegistrySpec, load_registry
+from argmatrix.loaders.load import RegistrySpec, load_registry
 registry = load_registry(RegistrySpec({target!r}, mode={mode!r}, mock={mock!r}))
 print(json.dumps([time.perf_counter() - start, len(registry.arguments)]))
 """
@@ -69,7 +69,10 @@ def run(command: list[str], cwd: Path = ROOT, env: dict[str, str] | None = None)
     environment = {**os.environ, **(env or {})}
     out = subprocess.run(
         [sys.executable, "-c", _RUNNER, json.dumps(command), str(cwd)],
-        capture_output=True, text=True, env=environment, check=True,
+        capture_output=True,
+        text=True,
+        env=environment,
+        check=True,
     ).stdout
     wall, peak, code, stdout, stderr = json.loads(out)
     if code not in (0, 1):
@@ -77,15 +80,20 @@ def run(command: list[str], cwd: Path = ROOT, env: dict[str, str] | None = None)
     return Figure(wall, peak, stdout)
 
 
-def median(command: list[str], cwd: Path = ROOT, env: dict[str, str] | None = None,
-           repeat: int = REPEAT) -> Figure:
+def median(
+    command: list[str], cwd: Path = ROOT, env: dict[str, str] | None = None, repeat: int = REPEAT
+) -> Figure:
     figures = [run(command, cwd, env) for _ in range(repeat)]
     return Figure(statistics.median(f.seconds for f in figures), max(f.peak_mb for f in figures))
 
 
 def extraction(python: str, mode: str, repeat: int = REPEAT) -> tuple[float, float, int]:
-    code = _EXTRACT.format(src=str(ROOT / "src"), target=SGLANG_TARGET, mode=mode,
-                           mock=SGLANG_MOCK if mode == "live" else ())
+    code = _EXTRACT.format(
+        src=str(ROOT / "src"),
+        target=SGLANG_TARGET,
+        mode=mode,
+        mock=SGLANG_MOCK if mode == "live" else (),
+    )
     times, peaks, count = [], [], 0
     for _ in range(repeat):
         figure = run([python, "-c", code], env={"ARGMATRIX_NO_CACHE": "1"})
@@ -104,8 +112,9 @@ def main() -> None:
 
     # As installed from a wheel (pip byte-compiles it): this machine sets PYTHONDONTWRITEBYTECODE,
     # so an editable install would otherwise compile argmatrix's modules on every run.
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "src" / "argmatrix")],
-                   check=True)
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(ROOT / "src" / "argmatrix")], check=True
+    )
     python_start = median([sys.executable, "-c", "pass"], repeat=max(REPEAT, 10))
     subprocess.run([ARGMATRIX, "generate"], cwd=ROOT, check=True, capture_output=True)
     check_cold = median([ARGMATRIX, "check"], env=cold)
@@ -114,39 +123,55 @@ def main() -> None:
 
     targets: list[str] = []
     showcase = load_config(ROOT / "argmatrix.yaml", ROOT)
-    say(f"## Showcase: `argmatrix check` (sglang 0.5.7, 313 arguments, Ascend manifest,"
-        f" {len(showcase.pages)} pages)")
+    say(
+        f"## Showcase: `argmatrix check` (sglang 0.5.7, 313 arguments, Ascend manifest,"
+        f" {len(showcase.pages)} pages)"
+    )
     say("")
     say("| what | median time | peak memory | × `python -c pass` |")
     say("| --- | ---: | ---: | ---: |")
-    say(f"| `python -c pass` | {python_start.seconds * 1000:.0f} ms |"
-        f" {python_start.peak_mb:.0f} MB | 1.0 |")
-    for label, figure in (("`argmatrix check`, cold cache", check_cold),
-                          ("`argmatrix check`, warm cache", check_warm)):
-        say(f"| {label} | {figure.seconds * 1000:.0f} ms | {figure.peak_mb:.0f} MB |"
-            f" {figure.seconds / python_start.seconds:.1f} |")
+    say(
+        f"| `python -c pass` | {python_start.seconds * 1000:.0f} ms |"
+        f" {python_start.peak_mb:.0f} MB | 1.0 |"
+    )
+    for label, figure in (
+        ("`argmatrix check`, cold cache", check_cold),
+        ("`argmatrix check`, warm cache", check_warm),
+    ):
+        say(
+            f"| {label} | {figure.seconds * 1000:.0f} ms | {figure.peak_mb:.0f} MB |"
+            f" {figure.seconds / python_start.seconds:.1f} |"
+        )
     say("")
     for label, figure in (("cold", check_cold), ("warm", check_warm)):
         ratio = figure.seconds / python_start.seconds
-        targets.append(f"| `check` on the showcase ≤ 10× `python -c pass` ({label}) |"
-                       f" {ratio:.1f}× | {'met' if ratio <= 10 else 'missed'} |")
+        targets.append(
+            f"| `check` on the showcase ≤ 10× `python -c pass` ({label}) |"
+            f" {ratio:.1f}× | {'met' if ratio <= 10 else 'missed'} |"
+        )
 
     static_time, static_peak, static_count = extraction(sys.executable, "static")
     say("## Registry extraction: sglang 0.5.7 (no cache)")
     say("")
     say("| mode | arguments | median time | peak memory |")
     say("| --- | ---: | ---: | ---: |")
-    say(f"| static (source read, nothing imported) | {static_count} |"
-        f" {static_time * 1000:.0f} ms | {static_peak:.0f} MB |")
+    say(
+        f"| static (source read, nothing imported) | {static_count} |"
+        f" {static_time * 1000:.0f} ms | {static_peak:.0f} MB |"
+    )
     if Path(LIVE_PYTHON).exists():
         live_time, live_peak, live_count = extraction(LIVE_PYTHON, "live", repeat=3)
-        say(f"| live (imports sglang and torch, CPU build) | {live_count} |"
-            f" {live_time * 1000:.0f} ms | {live_peak:.0f} MB |")
+        say(
+            f"| live (imports sglang and torch, CPU build) | {live_count} |"
+            f" {live_time * 1000:.0f} ms | {live_peak:.0f} MB |"
+        )
         say("")
         say(f"Static extraction is **{live_time / static_time:.0f}×** faster than live import.")
         ratio = live_time / static_time
-        targets.append(f"| static extraction ≥ 20× faster than live import | {ratio:.0f}× |"
-                       f" {'met' if ratio >= 20 else 'missed'} |")
+        targets.append(
+            f"| static extraction ≥ 20× faster than live import | {ratio:.0f}× |"
+            f" {'met' if ratio >= 20 else 'missed'} |"
+        )
     else:
         say("")
         say(f"Live import not measured: no heavy environment at {LIVE_PYTHON} (`make live-env`).")
@@ -154,17 +179,21 @@ def main() -> None:
 
     say(f"## Scale: synthetic registries, {PLATFORMS} platform manifests, every page")
     say("")
-    say("| arguments | generate, cold | generate, cold, one process | generate, warm | check, warm"
-        " | generate + check, cold / warm | peak memory |")
+    say(
+        "| arguments | generate, cold | generate, cold, one process | generate, warm | check, warm"
+        " | generate + check, cold / warm | peak memory |"
+    )
     say("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     cold_by_size: dict[int, float] = {}
     for size in SCALES:
         with tempfile.TemporaryDirectory() as folder:
             project = write_project(Path(folder) / "project", size, PLATFORMS)
             scale_cache = {"ARGMATRIX_CACHE_DIR": str(Path(folder) / "cache")}
-            single = run([ARGMATRIX, "generate"], project,
-                         {"ARGMATRIX_CACHE_DIR": str(Path(folder) / "cache-single"),
-                          "ARGMATRIX_JOBS": "1"})
+            single = run(
+                [ARGMATRIX, "generate"],
+                project,
+                {"ARGMATRIX_CACHE_DIR": str(Path(folder) / "cache-single"), "ARGMATRIX_JOBS": "1"},
+            )
             cold_generate = run([ARGMATRIX, "generate"], project, scale_cache)
             warm_generate = median([ARGMATRIX, "generate"], project, scale_cache, repeat=3)
             check = median([ARGMATRIX, "check"], project, scale_cache, repeat=3)
@@ -174,17 +203,22 @@ def main() -> None:
             peak = max(single.peak_mb, cold_generate.peak_mb, warm_generate.peak_mb, check.peak_mb)
             if size == SCALES[-1]:
                 for label, total in (("cold", cold_total), ("warm", warm_total)):
-                    targets.append(f"| {size:,} arguments, {PLATFORMS} manifests: generate +"
-                                   f" check < 3 s ({label}) | {total:.2f} s |"
-                                   f" {'met' if total < 3 else 'missed'} |")
-            say(f"| {size:,} | {cold_generate.seconds:.2f} s | {single.seconds:.2f} s |"
+                    targets.append(
+                        f"| {size:,} arguments, {PLATFORMS} manifests: generate +"
+                        f" check < 3 s ({label}) | {total:.2f} s |"
+                        f" {'met' if total < 3 else 'missed'} |"
+                    )
+            say(
+                f"| {size:,} | {cold_generate.seconds:.2f} s | {single.seconds:.2f} s |"
                 f" {warm_generate.seconds:.2f} s | {check.seconds:.2f} s |"
-                f" {cold_total:.2f} s / {warm_total:.2f} s | {peak:.0f} MB |")
+                f" {cold_total:.2f} s / {warm_total:.2f} s | {peak:.0f} MB |"
+            )
     say("")
     steps = list(itertools.pairwise(SCALES))
     growth = ", ".join(
         f"{(cold_by_size[b] - cold_by_size[a]) / (b - a) * 1000:.3f} s from {a:,} to {b:,}"
-        for a, b in steps)
+        for a, b in steps
+    )
     say(f"Growth of cold generate + check, per 1,000 added arguments: {growth}.")
     say("A cost growing with the square of the size would make the second figure about 2.5×")
     say("the first.")
@@ -195,7 +229,7 @@ def main() -> None:
     say("and rendered pages are reused and only resolving, comparing and writing remain.")
     say("The `argmatrix` command uses a second core when there is work for it: a registry that")
     say("must be read from source is read in a forked process while the manifests are parsed,")
-    say("and 50,000 table rows or more are rendered in two halves. \"One process\" is the same")
+    say('and 50,000 table rows or more are rendered in two halves. "One process" is the same')
     say("cold run with ARGMATRIX_JOBS=1. Peak memory is that of the largest single process.")
     say("")
 

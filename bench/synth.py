@@ -27,23 +27,36 @@ def registry_source(arguments: int, sections: int = 20, help_size: int = 60) -> 
         kind = index % 4
         flag = f"--option-{index:05d}"
         if kind == 0:
-            lines.append(f'    parser.add_argument("{flag}", type=int, default={index}, '
-                         f'help="Count {index}: {filler}")')
+            lines.append(
+                f'    parser.add_argument("{flag}", type=int, default={index}, '
+                f'help="Count {index}: {filler}")'
+            )
         elif kind == 1:
-            lines.append(f'    parser.add_argument("{flag}", action="store_true", '
-                         f'help=f"Switch {index} ({{MODES[0]}}): {filler}")')
+            lines.append(
+                f'    parser.add_argument("{flag}", action="store_true", '
+                f'help=f"Switch {index} ({{MODES[0]}}): {filler}")'
+            )
         elif kind == 2:
-            lines.append(f'    parser.add_argument("{flag}", default="fast", choices=MODES, '
-                         f'help="Mode {index}: {filler}")')
+            lines.append(
+                f'    parser.add_argument("{flag}", default="fast", choices=MODES, '
+                f'help="Mode {index}: {filler}")'
+            )
         else:
-            lines.append(f'    parser.add_argument("{flag}", "--o{index}", type=float, '
-                         f'default=0.5, help="Ratio {index}: {filler}")')
+            lines.append(
+                f'    parser.add_argument("{flag}", "--o{index}", type=float, '
+                f'default=0.5, help="Ratio {index}: {filler}")'
+            )
     return "\n".join(lines) + "\n"
 
 
 def manifest_source(name: str, arguments: int, seed: int) -> str:
-    lines = [f"platform: {name}", f"title: Platform {name}", "variants: [V1, V2]",
-             "default: unverified", "arguments:"]
+    lines = [
+        f"platform: {name}",
+        f"title: Platform {name}",
+        "variants: [V1, V2]",
+        "default: unverified",
+        "arguments:",
+    ]
     for index in range(0, arguments, 3):
         status = STATUSES[(index + seed) % len(STATUSES)]
         if status == "supported" and index % 2:
@@ -65,10 +78,20 @@ def write_project(root: Path, arguments: int, platforms: int, help_size: int = 6
         name = f"p{number:02d}"
         names.append(f"  - capabilities/{name}.yaml")
         (manifests / f"{name}.yaml").write_text(manifest_source(name, arguments, number))
-        pages.append(f"  - {{template: platform_support.md.j2, output: {name}.md, "
-                     f"platform: {name}}}")
-    (root / "argmatrix.yaml").write_text("\n".join([
-        "registry: {target: 'synthetic_registry:add_cli_args', mode: static}",
-        "manifests:", *names, "docs_dir: docs", "pages:", *pages,
-    ]) + "\n")
+        pages.append(
+            f"  - {{template: platform_support.md.j2, output: {name}.md, platform: {name}}}"
+        )
+    (root / "argmatrix.yaml").write_text(
+        "\n".join(
+            [
+                "registry: {target: 'synthetic_registry:add_cli_args', mode: static}",
+                "manifests:",
+                *names,
+                "docs_dir: docs",
+                "pages:",
+                *pages,
+            ]
+        )
+        + "\n"
+    )
     return root

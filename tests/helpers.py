@@ -1,22 +1,103 @@
-"""Shared test helpers: run the CLI in-process, copy fixture projects, read Markdown tables."""
+"""The tests' shared helpers, one of each: where things are, the fixture registries, running the
+command line, editing a project's files, the static reader's sandbox and reading Markdown tables.
+
+A plain module, imported as `from helpers import ...`; conftest.py holds the fixtures only.
+"""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
+import importlib
 import io
+import json
 import os
+import re
 import shutil
-from collections.abc import Iterator
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 from markdown_it import MarkdownIt
 
-from argmatrix.cli import main
+from argmatrix.cli.main import main
+from argmatrix.loaders.load import Mode, RegistrySpec, load_registry
+from argmatrix.model.registry import Registry, registry_to_dict
+
+# ------------------------------------------------------------------ where things are
 
 TESTS = Path(__file__).resolve().parent
-FIXTURE_PROJECT = TESTS / "fixtures" / "project"
+REPO = TESTS.parent
+FIXTURES = TESTS / "fixtures"
+FIXTURE_PROJECT = FIXTURES / "project"  # a small project: tinyserver.py, one manifest, 3 pages
+FIXTURE_PAGES = FIXTURES / "pages"  # hand-written pages about tinyserver, for audit and import
+REGISTRIES = FIXTURES / "registries"
+BROKEN = FIXTURES / "broken"
+HOSTILE = FIXTURES / "hostile"
 GOLDEN = TESTS / "golden"
+
+# Hand-written sglang support pages, kept beside the repository (not in it: not our text).
+SEEDS = REPO.parent / "shared" / "seeds"
+SEED_000 = SEEDS / "000_31eadb484eacd7c1.txt"  # Markdown, √/× per Ascend variant
+SEED_001 = SEEDS / "001_d3b877721046d071.txt"  # Markdown, a generic page without support columns
+SEED_002 = SEEDS / "002_0642eecbe56552f4.txt"  # the newest Ascend page, copied as text
+
+
+def bench_synth() -> ModuleType:
+    """bench/synth.py, the synthetic registries and projects of the benchmarks (bench/ is no
+    installed package: it is imported from the repository)."""
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    return importlib.import_module("bench.synth")
+
+
+# ------------------------------------------------------------------ the fixture registries
+
+DEMO_SERVER = "demo_server.server_args:ServerArgs.add_cli_args"
+HEAVY_MODULE = "nonexistent_gpu_lib"
+
+# Every fixture that both loaders can read completely, with the mock its live import needs.
+PARITY_TARGETS: dict[str, tuple[str, ...]] = {
+    DEMO_SERVER: (HEAVY_MODULE,),
+    "grouped_cli:build_parser": (),
+    "subcommands_cli:build_parser": (),
+    "env_cli:make_parser": (),
+    "control_flow_cli:build_parser": (),
+    "classmethod_cli:Args.add_cli_args": (),
+    "custom_action_cli:b": (),
+}
+
+
+def load(
+    target: str, mode: Mode = "live", mock: Sequence[str] = (), base_dir: Path = REGISTRIES
+) -> Registry:
+    return load_registry(
+        RegistrySpec(target=target, mode=mode, mock=tuple(mock), base_dir=base_dir)
+    )
+
+
+def load_dict(
+    target: str, mode: Mode = "live", mock: Sequence[str] = (), base_dir: Path = REGISTRIES
+) -> dict[str, Any]:
+    return registry_to_dict(load(target, mode, mock, base_dir))
+
+
+def fixture_modules() -> list[str]:
+    """Modules imported from the fixture folders (or stand-ins of the heavy module)."""
+    names = []
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None) or ""
+        if file.startswith(str(FIXTURES)) or name.split(".")[0] == HEAVY_MODULE:
+            names.append(name)
+    return names
+
+
+# ------------------------------------------------------------------ running the command line
 
 
 @dataclass
@@ -36,7 +117,8 @@ def chdir(path: Path) -> Iterator[None]:
         os.chdir(before)
 
 
-def run_cli(*argv: str, cwd: Path | None = None) -> Run:
+def run_cli_in_process(*argv: str, cwd: Path | None = None) -> Run:
+    """`argmatrix ARGV` in this process (fast; the test can patch argmatrix's modules)."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), chdir(cwd or Path.cwd()):
         try:
@@ -46,12 +128,282 @@ def run_cli(*argv: str, cwd: Path | None = None) -> Run:
     return Run(code, out.getvalue(), err.getvalue())
 
 
+def run_cli_in_subprocess(
+    *argv: str, cwd: Path, env: Mapping[str, str] | None = None, timeout: float = 120
+) -> Run:
+    """`python -m argmatrix ARGV` in a process of its own, as a user runs it: for a live import
+    (this process may hold another test's module of the same name), a crash, a signal or a
+    lock. `env` is the whole environment (None: this process's)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "argmatrix", *argv],
+        cwd=cwd,
+        env=None if env is None else dict(env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    return Run(done.returncode, done.stdout, done.stderr)
+
+
+def one_error_line(result: Run, *fragments: str) -> str:
+    """The one line of a refusal: exit 2, one line on stderr, no traceback, every fragment in
+    that line."""
+    assert result.code == 2, (result.code, result.out[-500:], result.err[-500:])
+    lines = result.err.splitlines()
+    assert len(lines) == 1, lines
+    assert "Traceback" not in result.err
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+    return lines[0]
+
+
+# ------------------------------------------------------------------ a project's files
+
+
 def copy_project(tmp_path: Path) -> Path:
+    """A fresh copy of the fixture project (its generated pages left out), at tmp_path/project."""
     target = tmp_path / "project"
-    shutil.copytree(FIXTURE_PROJECT, target,
-                    ignore=shutil.ignore_patterns("__pycache__", "reference"))
+    shutil.copytree(
+        FIXTURE_PROJECT, target, ignore=shutil.ignore_patterns("__pycache__", "reference")
+    )
     return target
 
+
+def line_of(path: Path, text: str) -> int:
+    """The 1-based number of the first line of `path` containing `text`."""
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if text in line:
+            return number
+    raise AssertionError(f"{text!r} not in {path}")
+
+
+def append_to(path: Path, text: str) -> None:
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
+def replace_in(path: Path, old: str, new: str) -> None:
+    """Replace the first `old` of the file, which must be there."""
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def add_template_page(root: Path, template: str, source: str, output: str) -> None:
+    """Write templates/`template` and add a page rendered from it to argmatrix.yaml."""
+    (root / "templates" / template).write_text(source, encoding="utf-8")
+    append_to(root / "argmatrix.yaml", f"  - {{template: {template}, output: {output}}}\n")
+
+
+def files_under(folder: Path) -> dict[str, bytes]:
+    """Every file under `folder` (symbolic links as their target's name), for before/after."""
+    found: dict[str, bytes] = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_symlink():
+            found[str(path.relative_to(folder))] = os.readlink(path).encode()
+        elif path.is_file():
+            found[str(path.relative_to(folder))] = path.read_bytes()
+    return found
+
+
+def git_lines(*args: str) -> list[str]:
+    """The lines `git ARGS` prints in the repository (it must succeed)."""
+    done = subprocess.run(
+        ["git", *args], cwd=REPO, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def git_ignores(path: Path) -> bool:
+    """Whether git would leave a new file at `path` (inside the repository) untracked."""
+    done = subprocess.run(
+        ["git", "check-ignore", "--quiet", "--no-index", str(path)],
+        cwd=REPO,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode in (0, 1), done.stderr  # 1: not ignored; anything else: no answer
+    return done.returncode == 0
+
+
+# ------------------------------------------------------------------ the static reader's sandbox
+# A registry module read with a canary file on disk and a canary secret in the environment (the
+# fixture `static_canary_environment` sets it), through the real command line; every read is
+# checked for what the sandbox promises (tests/test_static_sandbox.py says what that is).
+
+SANDBOX_MODULE = "hostile_registry"
+SECRET = "s3cr3t-7d41c9e0b2"  # the canary environment variable's value
+FILE_SECRET = "f1le-s3cr3t-a83f55"  # what the canary file holds
+LEAKS = re.compile(r" at 0x[0-9a-f]+|<(?:class|function|module|built-in|bound method) ")
+TIME_LIMIT = 5.0  # seconds: the budget stops any read within about 2.5 s of processor time
+# Coverage tracing (`make test`) makes the interpreter about three times slower: on CI's two busy
+# cores a read stopped by its step budget took 6.1 s. The limit is there to catch work the budget
+# does not count (an order of magnitude), so it scales with the tracing rather than loosening.
+TRACED_SLOWDOWN = 3.0
+
+
+def time_limit() -> float:
+    """TIME_LIMIT, scaled when coverage traces this process."""
+    try:
+        from coverage import Coverage
+    except ImportError:
+        return TIME_LIMIT
+    return TIME_LIMIT * TRACED_SLOWDOWN if Coverage.current() is not None else TIME_LIMIT
+
+
+SANDBOX_CONFIG = """\
+registry: {{target: "{module}:build", mode: static}}
+docs_dir: docs
+pages:
+  - {{template: server_arguments.md.j2, output: reference.md}}
+"""
+
+
+@dataclass
+class Outcome:
+    export: Run
+    generate: Run | None
+    page: str
+    seconds: float
+
+    @property
+    def registry(self) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads(self.export.out)["registry"]
+        return data
+
+    def argument(self, flag: str) -> dict[str, Any]:
+        found = [a for a in self.registry["arguments"] if flag in a["flags"]]
+        assert found, f"{flag} is missing: {[a['flags'] for a in self.registry['arguments']]}"
+        return found[0]
+
+    def warnings(self) -> list[str]:
+        return [line for line in self.export.err.splitlines() if "warning:" in line]
+
+
+class Link:
+    """A symbolic link to write in the project instead of a file."""
+
+    def __init__(self, target: str | Path) -> None:
+        self.target = str(target)
+
+
+def _disk(root: Path) -> dict[str, bytes | None]:
+    """Every file and folder under `root` with its content (pages and writer state left out)."""
+    found: dict[str, bytes | None] = {}
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root).as_posix()
+        if relative.startswith("project/docs") or path.name.startswith(".argmatrix"):
+            continue
+        found[relative] = path.read_bytes() if path.is_file() and not path.is_symlink() else None
+    return found
+
+
+def _process_state() -> tuple[Any, ...]:
+    """What a registry's code would change in this process if it ran (modules argmatrix imports
+    for the first time during a read may appear; none may go or be replaced)."""
+    return (
+        dict(os.environ),
+        {name: id(loaded) for name, loaded in sys.modules.items()},
+        argparse._os,  # type: ignore[attr-defined]
+        argparse._sys,  # type: ignore[attr-defined]
+        dict(vars(argparse)),
+    )
+
+
+def _same_process(before: tuple[Any, ...], after: tuple[Any, ...]) -> bool:
+    modules_before, modules_after = before[1], after[1]
+    kept = all(modules_after.get(name) == ident for name, ident in modules_before.items())
+    return (
+        kept
+        and SANDBOX_MODULE not in modules_after
+        and before[::2] == after[::2]
+        and (before[3] == after[3])
+    )
+
+
+def _check_outputs(outcome: Outcome) -> None:
+    runs = [r for r in (outcome.export, outcome.generate) if r is not None]
+    texts = [outcome.page, *(r.out for r in runs), *(r.err for r in runs)]
+    for text in texts:
+        assert SECRET not in text and FILE_SECRET not in text, "a canary reached the output"
+        assert not LEAKS.search(text), f"a Python repr reached the output: {LEAKS.search(text)}"
+    for run in runs:
+        assert run.code in (0, 2), run.err
+        for line in run.err.splitlines():
+            assert line.startswith(("argmatrix: error: ", "argmatrix: warning: ")), line
+            assert line.isprintable(), f"a raw control character on stderr: {line!r}"
+    if outcome.export.code == 0:
+        assert outcome.generate is None or outcome.generate.code == 0, outcome.generate.err
+        json.loads(outcome.export.out)
+    limit = time_limit()
+    assert outcome.seconds < limit, f"took {outcome.seconds:.1f} s (limit {limit:g} s)"
+
+
+def read_hostile_tree(
+    tmp_path: Path, files: dict[str, str | Link], target: str, generate: bool = True
+) -> Outcome:
+    """Write a project of several files (and links), read `target` statically with `export`
+    (and `generate` when that succeeds), and check every invariant of the sandbox."""
+    project = tmp_path / "project"
+    project.mkdir(exist_ok=True)
+    canary = tmp_path / "canary.txt"
+    canary.write_text(FILE_SECRET)
+    for name, content in files.items():
+        path = project / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, Link):
+            path.symlink_to(content.target)
+        else:
+            path.write_text(content.replace("{canary!r}", repr(str(canary))))
+    module_name = target.partition(":")[0]
+    (project / "argmatrix.yaml").write_text(SANDBOX_CONFIG.format(module=module_name))
+    (project / "docs").mkdir()
+    before, state = _disk(tmp_path), _process_state()
+    start = time.monotonic()
+    export = run_cli_in_process("export", "--registry", target, "--static", cwd=project)
+    made = run_cli_in_process("generate", cwd=project) if generate and export.code == 0 else None
+    seconds = time.monotonic() - start
+    page_file = project / "docs" / "reference.md"
+    outcome = Outcome(export, made, page_file.read_text() if page_file.exists() else "", seconds)
+    assert _disk(tmp_path) == before, "the read changed files on disk"
+    assert _same_process(state, _process_state()), "the read changed this process"
+    assert canary.read_text() == FILE_SECRET
+    _check_outputs(outcome)
+    return outcome
+
+
+def read_hostile(tmp_path: Path, source: str, generate: bool = True) -> Outcome:
+    """read_hostile_tree of the one module `hostile_registry.py` holding `source`."""
+    files: dict[str, str | Link] = {f"{SANDBOX_MODULE}.py": source}
+    return read_hostile_tree(tmp_path, files, f"{SANDBOX_MODULE}:build", generate)
+
+
+def refused(outcome: Outcome, file: str, words: str) -> str:
+    """The one error line of a refused read: exit 2, naming `file` and saying `words`."""
+    assert outcome.export.code == 2, outcome.export.out[-500:]
+    lines = outcome.export.err.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert file in lines[0] and words in lines[0], lines[0]
+    return lines[0]
+
+
+def stopped(outcome: Outcome, which: str = "") -> str:
+    """The one error line of a read of hostile_registry.py stopped by its budget (or refused):
+    exit 2, file:line."""
+    return refused(outcome, f"{SANDBOX_MODULE}.py:", which)
+
+
+def unevaluated(outcome: Outcome, flag: str, field: str) -> str:
+    """The source text a field was kept as, after checking a warning names it."""
+    value = outcome.argument(flag)[field]
+    assert isinstance(value, dict) and set(value) == {"unevaluated"}, value
+    assert any(f"{flag}: {field} " in w for w in outcome.warnings()), outcome.warnings()
+    return str(value["unevaluated"])
+
+
+# ------------------------------------------------------------------ Markdown tables
 
 _markdown = MarkdownIt("commonmark").enable("table")
 

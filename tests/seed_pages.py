@@ -5,10 +5,9 @@ tests can hold argmatrix's output against the page."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
-SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
-SEED_002 = SEEDS / "002_0642eecbe56552f4.txt"
+from helpers import SEED_002
+
 HEADERS = ("Argument", "Defaults", "Options", "Server supported")
 
 
@@ -66,14 +65,16 @@ def seed_002_rows() -> list[SeedRow]:
             index += columns
             continue
         if first.startswith("--") and columns:
-            cells = blocks[index:index + columns]
-            rows.append(SeedRow(
-                flags=_flags(cells[0]),
-                default=_cell(cells[1]),
-                options=_cell(cells[2]),
-                supported=_cell(cells[3]) if columns == 4 else "Other Params",
-                section=section,
-            ))
+            cells = blocks[index : index + columns]
+            rows.append(
+                SeedRow(
+                    flags=_flags(cells[0]),
+                    default=_cell(cells[1]),
+                    options=_cell(cells[2]),
+                    supported=_cell(cells[3]) if columns == 4 else "Other Params",
+                    section=section,
+                )
+            )
             index += columns
             continue
         index += 1

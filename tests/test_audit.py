@@ -9,24 +9,24 @@ from pathlib import Path
 
 import pytest
 
-from argmatrix.audit import KINDS, audit_page, default_agrees, registry_kind, types_agree
-from argmatrix.legacy import Cell, parse_page, read_page, type_hint, wrapped_flags
-from argmatrix.model import Argument
-from argmatrix.registry import RegistrySpec, load_registry
-from conftest import line_of
-from helpers import run_cli
-
-REPO = Path(__file__).resolve().parents[1]
-SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
-SEED_000 = SEEDS / "000_31eadb484eacd7c1.txt"
-SEED_001 = SEEDS / "001_d3b877721046d071.txt"
-SEED_002 = SEEDS / "002_0642eecbe56552f4.txt"
-PROJECT = Path(__file__).resolve().parent / "fixtures" / "project"
-PAGES = Path(__file__).resolve().parent / "fixtures" / "pages"
+from argmatrix.adoption.audit import KINDS, audit_page, default_agrees, registry_kind, types_agree
+from argmatrix.adoption.handwritten import Cell, parse_page, read_page, type_hint, wrapped_flags
+from argmatrix.loaders.load import RegistrySpec, load_registry
+from argmatrix.model.registry import Argument
+from helpers import (
+    FIXTURE_PAGES,
+    FIXTURE_PROJECT,
+    REPO,
+    SEED_000,
+    SEED_001,
+    SEED_002,
+    line_of,
+    run_cli_in_process,
+)
 
 
 def audit_json(page: Path, cwd: Path = REPO) -> tuple[int, dict[str, object]]:
-    result = run_cli("audit", str(page), "--format", "json", cwd=cwd)
+    result = run_cli_in_process("audit", str(page), "--format", "json", cwd=cwd)
     assert result.code in (0, 1), result.err
     return result.code, json.loads(result.out)
 
@@ -102,8 +102,12 @@ def test_an_unescaped_pipe_in_the_lora_paths_row_is_a_broken_row(tmp_path: Path)
     assert broken["line"] == line
     assert "8 cells" in broken["message"] and "6" in broken["message"]
     # The stray pipes sit in the description: the default and options cells are still read right.
-    assert [f for f in report["findings"] if f["flag"] == "--lora-paths"  # type: ignore[union-attr]
-            and f["kind"] != "broken-row"] == []
+    assert [
+        f
+        for f in report["findings"]
+        if f["flag"] == "--lora-paths"  # type: ignore[union-attr]
+        and f["kind"] != "broken-row"
+    ] == []
 
 
 def test_seed_000_counts_match_the_findings(seed_000: dict[str, object]) -> None:
@@ -136,9 +140,11 @@ def seed_001() -> dict[str, object]:
 
 def test_seed_001_flags_that_no_longer_exist(seed_001: dict[str, object]) -> None:
     assert one(seed_001, "unknown-flag", "--oltp-traces-endpoint")["fix"] == (
-        "did you mean --otlp-traces-endpoint?")
+        "did you mean --otlp-traces-endpoint?"
+    )
     assert one(seed_001, "unknown-flag", "--tokenizer-metrics-allowed-customer-labels")["fix"] == (
-        "did you mean --tokenizer-metrics-allowed-custom-labels?")
+        "did you mean --tokenizer-metrics-allowed-custom-labels?"
+    )
     removed = one(seed_001, "unknown-flag", "--max-micro-batch-size")
     assert removed["line"] == line_of(SEED_001, "`--max-micro-batch-size`")
     deprecated = one(seed_001, "unknown-flag", "--enable-ep-moe")
@@ -150,8 +156,10 @@ def test_seed_001_wrong_defaults(seed_001: dict[str, object]) -> None:
     finding = one(seed_001, "wrong-default", "--sm-group-num")
     assert finding["line"] == line_of(SEED_001, "`--sm-group-num`")
     assert "'3'" in finding["message"] and "'8'" in finding["message"]
-    assert "x-custom-labels" in one(seed_001, "wrong-default",
-                                    "--tokenizer-metrics-custom-labels-header")["message"]
+    assert (
+        "x-custom-labels"
+        in one(seed_001, "wrong-default", "--tokenizer-metrics-custom-labels-header")["message"]
+    )
 
 
 def test_seed_001_lora_paths_placeholders_vanish_as_html(seed_001: dict[str, object]) -> None:
@@ -177,46 +185,52 @@ def test_seed_002_text_layout_is_audited_with_lines() -> None:
     options = one(report, "wrong-options", "--load-balance-method")
     assert "total_requests" in options["message"]
     assert one(report, "unknown-flag", "--oltp-traces-endpoint")["line"] == line_of(
-        SEED_002, "--oltp-traces-endpoint")
+        SEED_002, "--oltp-traces-endpoint"
+    )
 
 
 # ------------------------------------------------------------------ fixture pages
 
 
 def test_a_page_that_agrees_exits_0() -> None:
-    result = run_cli("audit", str(PAGES / "tiny_reference.md"), cwd=PROJECT)
+    result = run_cli_in_process(
+        "audit", str(FIXTURE_PAGES / "tiny_reference.md"), cwd=FIXTURE_PROJECT
+    )
     assert result.code == 0, result.out
     assert result.out == "argmatrix audit: the page agrees with the registry (11 rows)\n"
 
 
 @pytest.fixture(scope="module")
 def drifted() -> dict[str, object]:
-    code, report = audit_json(PAGES / "tiny_drifted.md", cwd=PROJECT)
+    code, report = audit_json(FIXTURE_PAGES / "tiny_drifted.md", cwd=FIXTURE_PROJECT)
     assert code == 1
     return report
 
 
-@pytest.mark.parametrize(("kind", "flag", "row_text"), [
-    ("unknown-flag", "--prot", "`--prot`"),
-    ("unknown-flag", "--retired-switch", "`--retired-switch`"),
-    ("wrong-type", "--retired-switch", "`--retired-switch`"),
-    ("wrong-options", "--dtype", "`--dtype`"),
-    ("wrong-type", "--page-size", "`--page-size`"),
-    ("broken-row", "--backend", "`--backend`"),
-    ("wrong-options", "--backend", "`--backend`"),
-    ("wrong-default", "--log-format", "`--log-format`"),
-    ("raw-html", "--enable-metrics", "`--enable-metrics`"),
-    ("wrong-type", "--enable-metrics", "`--enable-metrics`"),
-    ("wrong-type", "--warmup-prompts", "`--warmup-prompts`"),
-    ("duplicate-flag", "--max-batch", "`--mb`"),
-    ("missing-flag", "--port", "## Serving"),
-    ("missing-flag", "--schedule-policy", "## Scheduling"),
-    ("missing-flag", "--max-batch-size", "## Scheduling"),
-])
+@pytest.mark.parametrize(
+    ("kind", "flag", "row_text"),
+    [
+        ("unknown-flag", "--prot", "`--prot`"),
+        ("unknown-flag", "--retired-switch", "`--retired-switch`"),
+        ("wrong-type", "--retired-switch", "`--retired-switch`"),
+        ("wrong-options", "--dtype", "`--dtype`"),
+        ("wrong-type", "--page-size", "`--page-size`"),
+        ("broken-row", "--backend", "`--backend`"),
+        ("wrong-options", "--backend", "`--backend`"),
+        ("wrong-default", "--log-format", "`--log-format`"),
+        ("raw-html", "--enable-metrics", "`--enable-metrics`"),
+        ("wrong-type", "--enable-metrics", "`--enable-metrics`"),
+        ("wrong-type", "--warmup-prompts", "`--warmup-prompts`"),
+        ("duplicate-flag", "--max-batch", "`--mb`"),
+        ("missing-flag", "--port", "## Serving"),
+        ("missing-flag", "--schedule-policy", "## Scheduling"),
+        ("missing-flag", "--max-batch-size", "## Scheduling"),
+    ],
+)
 def test_each_defect_of_the_drifted_page_is_found_at_its_line(
     drifted: dict[str, object], kind: str, flag: str, row_text: str
 ) -> None:
-    assert one(drifted, kind, flag)["line"] == line_of(PAGES / "tiny_drifted.md", row_text)
+    assert one(drifted, kind, flag)["line"] == line_of(FIXTURE_PAGES / "tiny_drifted.md", row_text)
 
 
 def test_the_drifted_page_has_nothing_else(drifted: dict[str, object]) -> None:
@@ -227,27 +241,30 @@ def test_the_drifted_page_has_nothing_else(drifted: dict[str, object]) -> None:
 
 
 def test_text_output_is_one_line_per_finding_then_a_summary() -> None:
-    result = run_cli("audit", str(PAGES / "tiny_drifted.md"), cwd=PROJECT)
+    result = run_cli_in_process(
+        "audit", str(FIXTURE_PAGES / "tiny_drifted.md"), cwd=FIXTURE_PROJECT
+    )
     assert result.code == 1
     lines = result.out.splitlines()
     assert len(lines) == 16
-    page = os.path.relpath(PAGES / "tiny_drifted.md", PROJECT)  # paths read from where it runs
-    assert lines[0].startswith(f"{page}:{line_of(PAGES / 'tiny_drifted.md', '`--dtype`')}: ")
+    drifted = FIXTURE_PAGES / "tiny_drifted.md"
+    page = os.path.relpath(drifted, FIXTURE_PROJECT)  # paths read from where it runs
+    assert lines[0].startswith(f"{page}:{line_of(drifted, '`--dtype`')}: ")
     assert lines[-1].startswith("argmatrix audit: 15 finding(s) on 11 rows: 1 broken-row,")
 
 
 def test_a_platform_page_may_list_a_subset_of_the_choices() -> None:
-    code, report = audit_json(PAGES / "npu_marks.md", cwd=PROJECT)
+    code, report = audit_json(FIXTURE_PAGES / "npu_marks.md", cwd=FIXTURE_PROJECT)
     assert code == 1
     assert [f["flag"] for f in findings_of(report, "wrong-options")] == ["--backend"]  # tpu only
     assert "manifest" in one(report, "wrong-default", "--page-size")["fix"]
 
 
 def test_a_short_row_of_the_copied_text_layout_is_broken() -> None:
-    code, report = audit_json(PAGES / "npu_copied.txt", cwd=PROJECT)
+    code, report = audit_json(FIXTURE_PAGES / "npu_copied.txt", cwd=FIXTURE_PROJECT)
     assert code == 1 and report["layout"] == "text"
     broken = one(report, "broken-row", "--backend")
-    assert broken["line"] == line_of(PAGES / "npu_copied.txt", "--backend")
+    assert broken["line"] == line_of(FIXTURE_PAGES / "npu_copied.txt", "--backend")
     assert "3 cells" in broken["message"]
 
 
@@ -255,7 +272,7 @@ def test_a_short_row_of_the_copied_text_layout_is_broken() -> None:
 
 
 def test_a_missing_page_is_bad_input() -> None:
-    result = run_cli("audit", str(PAGES / "nowhere.md"), cwd=PROJECT)
+    result = run_cli_in_process("audit", str(FIXTURE_PAGES / "nowhere.md"), cwd=FIXTURE_PROJECT)
     assert result.code == 2 and result.out == ""
     assert result.err.startswith("argmatrix: error: ") and "page not found" in result.err
 
@@ -263,7 +280,7 @@ def test_a_missing_page_is_bad_input() -> None:
 def test_a_page_without_argument_tables_is_bad_input(tmp_path: Path) -> None:
     page = tmp_path / "prose.md"
     page.write_text("# Notes\n\nJust words, and `--port` once.\n", encoding="utf-8")
-    result = run_cli("audit", str(page), cwd=PROJECT)
+    result = run_cli_in_process("audit", str(page), cwd=FIXTURE_PROJECT)
     assert result.code == 2
     assert f"{page}:1: no argument table found" in result.err
 
@@ -277,56 +294,63 @@ def argument(**fields: object) -> Argument:
     return Argument(**base)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(("text", "fields", "agrees"), [
-    ("None", {"default": None}, True),
-    ("", {"default": None}, True),
-    ("`None`", {"default": None}, True),
-    ("null", {"default": None}, True),
-    ('""', {"default": ""}, True),
-    ("None", {"default": ""}, True),
-    ("'auto'", {"default": "auto"}, True),
-    ('"auto"', {"default": "auto"}, True),
-    ("`auto`", {"default": "auto"}, True),
-    ("Auto", {"default": "auto"}, False),
-    ("1", {"default": 1.0, "type": "float"}, True),
-    ("1.0", {"default": 1, "type": "int"}, True),
-    ("0", {"default": None, "type": "int"}, False),
-    ("None", {"default": 0, "type": "int"}, False),
-    ("False", {"default": False, "action": "store_true"}, True),
-    ("None", {"default": False, "action": "store_true"}, True),
-    ("False", {"default": None, "action": "store_true"}, True),
-    ("True", {"default": False, "action": "store_true"}, False),
-    ("{}", {"default": "{}"}, True),
-    ("[]", {"default": []}, True),
-    ("a, b", {"default": ["a", "b"]}, True),
-    ("['a', 'b']", {"default": ["a", "b"]}, True),
-    ("a", {"default": ["a", "b"]}, False),
-    ("required", {"default": None, "required": True}, True),
-    ("required", {"default": None}, False),
-])
-def test_defaults_are_compared_leniently(text: str, fields: dict[str, object],
-                                         agrees: bool) -> None:
+@pytest.mark.parametrize(
+    ("text", "fields", "agrees"),
+    [
+        ("None", {"default": None}, True),
+        ("", {"default": None}, True),
+        ("`None`", {"default": None}, True),
+        ("null", {"default": None}, True),
+        ('""', {"default": ""}, True),
+        ("None", {"default": ""}, True),
+        ("'auto'", {"default": "auto"}, True),
+        ('"auto"', {"default": "auto"}, True),
+        ("`auto`", {"default": "auto"}, True),
+        ("Auto", {"default": "auto"}, False),
+        ("1", {"default": 1.0, "type": "float"}, True),
+        ("1.0", {"default": 1, "type": "int"}, True),
+        ("0", {"default": None, "type": "int"}, False),
+        ("None", {"default": 0, "type": "int"}, False),
+        ("False", {"default": False, "action": "store_true"}, True),
+        ("None", {"default": False, "action": "store_true"}, True),
+        ("False", {"default": None, "action": "store_true"}, True),
+        ("True", {"default": False, "action": "store_true"}, False),
+        ("{}", {"default": "{}"}, True),
+        ("[]", {"default": []}, True),
+        ("a, b", {"default": ["a", "b"]}, True),
+        ("['a', 'b']", {"default": ["a", "b"]}, True),
+        ("a", {"default": ["a", "b"]}, False),
+        ("required", {"default": None, "required": True}, True),
+        ("required", {"default": None}, False),
+    ],
+)
+def test_defaults_are_compared_leniently(
+    text: str, fields: dict[str, object], agrees: bool
+) -> None:
     assert default_agrees(text, argument(**fields)) is agrees
 
 
 def test_a_default_computed_at_run_time_is_not_compared() -> None:
-    from argmatrix.model import Unevaluated
+    from argmatrix.model.registry import Unevaluated
 
     assert default_agrees("anything", argument(default=Unevaluated("os.cpu_count()"))) is None
 
 
-@pytest.mark.parametrize(("cell", "base", "many"), [
-    ("Type: str", "str", False),
-    ("Type: str'", "str", False),
-    ("Type: Optional[str]", "str", False),
-    ("Optional[float]", "float", False),
-    ("List[int]", "int", True),
-    ("Type: List[str] / JSON objects", "str", True),
-    ("Type: JSON list", "json", True),
-    ("bool flag (set to enable)", "bool", False),
-    ("Bool flag (set to enable)", "bool", False),
-    ("Type: int (value optional)", "int", False),
-])
+@pytest.mark.parametrize(
+    ("cell", "base", "many"),
+    [
+        ("Type: str", "str", False),
+        ("Type: str'", "str", False),
+        ("Type: Optional[str]", "str", False),
+        ("Optional[float]", "float", False),
+        ("List[int]", "int", True),
+        ("Type: List[str] / JSON objects", "str", True),
+        ("Type: JSON list", "json", True),
+        ("bool flag (set to enable)", "bool", False),
+        ("Bool flag (set to enable)", "bool", False),
+        ("Type: int (value optional)", "int", False),
+    ],
+)
 def test_type_hints_are_read(cell: str, base: str, many: bool) -> None:
     hint = type_hint(Cell(cell))
     assert hint is not None and (hint.base, hint.many) == (base, many)
@@ -346,27 +370,36 @@ def test_json_and_str_are_one_type_to_the_command_line() -> None:
     assert wrong is not None and not types_agree(wrong, loads)
 
 
-@pytest.mark.parametrize(("lines", "flags"), [
-    (("--model-path", "--model"), ("--model-path", "--model")),
-    (("--model-loader-", "extra-config"), ("--model-loader-extra-config",)),
-    (("--disable-overlap", "-schedule"), ("--disable-overlap-schedule",)),
-    (("--checkpoint-engine-", "wait-weights-", "before-ready"),
-     ("--checkpoint-engine-wait-weights-before-ready",)),
-    (("--expert-parallel-size", "--ep-size", "--ep"), ("--expert-parallel-size", "--ep-size",
-                                                      "--ep")),
-    (("-1",), None),
-    (("Type: int",), None),
-    (("--port is the port",), None),
-])
-def test_wrapped_flags_of_copied_text(lines: tuple[str, ...],
-                                      flags: tuple[str, ...] | None) -> None:
+@pytest.mark.parametrize(
+    ("lines", "flags"),
+    [
+        (("--model-path", "--model"), ("--model-path", "--model")),
+        (("--model-loader-", "extra-config"), ("--model-loader-extra-config",)),
+        (("--disable-overlap", "-schedule"), ("--disable-overlap-schedule",)),
+        (
+            ("--checkpoint-engine-", "wait-weights-", "before-ready"),
+            ("--checkpoint-engine-wait-weights-before-ready",),
+        ),
+        (
+            ("--expert-parallel-size", "--ep-size", "--ep"),
+            ("--expert-parallel-size", "--ep-size", "--ep"),
+        ),
+        (("-1",), None),
+        (("Type: int",), None),
+        (("--port is the port",), None),
+    ],
+)
+def test_wrapped_flags_of_copied_text(
+    lines: tuple[str, ...], flags: tuple[str, ...] | None
+) -> None:
     assert wrapped_flags(lines) == flags
 
 
 def test_in_process_audit_matches_the_tiny_registry() -> None:
-    registry = load_registry(RegistrySpec("tinyserver:ServerArgs.add_cli_args", mode="static",
-                                          base_dir=PROJECT))
-    report = audit_page(read_page(PAGES / "tiny_reference.md"), registry)
+    registry = load_registry(
+        RegistrySpec("tinyserver:ServerArgs.add_cli_args", mode="static", base_dir=FIXTURE_PROJECT)
+    )
+    report = audit_page(read_page(FIXTURE_PAGES / "tiny_reference.md"), registry)
     assert report.findings == ()
     page = parse_page("| Argument | Default |\n|---|---|\n| `--port` | 8001 |\n", "inline.md")
     kinds = [(f.kind, f.flag, f.line) for f in audit_page(page, registry).findings]

@@ -12,7 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from helpers import copy_project, run_cli
+from helpers import (
+    append_to,
+    copy_project,
+    files_under,
+    line_of,
+    one_error_line,
+    replace_in,
+    run_cli_in_process,
+)
 
 
 @dataclass(frozen=True)
@@ -26,17 +34,14 @@ class Case:
 
 def _append(relative: str, text: str) -> Callable[[Path], None]:
     def mutate(root: Path) -> None:
-        path = root / relative
-        path.write_text(path.read_text() + text)
+        append_to(root / relative, text)
 
     return mutate
 
 
 def _replace(relative: str, old: str, new: str) -> Callable[[Path], None]:
     def mutate(root: Path) -> None:
-        path = root / relative
-        assert old in path.read_text()
-        path.write_text(path.read_text().replace(old, new, 1))
+        replace_in(root / relative, old, new)
 
     return mutate
 
@@ -63,138 +68,269 @@ CONFIG = "argmatrix.yaml"
 REGISTRY = "tinyserver.py"
 
 CASES = [
-    Case("malformed YAML", _append(MANIFEST, "  --port: {status: supported\n"),
-         "malformed YAML", "npu.yaml", "--port: {status: supported"),
-    Case("a value YAML types but cannot read (a date past December)",
-         _append(MANIFEST, "  --port: {status: supported, note: 2024-13-01}\n"),
-         "cannot read '2024-13-01'", "npu.yaml", "2024-13-01"),
-    Case("an alias inside the node it names",
-         _append(MANIFEST, "  --port: &loop {status: supported, note: *loop}\n"),
-         "an alias refers to a node that contains it", "npu.yaml", "&loop"),
-    Case("unknown top-level key", _append(MANIFEST, "colour: blue\n"),
-         "unknown key 'colour'", "npu.yaml", "colour: blue"),
-    Case("unknown entry key", _append(MANIFEST, "  --port: {status: supported, colour: red}\n"),
-         "--port: unknown key 'colour'", "npu.yaml", "--port:"),
-    Case("wrong type of options", _append(MANIFEST, "  --port: {status: supported, options: 8}\n"),
-         "'options' must be a list", "npu.yaml", "--port:"),
-    Case("unknown status", _append(MANIFEST, "  --port: works\n"),
-         "--port: unknown status 'works'", "npu.yaml", "--port:"),
-    Case("unknown variant", _append(MANIFEST, "  --port: {status: supported, variants: [V9]}\n"),
-         "--port: unknown variant 'V9'", "npu.yaml", "--port:"),
-    Case("a flag named twice", _append(MANIFEST, "  --dtype: supported\n"),
-         "flag '--dtype' is named twice", "npu.yaml", "--dtype: supported"),
-    Case("a status without its reason", _append(MANIFEST, "  --port: unsupported\n"),
-         "--port: status 'unsupported' needs a 'reason'", "npu.yaml", "--port:"),
-    Case("malformed configuration", _append(CONFIG, "pages: [\n"),
-         "malformed YAML", "argmatrix.yaml", None),
-    Case("unknown key in the configuration", _append(CONFIG, "colour: blue\n"),
-         "unknown key 'colour'", "argmatrix.yaml", "colour: blue"),
-    Case("unknown platform in pages",
-         _append(CONFIG, "  - {template: platform_support.md.j2, output: x.md, platform: gpu}\n"),
-         "unknown platform 'gpu'", "argmatrix.yaml", "platform: gpu"),
-    Case("a page whose output is a folder",
-         _both(_write("docs/folder/keep.md", "kept\n"),
-               _append(CONFIG, "  - {template: server_arguments.md.j2, output: folder}\n")),
-         "the output is a folder", "folder", None),
-    Case("a page output outside docs_dir",
-         _append(CONFIG, "  - {template: server_arguments.md.j2, output: ../../x.md}\n"),
-         "is not a file inside docs_dir", "argmatrix.yaml", "../../x.md"),
-    Case("a template that does not exist",
-         _append(CONFIG, "  - {template: nowhere.md.j2, output: x.md}\n"),
-         "template 'nowhere.md.j2' not found", "argmatrix.yaml", "nowhere.md.j2"),
-    Case("a template that fails to render",
-         _both(_write("templates/broken.md.j2", "# {{ no_such_thing.title }}\n"),
-               _append(CONFIG, "  - {template: broken.md.j2, output: x.md}\n")),
-         "template 'broken.md.j2' failed to render", "argmatrix.yaml", "broken.md.j2"),
-    Case("a template that is not UTF-8",
-         _both(_write("templates/broken.md.j2", b"# caf\xe9\n"),
-               _append(CONFIG, "  - {template: broken.md.j2, output: x.md}\n")),
-         "template 'broken.md.j2' is not UTF-8 text", "broken.md.j2", None),
-    Case("a template with a syntax error",
-         _both(_write("templates/broken.md.j2", "line one\n{% for %}\n"),
-               _append(CONFIG, "  - {template: broken.md.j2, output: x.md}\n")),
-         "template syntax error", "broken.md.j2", 2),
-    Case("a registry that raises while building",
-         _both(_replace(REGISTRY, "    def add_cli_args(parser: argparse.ArgumentParser) -> None:\n",
-                        "    def add_cli_args(parser: argparse.ArgumentParser) -> None:\n"
-                        "        raise RuntimeError('half-finished refactor')\n"),
-               _replace(CONFIG, "  mode: static\n", "  mode: live\n")),
-         "raised RuntimeError: half-finished refactor", "tinyserver.py", "half-finished"),
-    Case("a registry with a syntax error", _append(REGISTRY, "def broken(:\n"),
-         "syntax error", "tinyserver.py", "def broken(:"),
-    Case("a registry of zero arguments",
-         _replace(CONFIG, "tinyserver:ServerArgs.add_cli_args", "empty_registry:build"),
-         "has no arguments", "", None),
-    Case("a truncated snapshot",
-         _both(_write("snap.json", '{"format": "argmatrix-snapshot", "version": 1, "regi'),
-               _replace(CONFIG, "  target: tinyserver:ServerArgs.add_cli_args\n  mode: static\n",
-                        "  target: snap.json\n")),
-         "not valid JSON", "snap.json", 1),
-    Case("a snapshot with a wrong field type",
-         _both(_write("snap.json", '{"format": "argmatrix-snapshot", "version": 1, "registry":'
-                                   ' {"source": "s", "sections": ["A"], "arguments":'
-                                   ' [{"flags": [5], "dest": "x"}]}}'),
-               _replace(CONFIG, "  target: tinyserver:ServerArgs.add_cli_args\n  mode: static\n",
-                        "  target: snap.json\n")),
-         "'flags' is not a list of text", "snap.json", None),
-    Case("a snapshot of another version",
-         _both(_write("snap.json", '{"format": "argmatrix-snapshot", "version": 99}'),
-               _replace(CONFIG, "  target: tinyserver:ServerArgs.add_cli_args\n  mode: static\n",
-                        "  target: snap.json\n")),
-         "snapshot schema version 99 is not supported", "snap.json", None),
+    Case(
+        "malformed YAML",
+        _append(MANIFEST, "  --port: {status: supported\n"),
+        "malformed YAML",
+        "npu.yaml",
+        "--port: {status: supported",
+    ),
+    Case(
+        "a value YAML types but cannot read (a date past December)",
+        _append(MANIFEST, "  --port: {status: supported, note: 2024-13-01}\n"),
+        "cannot read '2024-13-01'",
+        "npu.yaml",
+        "2024-13-01",
+    ),
+    Case(
+        "an alias inside the node it names",
+        _append(MANIFEST, "  --port: &loop {status: supported, note: *loop}\n"),
+        "an alias refers to a node that contains it",
+        "npu.yaml",
+        "&loop",
+    ),
+    Case(
+        "unknown top-level key",
+        _append(MANIFEST, "colour: blue\n"),
+        "unknown key 'colour'",
+        "npu.yaml",
+        "colour: blue",
+    ),
+    Case(
+        "unknown entry key",
+        _append(MANIFEST, "  --port: {status: supported, colour: red}\n"),
+        "--port: unknown key 'colour'",
+        "npu.yaml",
+        "--port:",
+    ),
+    Case(
+        "wrong type of options",
+        _append(MANIFEST, "  --port: {status: supported, options: 8}\n"),
+        "'options' must be a list",
+        "npu.yaml",
+        "--port:",
+    ),
+    Case(
+        "unknown status",
+        _append(MANIFEST, "  --port: works\n"),
+        "--port: unknown status 'works'",
+        "npu.yaml",
+        "--port:",
+    ),
+    Case(
+        "unknown variant",
+        _append(MANIFEST, "  --port: {status: supported, variants: [V9]}\n"),
+        "--port: unknown variant 'V9'",
+        "npu.yaml",
+        "--port:",
+    ),
+    Case(
+        "a flag named twice",
+        _append(MANIFEST, "  --dtype: supported\n"),
+        "flag '--dtype' is named twice",
+        "npu.yaml",
+        "--dtype: supported",
+    ),
+    Case(
+        "a status without its reason",
+        _append(MANIFEST, "  --port: unsupported\n"),
+        "--port: status 'unsupported' needs a 'reason'",
+        "npu.yaml",
+        "--port:",
+    ),
+    Case(
+        "malformed configuration",
+        _append(CONFIG, "pages: [\n"),
+        "malformed YAML",
+        "argmatrix.yaml",
+        None,
+    ),
+    Case(
+        "unknown key in the configuration",
+        _append(CONFIG, "colour: blue\n"),
+        "unknown key 'colour'",
+        "argmatrix.yaml",
+        "colour: blue",
+    ),
+    Case(
+        "unknown platform in pages",
+        _append(CONFIG, "  - {template: platform_support.md.j2, output: x.md, platform: gpu}\n"),
+        "unknown platform 'gpu'",
+        "argmatrix.yaml",
+        "platform: gpu",
+    ),
+    Case(
+        "a page whose output is a folder",
+        _both(
+            _write("docs/folder/keep.md", "kept\n"),
+            _append(CONFIG, "  - {template: server_arguments.md.j2, output: folder}\n"),
+        ),
+        "the output is a folder",
+        "folder",
+        None,
+    ),
+    Case(
+        "a page output outside docs_dir",
+        _append(CONFIG, "  - {template: server_arguments.md.j2, output: ../../x.md}\n"),
+        "is not a file inside docs_dir",
+        "argmatrix.yaml",
+        "../../x.md",
+    ),
+    Case(
+        "a template that does not exist",
+        _append(CONFIG, "  - {template: nowhere.md.j2, output: x.md}\n"),
+        "template 'nowhere.md.j2' not found",
+        "argmatrix.yaml",
+        "nowhere.md.j2",
+    ),
+    Case(
+        "a template that fails to render",
+        _both(
+            _write("templates/broken.md.j2", "# {{ no_such_thing.title }}\n"),
+            _append(CONFIG, "  - {template: broken.md.j2, output: x.md}\n"),
+        ),
+        "template 'broken.md.j2' failed to render",
+        "argmatrix.yaml",
+        "broken.md.j2",
+    ),
+    Case(
+        "a template that is not UTF-8",
+        _both(
+            _write("templates/broken.md.j2", b"# caf\xe9\n"),
+            _append(CONFIG, "  - {template: broken.md.j2, output: x.md}\n"),
+        ),
+        "template 'broken.md.j2' is not UTF-8 text",
+        "broken.md.j2",
+        None,
+    ),
+    Case(
+        "a template with a syntax error",
+        _both(
+            _write("templates/broken.md.j2", "line one\n{% for %}\n"),
+            _append(CONFIG, "  - {template: broken.md.j2, output: x.md}\n"),
+        ),
+        "template syntax error",
+        "broken.md.j2",
+        2,
+    ),
+    Case(
+        "a registry that raises while building",
+        _both(
+            _replace(
+                REGISTRY,
+                "    def add_cli_args(parser: argparse.ArgumentParser) -> None:\n",
+                "    def add_cli_args(parser: argparse.ArgumentParser) -> None:\n"
+                "        raise RuntimeError('half-finished refactor')\n",
+            ),
+            _replace(CONFIG, "  mode: static\n", "  mode: live\n"),
+        ),
+        "raised RuntimeError: half-finished refactor",
+        "tinyserver.py",
+        "half-finished",
+    ),
+    Case(
+        "a registry with a syntax error",
+        _append(REGISTRY, "def broken(:\n"),
+        "syntax error",
+        "tinyserver.py",
+        "def broken(:",
+    ),
+    Case(
+        "a registry of zero arguments",
+        _replace(CONFIG, "tinyserver:ServerArgs.add_cli_args", "empty_registry:build"),
+        "has no arguments",
+        "",
+        None,
+    ),
+    Case(
+        "a truncated snapshot",
+        _both(
+            _write("snap.json", '{"format": "argmatrix-snapshot", "version": 1, "regi'),
+            _replace(
+                CONFIG,
+                "  target: tinyserver:ServerArgs.add_cli_args\n  mode: static\n",
+                "  target: snap.json\n",
+            ),
+        ),
+        "not valid JSON",
+        "snap.json",
+        1,
+    ),
+    Case(
+        "a snapshot with a wrong field type",
+        _both(
+            _write(
+                "snap.json",
+                '{"format": "argmatrix-snapshot", "version": 1, "registry":'
+                ' {"source": "s", "sections": ["A"], "arguments":'
+                ' [{"flags": [5], "dest": "x"}]}}',
+            ),
+            _replace(
+                CONFIG,
+                "  target: tinyserver:ServerArgs.add_cli_args\n  mode: static\n",
+                "  target: snap.json\n",
+            ),
+        ),
+        "'flags' is not a list of text",
+        "snap.json",
+        None,
+    ),
+    Case(
+        "a snapshot of another version",
+        _both(
+            _write("snap.json", '{"format": "argmatrix-snapshot", "version": 99}'),
+            _replace(
+                CONFIG,
+                "  target: tinyserver:ServerArgs.add_cli_args\n  mode: static\n",
+                "  target: snap.json\n",
+            ),
+        ),
+        "snapshot schema version 99 is not supported",
+        "snap.json",
+        None,
+    ),
 ]
 
 
 def _empty_registry(root: Path) -> None:
     (root / "empty_registry.py").write_text(
-        "import argparse\n\n\ndef build():\n    return argparse.ArgumentParser(add_help=False)\n")
-
-
-def _line_of(root: Path, case: Case) -> int:
-    path = next(p for p in root.rglob(case.file) if p.is_file())
-    lines = path.read_text().splitlines()
-    return next(n for n, text in enumerate(lines, start=1) if str(case.line) in text)
-
-
-def _state(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes()
-            for p in sorted((root / "docs").rglob("*")) if p.is_file()}
+        "import argparse\n\n\ndef build():\n    return argparse.ArgumentParser(add_help=False)\n"
+    )
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_bad_input_exits_2_with_one_line_and_touches_nothing(tmp_path: Path, case: Case) -> None:
     root = copy_project(tmp_path)
     _empty_registry(root)
-    assert run_cli("generate", cwd=root).code == 0
+    assert run_cli_in_process("generate", cwd=root).code == 0
     case.mutate(root)
-    before = _state(root)
+    before = files_under(root / "docs")
     for command in ("generate", "check"):
-        result = run_cli(command, cwd=root)
-        assert result.code == 2, result
-        lines = result.err.splitlines()
-        assert len(lines) == 1, lines
-        assert "Traceback" not in result.err
-        assert case.says in lines[0]
-        assert case.file in lines[0]
-        if case.line is not None:
-            line = case.line if isinstance(case.line, int) else _line_of(root, case)
-            assert re.search(rf"{re.escape(case.file)}:{line}:", lines[0]), lines[0]
-        assert _state(root) == before  # no page touched, no temporary file left
+        said = one_error_line(run_cli_in_process(command, cwd=root), case.says, case.file)
+        line = case.line
+        if isinstance(line, str):
+            line = line_of(next(p for p in root.rglob(case.file) if p.is_file()), line)
+        if line is not None:
+            assert re.search(rf"{re.escape(case.file)}:{line}:", said), said
+        assert files_under(root / "docs") == before  # no page touched, no temporary file left
 
 
 def test_every_problem_of_a_manifest_is_reported_at_once(tmp_path: Path) -> None:
     root = copy_project(tmp_path)
     _append(MANIFEST, "  --port: works\n  --host: {status: unsupported}\ncolour: blue\n")(root)
-    result = run_cli("export", cwd=root)
+    result = run_cli_in_process("export", cwd=root)
     assert result.code == 2
     lines = result.err.splitlines()
     assert len(lines) == 3
     numbers = [int(re.search(r"npu\.yaml:(\d+):", line).group(1)) for line in lines]
     text = (root / MANIFEST).read_text().splitlines()
-    assert numbers == [text.index("  --port: works") + 1, text.index("  --host: {status: unsupported}") + 1,
-                       text.index("colour: blue") + 1]  # in file order
+    assert numbers == [
+        text.index("  --port: works") + 1,
+        text.index("  --host: {status: unsupported}") + 1,
+        text.index("colour: blue") + 1,
+    ]  # in file order
 
 
 def test_usage_errors_exit_2(tmp_path: Path) -> None:
-    assert run_cli("frobnicate").code == 2
-    assert run_cli("check", "--format", "xml").code == 2
+    assert run_cli_in_process("frobnicate").code == 2
+    assert run_cli_in_process("check", "--format", "xml").code == 2

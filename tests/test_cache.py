@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from argmatrix.registry import RegistrySpec, load_registry
+from argmatrix.loaders.load import RegistrySpec, load_registry
 
-BUILDER = "import argparse\n\n\ndef build():\n    p = argparse.ArgumentParser()\n{body}    return p\n"
+BUILDER = (
+    "import argparse\n\n\ndef build():\n    p = argparse.ArgumentParser()\n{body}    return p\n"
+)
 
 
 def _package(root: Path, body: str, extra: dict[str, str] | None = None) -> Path:
@@ -20,8 +22,9 @@ def _package(root: Path, body: str, extra: dict[str, str] | None = None) -> Path
 
 
 def _read(root: Path) -> dict[str, object]:
-    registry = load_registry(RegistrySpec("cachedpkg.args:build", mode="static", base_dir=root,
-                                          search_path=(str(root),)))
+    registry = load_registry(
+        RegistrySpec("cachedpkg.args:build", mode="static", base_dir=root, search_path=(str(root),))
+    )
     return {a.name: a.default for a in registry.arguments}
 
 
@@ -49,29 +52,30 @@ def test_a_module_that_appears_later_is_read(tmp_path: Path) -> None:
 
 
 def test_pages_follow_a_change_of_a_partial_template(tmp_path: Path) -> None:
-    from helpers import copy_project, run_cli
+    from helpers import add_template_page, copy_project, run_cli_in_process
 
     project = copy_project(tmp_path)
     partials = project / "templates" / "partials"
     partials.mkdir(parents=True)
     (partials / "outro.md.j2").write_text("First words.\n")
-    (project / "templates" / "with_outro.md.j2").write_text(
+    add_template_page(
+        project,
+        "with_outro.md.j2",
         '{% extends "argmatrix/server_arguments.md.j2" %}\n'
-        '{% block outro %}{% include "partials/outro.md.j2" %}{% endblock %}\n')
-    config = project / "argmatrix.yaml"
-    config.write_text(config.read_text()
-                      + "  - {template: with_outro.md.j2, output: guide/outro.md}\n")
+        '{% block outro %}{% include "partials/outro.md.j2" %}{% endblock %}\n',
+        "guide/outro.md",
+    )
     page = project / "docs" / "guide" / "outro.md"
-    assert run_cli("generate", cwd=project).code == 0
+    assert run_cli_in_process("generate", cwd=project).code == 0
     assert page.read_text().endswith("First words.\n")
     (partials / "outro.md.j2").write_text("Other words.\n")
-    assert run_cli("check", cwd=project).code == 1
-    assert run_cli("generate", cwd=project).code == 0
+    assert run_cli_in_process("check", cwd=project).code == 1
+    assert run_cli_in_process("generate", cwd=project).code == 0
     assert page.read_text().endswith("Other words.\n")
 
 
 def test_the_cache_keeps_a_bounded_number_of_entries(tmp_path: Path, monkeypatch) -> None:
-    from argmatrix import cache
+    from argmatrix._runtime import cache
 
     monkeypatch.setenv("ARGMATRIX_CACHE_DIR", str(tmp_path / "cache"))
     for number in range(cache.KEEP_PER_KIND + 5):
@@ -83,7 +87,7 @@ def test_writes_abandoned_by_a_killed_process_are_cleared(tmp_path: Path, monkey
     import os
     import time
 
-    from argmatrix import cache
+    from argmatrix._runtime import cache
 
     folder = tmp_path / "cache"
     folder.mkdir()
@@ -102,13 +106,20 @@ def test_an_environment_compiles_the_templates_as_they_were_read(tmp_path: Path)
     """Pages are cached under the templates' content; what renders them must be that content,
     even if a file changes on disk meanwhile (an editor saving under `mkdocs serve`)."""
     from argmatrix.config import Config
-    from argmatrix.render import project_environment, read_templates
+    from argmatrix.render.environment import project_environment, read_templates
 
     folder = tmp_path / "templates"
     folder.mkdir()
     (folder / "page.md.j2").write_text("as read\n")
-    config = Config(file=None, root=tmp_path, registry=None, manifests=(),
-                    docs_dir=tmp_path / "docs", templates_dir=folder, pages=())
+    config = Config(
+        file=None,
+        root=tmp_path,
+        registry=None,
+        manifests=(),
+        docs_dir=tmp_path / "docs",
+        templates_dir=folder,
+        pages=(),
+    )
     templates = read_templates(folder)
     (folder / "page.md.j2").write_text("edited since\n")
     assert project_environment(config, templates).get_template("page.md.j2").render() == "as read\n"

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from argmatrix import cache
-from helpers import copy_project, run_cli
+from argmatrix._runtime import cache
+from helpers import copy_project, run_cli_in_process
 
 SETTLE = 0.1  # seconds: a file last changed this long before a read is settled (50 ms slack)
 
@@ -115,14 +115,14 @@ def test_a_manifest_edited_while_it_is_read_leaves_check_failing(
 ) -> None:
     """The case of the issue: `generate` reads the manifest while an editor saves it; the next
     `check` must say the pages are stale, not pass on pages made from the old text."""
-    import argmatrix.manifest
+    import argmatrix.manifests.load
 
     monkeypatch.setenv("ARGMATRIX_CACHE_DIR", str(tmp_path / "cache"))
     root = copy_project(tmp_path)
     _settle()
     manifest = root / "capabilities" / "npu.yaml"
     edited = manifest.read_text().replace("Only 128 is tuned", "Only 256 is tuned")
-    original = argmatrix.manifest.load_yaml_file
+    original = argmatrix.manifests.load.load_yaml_file
 
     def read_then_save(path: Path) -> object:
         data = original(path)
@@ -130,14 +130,14 @@ def test_a_manifest_edited_while_it_is_read_leaves_check_failing(
             manifest.write_text(edited)
         return data
 
-    monkeypatch.setattr(argmatrix.manifest, "load_yaml_file", read_then_save)
-    assert run_cli("generate", cwd=root).code == 0
-    monkeypatch.setattr(argmatrix.manifest, "load_yaml_file", original)
+    monkeypatch.setattr(argmatrix.manifests.load, "load_yaml_file", read_then_save)
+    assert run_cli_in_process("generate", cwd=root).code == 0
+    monkeypatch.setattr(argmatrix.manifests.load, "load_yaml_file", original)
     assert "Only 128 is tuned" in (root / "docs" / "reference" / "npu.md").read_text()
-    assert run_cli("check", cwd=root).code == 1  # the page is stale: the note changed
-    assert run_cli("generate", cwd=root).code == 0
+    assert run_cli_in_process("check", cwd=root).code == 1  # the page is stale: the note changed
+    assert run_cli_in_process("generate", cwd=root).code == 0
     assert "Only 256 is tuned" in (root / "docs" / "reference" / "npu.md").read_text()
-    assert run_cli("check", cwd=root).code == 0
+    assert run_cli_in_process("check", cwd=root).code == 0
 
 
 def test_a_fingerprint_describes_the_content_that_was_read(folder: Path, tmp_path: Path) -> None:
@@ -354,9 +354,9 @@ def test_a_cache_folder_that_cannot_be_used_is_one_warning_and_no_traceback(
         target.mkdir(mode=0o500)
     monkeypatch.setenv("ARGMATRIX_CACHE_DIR", str(target))
     monkeypatch.setattr(cache, "_warned", False)
-    assert run_cli("generate", cwd=root).code == 0
+    assert run_cli_in_process("generate", cwd=root).code == 0
     monkeypatch.setattr(cache, "_warned", False)
-    result = run_cli("check", cwd=root)
+    result = run_cli_in_process("check", cwd=root)
     assert result.code == 0, result.err
     assert "Traceback" not in result.err
     warnings = [line for line in result.err.splitlines() if "warning: cache" in line]

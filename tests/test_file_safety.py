@@ -20,8 +20,18 @@ from pathlib import Path
 
 import pytest
 
-from argmatrix import writer
-from helpers import copy_project, run_cli
+from argmatrix._runtime import writer
+from helpers import (
+    Run,
+    append_to,
+    copy_project,
+    files_under,
+    line_of,
+    one_error_line,
+    replace_in,
+    run_cli_in_process,
+    run_cli_in_subprocess,
+)
 
 CONFIG = "argmatrix.yaml"
 PAGES = ("reference/server_arguments.md", "reference/npu.md", "reference/npu_variants.md")
@@ -31,40 +41,9 @@ SECRET = "CANARY-7f3a-do-not-print"
 # ------------------------------------------------------------------ helpers
 
 
-def _append(root: Path, relative: str, text: str) -> None:
-    path = root / relative
-    path.write_text(path.read_text() + text)
-
-
 def _set_docs_dir(root: Path, value: str) -> None:
     config = root / CONFIG
     config.write_text(config.read_text().replace("docs_dir: docs", f"docs_dir: {value}"))
-
-
-def _line_with(root: Path, relative: str, text: str) -> int:
-    lines = (root / relative).read_text().splitlines()
-    return next(n for n, line in enumerate(lines, start=1) if text in line)
-
-
-def _tree(folder: Path) -> dict[str, bytes]:
-    """Every file under `folder` (symbolic links as their target's name), for before/after."""
-    found: dict[str, bytes] = {}
-    for path in sorted(folder.rglob("*")):
-        if path.is_symlink():
-            found[str(path.relative_to(folder))] = os.readlink(path).encode()
-        elif path.is_file():
-            found[str(path.relative_to(folder))] = path.read_bytes()
-    return found
-
-
-def _one_error(result: object, says: str) -> str:
-    code, out, err = result.code, result.out, result.err  # type: ignore[attr-defined]
-    assert code == 2, (code, out, err)
-    lines = err.splitlines()
-    assert len(lines) == 1, lines
-    assert "Traceback" not in err
-    assert says in lines[0], lines[0]
-    return lines[0]
 
 
 def _outside(tmp_path: Path) -> Path:
@@ -99,26 +78,20 @@ def test_an_output_that_is_an_input_is_a_located_error(
     if mode_line:
         text = text.replace("  mode: static\n", mode_line)
     config.write_text(text + f"  - {{template: server_arguments.md.j2, output: {output}}}\n")
-    before = _tree(root)
+    before = files_under(root)
     for command in (["generate"], ["check"], ["check", "--fix"]):
         # A live registry is imported: in a process of its own, as `argmatrix` runs it (this
         # process may hold another test's module of the same name).
-        result = _cli_result(root, *command) if mode_line else run_cli(*command, cwd=root)
-        line = _one_error(result, f"page output '{output}' is also an input")
+        result = _run(root, *command) if mode_line else run_cli_in_process(*command, cwd=root)
+        line = one_error_line(result, f"page output '{output}' is also an input")
         assert says in line
-        assert f"argmatrix.yaml:{_line_with(root, CONFIG, 'output: ' + output)}:" in line
-        assert _tree(root) == before
-
-
-def _cli_result(root: Path, *args: str) -> object:
-    """`argmatrix ARGS` in a subprocess, as the `Run` of helpers.run_cli."""
-    done = _run(root, *args)
-    return type("Run", (), {"code": done.returncode, "out": done.stdout, "err": done.stderr})
+        assert f"argmatrix.yaml:{line_of(root / CONFIG, 'output: ' + output)}:" in line
+        assert files_under(root) == before
 
 
 def test_a_snapshot_is_an_input(tmp_path: Path) -> None:
     root = copy_project(tmp_path)
-    assert run_cli("snapshot", "-o", "docs/snap.json", cwd=root).code == 0
+    assert run_cli_in_process("snapshot", "-o", "docs/snap.json", cwd=root).code == 0
     config = root / CONFIG
     config.write_text(
         config.read_text().replace(
@@ -127,18 +100,22 @@ def test_a_snapshot_is_an_input(tmp_path: Path) -> None:
         )
         + "  - {template: server_arguments.md.j2, output: snap.json}\n"
     )
-    before = _tree(root)
-    line = _one_error(run_cli("generate", cwd=root), "page output 'snap.json' is also an input")
+    before = files_under(root)
+    line = one_error_line(
+        run_cli_in_process("generate", cwd=root), "page output 'snap.json' is also an input"
+    )
     assert "(the snapshot docs/snap.json)" in line
-    assert _tree(root) == before
+    assert files_under(root) == before
 
 
 def test_two_spellings_of_one_output_are_two_pages_writing_one_file(tmp_path: Path) -> None:
     root = copy_project(tmp_path)
-    _append(root, CONFIG, "  - {template: server_arguments.md.j2, output: reference/./npu.md}\n")
+    append_to(root / CONFIG, "  - {template: server_arguments.md.j2, output: reference/./npu.md}\n")
     for command in ("generate", "check"):
-        line = _one_error(run_cli(command, cwd=root), "two pages write 'reference/./npu.md'")
-        assert f"argmatrix.yaml:{_line_with(root, CONFIG, 'reference/./npu.md')}:" in line
+        line = one_error_line(
+            run_cli_in_process(command, cwd=root), "two pages write 'reference/./npu.md'"
+        )
+        assert f"argmatrix.yaml:{line_of(root / CONFIG, 'reference/./npu.md')}:" in line
 
 
 def test_two_outputs_that_a_symbolic_link_makes_one_file_are_a_located_error(
@@ -147,11 +124,11 @@ def test_two_outputs_that_a_symbolic_link_makes_one_file_are_a_located_error(
     root = copy_project(tmp_path)
     (root / "docs" / "reference").mkdir(exist_ok=True)
     (root / "docs" / "alias").symlink_to("reference", target_is_directory=True)
-    _append(root, CONFIG, "  - {template: server_arguments.md.j2, output: alias/npu.md}\n")
+    append_to(root / CONFIG, "  - {template: server_arguments.md.j2, output: alias/npu.md}\n")
     for command in ("generate", "check"):
-        line = _one_error(run_cli(command, cwd=root), "are one file")
+        line = one_error_line(run_cli_in_process(command, cwd=root), "are one file")
         assert "'reference/npu.md' and 'alias/npu.md'" in line
-        assert f"argmatrix.yaml:{_line_with(root, CONFIG, 'alias/npu.md')}:" in line
+        assert f"argmatrix.yaml:{line_of(root / CONFIG, 'alias/npu.md')}:" in line
     assert not (root / "docs" / "reference" / "npu.md").exists()
 
 
@@ -160,12 +137,12 @@ def test_a_symbolic_link_inside_docs_dir_is_followed(tmp_path: Path) -> None:
     root = copy_project(tmp_path)
     (root / "docs" / "real").mkdir()
     (root / "docs" / "reference").symlink_to("real", target_is_directory=True)
-    result = run_cli("generate", cwd=root)
+    result = run_cli_in_process("generate", cwd=root)
     assert result.code == 0, result
     assert sorted(p.name for p in (root / "docs" / "real").iterdir()) == sorted(
         Path(p).name for p in PAGES
     )
-    assert run_cli("check", cwd=root).code == 0
+    assert run_cli_in_process("check", cwd=root).code == 0
 
 
 @pytest.mark.parametrize("command", [["generate"], ["check"], ["check", "--fix"]])
@@ -175,15 +152,15 @@ def test_a_folder_linked_out_of_docs_dir_is_never_written_through(
     root = copy_project(tmp_path)
     outside = _outside(tmp_path)
     (root / "docs" / "reference").symlink_to(outside, target_is_directory=True)
-    before = _tree(outside)
-    result = run_cli(*command, cwd=root)
+    before = files_under(outside)
+    result = run_cli_in_process(*command, cwd=root)
     assert result.code == 2
     lines = result.err.splitlines()
     assert len(lines) == len(PAGES)  # every page, one line each
     for page, line in zip(PAGES, lines, strict=True):
         assert "outside docs_dir (a symbolic link leads there)" in line
-        assert f"argmatrix.yaml:{_line_with(root, CONFIG, 'output: ' + page)}:" in line
-    assert _tree(outside) == before
+        assert f"argmatrix.yaml:{line_of(root / CONFIG, 'output: ' + page)}:" in line
+    assert files_under(outside) == before
 
 
 @pytest.mark.parametrize("command", [["generate"], ["check"], ["check", "--fix"]])
@@ -194,13 +171,13 @@ def test_a_page_linked_out_of_the_project_is_neither_read_nor_written(
     outside = _outside(tmp_path)
     (root / "docs" / "reference").mkdir()
     (root / "docs" / "reference" / "npu.md").symlink_to(outside / "secret.txt")
-    before = _tree(outside)
-    result = run_cli(*command, cwd=root)
-    line = _one_error(result, "page output 'reference/npu.md' resolves to")
-    assert f"argmatrix.yaml:{_line_with(root, CONFIG, 'output: reference/npu.md')}:" in line
+    before = files_under(outside)
+    result = run_cli_in_process(*command, cwd=root)
+    line = one_error_line(result, "page output 'reference/npu.md' resolves to")
+    assert f"argmatrix.yaml:{line_of(root / CONFIG, 'output: reference/npu.md')}:" in line
     assert SECRET not in result.out + result.err
     assert SECRET.lower() not in result.out + result.err
-    assert _tree(outside) == before
+    assert files_under(outside) == before
     assert not (root / "docs" / "reference" / "server_arguments.md").exists()  # none written
 
 
@@ -214,8 +191,8 @@ def test_a_page_linked_to_the_environment_is_not_printed(
     (root / "docs" / "reference").mkdir()
     (root / "docs" / "reference" / "npu.md").symlink_to(environ)
     for form in ("text", "json", "github"):
-        result = run_cli("check", "--format", form, cwd=root)
-        _one_error(result, "outside docs_dir")
+        result = run_cli_in_process("check", "--format", form, cwd=root)
+        one_error_line(result, "outside docs_dir")
         assert SECRET not in result.out + result.err
 
 
@@ -232,8 +209,8 @@ def test_docs_dir_outside_the_project_is_a_located_error(
     root = copy_project(tmp_path)
     _set_docs_dir(root, value)
     for command in ("generate", "check"):
-        line = _one_error(run_cli(command, cwd=root), says)
-        assert f"argmatrix.yaml:{_line_with(root, CONFIG, 'docs_dir:')}:" in line
+        line = one_error_line(run_cli_in_process(command, cwd=root), says)
+        assert f"argmatrix.yaml:{line_of(root / CONFIG, 'docs_dir:')}:" in line
     assert not (tmp_path / "site").exists()
 
 
@@ -242,11 +219,13 @@ def test_docs_dir_linked_out_of_the_project_is_a_located_error(tmp_path: Path) -
     outside = _outside(tmp_path)
     (root / "web").symlink_to(outside, target_is_directory=True)
     _set_docs_dir(root, "web")
-    before = _tree(outside)
+    before = files_under(outside)
     for command in ("generate", "check"):
-        line = _one_error(run_cli(command, cwd=root), "leads outside the project through a")
-        assert f"argmatrix.yaml:{_line_with(root, CONFIG, 'docs_dir:')}:" in line
-    assert _tree(outside) == before
+        line = one_error_line(
+            run_cli_in_process(command, cwd=root), "leads outside the project through a"
+        )
+        assert f"argmatrix.yaml:{line_of(root / CONFIG, 'docs_dir:')}:" in line
+    assert files_under(outside) == before
 
 
 @pytest.mark.parametrize("key", ["templates_dir", "manifests", "snapshot"])
@@ -256,38 +235,42 @@ def test_files_the_configuration_reads_stay_inside_the_project(tmp_path: Path, k
     (outside / "npu.yaml").write_text(f"platform: npu\ntitle: {SECRET}\n")
     config = root / CONFIG
     if key == "templates_dir":
-        config.write_text(config.read_text() + f"templates_dir: {outside}\n")
+        append_to(config, f"templates_dir: {outside}\n")
         says, at = f"'templates_dir' '{outside}' is outside the project", "templates_dir:"
     elif key == "manifests":
         (root / "capabilities" / "npu.yaml").unlink()
         (root / "capabilities" / "npu.yaml").symlink_to(outside / "npu.yaml")
         says, at = "manifests: 'capabilities/npu.yaml' is outside the project", "manifests:"
     else:
-        assert run_cli("snapshot", "-o", str(outside / "snap.json"), cwd=root).code == 0
-        _replace_in(config, "tinyserver:ServerArgs.add_cli_args", "../outside/snap.json")
-        _replace_in(config, "  mode: static\n", "")
+        assert run_cli_in_process("snapshot", "-o", str(outside / "snap.json"), cwd=root).code == 0
+        replace_in(config, "tinyserver:ServerArgs.add_cli_args", "../outside/snap.json")
+        replace_in(config, "  mode: static\n", "")
         says, at = "registry: snapshot '../outside/snap.json' is outside the project", "target:"
-    result = run_cli("check", cwd=root)
-    line = _one_error(result, says)
-    assert f"argmatrix.yaml:{_line_with(root, CONFIG, at)}:" in line
+    result = run_cli_in_process("check", cwd=root)
+    line = one_error_line(result, says)
+    assert f"argmatrix.yaml:{line_of(root / CONFIG, at)}:" in line
     assert SECRET not in result.out + result.err
 
 
 def test_a_control_character_in_the_registry_target_is_a_located_error(tmp_path: Path) -> None:
     root = copy_project(tmp_path)
-    _replace_in(root / CONFIG, "target: tinyserver:", 'target: "tiny\\0server:')
-    _replace_in(root / CONFIG, "add_cli_args\n", 'add_cli_args"\n')
-    line = _one_error(run_cli("check", cwd=root), "contains a NUL or control character")
-    assert f"argmatrix.yaml:{_line_with(root, CONFIG, 'target:')}:" in line
+    replace_in(root / CONFIG, "target: tinyserver:", 'target: "tiny\\0server:')
+    replace_in(root / CONFIG, "add_cli_args\n", 'add_cli_args"\n')
+    line = one_error_line(
+        run_cli_in_process("check", cwd=root), "contains a NUL or control character"
+    )
+    assert f"argmatrix.yaml:{line_of(root / CONFIG, 'target:')}:" in line
 
 
 @pytest.mark.parametrize("bad", ["a\\0b.md", "a\\nb.md", "a\\e[31mb.md"])
 def test_a_control_character_in_an_output_is_a_located_error(tmp_path: Path, bad: str) -> None:
     root = copy_project(tmp_path)
-    _append(root, CONFIG, f'  - {{template: server_arguments.md.j2, output: "{bad}"}}\n')
+    append_to(root / CONFIG, f'  - {{template: server_arguments.md.j2, output: "{bad}"}}\n')
     for command in ("generate", "check"):
-        line = _one_error(run_cli(command, cwd=root), "contains a NUL or control character")
-        assert f"argmatrix.yaml:{_line_with(root, CONFIG, bad)}:" in line
+        line = one_error_line(
+            run_cli_in_process(command, cwd=root), "contains a NUL or control character"
+        )
+        assert f"argmatrix.yaml:{line_of(root / CONFIG, bad)}:" in line
         assert "\x1b" not in line and "\x00" not in line
 
 
@@ -298,10 +281,10 @@ def test_prose_linked_out_of_the_project_is_refused_unread(tmp_path: Path) -> No
     root = copy_project(tmp_path)
     outside = _outside(tmp_path)
     (root / "docs" / "guide" / "leak.md").symlink_to(outside / "secret.txt")
-    assert run_cli("generate", cwd=root).code == 0
+    assert run_cli_in_process("generate", cwd=root).code == 0
     for form in ("text", "json", "github"):
-        result = run_cli("check", "--format", form, cwd=root)
-        line = _one_error(result, "a symbolic link to")
+        result = run_cli_in_process("check", "--format", form, cwd=root)
+        line = one_error_line(result, "a symbolic link to")
         assert "leak.md" in line
         assert SECRET.lower() not in result.out + result.err
 
@@ -310,24 +293,15 @@ def test_prose_linked_inside_the_project_is_read(tmp_path: Path) -> None:
     root = copy_project(tmp_path)
     (root / "NOTES.md").write_text("Use --no-such-flag here.\n")
     (root / "docs" / "guide" / "notes.md").symlink_to(root / "NOTES.md")
-    assert run_cli("generate", cwd=root).code == 0
-    result = run_cli("check", cwd=root)
+    assert run_cli_in_process("generate", cwd=root).code == 0
+    result = run_cli_in_process("check", cwd=root)
     assert result.code == 1
     assert "--no-such-flag is not an argument" in result.out
 
 
-def _run(
-    root: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 60
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "argmatrix", *args],
-        cwd=root,
-        env=_environment(root, env),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+def _run(root: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 60) -> Run:
+    """`argmatrix ARGS` in a process of its own, with this project's own cache (and `env`)."""
+    return run_cli_in_subprocess(*args, cwd=root, env=_environment(root, env), timeout=timeout)
 
 
 def _environment(root: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -340,21 +314,21 @@ def _environment(root: Path, extra: dict[str, str] | None = None) -> dict[str, s
 @pytest.mark.parametrize("where", ["page", "prose"])
 def test_a_fifo_among_the_pages_is_refused_without_waiting(tmp_path: Path, where: str) -> None:
     root = copy_project(tmp_path)
-    assert run_cli("generate", cwd=root).code == 0
+    assert run_cli_in_process("generate", cwd=root).code == 0
     fifo = root / "docs" / ("reference/npu.md" if where == "page" else "guide/pipe.md")
     fifo.unlink(missing_ok=True)
     os.mkfifo(fifo)
     result = _run(root, "check", timeout=20)
-    assert result.returncode == 2, result
-    assert result.stderr.count("\n") == 1
-    assert "it is a FIFO, not a regular file" in result.stderr
+    assert result.code == 2, result
+    assert result.err.count("\n") == 1
+    assert "it is a FIFO, not a regular file" in result.err
 
 
 def test_a_manifest_that_never_ends_is_a_located_error(tmp_path: Path) -> None:
     root = copy_project(tmp_path)
     result = _run(root, "check", "--manifest", "/dev/zero", timeout=20)
-    assert result.returncode == 2, result
-    assert result.stderr == (
+    assert result.code == 2, result
+    assert result.err == (
         "argmatrix: error: /dev/zero: cannot read file: it is a device, not a regular file"
         " (fix: point at a regular file)\n"
     )
@@ -366,19 +340,19 @@ def test_a_manifest_that_is_a_fifo_is_a_located_error(tmp_path: Path) -> None:
     manifest.unlink()
     os.mkfifo(manifest)
     result = _run(root, "generate", timeout=20)
-    assert result.returncode == 2, result
-    assert "npu.yaml: cannot read file: it is a FIFO" in result.stderr
-    assert result.stderr.count("\n") == 1
+    assert result.code == 2, result
+    assert "npu.yaml: cannot read file: it is a FIFO" in result.err
+    assert result.err.count("\n") == 1
 
 
 def test_a_manifest_larger_than_the_cap_is_a_located_error(tmp_path: Path) -> None:
-    from argmatrix.errors import MAX_INPUT_BYTES
+    from argmatrix._runtime.files import MAX_INPUT_BYTES
 
     root = copy_project(tmp_path)
     manifest = root / "capabilities" / "npu.yaml"
     with manifest.open("a") as stream:
         stream.write("#" * (MAX_INPUT_BYTES - manifest.stat().st_size + 1))
-    line = _one_error(run_cli("check", cwd=root), "file is larger than 16 MiB")
+    line = one_error_line(run_cli_in_process("check", cwd=root), "file is larger than 16 MiB")
     assert "npu.yaml" in line
 
 
@@ -389,13 +363,7 @@ def _new_inputs(root: Path) -> None:
     """Change the registry and the manifest so that every page changes."""
     registry = root / "tinyserver.py"
     registry.write_text(registry.read_text().replace('help="HTTP port."', 'help="Port to serve."'))
-    _replace_in(root / "capabilities" / "npu.yaml", "title: Example NPU", "title: Newer NPU")
-
-
-def _replace_in(path: Path, old: str, new: str) -> None:
-    text = path.read_text()
-    assert old in text
-    path.write_text(text.replace(old, new))
+    replace_in(root / "capabilities" / "npu.yaml", "title: Example NPU", "title: Newer NPU")
 
 
 def _pages(root: Path) -> tuple[bytes, ...]:
@@ -413,10 +381,10 @@ def old_and_new(tmp_path: Path) -> Iterator[tuple[Path, tuple[bytes, ...], tuple
     pages of both."""
     scratch = copy_project(tmp_path / "scratch")
     _new_inputs(scratch)
-    assert _run(scratch, "generate").returncode == 0
+    assert _run(scratch, "generate").code == 0
     new = _pages(scratch)
     root = copy_project(tmp_path)
-    assert _run(root, "generate").returncode == 0
+    assert _run(root, "generate").code == 0
     old = _pages(root)
     assert all(a != b for a, b in zip(old, new, strict=True))  # every page changes
     _new_inputs(root)
@@ -429,16 +397,16 @@ def test_kill_9_at_any_step_leaves_pages_all_old_or_all_new(
 ) -> None:
     root, old, new = old_and_new
     killed = _run(root, "generate", env={"ARGMATRIX_TEST_KILL_AT": step})
-    assert killed.returncode == -signal.SIGKILL, killed
+    assert killed.code == -signal.SIGKILL, killed
     # The next run repairs first: `check` finishes or discards what the killed run left...
     checked = _run(root, "check")
     assert _pages(root) in (old, new), step
-    assert checked.returncode == (0 if _pages(root) == new else 1), checked
+    assert checked.code == (0 if _pages(root) == new else 1), checked
     assert _leftovers(root) == []
-    assert "Traceback" not in checked.stderr
+    assert "Traceback" not in checked.err
     # ...and `generate` then succeeds as usual.
     again = _run(root, "generate")
-    assert again.returncode == 0, again
+    assert again.code == 0, again
     assert _pages(root) == new
     assert _leftovers(root) == []
 
@@ -449,14 +417,14 @@ def test_the_repair_says_what_it_did(
     root, _, new = old_and_new
     _run(root, "generate", env={"ARGMATRIX_TEST_KILL_AT": "moved:0"})
     repaired = _run(root, "generate")
-    assert repaired.returncode == 0
+    assert repaired.code == 0
     assert (
         "argmatrix: completed a write that was interrupted: moved the last 2 of 3 file(s) into"
-        " place (.argmatrix.journal)\n" in repaired.stderr
+        " place (.argmatrix.journal)\n" in repaired.err
     )
     _run(root, "generate", env={"ARGMATRIX_TEST_KILL_AT": "staged:1"})
     cleaned = _run(root, "generate")
-    assert "argmatrix: removed 2 temporary file(s) left by an interrupted run\n" in cleaned.stderr
+    assert "argmatrix: removed 2 temporary file(s) left by an interrupted run\n" in cleaned.err
     assert _pages(root) == new and _leftovers(root) == []
 
 
@@ -477,8 +445,8 @@ def test_ctrl_c_or_sigterm_while_writing_leaves_no_half_and_no_temporary_file(
 ) -> None:
     root, old, new = old_and_new
     result = _run(root, "generate", env={"ARGMATRIX_TEST_KILL_AT": f"{step}:{signal_name}"})
-    assert result.returncode == code, result
-    assert "Traceback" not in result.stderr
+    assert result.code == code, result
+    assert "Traceback" not in result.err
     # Before the journal, an interruption undoes; once moving, the moves finish first.
     assert _pages(root) == (old if step.startswith("staged") else new)
     assert _leftovers(root) == []
@@ -523,7 +491,7 @@ def test_two_runs_at_once_end_with_the_pages_of_one_of_them(tmp_path: Path) -> N
     _new_inputs_of(root, "tinyserver_b.py", "capabilities/npu_b.yaml")
     results = {}
     for name, args in (("a", ["generate"]), ("b", ["generate", "--config", "other.yaml"])):
-        assert _run(root, *args).returncode == 0
+        assert _run(root, *args).code == 0
         results[name] = _pages(root)
     assert all(a != b for a, b in zip(results["a"], results["b"], strict=True))
     env = {"ARGMATRIX_TEST_STEP_DELAY": "0.15"}
@@ -548,8 +516,8 @@ def test_two_runs_at_once_end_with_the_pages_of_one_of_them(tmp_path: Path) -> N
 
 
 def _new_inputs_of(root: Path, registry: str, manifest: str) -> None:
-    _replace_in(root / registry, 'help="HTTP port."', 'help="Port to serve."')
-    _replace_in(root / manifest, "title: Example NPU", "title: Newer NPU")
+    replace_in(root / registry, 'help="HTTP port."', 'help="Port to serve."')
+    replace_in(root / manifest, "title: Example NPU", "title: Newer NPU")
 
 
 def test_a_run_that_cannot_get_the_lock_in_time_says_so_in_one_line(tmp_path: Path) -> None:
@@ -562,8 +530,8 @@ def test_a_run_that_cannot_get_the_lock_in_time_says_so_in_one_line(tmp_path: Pa
         result = _run(root, "generate", env={"ARGMATRIX_LOCK_TIMEOUT": "0.3"})
     finally:
         os.close(descriptor)
-    assert result.returncode == 2
-    assert result.stderr == (
+    assert result.code == 2
+    assert result.err == (
         f"argmatrix: error: {lock}: another argmatrix run (pid 4242) is writing these pages and"
         " did not finish within 0.3 s (fix: wait for it to finish, or stop it; the lock goes"
         " with the process)\n"
@@ -575,7 +543,7 @@ def test_a_lock_file_left_behind_blocks_no_one(tmp_path: Path) -> None:
     root = copy_project(tmp_path)
     (root / writer.LOCK_NAME).write_text("99999999\n")  # its process is long gone
     result = _run(root, "generate", env={"ARGMATRIX_LOCK_TIMEOUT": "0"})
-    assert result.returncode == 0, result
+    assert result.code == 0, result
     assert _leftovers(root) == []
 
 
@@ -588,8 +556,8 @@ def test_temporary_files_of_a_running_writer_are_left_alone(tmp_path: Path) -> N
     dead.write_text("half\n")
     alive.write_text("half\n")
     result = _run(root, "generate")
-    assert result.returncode == 0
-    assert "removed 1 temporary file(s)" in result.stderr
+    assert result.code == 0
+    assert "removed 1 temporary file(s)" in result.err
     assert not dead.exists() and alive.exists()
 
 
@@ -607,20 +575,20 @@ def test_temporary_files_of_a_running_writer_are_left_alone(tmp_path: Path) -> N
 def test_a_journal_from_a_pull_request_moves_nothing(tmp_path: Path, moves: object) -> None:
     root = copy_project(tmp_path)
     outside = _outside(tmp_path)
-    assert _run(root, "generate").returncode == 0
+    assert _run(root, "generate").code == 0
     planted = root / "docs" / "reference" / ".npu.md.argmatrix-99999999-abc.tmp"
     planted.write_text(f"{SECRET}\n")
     (root / ".argmatrix.journal").write_text(
         json.dumps({"format": "argmatrix-journal", "version": 1, "moves": moves})
     )
-    before_outside, pages = _tree(outside), _pages(root)
+    before_outside, pages = files_under(outside), _pages(root)
     result = _run(root, "check")
-    assert result.returncode == 0, result
+    assert result.code == 0, result
     assert (
         "argmatrix: removed .argmatrix.journal: not a journal argmatrix wrote; nothing of it was"
-        " done\n" in result.stderr
+        " done\n" in result.err
     )
-    assert _tree(outside) == before_outside
+    assert files_under(outside) == before_outside
     assert _pages(root) == pages
     assert _leftovers(root) == []  # the planted file, of a process that is gone, is removed
 
@@ -629,7 +597,7 @@ def test_a_journal_from_a_pull_request_moves_nothing(tmp_path: Path, moves: obje
 
 _BACKGROUND = """
 import os, signal, sys, time
-from argmatrix import parallel
+from argmatrix._runtime import parallel
 
 os.cpu_count = lambda: 2  # fork even on a one-core machine
 parallel.allow()
@@ -715,8 +683,8 @@ def test_the_forked_reader_ends_with_its_parent(
 
 
 def test_a_page_is_read_back_byte_for_byte(tmp_path: Path) -> None:
+    from argmatrix._runtime.files import read_page
     from argmatrix.errors import ArgmatrixError
-    from argmatrix.outputs import read_page
 
     page = tmp_path / "p.md"
     page.write_bytes(b"a\r\nb\n")
@@ -772,12 +740,14 @@ def test_the_project_is_the_repository_the_configuration_is_in(tmp_path: Path) -
     root = copy_project(repository)
     config = root / CONFIG
     config.write_text(config.read_text().replace("docs_dir: docs", "docs_dir: ../site"))
-    assert run_cli("generate", cwd=root).code == 0
+    assert run_cli_in_process("generate", cwd=root).code == 0
     assert sorted(
         p.relative_to(repository / "site").as_posix() for p in (repository / "site").rglob("*.md")
     ) == sorted(PAGES)
     config.write_text(config.read_text().replace("docs_dir: ../site", "docs_dir: ../../site"))
-    line = _one_error(run_cli("generate", cwd=root), "'docs_dir' '../../site' is outside the")
+    line = one_error_line(
+        run_cli_in_process("generate", cwd=root), "'docs_dir' '../../site' is outside the"
+    )
     assert f"({repository})" in line
     assert not (tmp_path / "site").exists()
 
@@ -785,13 +755,15 @@ def test_the_project_is_the_repository_the_configuration_is_in(tmp_path: Path) -
 def test_an_inplace_page_that_is_a_fifo_is_refused_without_waiting(tmp_path: Path) -> None:
     """An in-place page is read to keep its prose: a FIFO there must not hang `generate`."""
     root = copy_project(tmp_path)
-    _append(root, CONFIG, "  - {template: server_arguments.md.j2, output: guide/args.md,"
-                          " inplace: true}\n")
+    append_to(
+        root / CONFIG,
+        "  - {template: server_arguments.md.j2, output: guide/args.md, inplace: true}\n",
+    )
     fifo = root / "docs" / "guide" / "args.md"
     fifo.parent.mkdir(parents=True, exist_ok=True)
     os.mkfifo(fifo)
     started = time.monotonic()
-    result = run_cli("generate", cwd=root)
+    result = run_cli_in_process("generate", cwd=root)
     assert time.monotonic() - started < 10
     assert result.code == 2, result.err
     assert "guide/args.md" in result.err and "FIFO" in result.err
@@ -801,13 +773,13 @@ def test_an_inplace_page_that_is_a_fifo_is_refused_without_waiting(tmp_path: Pat
 def test_the_plugin_and_check_agree_on_a_page_with_crlf_line_endings(tmp_path: Path) -> None:
     """A committed page with CRLF line endings is out of date to `check` and to the MkDocs
     plugin alike (both compare the bytes)."""
-    from argmatrix.mkdocs_plugin import _read
+    from argmatrix.integrations.mkdocs import _read
 
     root = copy_project(tmp_path)
-    assert run_cli("generate", cwd=root).code == 0
+    assert run_cli_in_process("generate", cwd=root).code == 0
     page = root / "docs" / PAGES[0]
     text = page.read_text(encoding="utf-8")
     assert _read(page) == text
     page.write_bytes(text.replace("\n", "\r\n").encode())
     assert _read(page) != text
-    assert run_cli("check", cwd=root).code == 1
+    assert run_cli_in_process("check", cwd=root).code == 1

@@ -25,9 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REGISTRIES, load
 from e2e.site import Build, build_site
-from helpers import run_cli, tables
+from helpers import REGISTRIES, load, run_cli_in_process, tables
 
 PAYLOADS = (
     '{: onclick="alert(1)" }',
@@ -333,7 +332,7 @@ class Site:
 
 def build(root: Path, make: Maker) -> Site:
     project = write_project(root, make)
-    generated = run_cli("generate", cwd=root)
+    generated = run_cli_in_process("generate", cwd=root)
     assert generated.code == 0, generated.err
     result = build_site(root / "mkdocs.yml", root / "site")
     assert result.code == 0, result.output
@@ -457,7 +456,7 @@ def test_a_lone_surrogate_reads_as_the_replacement_character(mode: str, tmp_path
         "pages:\n  - {template: server_arguments.md.j2, output: server.md}\n",
         encoding="utf-8",
     )
-    result = run_cli("generate", cwd=project)
+    result = run_cli_in_process("generate", cwd=project)
     assert result.code == 0, result.err
     page = (project / "docs" / "server.md").read_text(encoding="utf-8")
     assert "| Half a pair: \ufffd. | `\ufffd` |" in page

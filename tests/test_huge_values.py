@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from argmatrix.model import Argument, Opaque, Registry, json_value
-from argmatrix.registry import snapshot_text
-from helpers import run_cli
+from argmatrix.loaders.snapshot import snapshot_text
+from argmatrix.model.registry import Argument, Opaque, Registry, json_value
+from helpers import line_of, one_error_line, run_cli_in_process
 
 HUGE = 10**5000 + 7  # 5,001 digits
 REGISTRY = (
@@ -45,14 +45,16 @@ def test_an_integer_too_long_for_decimal_is_kept_as_exact_hex_text() -> None:
 
 
 def test_a_registry_with_such_an_integer_exports_snapshots_and_reads_back(hugereg: Path) -> None:
-    exported = run_cli("export", "--registry", "hugereg:build", cwd=hugereg)
+    exported = run_cli_in_process("export", "--registry", "hugereg:build", cwd=hugereg)
     assert exported.code == 0, exported.err
     big = next(a for a in json.loads(exported.out)["registry"]["arguments"] if a["dest"] == "big")
     assert big["default"] == {"python": hex(HUGE)}
 
-    written = run_cli("snapshot", "--registry", "hugereg:build", "-o", "snap.json", cwd=hugereg)
+    written = run_cli_in_process(
+        "snapshot", "--registry", "hugereg:build", "-o", "snap.json", cwd=hugereg
+    )
     assert written.code == 0, written.err
-    again = run_cli("export", "--registry", "snap.json", cwd=hugereg)
+    again = run_cli_in_process("export", "--registry", "snap.json", cwd=hugereg)
     assert again.code == 0, again.err
     assert json.loads(again.out)["registry"] == json.loads(exported.out)["registry"]
 
@@ -78,16 +80,11 @@ def _snapshot_with(tmp_path: Path, help_json: str) -> tuple[Path, int]:
     text = snapshot_text(registry).replace('"PLACEHOLDER"', help_json)
     path = tmp_path / "snap.json"
     path.write_text(text, encoding="utf-8")
-    line = next(n for n, t in enumerate(text.splitlines(), 1) if '"help"' in t)
-    return path, line
+    return path, line_of(path, '"help"')
 
 
 def _one_line(tmp_path: Path) -> str:
-    result = run_cli("export", "--registry", "snap.json", cwd=tmp_path)
-    assert result.code == 2, result
-    lines = result.err.splitlines()
-    assert len(lines) == 1 and "Traceback" not in result.err, result.err
-    return lines[0]
+    return one_error_line(run_cli_in_process("export", "--registry", "snap.json", cwd=tmp_path))
 
 
 def test_a_snapshot_holding_a_number_python_cannot_read_is_a_located_error(tmp_path: Path) -> None:
@@ -110,6 +107,6 @@ def test_a_snapshot_holding_half_a_surrogate_pair_is_a_located_error(
 
 def test_a_whole_surrogate_pair_in_a_snapshot_is_text(tmp_path: Path) -> None:
     _snapshot_with(tmp_path, '"\\ud83d\\ude00 help"')
-    result = run_cli("export", "--registry", "snap.json", cwd=tmp_path)
+    result = run_cli_in_process("export", "--registry", "snap.json", cwd=tmp_path)
     assert result.code == 0, result.err
     assert json.loads(result.out)["registry"]["arguments"][0]["help"] == "\U0001f600 help"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 from pathlib import Path
@@ -13,34 +12,42 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from argmatrix.importer import import_page, manifest_text, scalar, status_of_cell
-from argmatrix.legacy import parse_page
-from argmatrix.manifest import load_manifest
+from argmatrix.adoption.handwritten import parse_page
+from argmatrix.adoption.importer import import_page, manifest_text, scalar, status_of_cell
+from argmatrix.loaders.load import RegistrySpec, load_registry
+from argmatrix.manifests.load import load_manifest
+from argmatrix.manifests.resolve import resolve_platform
 from argmatrix.project import load_project
-from argmatrix.registry import RegistrySpec, load_registry
-from argmatrix.render import render_project
-from argmatrix.resolve import resolve_platform
-from conftest import line_of
-from helpers import run_cli
-
-REPO = Path(__file__).resolve().parents[1]
-SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
-SEED_000 = SEEDS / "000_31eadb484eacd7c1.txt"
-SEED_002 = SEEDS / "002_0642eecbe56552f4.txt"
-PROJECT = Path(__file__).resolve().parent / "fixtures" / "project"
-PAGES = Path(__file__).resolve().parent / "fixtures" / "pages"
+from argmatrix.render.pages import render_project
+from helpers import (
+    FIXTURE_PAGES,
+    FIXTURE_PROJECT,
+    REPO,
+    SEED_000,
+    SEED_002,
+    line_of,
+    run_cli_in_process,
+)
 
 
 def import_cli(page: Path, output: Path, *extra: str, cwd: Path = REPO) -> str:
-    result = run_cli("import", str(page), "--platform", "ascend" if cwd == REPO else "npu",
-                     "-o", str(output), *extra, cwd=cwd)
+    result = run_cli_in_process(
+        "import",
+        str(page),
+        "--platform",
+        "ascend" if cwd == REPO else "npu",
+        "-o",
+        str(output),
+        *extra,
+        cwd=cwd,
+    )
     assert result.code == 0, result.err
     assert result.out == ""
     return result.err
 
 
 def exported(manifest: Path, cwd: Path = REPO) -> dict[str, Any]:
-    result = run_cli("export", "--manifest", str(manifest), cwd=cwd)
+    result = run_cli_in_process("export", "--manifest", str(manifest), cwd=cwd)
     assert result.code == 0, result.err
     platforms = json.loads(result.out)["platforms"]
     assert len(platforms) == 1
@@ -99,8 +106,10 @@ def test_seed_000_flags_the_registry_lacks_are_left_out_and_reported(
     text = manifest.read_text(encoding="utf-8")
     assert "--oltp-traces-endpoint" not in text and "--crash-on-nan" not in text
     line = line_of(SEED_000, "`--oltp-traces-endpoint`")
-    assert (f"argmatrix: note: {SEED_000}:{line}: --oltp-traces-endpoint is not an argument of"
-            " the registry; left out (fix: did you mean --otlp-traces-endpoint?)") in notes
+    assert (
+        f"argmatrix: note: {SEED_000}:{line}: --oltp-traces-endpoint is not an argument of"
+        " the registry; left out (fix: did you mean --otlp-traces-endpoint?)"
+    ) in notes
     assert "--crash-on-nan is not an argument of the registry; left out" in notes
 
 
@@ -109,8 +118,11 @@ def test_seed_000_manifest_loads_cleanly_with_subsets_and_defaults(
 ) -> None:
     manifest, _ = seed_000_import
     platform = load_manifest(manifest)
-    assert (platform.name, platform.title, platform.variants) == ("ascend", "Ascend NPU",
-                                                                  ("A2", "A3"))
+    assert (platform.name, platform.title, platform.variants) == (
+        "ascend",
+        "Ascend NPU",
+        ("A2", "A3"),
+    )
     assert platform.default == "unverified"
     dtype = platform.arguments["--dtype"]
     assert dtype.options == ("auto", "float16", "bfloat16")  # a strict subset of six choices
@@ -127,16 +139,20 @@ def test_seed_000_manifest_is_in_registry_order_with_section_comments(
     manifest, _ = seed_000_import
     lines = manifest.read_text(encoding="utf-8").splitlines()
     keys = [line.split(":")[0].strip() for line in lines if line.startswith("  --")]
-    project = load_project(argparse.Namespace(), cwd=REPO)
+    project = load_project(cwd=REPO)
     order = [a.name for a in project.registry.arguments]
     assert keys == sorted(keys, key=order.index)
     comments = [line.strip() for line in lines if line.startswith("  # ")]
-    assert comments[:3] == ["# Model and tokenizer", "# HTTP server",
-                            "# Quantization and data type"]
+    assert comments[:3] == [
+        "# Model and tokenizer",
+        "# HTTP server",
+        "# Quantization and data type",
+    ]
 
 
-def test_importing_twice_gives_the_same_bytes(seed_000_import: tuple[Path, str],
-                                              tmp_path: Path) -> None:
+def test_importing_twice_gives_the_same_bytes(
+    seed_000_import: tuple[Path, str], tmp_path: Path
+) -> None:
     manifest, _ = seed_000_import
     again = tmp_path / "again.yaml"
     import_cli(SEED_000, again)
@@ -168,8 +184,7 @@ def test_seed_002_statuses_reasons_and_subsets(tmp_path: Path) -> None:
     assert entries["--model-path"].variants is None  # "A2, A3" is every variant
     # Both spellings the page uses ("Special for GPU", "Special For GPU") give one reason.
     for flag in ("--quantization-param-path", "--kv-events-config"):
-        assert (entries[flag].status, entries[flag].reason) == ("not-applicable",
-                                                                "Special for GPU")
+        assert (entries[flag].status, entries[flag].reason) == ("not-applicable", "Special for GPU")
     assert entries["--speculative-ngram-capacity"].status == "experimental"
     assert entries["--enable-multimodal"].status in ("supported", "planned")
     planned = [flag for flag, entry in entries.items() if entry.status == "planned"]
@@ -196,7 +211,7 @@ def manifest_facts(path: Path) -> dict[str, tuple[Any, ...]]:
 
 def test_per_variant_marks_of_a_fixture_page(tmp_path: Path) -> None:
     output = tmp_path / "npu.yaml"
-    notes = import_cli(PAGES / "npu_marks.md", output, cwd=PROJECT)
+    notes = import_cli(FIXTURE_PAGES / "npu_marks.md", output, cwd=FIXTURE_PROJECT)
     assert manifest_facts(output) == {
         "--model-path": ("supported", None, None, "-", None),
         "--dtype": ("supported", None, ("auto", "bfloat16"), "-", None),
@@ -215,7 +230,13 @@ def test_per_variant_marks_of_a_fixture_page(tmp_path: Path) -> None:
 
 def test_copied_text_of_a_fixture_page(tmp_path: Path) -> None:
     output = tmp_path / "npu.yaml"
-    import_cli(PAGES / "npu_copied.txt", output, "--title", "Example NPU (copied)", cwd=PROJECT)
+    import_cli(
+        FIXTURE_PAGES / "npu_copied.txt",
+        output,
+        "--title",
+        "Example NPU (copied)",
+        cwd=FIXTURE_PROJECT,
+    )
     reason = "The arguments below need the GPU sampler, which this device lacks."
     assert manifest_facts(output) == {
         "--model-path": ("supported", None, None, "-", None),
@@ -232,9 +253,12 @@ def test_copied_text_of_a_fixture_page(tmp_path: Path) -> None:
 
 
 def test_a_generated_status_page_imports_back_to_the_same_resolved_facts(tmp_path: Path) -> None:
-    project = load_project(argparse.Namespace(), cwd=PROJECT)
-    page = next(p for p in render_project(project.config, project.registry, project.resolved)
-                if p.spec.platform == "npu" and not p.spec.options)
+    project = load_project(cwd=FIXTURE_PROJECT)
+    page = next(
+        p
+        for p in render_project(project.config, project.registry, project.resolved)
+        if p.spec.platform == "npu" and not p.spec.options
+    )
     imported = import_page(parse_page(page.text, "npu.md"), project.registry, "npu", None)
     output = tmp_path / "npu.yaml"
     output.write_text(manifest_text(imported, project.registry, "npu.md"), encoding="utf-8")
@@ -245,7 +269,11 @@ def test_a_generated_status_page_imports_back_to_the_same_resolved_facts(tmp_pat
             continue
         before, after = original.of(argument), again.of(argument)
         assert (after.status, after.variants, after.options, after.default, after.reason) == (
-            before.status, before.variants, before.options, before.default, before.reason
+            before.status,
+            before.variants,
+            before.options,
+            before.default,
+            before.reason,
         ), argument.name
 
 
@@ -254,8 +282,15 @@ def test_a_generated_status_page_imports_back_to_the_same_resolved_facts(tmp_pat
 
 def test_a_page_without_support_columns_is_bad_input_and_writes_nothing(tmp_path: Path) -> None:
     output = tmp_path / "npu.yaml"
-    result = run_cli("import", str(PAGES / "tiny_reference.md"), "--platform", "npu",
-                     "-o", str(output), cwd=PROJECT)
+    result = run_cli_in_process(
+        "import",
+        str(FIXTURE_PAGES / "tiny_reference.md"),
+        "--platform",
+        "npu",
+        "-o",
+        str(output),
+        cwd=FIXTURE_PROJECT,
+    )
     assert result.code == 2
     assert "no support columns" in result.err
     assert not output.exists()
@@ -264,8 +299,15 @@ def test_a_page_without_support_columns_is_bad_input_and_writes_nothing(tmp_path
 def test_a_bad_platform_name_leaves_an_existing_file_alone(tmp_path: Path) -> None:
     output = tmp_path / "npu.yaml"
     output.write_text("platform: keep-me\n", encoding="utf-8")
-    result = run_cli("import", str(PAGES / "npu_marks.md"), "--platform", "no spaces",
-                     "-o", str(output), cwd=PROJECT)
+    result = run_cli_in_process(
+        "import",
+        str(FIXTURE_PAGES / "npu_marks.md"),
+        "--platform",
+        "no spaces",
+        "-o",
+        str(output),
+        cwd=FIXTURE_PROJECT,
+    )
     assert result.code == 2
     assert "--platform 'no spaces' is not a platform name" in result.err
     assert output.read_text(encoding="utf-8") == "platform: keep-me\n"
@@ -274,17 +316,21 @@ def test_a_bad_platform_name_leaves_an_existing_file_alone(tmp_path: Path) -> No
 # ------------------------------------------------------------------ the pieces
 
 
-@pytest.mark.parametrize(("cell", "status", "variants", "reason"), [
-    ("A2, A3", "supported", ("A2", "A3"), None),
-    ("A3", "supported", ("A3",), None),
-    ("Special For GPU", "not-applicable", None, "Special for GPU"),
-    ("Planned", "planned", None, None),
-    ("Experimental", "experimental", None, None),
-    ("Experimental (A2)", "experimental", ("A2",), None),
-    ("Not supported", "unsupported", None, "marked unsupported on the imported page"),
-])
-def test_status_cells(cell: str, status: str, variants: tuple[str, ...] | None,
-                      reason: str | None) -> None:
+@pytest.mark.parametrize(
+    ("cell", "status", "variants", "reason"),
+    [
+        ("A2, A3", "supported", ("A2", "A3"), None),
+        ("A3", "supported", ("A3",), None),
+        ("Special For GPU", "not-applicable", None, "Special for GPU"),
+        ("Planned", "planned", None, None),
+        ("Experimental", "experimental", None, None),
+        ("Experimental (A2)", "experimental", ("A2",), None),
+        ("Not supported", "unsupported", None, "marked unsupported on the imported page"),
+    ],
+)
+def test_status_cells(
+    cell: str, status: str, variants: tuple[str, ...] | None, reason: str | None
+) -> None:
     entry, _ = status_of_cell(cell)
     assert entry is not None
     assert (entry.status, entry.variants, entry.reason) == (status, variants, reason)
@@ -296,15 +342,18 @@ def test_unknown_status_cells_give_no_entry(cell: str) -> None:
 
 
 def test_an_unreadable_status_is_left_out_with_a_note() -> None:
-    registry = load_registry(RegistrySpec("tinyserver:ServerArgs.add_cli_args", mode="static",
-                                          base_dir=PROJECT))
-    text = ("| Argument | Server supported |\n|---|---|\n| `--port` | Partial |\n"
-            "| `--dtype` | V1 |\n")
+    registry = load_registry(
+        RegistrySpec("tinyserver:ServerArgs.add_cli_args", mode="static", base_dir=FIXTURE_PROJECT)
+    )
+    text = (
+        "| Argument | Server supported |\n|---|---|\n| `--port` | Partial |\n| `--dtype` | V1 |\n"
+    )
     imported = import_page(parse_page(text, "p.md"), registry, "npu", None)
     assert list(imported.entries) == ["--dtype"]
     assert imported.variants == ("V1",)
     assert [(n.line, n.message) for n in imported.notes] == [
-        (3, "--port: the status 'Partial' is not understood; left out")]
+        (3, "--port: the status 'Partial' is not understood; left out")
+    ]
 
 
 _VALUES = st.one_of(

@@ -15,10 +15,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from argmatrix.inplace import BEGIN, END, parse_attributes
-from argmatrix.markdown import code, code_block
-from argmatrix.mkdocs_plugin import DIRECTIVE
-from helpers import copy_project, run_cli
+from argmatrix.integrations.mkdocs import DIRECTIVE
+from argmatrix.render.formats.markdown import code, code_block
+from argmatrix.render.inplace import BEGIN, END, parse_attributes
+from helpers import append_to, copy_project, run_cli_in_process
 
 MARKERS = (
     "<!--argmatrix:end-->",
@@ -46,22 +46,21 @@ def test_a_flag_holding_an_end_marker_does_not_end_the_region(tmp_path: Path) ->
     assert port in text
     source.write_text(text.replace(port, port + '"--x<!--argmatrix:end-->", ', 1))
     config = project / "argmatrix.yaml"
-    config.write_text(
-        config.read_text() + "  - {template: server_arguments.md.j2,"
-        " output: guide/serving.md, inplace: true}\n"
+    append_to(
+        config, "  - {template: server_arguments.md.j2, output: guide/serving.md, inplace: true}\n"
     )
     page = project / "docs" / "guide" / "serving.md"
     page.parent.mkdir(parents=True, exist_ok=True)
     page.write_text(PAGE)
 
-    assert run_cli("generate", cwd=project).code == 0
+    assert run_cli_in_process("generate", cwd=project).code == 0
     first = page.read_text()
-    assert run_cli("generate", cwd=project).code == 0
+    assert run_cli_in_process("generate", cwd=project).code == 0
     assert page.read_text() == first  # the page converges
     assert len(END.findall(first)) == 1  # the region's own marker, no other
     assert first.endswith("<!-- argmatrix:end -->\n\nAuthor's closing words.\n")
     assert "--x" in first  # the flag is still shown
-    assert "stale-page" not in run_cli("check", cwd=project).out
+    assert "stale-page" not in run_cli_in_process("check", cwd=project).out
 
 
 @given(st.sampled_from(MARKERS), st.text(max_size=20), st.text(max_size=20))

@@ -15,17 +15,18 @@ import pytest
 from mkdocs.exceptions import PluginError
 
 from argmatrix.errors import ArgmatrixError
-from argmatrix.manifest import ENTRY_KEYS, SECTION_ENTRY_KEYS, TOP_KEYS
-from argmatrix.mkdocs_plugin import (
+from argmatrix.integrations.mkdocs import (
     ArgmatrixPlugin,
     expand_directives,
     plugin_errors,
     registry_source,
     schema_table,
 )
-from argmatrix.registry import RegistrySpec
+from argmatrix.loaders.load import RegistrySpec
+from argmatrix.manifests.load import ENTRY_KEYS, SECTION_ENTRY_KEYS, TOP_KEYS
 from argmatrix.schema import CONFIG_SCHEMA, MANIFEST_SCHEMA
-from e2e.site import ROOT, build_site, copy_hostile_project, tree
+from e2e.site import build_site, copy_hostile_project
+from helpers import files_under
 
 
 @pytest.fixture
@@ -62,8 +63,9 @@ def test_help_text_markup_is_escaped_in_every_page(project: Path) -> None:
         assert "<script>window.__pwned" not in text
         assert "onerror=window" not in text.replace("&lt;img src=x onerror=window", "")
     # A word joiner keeps `</script>` from ending an element (pages' <title> among them).
-    assert "&lt;script&gt;window.__pwned=1&lt;\u2060/script&gt;" in html(result,
-                                                                      "reference/server_arguments")
+    assert "&lt;script&gt;window.__pwned=1&lt;\u2060/script&gt;" in html(
+        result, "reference/server_arguments"
+    )
 
 
 def test_a_generated_page_replaces_a_stale_copy_on_disk_without_touching_it(project: Path) -> None:
@@ -78,9 +80,13 @@ def test_a_generated_page_replaces_a_stale_copy_on_disk_without_touching_it(proj
 
 def test_a_stale_committed_page_fails_a_strict_build(project: Path) -> None:
     config = project / "argmatrix.yaml"
-    config.write_text(config.read_text().replace(
-        "output: reference/npu.md, platform: npu, committed: false",
-        "output: reference/npu.md, platform: npu"), encoding="utf-8")
+    config.write_text(
+        config.read_text().replace(
+            "output: reference/npu.md, platform: npu, committed: false",
+            "output: reference/npu.md, platform: npu",
+        ),
+        encoding="utf-8",
+    )
     (project / "docs" / "reference").mkdir()
     (project / "docs" / "reference" / "npu.md").write_text("# old\n", encoding="utf-8")
     result = build(project)
@@ -112,8 +118,10 @@ def test_a_bad_manifest_stops_the_build_with_file_and_line(project: Path) -> Non
 
 def test_a_bad_directive_names_the_page_and_its_line_after_front_matter(project: Path) -> None:
     guide = project / "docs" / "guide.md"
-    guide.write_text("---\ntitle: Guide\n---\n\n# Guide\n\n<!-- argmatrix section=\"Modle\" -->\n",
-                     encoding="utf-8")
+    guide.write_text(
+        '---\ntitle: Guide\n---\n\n# Guide\n\n<!-- argmatrix section="Modle" -->\n',
+        encoding="utf-8",
+    )
     result = build(project)
     assert result.code != 0
     assert f"{guide}:7: unknown section 'Modle'" in result.output
@@ -145,9 +153,15 @@ def test_serve_watches_config_manifests_templates_and_registry_source(project: P
     plugin.project = plugin._load()
     server = FakeServer()
     plugin.on_serve(server, config=None, builder=lambda: None)  # type: ignore[arg-type]
-    assert set(server.watched) == {str(p.resolve()) for p in (
-        project / "argmatrix.yaml", project / "capabilities" / "npu.yaml",
-        project / "templates", project / "hostile_cli.py")}
+    assert set(server.watched) == {
+        str(p.resolve())
+        for p in (
+            project / "argmatrix.yaml",
+            project / "capabilities" / "npu.yaml",
+            project / "templates",
+            project / "hostile_cli.py",
+        )
+    }
 
 
 def fetch(url: str) -> str | None:
@@ -172,11 +186,15 @@ def test_mkdocs_serve_regenerates_when_a_manifest_or_the_registry_changes(projec
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    docs_before = tree(project / "docs")
+    docs_before = files_under(project / "docs")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     server = subprocess.Popen(
         [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
-        cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        cwd=project,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
     try:
         base = f"http://127.0.0.1:{port}/reference/"
         wait_for_text(base + "npu/", "Never")
@@ -189,15 +207,15 @@ def test_mkdocs_serve_regenerates_when_a_manifest_or_the_registry_changes(projec
     finally:
         server.terminate()
         server.wait(timeout=30)
-    assert tree(project / "docs") == docs_before
+    assert files_under(project / "docs") == docs_before
 
 
 def test_registry_source_of_each_mode(tmp_path: Path) -> None:
     snapshot = RegistrySpec(target="snap.json", mode="snapshot", base_dir=tmp_path)
     assert registry_source(snapshot) == tmp_path / "snap.json"
-    live = RegistrySpec(target="argmatrix.cli:build_parser", mode="live", base_dir=tmp_path)
+    live = RegistrySpec(target="argmatrix.cli.main:build_parser", mode="live", base_dir=tmp_path)
     found = registry_source(live)
-    assert found is not None and found.name == "cli.py" and found.parent.name == "argmatrix"
+    assert found is not None and found.name == "main.py" and found.parent.name == "cli"
 
 
 # ------------------------------------------------------------------ directives
@@ -208,28 +226,31 @@ def fake_table(attrs: dict[str, str], line: int) -> str:
 
 
 def test_expand_directives_keeps_indentation_and_blank_lines_around_tables() -> None:
-    text = "intro\n    <!-- argmatrix section=\"LoRA\" platform=\"ascend\" -->\nafter"
+    text = 'intro\n    <!-- argmatrix section="LoRA" platform="ascend" -->\nafter'
     assert expand_directives(text, fake_table) == (
-        "intro\n\n    | LoRA | 2 |\n    | --- | --- |\n\nafter")
+        "intro\n\n    | LoRA | 2 |\n    | --- | --- |\n\nafter"
+    )
 
 
 def test_expand_directives_skips_fenced_code_of_any_fence() -> None:
     directive = '<!-- argmatrix section="X" -->'
-    text = "\n".join(["````md", "```", directive, "```", directive, "````", "~~~", directive,
-                      "~~~", directive])
+    text = "\n".join(
+        ["````md", "```", directive, "```", directive, "````", "~~~", directive, "~~~", directive]
+    )
     out = expand_directives(text, fake_table).split("\n")
     assert out.count(directive) == 3
     assert "| X | 10 |" in out
 
 
 def test_expand_directives_counts_lines_from_the_source_file() -> None:
-    assert "| X | 13 |" in expand_directives('a\n<!-- argmatrix section="X" -->', fake_table,
-                                             offset=11)
+    assert "| X | 13 |" in expand_directives(
+        'a\n<!-- argmatrix section="X" -->', fake_table, offset=11
+    )
 
 
 def test_a_directive_with_unreadable_attributes_is_an_error_with_its_line() -> None:
     with pytest.raises(ArgmatrixError) as caught:
-        expand_directives('a\n\n<!-- argmatrix section=LoRA -->', fake_table, "docs/t.md")
+        expand_directives("a\n\n<!-- argmatrix section=LoRA -->", fake_table, "docs/t.md")
     assert str(caught.value.problems[0]).startswith("docs/t.md:3: cannot read")
 
 
@@ -262,8 +283,3 @@ def test_the_config_schema_table_lists_every_key() -> None:
         assert f"| `pages[].{key}` |" in table
     for key in CONFIG_SCHEMA["properties"]["registry"]["properties"]:
         assert f"| `registry.{key}` |" in table
-
-
-def test_the_repository_mkdocs_yml_uses_the_plugin() -> None:
-    text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
-    assert "  - argmatrix\n" in text and "config_file: docs/reference/argmatrix.yaml" in text

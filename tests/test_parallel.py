@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from argmatrix import parallel, render
+from argmatrix._runtime import parallel
+from argmatrix._runtime.parallel import in_background
 from argmatrix.errors import ArgmatrixError, Problem
-from argmatrix.parallel import in_background
-from helpers import copy_project, run_cli
+from argmatrix.render import pages as render
+from helpers import add_template_page, append_to, copy_project, run_cli_in_process
 
 
 @pytest.fixture
@@ -49,8 +50,9 @@ def test_the_work_runs_in_another_process(forking: list[int]) -> None:
     assert in_background(os.getpid).result() != os.getpid()
 
 
-def test_without_permission_or_with_one_job_it_runs_inline(monkeypatch: pytest.MonkeyPatch,
-                                                            forking: list[int]) -> None:
+def test_without_permission_or_with_one_job_it_runs_inline(
+    monkeypatch: pytest.MonkeyPatch, forking: list[int]
+) -> None:
     monkeypatch.setenv("ARGMATRIX_JOBS", "1")
     assert in_background(os.getpid).result() == os.getpid()
     monkeypatch.delenv("ARGMATRIX_JOBS")
@@ -77,8 +79,10 @@ def test_an_error_in_the_child_is_raised_whole(forking: list[int]) -> None:
 
     with pytest.raises(ArgmatrixError) as caught:
         in_background(fail).result()
-    assert caught.value.problems == [Problem("bad entry", "m.yaml", 3, "fix it"),
-                                     Problem("another")]
+    assert caught.value.problems == [
+        Problem("bad entry", "m.yaml", 3, "fix it"),
+        Problem("another"),
+    ]
 
 
 def test_a_result_that_cannot_travel_is_computed_again_here(forking: list[int]) -> None:
@@ -98,8 +102,9 @@ def test_a_child_that_dies_is_replaced_by_inline_work(forking: list[int]) -> Non
     assert in_background(work).result() == "done here"
 
 
-def test_when_fork_fails_the_work_runs_here(monkeypatch: pytest.MonkeyPatch,
-                                           forking: list[int]) -> None:
+def test_when_fork_fails_the_work_runs_here(
+    monkeypatch: pytest.MonkeyPatch, forking: list[int]
+) -> None:
     def refuse() -> int:
         raise BlockingIOError("no more processes")
 
@@ -135,49 +140,46 @@ def _pages(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*.md"))}
 
 
-def test_forked_generate_writes_the_same_bytes(tmp_path: Path, forking: list[int],
-                                               small_thresholds: None) -> None:
+def test_forked_generate_writes_the_same_bytes(
+    tmp_path: Path, forking: list[int], small_thresholds: None
+) -> None:
     forked = copy_project(tmp_path / "forked")
     inline = copy_project(tmp_path / "inline")
-    assert run_cli("generate", cwd=forked).code == 0
+    assert run_cli_in_process("generate", cwd=forked).code == 0
     assert len(forking) == 2  # the registry, and half of the pages
     parallel.allow(False)
-    assert run_cli("generate", cwd=inline).code == 0
+    assert run_cli_in_process("generate", cwd=inline).code == 0
     assert _pages(forked / "docs") == _pages(inline / "docs")
     parallel.allow()
-    assert run_cli("check", cwd=forked).code == 0
+    assert run_cli_in_process("check", cwd=forked).code == 0
 
 
 def _errors(root: Path) -> tuple[int, str]:
-    result = run_cli("generate", cwd=root)
+    result = run_cli_in_process("generate", cwd=root)
     return result.code, result.err
 
 
-@pytest.mark.parametrize("broken", ["registry", "manifest", "both", "late page",
-                                    "registry and a template"])
-def test_forked_runs_report_the_same_errors(tmp_path: Path, forking: list[int],
-                                            small_thresholds: None, broken: str) -> None:
+@pytest.mark.parametrize(
+    "broken", ["registry", "manifest", "both", "late page", "registry and a template"]
+)
+def test_forked_runs_report_the_same_errors(
+    tmp_path: Path, forking: list[int], small_thresholds: None, broken: str
+) -> None:
     roots = []
     for name in ("forked", "inline"):
         root = copy_project(tmp_path / name)
         if broken in ("registry", "both"):
-            (root / "tinyserver.py").write_text((root / "tinyserver.py").read_text()
-                                                + "def broken(:\n")
+            append_to(root / "tinyserver.py", "def broken(:\n")
         if broken in ("manifest", "both"):
             manifest = root / "capabilities" / "npu.yaml"
-            manifest.write_text(manifest.read_text() + "  --port: works\n")
+            append_to(manifest, "  --port: works\n")
         if broken == "registry and a template":  # the registry's error comes first
-            (root / "tinyserver.py").write_text((root / "tinyserver.py").read_text()
-                                                + "def broken(:\n")
+            append_to(root / "tinyserver.py", "def broken(:\n")
             (root / "templates" / "latin1.md.j2").write_bytes(b"caf\xe9\n")
             config = root / "argmatrix.yaml"
-            config.write_text(config.read_text()
-                              + "  - {template: latin1.md.j2, output: latin1.md}\n")
+            append_to(config, "  - {template: latin1.md.j2, output: latin1.md}\n")
         if broken == "late page":  # rendered by the child: the second half of the pages
-            (root / "templates" / "late.md.j2").write_text("{{ nothing.here }}\n")
-            config = root / "argmatrix.yaml"
-            config.write_text(config.read_text()
-                              + "  - {template: late.md.j2, output: late.md}\n")
+            add_template_page(root, "late.md.j2", "{{ nothing.here }}\n", "late.md")
         roots.append(root)
     forked = _errors(roots[0])
     assert forking
@@ -186,7 +188,11 @@ def test_forked_runs_report_the_same_errors(tmp_path: Path, forking: list[int],
     assert forked[0] == inline[0] == 2
     assert forked[1].replace(str(roots[0]), "") == inline[1].replace(str(roots[1]), "")
     assert len(forked[1].splitlines()) == 1
-    expected = {"registry": "syntax error", "manifest": "unknown status 'works'",
-                "both": "unknown status 'works'", "late page": "late.md.j2",
-                "registry and a template": "syntax error"}[broken]
+    expected = {
+        "registry": "syntax error",
+        "manifest": "unknown status 'works'",
+        "both": "unknown status 'works'",
+        "late page": "late.md.j2",
+        "registry and a template": "syntax error",
+    }[broken]
     assert expected in forked[1]

@@ -1,44 +1,38 @@
 """`argmatrix diff`: sglang 0.5.2 -> 0.5.7 (both read statically), and small registries built here.
 
-sglang 0.5.2 is installed with `pip --no-deps --target` into .cache/ once; the facts asserted
-were checked by reading both releases' server_args.py, and the test re-checks them in the files.
+sglang 0.5.2's sources are in .cache/sglang-0.5.2, which `make old-sglang` provisions (a
+prerequisite of `make test` and `make test-fast`); the facts asserted were checked by reading both
+releases' server_args.py, and the test re-checks them in the files.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from argmatrix.model import Argument, Registry
-from argmatrix.regdiff import diff_dict, diff_markdown, diff_registries
-from argmatrix.registry import RegistrySpec, load_registry, snapshot_text
-from helpers import run_cli
+from argmatrix.adoption.registry_diff import diff_dict, diff_markdown, diff_registries
+from argmatrix.loaders.load import RegistrySpec, load_registry
+from argmatrix.loaders.snapshot import snapshot_text
+from argmatrix.model.registry import Argument, Registry
+from helpers import REGISTRIES, REPO, run_cli_in_process
 
-REPO = Path(__file__).resolve().parents[1]
 OLD_DIR = REPO / ".cache" / "sglang-0.5.2"
 TARGET = "sglang.srt.server_args:ServerArgs.add_cli_args"
 
 
 @pytest.fixture(scope="session")
 def sglang_052() -> Path:
-    """sglang 0.5.2's sources in a cached folder (installed once; a failed pip fails the test)."""
-    if not (OLD_DIR / "sglang-0.5.2.dist-info").is_dir():
-        staging = OLD_DIR.with_name(OLD_DIR.name + ".partial")
-        shutil.rmtree(staging, ignore_errors=True)
-        subprocess.run(
-            [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-             "--no-deps", "--target", str(staging), "sglang==0.5.2"],
-            check=True, timeout=900,
+    """sglang 0.5.2's sources, as `make old-sglang` installs them (a test installs nothing)."""
+    if not (OLD_DIR / ".installed").is_file():
+        pytest.fail(
+            f"sglang 0.5.2 is not installed in {OLD_DIR} (fix: run `make old-sglang`)",
+            pytrace=False,
         )
-        shutil.rmtree(OLD_DIR, ignore_errors=True)
-        staging.rename(OLD_DIR)
     assert (OLD_DIR / "sglang" / "srt" / "server_args.py").is_file()
     return OLD_DIR
 
@@ -53,8 +47,9 @@ def sglang_057() -> Path:
 
 
 @pytest.fixture(scope="session")
-def snapshots(sglang_052: Path, sglang_057: Path,
-              tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+def snapshots(
+    sglang_052: Path, sglang_057: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, Path]:
     folder = tmp_path_factory.mktemp("snapshots")
     paths = []
     for name, search in (("sglang-0.5.2.json", sglang_052), ("sglang-0.5.7.json", sglang_057)):
@@ -69,7 +64,7 @@ def snapshots(sglang_052: Path, sglang_057: Path,
 @pytest.fixture(scope="session")
 def sglang_diff(snapshots: tuple[Path, Path]) -> dict[str, Any]:
     old, new = snapshots
-    result = run_cli("diff", str(old), str(new), "--format", "json", cwd=REPO)
+    result = run_cli_in_process("diff", str(old), str(new), "--format", "json", cwd=REPO)
     assert result.code == 0, result.err
     return json.loads(result.out)
 
@@ -114,23 +109,31 @@ def test_changed_defaults_choices_and_types(sglang_diff: dict[str, Any]) -> None
     assert changes_of(sglang_diff, "--sm-group-num") == {"default": {"old": 3, "new": 8}}
     lora = changes_of(sglang_diff, "--lora-backend")
     assert lora["default"] == {"old": "triton", "new": "csgmv"}
-    assert lora["choices"] == {"old": None,
-                               "new": ["triton", "csgmv", "ascend", "torch_native"]}
+    assert lora["choices"] == {"old": None, "new": ["triton", "csgmv", "ascend", "torch_native"]}
     sampling = changes_of(sglang_diff, "--preferred-sampling-params")
     assert sampling == {"type": {"old": "str", "new": "loads"}}
 
 
 def test_counts_are_the_lists(sglang_diff: dict[str, Any]) -> None:
     counts = sglang_diff["counts"]
-    assert counts == {key: len(sglang_diff[key])
-                      for key in ("added", "removed", "renamed", "changed")}
+    assert counts == {
+        key: len(sglang_diff[key]) for key in ("added", "removed", "renamed", "changed")
+    }
     assert counts["renamed"] == 0  # nothing kept its dest under a new flag in this release
 
 
 def test_markdown_release_notes(snapshots: tuple[Path, Path]) -> None:
     old, new = snapshots
-    result = run_cli("diff", str(old), str(new), "--old-label", "sglang 0.5.2",
-                     "--new-label", "sglang 0.5.7", cwd=REPO)
+    result = run_cli_in_process(
+        "diff",
+        str(old),
+        str(new),
+        "--old-label",
+        "sglang 0.5.2",
+        "--new-label",
+        "sglang 0.5.7",
+        cwd=REPO,
+    )
     assert result.code == 0, result.err
     text = result.out
     assert text.startswith("## Argument changes\n\nFrom `sglang 0.5.2` to `sglang 0.5.7`: ")
@@ -141,16 +144,34 @@ def test_markdown_release_notes(snapshots: tuple[Path, Path]) -> None:
     assert "- `--preferred-sampling-params`: type `str` → `loads`\n" in text
     headings = [line for line in text.splitlines() if line.startswith("### ")]
     assert headings[:2] == ["### Added", "### Removed"]
-    again = run_cli("diff", str(old), str(new), "--old-label", "sglang 0.5.2",
-                    "--new-label", "sglang 0.5.7", cwd=REPO)
+    again = run_cli_in_process(
+        "diff",
+        str(old),
+        str(new),
+        "--old-label",
+        "sglang 0.5.2",
+        "--new-label",
+        "sglang 0.5.7",
+        cwd=REPO,
+    )
     assert again.out == text
 
 
 def test_reading_the_sources_directly_gives_the_same_diff(
     sglang_052: Path, sglang_057: Path, sglang_diff: dict[str, Any]
 ) -> None:
-    result = run_cli("diff", TARGET, TARGET, "--format", "json", "--old-path", str(sglang_052),
-                     "--new-path", str(sglang_057), cwd=REPO)
+    result = run_cli_in_process(
+        "diff",
+        TARGET,
+        TARGET,
+        "--format",
+        "json",
+        "--old-path",
+        str(sglang_052),
+        "--new-path",
+        str(sglang_057),
+        cwd=REPO,
+    )
     assert result.code == 0, result.err
     direct = json.loads(result.out)
     assert direct["old"] == f"{TARGET} ({sglang_052})"
@@ -165,25 +186,33 @@ def arg(*flags: str, dest: str, **fields: Any) -> Argument:
     return Argument(flags=flags, dest=dest, section="Main", **fields)
 
 
-OLD = Registry("old", ("Main",), (
-    arg("--alpha", dest="alpha", type="int", default=1),
-    arg("--beta", "-b", dest="beta"),
-    arg("--old-name", dest="gamma", default="x"),
-    arg("--gone", dest="gone", action="store_true", default=False),
-    arg("--mode", dest="mode", default="a", choices=("a", "b")),
-    arg("--items", dest="items", nargs="+"),
-    arg("--twin-a", dest="twin"),
-    arg("--twin-b", dest="twin"),
-))
-NEW = Registry("new", ("Main",), (
-    arg("--fresh", dest="fresh", default=0, type="int"),
-    arg("--alpha", dest="alpha", type="float", default=2.5),
-    arg("--beta", "--bb", dest="beta"),
-    arg("--new-name", dest="gamma", default="y"),
-    arg("--mode", dest="mode", default="a", choices=("a", "c")),
-    arg("--items", dest="items", nargs="*", action="append"),
-    arg("--twin-c", dest="twin"),
-))
+OLD = Registry(
+    "old",
+    ("Main",),
+    (
+        arg("--alpha", dest="alpha", type="int", default=1),
+        arg("--beta", "-b", dest="beta"),
+        arg("--old-name", dest="gamma", default="x"),
+        arg("--gone", dest="gone", action="store_true", default=False),
+        arg("--mode", dest="mode", default="a", choices=("a", "b")),
+        arg("--items", dest="items", nargs="+"),
+        arg("--twin-a", dest="twin"),
+        arg("--twin-b", dest="twin"),
+    ),
+)
+NEW = Registry(
+    "new",
+    ("Main",),
+    (
+        arg("--fresh", dest="fresh", default=0, type="int"),
+        arg("--alpha", dest="alpha", type="float", default=2.5),
+        arg("--beta", "--bb", dest="beta"),
+        arg("--new-name", dest="gamma", default="y"),
+        arg("--mode", dest="mode", default="a", choices=("a", "c")),
+        arg("--items", dest="items", nargs="*", action="append"),
+        arg("--twin-c", dest="twin"),
+    ),
+)
 
 
 def test_pairing_by_name_alias_and_dest() -> None:
@@ -202,7 +231,9 @@ def test_pairing_by_name_alias_and_dest() -> None:
 
 
 def test_markdown_of_small_registries_is_exact() -> None:
-    assert diff_markdown(diff_registries(OLD, NEW, "v1", "v2")) == """\
+    assert (
+        diff_markdown(diff_registries(OLD, NEW, "v1", "v2"))
+        == """\
 ## Argument changes
 
 From `v1` to `v2`: 2 added, 3 removed, 1 renamed, 4 changed.
@@ -246,13 +277,20 @@ From `v1` to `v2`: 2 added, 3 removed, 1 renamed, 4 changed.
 
 - `--items`: action `store` → `append`
 """
+    )
 
 
 def test_json_of_small_registries() -> None:
     data = diff_dict(diff_registries(OLD, NEW, "v1", "v2"))
     assert data["counts"] == {"added": 2, "removed": 3, "renamed": 1, "changed": 4}
-    assert data["renamed"] == [{"old": "--old-name", "new": "--new-name", "dest": "gamma",
-                                "changes": {"default": {"old": "x", "new": "y"}}}]
+    assert data["renamed"] == [
+        {
+            "old": "--old-name",
+            "new": "--new-name",
+            "dest": "gamma",
+            "changes": {"default": {"old": "x", "new": "y"}},
+        }
+    ]
     beta = next(c for c in data["changed"] if c["name"] == "--beta")
     assert beta["changes"] == {"flags": {"old": ["--beta", "-b"], "new": ["--beta", "--bb"]}}
     json.dumps(data)  # JSON-safe throughout
@@ -265,7 +303,9 @@ def test_a_registry_compared_with_itself_has_no_changes() -> None:
 
 
 def test_a_missing_snapshot_is_bad_input(tmp_path: Path) -> None:
-    result = run_cli("diff", str(tmp_path / "a.json"), str(tmp_path / "b.json"), cwd=tmp_path)
+    result = run_cli_in_process(
+        "diff", str(tmp_path / "a.json"), str(tmp_path / "b.json"), cwd=tmp_path
+    )
     assert result.code == 2 and result.out == ""
     assert "snapshot file not found" in result.err
 
@@ -273,23 +313,23 @@ def test_a_missing_snapshot_is_bad_input(tmp_path: Path) -> None:
 def test_a_path_option_with_a_snapshot_is_bad_input(tmp_path: Path) -> None:
     snapshot = tmp_path / "a.json"
     snapshot.write_text(snapshot_text(OLD), encoding="utf-8")
-    result = run_cli("diff", str(snapshot), str(snapshot), "--old-path", str(tmp_path),
-                     cwd=tmp_path)
+    result = run_cli_in_process(
+        "diff", str(snapshot), str(snapshot), "--old-path", str(tmp_path), cwd=tmp_path
+    )
     assert result.code == 2
     assert "only apply to module:callable targets" in result.err
 
 
 def test_a_change_inside_a_subcommand_is_reported(tmp_path: Path) -> None:
-    from argmatrix.regdiff import diff_registries
-    from argmatrix.registry import RegistrySpec, load_registry
+    from argmatrix.adoption.registry_diff import diff_registries
+    from argmatrix.loaders.load import RegistrySpec, load_registry
 
-    fixtures = Path(__file__).parent / "fixtures" / "registries"
-    source = (fixtures / "subcommands_cli.py").read_text()
-    (tmp_path / "subcommands_next.py").write_text(source.replace('"--max-requests"',
-                                                                 '"--max-reqs"'))
-    old = load_registry(RegistrySpec("subcommands_cli:build_parser", "static", base_dir=fixtures))
-    new = load_registry(RegistrySpec("subcommands_next:build_parser", "static",
-                                     base_dir=tmp_path))
+    source = (REGISTRIES / "subcommands_cli.py").read_text()
+    (tmp_path / "subcommands_next.py").write_text(
+        source.replace('"--max-requests"', '"--max-reqs"')
+    )
+    old = load_registry(RegistrySpec("subcommands_cli:build_parser", "static", base_dir=REGISTRIES))
+    new = load_registry(RegistrySpec("subcommands_next:build_parser", "static", base_dir=tmp_path))
     diff = diff_registries(old, new, "old", "new")
     assert [a.name for a in diff.added] == ["serve --max-reqs"]
     assert [a.name for a in diff.removed] == ["serve --max-requests"]

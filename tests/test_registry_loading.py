@@ -9,9 +9,9 @@ from fractions import Fraction
 import pytest
 
 from argmatrix.errors import ArgmatrixError
-from argmatrix.model import Argument, Registry
-from argmatrix.registry import Mode
-from conftest import DEMO_SERVER, HEAVY_MODULE, PARITY_TARGETS, REGISTRIES, line_of, load, load_dict
+from argmatrix.loaders.load import Mode
+from argmatrix.model.registry import Argument, Registry
+from helpers import DEMO_SERVER, HEAVY_MODULE, PARITY_TARGETS, REGISTRIES, line_of, load, load_dict
 
 
 @pytest.fixture(params=["live", "static"])
@@ -86,7 +86,9 @@ def test_demo_server_sections_come_from_comment_lines(mode: Mode) -> None:
     # A second comment line, a TODO and a comment inside a call open no section.
     assert [a.dest for a in registry.in_section("HTTP server")] == ["host", "port", "api_key"]
     assert [a.dest for a in registry.in_section("LoRA")] == [
-        "lora_paths", "lora_target_modules", "max_loaded_loras",
+        "lora_paths",
+        "lora_target_modules",
+        "max_loaded_loras",
     ]
 
 
@@ -119,7 +121,11 @@ def test_demo_server_choices_are_evaluated_in_source_order(mode: Mode) -> None:
     # A concatenation of a sibling module's concatenation and an inline list.
     assert arg(registry, "--quantization").choices == ("fp8", "awq", "gptq", "marlin", "none")
     assert arg(registry, "--lora-target-modules").choices == (
-        "q_proj", "k_proj", "v_proj", "o_proj", "all",
+        "q_proj",
+        "k_proj",
+        "v_proj",
+        "o_proj",
+        "all",
     )
     # The keys of a dict literal of classes in a sibling module.
     assert arg(registry, "--reasoning-parser").choices == ("deepseek-r1", "qwen3", "kimi")
@@ -134,7 +140,9 @@ def test_demo_server_help_is_expanded(mode: Mode) -> None:
     assert arg(registry, "--attention-backend").help == (
         "Attention kernels, one of: flashinfer, triton, torch_native."
     )
-    assert arg(registry, "--max-loaded-loras").help == "Adapters kept in memory at once (default 4)."
+    assert (
+        arg(registry, "--max-loaded-loras").help == "Adapters kept in memory at once (default 4)."
+    )
     assert arg(registry, "--reasoning-parser").help == (
         "Reasoning parser, one of ['deepseek-r1', 'qwen3', 'kimi']."
     )
@@ -163,7 +171,12 @@ def test_grouped_cli_sections_are_the_argument_groups(mode: Mode) -> None:
     assert registry.sections == ("options", "Input", "Output", "Advanced")
     assert registry.description == "Convert data files."
     assert [a.dest for a in registry.in_section("Input")] == ["sources", "include", "encoding"]
-    assert [a.dest for a in registry.in_section("Output")] == ["output", "format", "color", "layout"]
+    assert [a.dest for a in registry.in_section("Output")] == [
+        "output",
+        "format",
+        "color",
+        "layout",
+    ]
 
 
 def test_grouped_cli_actions(mode: Mode) -> None:
@@ -326,7 +339,9 @@ def test_a_target_without_a_colon_is_refused() -> None:
 # ------------------------------------------------------------------ idioms of real registries
 
 IDIOM_TARGETS = [
-    "idioms_cli:build_parser", "starred_flags_cli:build_parser", "enum_cli:build_parser",
+    "idioms_cli:build_parser",
+    "starred_flags_cli:build_parser",
+    "enum_cli:build_parser",
 ]
 
 
@@ -338,7 +353,11 @@ def test_live_and_static_agree_on_idioms(target: str) -> None:
 def test_keyword_dicts_spread_into_add_argument(mode: Mode) -> None:
     registry = load("idioms_cli:build_parser", mode)
     model = arg(registry, "--model")
-    assert (model.type, model.default, model.help) == ("str", "facebook/opt-125m", "Model name or path.")
+    assert (model.type, model.default, model.help) == (
+        "str",
+        "facebook/opt-125m",
+        "Model name or path.",
+    )
     length = arg(registry, "--max-model-len")
     assert (length.type, length.default, length.help) == ("int", None, "Context length in tokens.")
 
@@ -346,7 +365,9 @@ def test_keyword_dicts_spread_into_add_argument(mode: Mode) -> None:
 def test_percent_formatted_help(mode: Mode) -> None:
     registry = load("idioms_cli:build_parser", mode)
     # `%` runs in Python first; argparse then fills the `%(default)s` that `%%` left behind.
-    assert arg(registry, "--max-num-seqs").help == "Sequences per step, at most 1024 (default: 128)."
+    assert (
+        arg(registry, "--max-num-seqs").help == "Sequences per step, at most 1024 (default: 128)."
+    )
 
 
 def test_a_lambda_type_is_named_as_python_names_it(mode: Mode) -> None:

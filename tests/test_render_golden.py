@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import GOLDEN, copy_project, html_inline, run_cli, tables
+from helpers import GOLDEN, copy_project, html_inline, run_cli_in_process, tables
 
 PAGES = ("server_arguments.md", "npu.md", "npu_variants.md")
 
@@ -15,7 +15,7 @@ PAGES = ("server_arguments.md", "npu.md", "npu_variants.md")
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = copy_project(tmp_path_factory.mktemp("golden"))
-    result = run_cli("generate", cwd=project)
+    result = run_cli_in_process("generate", cwd=project)
     assert result.code == 0, result.err
     return project / "docs" / "reference"
 
@@ -39,8 +39,11 @@ def test_support_page_puts_unsupported_arguments_under_their_reason(generated: P
 
 
 def test_support_page_statuses(generated: Path) -> None:
-    rows = {row[0].split("\n")[0]: row for t in tables((generated / "npu.md").read_text())
-            for row in t.rows}
+    rows = {
+        row[0].split("\n")[0]: row
+        for t in tables((generated / "npu.md").read_text())
+        for row in t.rows
+    }
     assert rows["--dtype"][2:] == ["auto, bfloat16", "V1, V2"]  # options narrowed; section status
     assert rows["--backend"][2:4] == ["npu", "V2"]
     assert rows["--page-size"][1] == "128" and rows["--page-size"][4] == "Only 128 is tuned"
@@ -65,10 +68,15 @@ def test_variant_layout_has_a_column_per_variant(generated: Path) -> None:
 def test_server_page_sections_and_deprecated_table(generated: Path) -> None:
     text = (generated / "server_arguments.md").read_text()
     assert [line for line in text.splitlines() if line.startswith("## ")] == [
-        "## Model", "## Serving", "## Scheduling", "## Deprecated arguments"]
+        "## Model",
+        "## Serving",
+        "## Scheduling",
+        "## Deprecated arguments",
+    ]
     deprecated = tables(text)[-1]
-    assert deprecated.rows == [["--max-batch-size", "--max-batch",
-                                "Deprecated: use --max-batch instead."]]
+    assert deprecated.rows == [
+        ["--max-batch-size", "--max-batch", "Deprecated: use --max-batch instead."]
+    ]
 
 
 def test_help_text_html_is_shown_as_text(generated: Path) -> None:
@@ -83,8 +91,8 @@ def test_help_text_html_is_shown_as_text(generated: Path) -> None:
 def test_generate_twice_gives_the_same_bytes(tmp_path: Path) -> None:
     first = copy_project(tmp_path / "a")
     second = copy_project(tmp_path / "b")
-    assert run_cli("generate", cwd=first).code == 0
-    assert run_cli("generate", cwd=second).code == 0
+    assert run_cli_in_process("generate", cwd=first).code == 0
+    assert run_cli_in_process("generate", cwd=second).code == 0
     for page in PAGES:
         a = (first / "docs" / "reference" / page).read_bytes()
         assert a == (second / "docs" / "reference" / page).read_bytes()

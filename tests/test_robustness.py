@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,49 +11,49 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from argmatrix._runtime.yamlfile import load_yaml_text
+from argmatrix.adoption.handwritten import parse_page
+from argmatrix.adoption.importer import import_page, manifest_text
 from argmatrix.errors import ArgmatrixError
-from argmatrix.importer import import_page, manifest_text
-from argmatrix.legacy import parse_page
-from argmatrix.manifest import Problems, parse_manifest
-from argmatrix.model import Argument, Registry
-from argmatrix.render import normalise_newlines
-from argmatrix.resolve import closest
-from argmatrix.yamlfile import load_yaml_text
-from helpers import copy_project, run_cli, tables
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-from bench.synth import write_project  # noqa: E402
+from argmatrix.manifests.load import Problems, parse_manifest
+from argmatrix.model.findings import closest
+from argmatrix.model.registry import Argument, Registry
+from argmatrix.render.environment import normalise_newlines
+from helpers import bench_synth, copy_project, run_cli_in_process, run_cli_in_subprocess, tables
 
 
 def _generate(project: Path, **env: str) -> dict[str, bytes]:
     environment = {**os.environ, "ARGMATRIX_NO_CACHE": "1", **env}
-    subprocess.run([sys.executable, "-m", "argmatrix", "generate"], cwd=project, check=True,
-                   env=environment, capture_output=True)
+    result = run_cli_in_subprocess("generate", cwd=project, env=environment)
+    assert result.code == 0, result.err
     return {p.name: p.read_bytes() for p in sorted((project / "docs" / "reference").iterdir())}
 
 
 def test_output_is_the_same_under_any_hash_seed_and_locale(tmp_path: Path) -> None:
     # The fixture has a set of choices (hash order varies with PYTHONHASHSEED).
     first = _generate(copy_project(tmp_path / "a"), PYTHONHASHSEED="0", LC_ALL="C")
-    second = _generate(copy_project(tmp_path / "b"), PYTHONHASHSEED="4242", LC_ALL="C.UTF-8",
-                       LANG="tr_TR.UTF-8")
+    second = _generate(
+        copy_project(tmp_path / "b"), PYTHONHASHSEED="4242", LC_ALL="C.UTF-8", LANG="tr_TR.UTF-8"
+    )
     assert first == second
     assert len(first) == 3
 
 
 def test_ten_thousand_arguments_and_a_five_megabyte_help_string(tmp_path: Path) -> None:
-    project = write_project(tmp_path / "huge", 10_000, 2)
+    project = bench_synth().write_project(tmp_path / "huge", 10_000, 2)
     registry = project / "synthetic_registry.py"
     huge = "x|<b>" * 1_000_000  # 5 MB of text that must stay inside one cell
-    registry.write_text(registry.read_text() + (
-        "\n\ndef add_more(parser):\n"
-        f"    parser.add_argument('--huge-help', help={huge!r})\n"
-    ).replace("def add_more(parser):\n", "def add_more(parser):\n    add_cli_args(parser)\n"))
+    registry.write_text(
+        registry.read_text()
+        + (
+            f"\n\ndef add_more(parser):\n    parser.add_argument('--huge-help', help={huge!r})\n"
+        ).replace("def add_more(parser):\n", "def add_more(parser):\n    add_cli_args(parser)\n")
+    )
     config = project / "argmatrix.yaml"
-    config.write_text(config.read_text().replace("synthetic_registry:add_cli_args",
-                                                 "synthetic_registry:add_more"))
-    result = run_cli("generate", cwd=project)
+    config.write_text(
+        config.read_text().replace("synthetic_registry:add_cli_args", "synthetic_registry:add_more")
+    )
+    result = run_cli_in_process("generate", cwd=project)
     assert result.code == 0, result.err
     page = (project / "docs" / "server_arguments.md").read_text()
     rows = [line for line in page.splitlines() if line.startswith("| <a id=")]
@@ -67,19 +65,44 @@ def test_ten_thousand_arguments_and_a_five_megabyte_help_string(tmp_path: Path) 
     small = huge_row.replace("x\\|&lt;b&gt;" * 999_990, "")
     cells = tables("| a | b | c | d |\n| --- | --- | --- | --- |\n" + small + "\n")[0].rows[0]
     assert cells[0] == "--huge-help" and cells[1] == "x|<b>" * 10
-    assert run_cli("check", cwd=project).code == 0
+    assert run_cli_in_process("check", cwd=project).code == 0
 
 
 # ------------------------------------------------------------------ fuzzing
 
-KEYS = st.sampled_from(["platform", "title", "variants", "default", "sections", "arguments",
-                        "status", "reason", "options", "note", "--port", "--x", "junk"])
-SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True),
-                    st.text(max_size=12),
-                    st.sampled_from(["supported", "unsupported", "planned", "A2", "--port"]))
-VALUES = st.recursive(SCALARS, lambda inner: st.one_of(
-    st.lists(inner, max_size=4), st.dictionaries(st.one_of(KEYS, st.text(max_size=6)), inner,
-                                                 max_size=4)), max_leaves=12)
+KEYS = st.sampled_from(
+    [
+        "platform",
+        "title",
+        "variants",
+        "default",
+        "sections",
+        "arguments",
+        "status",
+        "reason",
+        "options",
+        "note",
+        "--port",
+        "--x",
+        "junk",
+    ]
+)
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=True),
+    st.text(max_size=12),
+    st.sampled_from(["supported", "unsupported", "planned", "A2", "--port"]),
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.one_of(KEYS, st.text(max_size=6)), inner, max_size=4),
+    ),
+    max_leaves=12,
+)
 
 
 def _load_manifest_text(text: str) -> None:
@@ -107,13 +130,53 @@ def test_the_manifest_loader_never_crashes_on_any_text(text: str) -> None:
         assert all(problem.file == "fuzz.yaml" for problem in error.problems)
 
 
-YAML_TOKENS = st.sampled_from([
-    "platform: p\n", "arguments:\n", "  --port: ", "  --host: ", "status: ", "note: ", "\n",
-    "supported", "unsupported", "{", "}", "[", "]", ", ", ": ", "- ", "? ", "&a ", "*a", "<<: *a",
-    "!!int ", "!!float ", "!!binary ", "!!timestamp ", "!!set ", "!!omap ", "!custom ", "'x'",
-    "2024-13-01", "2024-02-30 25:61:00", "0x", "0o9", "1e999", "-.inf", ".nan", "yes", "~", "0b2",
-    "12:34:56", "1_000", "\"\\u00\"", "|\n  text", ">-\n  folded",
-])
+YAML_TOKENS = st.sampled_from(
+    [
+        "platform: p\n",
+        "arguments:\n",
+        "  --port: ",
+        "  --host: ",
+        "status: ",
+        "note: ",
+        "\n",
+        "supported",
+        "unsupported",
+        "{",
+        "}",
+        "[",
+        "]",
+        ", ",
+        ": ",
+        "- ",
+        "? ",
+        "&a ",
+        "*a",
+        "<<: *a",
+        "!!int ",
+        "!!float ",
+        "!!binary ",
+        "!!timestamp ",
+        "!!set ",
+        "!!omap ",
+        "!custom ",
+        "'x'",
+        "2024-13-01",
+        "2024-02-30 25:61:00",
+        "0x",
+        "0o9",
+        "1e999",
+        "-.inf",
+        ".nan",
+        "yes",
+        "~",
+        "0b2",
+        "12:34:56",
+        "1_000",
+        '"\\u00"',
+        "|\n  text",
+        ">-\n  folded",
+    ]
+)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -127,42 +190,71 @@ def test_the_manifest_loader_never_crashes_on_yaml_shaped_text(text: str) -> Non
 
 
 def test_a_key_overriding_a_merged_one_is_not_a_repetition() -> None:
-    text = ("platform: p\nvariants: [A]\narguments:\n"
-            "  --port: &base {status: supported, note: shared}\n"
-            "  --host:\n    <<: *base\n    note: own\n"
-            "  --mode:\n    <<: *base\n    note: one\n    note: two\n")
+    text = (
+        "platform: p\nvariants: [A]\narguments:\n"
+        "  --port: &base {status: supported, note: shared}\n"
+        "  --host:\n    <<: *base\n    note: own\n"
+        "  --mode:\n    <<: *base\n    note: one\n    note: two\n"
+    )
     data = load_yaml_text(text, "m.yaml")
     problems = Problems("m.yaml")
     platform = parse_manifest(data, problems)
     assert platform is not None
     assert platform.arguments["--host"].note == "own"
-    assert [(p.message, p.line) for p in problems.items] == [("--mode: key 'note' is named twice", 11)]
+    assert [(p.message, p.line) for p in problems.items] == [
+        ("--mode: key 'note' is named twice", 11)
+    ]
 
 
-_REGISTRY = Registry("fuzz:build", ("Main",), (
-    Argument(("--port",), "port", "Main", type="int", default=8000),
-    Argument(("--mode", "-m"), "mode", "Main", choices=("a", "b"), default="a"),
-    Argument(("--flag",), "flag", "Main", action="store_true", default=False),
-))
-CELL = st.one_of(st.sampled_from(["--port", "--mode<br>-m", "--flag", "--nope", "√", "×",
-                                  "A2, A3", "Planned", "Special for GPU", "`a`, `b`", "Type: int",
-                                  "", "|", "\\|", "<span>√</span>"]), st.text(max_size=10))
-HEADERS = st.sampled_from([
-    ["Argument", "Description", "Defaults", "Options", "A2 Supported", "A3 Supported"],
-    ["Argument", "Defaults", "Options", "Server supported"],
-    ["Arguments", "Description", "Defaults"],
-])
+_REGISTRY = Registry(
+    "fuzz:build",
+    ("Main",),
+    (
+        Argument(("--port",), "port", "Main", type="int", default=8000),
+        Argument(("--mode", "-m"), "mode", "Main", choices=("a", "b"), default="a"),
+        Argument(("--flag",), "flag", "Main", action="store_true", default=False),
+    ),
+)
+CELL = st.one_of(
+    st.sampled_from(
+        [
+            "--port",
+            "--mode<br>-m",
+            "--flag",
+            "--nope",
+            "√",
+            "×",
+            "A2, A3",
+            "Planned",
+            "Special for GPU",
+            "`a`, `b`",
+            "Type: int",
+            "",
+            "|",
+            "\\|",
+            "<span>√</span>",
+        ]
+    ),
+    st.text(max_size=10),
+)
+HEADERS = st.sampled_from(
+    [
+        ["Argument", "Description", "Defaults", "Options", "A2 Supported", "A3 Supported"],
+        ["Argument", "Defaults", "Options", "Server supported"],
+        ["Arguments", "Description", "Defaults"],
+    ]
+)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(HEADERS, st.lists(st.lists(CELL, min_size=1, max_size=7), max_size=6), st.booleans())
-def test_the_page_importer_never_crashes(header: list[str], rows: list[list[str]],
-                                         as_text: bool) -> None:
+def test_the_page_importer_never_crashes(
+    header: list[str], rows: list[list[str]], as_text: bool
+) -> None:
     if as_text:  # the layout copied from a rendered site: one cell per paragraph
         body = "\n\n".join(["## Main#", *header, *[c for row in rows for c in row]])
     else:
-        lines = ["## Main", "", "| " + " | ".join(header) + " |",
-                 "|" + "---|" * len(header)]
+        lines = ["## Main", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         lines += ["| " + " | ".join(row) + " |" for row in rows]
         body = "\n".join(lines)
     try:
@@ -188,19 +280,35 @@ def test_page_text_is_normalised_without_losing_a_line(text: str) -> None:
 
 def test_a_misspelt_flag_is_still_recognised_among_thousands() -> None:
     """Suggestions for stale entries stay cheap on huge registries and still find the flag."""
-    flags = [f"--{word}-{index}" for index in range(2000)
-             for word in ("alpha", "beta")] + ["--max-batch-size", "--schedule-policy"]
+    flags = [f"--{word}-{index}" for index in range(2000) for word in ("alpha", "beta")] + [
+        "--max-batch-size",
+        "--schedule-policy",
+    ]
     assert closest("--max-batchsize", flags) == "--max-batch-size"
     assert closest("--shedule-policy", flags) == "--schedule-policy"
     assert closest("--gamma", flags) is None
 
 
-MERGE_LINES = st.sampled_from([
-    "a: &a {x: 1, y: 2}\n", "b: &b {y: 3, z: 4}\n", "c: {<<: *a, w: 0}\n", "d: {<<: [*a, *b]}\n",
-    "e: {<<: [*b, *a], y: 9}\n", "f: {<<: *a, <<: *b}\n", "g: &g {<<: *a, x: 5}\n", "h: *g\n",
-    "i: {<<: *g, z: 1}\n", "=: eq\n", "j: [*a, *b]\n", "k: !!set {p, q}\n", "l: !!str 12\n",
-    "m: &m {<<: &n {<<: *a, note: inner}, note: outer}\n", "n2: *n\n", "o: {<<: *m}\n",
-])
+MERGE_LINES = st.sampled_from(
+    [
+        "a: &a {x: 1, y: 2}\n",
+        "b: &b {y: 3, z: 4}\n",
+        "c: {<<: *a, w: 0}\n",
+        "d: {<<: [*a, *b]}\n",
+        "e: {<<: [*b, *a], y: 9}\n",
+        "f: {<<: *a, <<: *b}\n",
+        "g: &g {<<: *a, x: 5}\n",
+        "h: *g\n",
+        "i: {<<: *g, z: 1}\n",
+        "=: eq\n",
+        "j: [*a, *b]\n",
+        "k: !!set {p, q}\n",
+        "l: !!str 12\n",
+        "m: &m {<<: &n {<<: *a, note: inner}, note: outer}\n",
+        "n2: *n\n",
+        "o: {<<: *m}\n",
+    ]
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -218,10 +326,12 @@ def test_yaml_reads_as_pyyaml_reads_it(text: str) -> None:
 
 
 def test_keys_merged_through_nested_anchors_are_no_repetition() -> None:
-    text = ("platform: p\nvariants: [A]\narguments:\n"
-            "  --c: &common {status: supported, note: shared}\n"
-            "  --a: {<<: &gpu {<<: *common, note: GPU only}, status: experimental}\n"
-            "  --b: *gpu\n")
+    text = (
+        "platform: p\nvariants: [A]\narguments:\n"
+        "  --c: &common {status: supported, note: shared}\n"
+        "  --a: {<<: &gpu {<<: *common, note: GPU only}, status: experimental}\n"
+        "  --b: *gpu\n"
+    )
     problems = Problems("m.yaml")
     platform = parse_manifest(load_yaml_text(text, "m.yaml"), problems)
     assert problems.items == []

@@ -18,19 +18,20 @@ from typing import Any
 
 import pytest
 
-from argmatrix.model import Registry, Unevaluated, registry_to_dict
-from argmatrix.registry import RegistrySpec, load_registry
+from argmatrix.loaders.load import RegistrySpec, load_registry
+from argmatrix.model.registry import Registry, Unevaluated, registry_to_dict
+from helpers import REPO
 
 TARGET = "sglang.srt.server_args:ServerArgs.add_cli_args"
 MOCK = ("IPython", "torchvision", "sentencepiece")
-SRC = Path(__file__).resolve().parents[1] / "src"
-DEFAULT_LIVE_PYTHON = Path(__file__).resolve().parents[1] / ".cache/live-sglang/bin/python"
+SRC = REPO / "src"
+DEFAULT_LIVE_PYTHON = REPO / ".cache" / "live-sglang" / "bin" / "python"
 
 LIVE_SCRIPT = """
 import json, sys
 sys.path.insert(0, {src!r})
-from argmatrix.model import registry_to_dict
-from argmatrix.registry import RegistrySpec, load_registry
+from argmatrix.model.registry import registry_to_dict
+from argmatrix.loaders.load import RegistrySpec, load_registry
 registry = load_registry(RegistrySpec({target!r}, mode="live", mock={mock!r}))
 print(json.dumps(registry_to_dict(registry)))
 """
@@ -49,7 +50,7 @@ def comment_titles(path: Path, function: str = "add_cli_args") -> list[str]:
     indent = len(lines[start]) - len(lines[start].lstrip())
     titles: list[str] = []
     previous_was_comment = False
-    for line in lines[start + 1:]:
+    for line in lines[start + 1 :]:
         stripped = line.strip()
         if stripped and not stripped.startswith("#") and len(line) - len(line.lstrip()) <= indent:
             break  # the next definition at the same level: the body has ended
@@ -148,7 +149,11 @@ def test_live_import_gives_the_same_model_as_static_reading(
     python = live_python()
     script = LIVE_SCRIPT.format(src=str(SRC), target=TARGET, mock=MOCK)
     result = subprocess.run(
-        [str(python), "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=600,
+        [str(python), "-c", script],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
         check=False,
     )
     assert result.returncode == 0, result.stderr[-3000:]

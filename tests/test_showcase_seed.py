@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from argmatrix.config import load_config
-from argmatrix.markdown import value_text
-from argmatrix.model import python_value
+from argmatrix.model.registry import python_value
+from argmatrix.model.values import value_text
 from argmatrix.project import project_from_config
+from helpers import REPO
 from seed_pages import SeedRow, seed_002_rows
 
-ROOT = Path(__file__).resolve().parents[1]
 VALUE_DESCRIPTIONS = ("Type:", "bool flag", "List[", "Optional[")
 
 
 @pytest.fixture(scope="module")
 def export() -> dict[str, Any]:
-    config = load_config(ROOT / "argmatrix.yaml", ROOT)
+    config = load_config(REPO / "argmatrix.yaml", REPO)
     return project_from_config(config).export()
 
 

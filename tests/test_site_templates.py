@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from argmatrix.config import PageSpec, load_config
+from argmatrix.model.platform import STATUS_LABELS
 from argmatrix.project import Project, project_from_config
-from argmatrix.render import STATUS_LABELS, render_project
+from argmatrix.render.pages import render_project
 from e2e.site import copy_hostile_project
 
 BADGE = re.compile(r'<span class="am-badge am-([a-z-]+)">([^<]*)</span>')
@@ -26,11 +27,17 @@ def hostile(tmp_path: Path) -> Path:
     folder = copy_hostile_project(tmp_path)
     (folder / "capabilities" / "cpu.yaml").write_text(
         "platform: cpu\ntitle: CPU\ndefault: planned\narguments:\n"
-        "  --loader: {status: experimental}\n", encoding="utf-8")
+        "  --loader: {status: experimental}\n",
+        encoding="utf-8",
+    )
     config = folder / "argmatrix.yaml"
-    config.write_text(config.read_text().replace(
-        "manifests: [capabilities/npu.yaml]",
-        "manifests: [capabilities/npu.yaml, capabilities/cpu.yaml]"), encoding="utf-8")
+    config.write_text(
+        config.read_text().replace(
+            "manifests: [capabilities/npu.yaml]",
+            "manifests: [capabilities/npu.yaml, capabilities/cpu.yaml]",
+        ),
+        encoding="utf-8",
+    )
     return folder
 
 
@@ -49,12 +56,16 @@ def test_the_matrix_has_a_column_per_variant_of_every_platform(hostile: Path) ->
     text = render(project, PageSpec("platform_matrix.md.j2", "matrix.md"))
     header = next(line for line in text.splitlines() if line.startswith("| Argument |"))
     assert header.endswith(  # a word joiner keeps `</script>` from ending an element
-        "NPU X1 | &lt;script&gt;window.\\_\\_pwned=5&lt;\u2060/script&gt;NPU X2 | CPU |")
+        "NPU X1 | &lt;script&gt;window.\\_\\_pwned=5&lt;\u2060/script&gt;NPU X2 | CPU |"
+    )
     assert rows(text) == {
         "--page-size": ["unsupported", "supported", "planned"],  # supported on X2 only
         "--loader": ["not-applicable", "not-applicable", "experimental"],
-        "--a-very-long-flag-name-that-must-wrap-inside-its-table-cell-without-breaking-the-layout":
-            ["unverified", "unverified", "planned"],
+        "--a-very-long-flag-name-that-must-wrap-inside-its-table-cell-without-breaking-the-layout": [
+            "unverified",
+            "unverified",
+            "planned",
+        ],
         "--odd": ["unsupported", "unsupported", "planned"],
     }
     for status, label in BADGE.findall(text):

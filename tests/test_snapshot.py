@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 
 from argmatrix.errors import ArgmatrixError
-from argmatrix.model import Registry, registry_to_dict
-from argmatrix.registry import RegistrySpec, load_registry, read_snapshot, snapshot_text
-from conftest import PARITY_TARGETS, REGISTRIES, load, load_dict, run_cli
+from argmatrix.loaders.load import RegistrySpec, load_registry
+from argmatrix.loaders.snapshot import read_snapshot, snapshot_text
+from argmatrix.model.registry import Registry, registry_to_dict
+from helpers import PARITY_TARGETS, REGISTRIES, load, load_dict, run_cli_in_subprocess
 
 # Static-only fixtures too: their Unevaluated values must survive the round trip.
 ROUND_TRIP_TARGETS = [*sorted(PARITY_TARGETS), "runtime_defaults:build_parser"]
@@ -54,8 +55,9 @@ def test_snapshot_keeps_values_json_cannot_hold(tmp_path: Path) -> None:
     assert again.arguments[0] == registry.arguments[0]
 
     grouped = load("grouped_cli:build_parser", "static")
-    timeout = next(a for a in snapshot_data(grouped)["registry"]["arguments"]
-                   if a["dest"] == "timeout")
+    timeout = next(
+        a for a in snapshot_data(grouped)["registry"]["arguments"] if a["dest"] == "timeout"
+    )
     assert timeout["default"] == {"python": "inf"}
     again = read_snapshot(write_snapshot(grouped, tmp_path / "g.json"))
     assert again.by_flag()["--timeout"].default == float("inf")
@@ -63,8 +65,9 @@ def test_snapshot_keeps_values_json_cannot_hold(tmp_path: Path) -> None:
 
 def test_live_values_json_cannot_hold_round_trip(tmp_path: Path) -> None:
     registry = load("runtime_defaults:build_parser", "live")
-    data_dir = next(a for a in snapshot_data(registry)["registry"]["arguments"]
-                    if a["dest"] == "data_dir")
+    data_dir = next(
+        a for a in snapshot_data(registry)["registry"]["arguments"] if a["dest"] == "data_dir"
+    )
     assert data_dir["default"] == {"python": repr(Path("data"))}
     again = read_snapshot(write_snapshot(registry, tmp_path / "r.json"))
     assert registry_to_dict(again) == registry_to_dict(registry)
@@ -74,7 +77,9 @@ def test_snapshot_keeps_subcommands(tmp_path: Path) -> None:
     registry = load("subcommands_cli:build_parser", "static")
     again = read_snapshot(write_snapshot(registry, tmp_path / "r.json"))
     assert [(s.name, s.aliases) for s in again.subcommands] == [
-        ("serve", ("s", "run")), ("bench", ()), ("version", ()),
+        ("serve", ("s", "run")),
+        ("bench", ()),
+        ("version", ()),
     ]
     assert again.subcommands[0].registry.sections == ("Serving", "Limits")
 
@@ -133,11 +138,11 @@ def test_a_missing_snapshot_says_how_to_write_one(tmp_path: Path) -> None:
 
 def test_cli_snapshot_reads_back_through_export(tmp_path: Path) -> None:
     out = tmp_path / "demo.json"
-    written = run_cli(
+    written = run_cli_in_subprocess(
         "snapshot", "--registry", "grouped_cli:build_parser", "-o", str(out), cwd=REGISTRIES
     )
-    assert written.returncode == 0, written.stderr
+    assert written.code == 0, written.err
     assert out.is_file()
-    exported = run_cli("export", "--registry", str(out), cwd=tmp_path)
-    assert exported.returncode == 0, exported.stderr
-    assert json.loads(exported.stdout)["registry"] == load_dict("grouped_cli:build_parser")
+    exported = run_cli_in_subprocess("export", "--registry", str(out), cwd=tmp_path)
+    assert exported.code == 0, exported.err
+    assert json.loads(exported.out)["registry"] == load_dict("grouped_cli:build_parser")

@@ -12,8 +12,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from argmatrix.errors import ArgmatrixError
-from argmatrix.model import Unevaluated
-from conftest import BROKEN, DEMO_SERVER, HEAVY_MODULE, PARITY_TARGETS, REGISTRIES, line_of, load
+from argmatrix.model.registry import Unevaluated
+from helpers import BROKEN, DEMO_SERVER, HEAVY_MODULE, PARITY_TARGETS, REGISTRIES, line_of, load
 
 
 def imported_fixture_modules() -> list[str]:
@@ -102,7 +102,8 @@ def test_a_condition_on_the_platform_reads_both_branches() -> None:
 def test_a_classmethod_and_the_helpers_it_calls_are_followed() -> None:
     static = load("classmethod_cli:Args.add_cli_args", "static")
     assert [(a.flags, a.default, a.section) for a in static.arguments] == [
-        (("--port",), 80, "Network"), (("--host",), "x", "Extras"),
+        (("--port",), 80, "Network"),
+        (("--host",), "x", "Extras"),
     ]
     live = load("classmethod_cli:Args.add_cli_args", "live")
     assert live.arguments == static.arguments and live.sections == static.sections
@@ -111,8 +112,18 @@ def test_a_classmethod_and_the_helpers_it_calls_are_followed() -> None:
 def test_loops_helpers_spreads_and_inheritance_are_followed() -> None:
     registry = load("control_flow_cli:build_parser", "static")
     assert [a.flags[0] for a in registry.arguments] == [
-        "--verbose", "--a", "--c", "--w0", "--w1", "--from-helper", "--alpha", "--beta",
-        "--gamma", "--device", "--base-flag", "--own-flag",
+        "--verbose",
+        "--a",
+        "--c",
+        "--w0",
+        "--w1",
+        "--from-helper",
+        "--alpha",
+        "--beta",
+        "--gamma",
+        "--device",
+        "--base-flag",
+        "--own-flag",
     ]
     by_flag = registry.by_flag()
     assert by_flag["--a"].default == 7  # argument_default of the parser
@@ -120,8 +131,9 @@ def test_loops_helpers_spreads_and_inheritance_are_followed() -> None:
     assert (by_flag["-g"].default, by_flag["-g"].type) == (5, "float")  # dict edited in place
 
 
-def test_a_custom_action_keeps_the_nargs_of_its_init_and_comments_in_conditions_are_no_titles(
-) -> None:
+def test_a_custom_action_keeps_the_nargs_of_its_init_and_comments_in_conditions_are_no_titles() -> (
+    None
+):
     registry = load("custom_action_cli:b", "static")
     assert registry.sections == ("Real",)
     assert [(a.name, a.nargs) for a in registry.arguments] == [("--flagish", 0), ("--after", None)]
@@ -130,30 +142,77 @@ def test_a_custom_action_keeps_the_nargs_of_its_init_and_comments_in_conditions_
 # Statements a module might hold, some of them traps for reading one statement alone: the name
 # inside strings, comments and brackets, bound twice, indented, imported, decorated.
 SNIPPETS = [
-    "X = 1\n", "X = 2\n", "X: int = 3\n", "Y = X + 1\n", "def X():\n    return 1\n",
-    "class X:\n    X = 5\n", "@decorate\ndef X():\n    pass\n",
+    "X = 1\n",
+    "X = 2\n",
+    "X: int = 3\n",
+    "Y = X + 1\n",
+    "def X():\n    return 1\n",
+    "class X:\n    X = 5\n",
+    "@decorate\ndef X():\n    pass\n",
     "@decorate(\n    option=1,\n)\nclass X:\n    value = 1\n",
-    "'''\nX = 9\n'''\n", '"""Doc.\ndef X():\n    pass\n"""\n', "if flag:\n    X = 7\n",
-    "from elsewhere import X\n", "import X\n", "a = X = 4\n", "call(X=1)\n", "X.attribute = 3\n",
-    "# X = 0\n", "Z = [\nX,\n]\n", "Z = (\nX := 6)\n", "Y = 'X = 8'\n", "try:\n    X = 10\nexcept E:\n    pass\n",
-    "W = {'a': X}\n", "def f(X=2):\n    return X\n", "for X in range(3):\n    pass\n",
-    "Y = 4\n", "class Y(X):\n    pass\n", 'Z = """\nY = 1\n"""\n', "async def X():\n    pass\n",
-    "from m import (\n    X,\n)\n", "X = Y = 3\n", "X = 1; Y = 2\n", "(X) = 5\n", "X \\\n= 11\n",
-    "del X\n", "X += 1\n", "with open(p) as X:\n    pass\n", "class C:\n    def X(self):\n        pass\n",
-    "X[0] = 1\n", "if flag:\n    def X():\n        pass\nelse:\n    X = 12\n", "Y: int\n",
-    "W = f'{X}'\n", "W = rb'''\nX = 13\n'''\n", "W = 'it''s'  # X = 14\n",    "call(\nX=1,\nY=2)\n", "Y = a.\\\nX = 2\n", "@decorate(\noption=1,\n)\nclass X:\n    pass\n",
-    "\uff38 = 2\n", "def \U0001d417():\n    pass\n", "Y = (1 +\n2)\n", "W = f'{{X}}'\n",
+    "'''\nX = 9\n'''\n",
+    '"""Doc.\ndef X():\n    pass\n"""\n',
+    "if flag:\n    X = 7\n",
+    "from elsewhere import X\n",
+    "import X\n",
+    "a = X = 4\n",
+    "call(X=1)\n",
+    "X.attribute = 3\n",
+    "# X = 0\n",
+    "Z = [\nX,\n]\n",
+    "Z = (\nX := 6)\n",
+    "Y = 'X = 8'\n",
+    "try:\n    X = 10\nexcept E:\n    pass\n",
+    "W = {'a': X}\n",
+    "def f(X=2):\n    return X\n",
+    "for X in range(3):\n    pass\n",
+    "Y = 4\n",
+    "class Y(X):\n    pass\n",
+    'Z = """\nY = 1\n"""\n',
+    "async def X():\n    pass\n",
+    "from m import (\n    X,\n)\n",
+    "X = Y = 3\n",
+    "X = 1; Y = 2\n",
+    "(X) = 5\n",
+    "X \\\n= 11\n",
+    "del X\n",
+    "X += 1\n",
+    "with open(p) as X:\n    pass\n",
+    "class C:\n    def X(self):\n        pass\n",
+    "X[0] = 1\n",
+    "if flag:\n    def X():\n        pass\nelse:\n    X = 12\n",
+    "Y: int\n",
+    "W = f'{X}'\n",
+    "W = rb'''\nX = 13\n'''\n",
+    "W = 'it''s'  # X = 14\n",
+    "call(\nX=1,\nY=2)\n",
+    "Y = a.\\\nX = 2\n",
+    "@decorate(\noption=1,\n)\nclass X:\n    pass\n",
+    "\uff38 = 2\n",
+    "def \U0001d417():\n    pass\n",
+    "Y = (1 +\n2)\n",
+    "W = f'{{X}}'\n",
     # Changes of a name after it is bound: followed in order, or the name is unknown.
-    "X = [1]\n", "X = {'k': 1}\n", "X.append(5)\n", "X.extend([6])\n", "X  .  update(k=2)\n",
-    "X += [7]\n", "X['k'] = 3\n", "for i in [8, 9]:\n    X.append(i)\n", "Y = X\n",
-    "def f():\n    X.append(2)\n", "f()\n", "@f\nclass C:\n    pass\n", "Y = X.copy()\n",
-    "X.sort()\n", "if flag:\n    X.append(3)\n",
+    "X = [1]\n",
+    "X = {'k': 1}\n",
+    "X.append(5)\n",
+    "X.extend([6])\n",
+    "X  .  update(k=2)\n",
+    "X += [7]\n",
+    "X['k'] = 3\n",
+    "for i in [8, 9]:\n    X.append(i)\n",
+    "Y = X\n",
+    "def f():\n    X.append(2)\n",
+    "f()\n",
+    "@f\nclass C:\n    pass\n",
+    "Y = X.copy()\n",
+    "X.sort()\n",
+    "if flag:\n    X.append(3)\n",
 ]
 
 
-
 def _described(module: object, name: str) -> str:
-    from argmatrix.static import CannotEvaluate, settle
+    from argmatrix.loaders.static.reader import CannotEvaluate, settle
 
     try:
         return _structure(settle(module.global_value(name)))  # type: ignore[attr-defined]
@@ -162,7 +221,7 @@ def _described(module: object, name: str) -> str:
 
 
 def _structure(value: object) -> str:
-    from argmatrix.static import ClassRef, FunctionRef
+    from argmatrix.loaders.static.reader import ClassRef, FunctionRef
 
     if isinstance(value, (ClassRef, FunctionRef)):
         return f"{type(value).__name__}({ast.dump(value.node, include_attributes=True)})"
@@ -185,7 +244,7 @@ def _structure(value: object) -> str:
 @example(["@decorate\ndef X():\n    pass\n"])
 @example(["'''\nX = 9\n'''\n", "X = 1\n"])
 def test_a_module_read_statement_by_statement_reads_as_if_parsed_whole(snippets: list[str]) -> None:
-    from argmatrix.static import SourceModule, StaticLoader
+    from argmatrix.loaders.static.reader import SourceModule, StaticLoader
 
     text = "".join(snippets)
     loader = StaticLoader([], "pkg")
@@ -197,13 +256,14 @@ def test_a_module_read_statement_by_statement_reads_as_if_parsed_whole(snippets:
 
 def test_sglangs_utility_module_is_not_parsed_whole() -> None:
     """sglang's registry needs four names of its 120 KB utility module: read one by one."""
-    from argmatrix.static import SourceModule, StaticLoader
+    from argmatrix.loaders.static.reader import SourceModule, StaticLoader
 
     spec = importlib.util.find_spec("sglang")  # installed with --no-deps: found, not imported
     assert spec is not None and spec.origin is not None
     path = Path(spec.origin).parent / "srt" / "utils" / "common.py"
-    module = SourceModule("sglang.srt.utils.common", path, path.read_text(), StaticLoader([], "x"),
-                          lazy=True)
+    module = SourceModule(
+        "sglang.srt.utils.common", path, path.read_text(), StaticLoader([], "x"), lazy=True
+    )
     for name in ("nullable_str", "json_list_type", "LORA_TARGET_ALL_MODULES"):
         module.global_value(name)
     assert module.tree is None
@@ -212,9 +272,9 @@ def test_sglangs_utility_module_is_not_parsed_whole() -> None:
 def test_strings_the_outline_cannot_follow_send_it_to_the_whole_module() -> None:
     """Python 3.12 lets an f-string hold its own quotes: the outline's string pattern would
     misread where the string ends, so it gives up rather than guess."""
-    from argmatrix.static import StatementOutline
+    from argmatrix.loaders.static.reader import StatementOutline
 
-    assert not StatementOutline('X = 1\nW = f"{"\'\'\'"}"\nX = 2\nY = "\'\'\'"\n').reliable
+    assert not StatementOutline("X = 1\nW = f\"{\"'''\"}\"\nX = 2\nY = \"'''\"\n").reliable
     assert not StatementOutline("X = 1\nY = 0\n\uff38 = 2\n").reliable
     assert StatementOutline("X = 1\nW = f'{X!r:>{width}}'  # caf\u00e9\n").reliable
 
@@ -224,7 +284,7 @@ def test_the_outline_gives_up_on_stray_quotes_in_linear_time() -> None:
     quote against the rest of the text took quadratic time (minutes on 100 KB)."""
     import time
 
-    from argmatrix.static import StatementOutline
+    from argmatrix.loaders.static.reader import StatementOutline
 
     text = "X = 1\n" + "'\\" * 200_000
     start = time.monotonic()

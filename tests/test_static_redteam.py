@@ -2,9 +2,10 @@
 in the sandbox, kept as a regression test.
 
 Every registry is read through the real command line with the canary file and environment
-variable of `test_static_sandbox`, and keeps its invariants: nothing changes on disk or in this
-process, no canary reaches any output, no Python repr, one located line on stderr when the read
-is refused, and every read ends in under 5 s (with exit 0 and a correct registry, or exit 2).
+variable of the sandbox harness in helpers.py, and keeps its invariants: nothing changes on disk
+or in this process, no canary reaches any output, no Python repr, one located line on stderr
+when the read is refused, and every read ends in under 5 s (with exit 0 and a correct registry,
+or exit 2).
 """
 
 from __future__ import annotations
@@ -16,69 +17,20 @@ from pathlib import Path
 
 import pytest
 
-from helpers import run_cli
-from test_static_sandbox import (
-    CONFIG,
+from helpers import (
     FILE_SECRET,
-    Outcome,
-    _canary_environment,  # noqa: F401  (an autouse fixture: the canary environment variable)
-    _check_outputs,
-    _disk,
-    _process_state,
-    _same_process,
-    read,
+    Link,
+    bench_synth,
+    read_hostile,
+    read_hostile_tree,
+    refused,
+    run_cli_in_process,
     stopped,
     unevaluated,
 )
 
-
-class Link:
-    """A symbolic link to write in the project instead of a file."""
-
-    def __init__(self, target: str | Path) -> None:
-        self.target = str(target)
-
-
-def read_tree(
-    tmp_path: Path, files: dict[str, str | Link], target: str, generate: bool = True
-) -> Outcome:
-    """Write a project of several files (and links), read `target` statically with `export`
-    (and `generate` when that succeeds), and check the sandbox's invariants."""
-    project = tmp_path / "project"
-    project.mkdir(exist_ok=True)
-    canary = tmp_path / "canary.txt"
-    canary.write_text(FILE_SECRET)
-    for name, content in files.items():
-        path = project / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, Link):
-            path.symlink_to(content.target)
-        else:
-            path.write_text(content.replace("{canary!r}", repr(str(canary))))
-    module_name = target.partition(":")[0]
-    (project / "argmatrix.yaml").write_text(CONFIG.format(module=module_name))
-    (project / "docs").mkdir()
-    before, state = _disk(tmp_path), _process_state()
-    start = time.monotonic()
-    export = run_cli("export", "--registry", target, "--static", cwd=project)
-    made = run_cli("generate", cwd=project) if generate and export.code == 0 else None
-    seconds = time.monotonic() - start
-    page_file = project / "docs" / "reference.md"
-    outcome = Outcome(export, made, page_file.read_text() if page_file.exists() else "", seconds)
-    assert _disk(tmp_path) == before, "the read changed files on disk"
-    assert _same_process(state, _process_state()), "the read changed this process"
-    assert canary.read_text() == FILE_SECRET
-    _check_outputs(outcome)
-    return outcome
-
-
-def refused(outcome: Outcome, file: str, words: str) -> str:
-    """The one error line of a refused read: exit 2, naming `file` and saying `words`."""
-    assert outcome.export.code == 2, outcome.export.out[-500:]
-    lines = outcome.export.err.strip().splitlines()
-    assert len(lines) == 1, lines
-    assert file in lines[0] and words in lines[0], lines[0]
-    return lines[0]
+# Every test here reads with the canary secret in the environment.
+pytestmark = pytest.mark.usefixtures("static_canary_environment")
 
 
 PACKAGE_BUILDER = """\
@@ -110,7 +62,7 @@ def test_a_module_linked_to_a_file_outside_the_project_is_not_read(
     tmp_path: Path, secret_settings: Path
 ) -> None:
     # Found: the linked file's string constant became the argument's default, in the page.
-    outcome = read_tree(
+    outcome = read_hostile_tree(
         tmp_path,
         {
             "pkg/__init__.py": "",
@@ -126,7 +78,7 @@ def test_a_module_linked_to_a_file_outside_the_project_is_not_read(
 def test_a_linked_package_folder_outside_the_project_is_not_read(
     tmp_path: Path, secret_settings: Path
 ) -> None:
-    outcome = read_tree(
+    outcome = read_hostile_tree(
         tmp_path,
         {
             "pkg/__init__.py": "",
@@ -143,7 +95,7 @@ def test_a_module_linked_into_a_hidden_folder_of_the_project_is_not_read(tmp_pat
     hidden = tmp_path / "project" / ".git" / "settings.py"
     hidden.parent.mkdir(parents=True)
     hidden.write_text(f"TOKEN = {FILE_SECRET!r}\n")
-    outcome = read_tree(
+    outcome = read_hostile_tree(
         tmp_path,
         {
             "pkg/__init__.py": "",
@@ -156,7 +108,7 @@ def test_a_module_linked_into_a_hidden_folder_of_the_project_is_not_read(tmp_pat
 
 
 def test_the_target_module_linked_to_proc_is_not_read(tmp_path: Path) -> None:
-    outcome = read_tree(
+    outcome = read_hostile_tree(
         tmp_path,
         {"pkg/__init__.py": "", "pkg/env.py": Link("/proc/self/environ")},
         "pkg.env:build",
@@ -165,7 +117,7 @@ def test_the_target_module_linked_to_proc_is_not_read(tmp_path: Path) -> None:
 
 
 def test_a_link_to_another_module_of_the_package_is_followed(tmp_path: Path) -> None:
-    outcome = read_tree(
+    outcome = read_hostile_tree(
         tmp_path,
         {
             "pkg/__init__.py": "",
@@ -185,7 +137,7 @@ def test_a_relative_import_above_the_top_package_reads_nothing(tmp_path: Path) -
     files: dict[str, str | Link] = {f"{deep[: i + 1]}/__init__.py": "" for i in range(0, 7, 2)}
     files[f"{deep}/registry.py"] = PACKAGE_BUILDER.replace("from .settings", "from ......settings")
     files["a/b/c/settings.py"] = f"TOKEN = {FILE_SECRET!r}\n"
-    outcome = read_tree(tmp_path, files, "a.b.c.d.registry:build")
+    outcome = read_hostile_tree(tmp_path, files, "a.b.c.d.registry:build")
     assert outcome.export.code == 0, outcome.export.err
     assert outcome.argument("--token")["default"] == {"unevaluated": "......settings.TOKEN"}
 
@@ -194,13 +146,13 @@ def test_a_relative_import_above_the_top_package_reads_nothing(tmp_path: Path) -
 def test_a_target_that_is_not_a_module_name_reads_no_file(tmp_path: Path, target: str) -> None:
     (tmp_path / "x.py").write_text(f"TOKEN = {FILE_SECRET!r}\n")
     (tmp_path / "x").mkdir()
-    result = run_cli("export", "--registry", target, "--static", cwd=tmp_path)
+    result = run_cli_in_process("export", "--registry", target, "--static", cwd=tmp_path)
     assert result.code == 2 and "cannot find the source of module" in result.err
     assert FILE_SECRET not in result.err + result.out
 
 
 def test_module_names_that_are_not_python_names_are_never_looked_for(tmp_path: Path) -> None:
-    from argmatrix.static_source import find_module_file
+    from argmatrix.loaders.static.source import find_module_file
 
     (tmp_path / "x").mkdir()
     (tmp_path / "x.py").write_text("")
@@ -212,7 +164,7 @@ def test_module_names_that_are_not_python_names_are_never_looked_for(tmp_path: P
 # Keep the harness honest: the cases above would pass vacuously if the secret never reached
 # anything. Without the link, the same registry publishes the file's value.
 def test_the_same_registry_without_a_link_shows_the_value(tmp_path: Path) -> None:
-    outcome = read_tree(
+    outcome = read_hostile_tree(
         tmp_path,
         {
             "pkg/__init__.py": "",
@@ -248,38 +200,44 @@ def test_a_failing_statement_in_a_loop_of_a_large_module(tmp_path: Path) -> None
     # The source text of the statement was found by splitting the whole module into lines.
     comments = ("#" + "x" * 60_000 + "\n") * 100
     source = builder("while True:\n    value = os.getcwd()", after=comments)
-    stopped(read(tmp_path, source), "budget exceeded")
+    stopped(read_hostile(tmp_path, source), "budget exceeded")
 
 
 def test_a_comprehension_in_a_loop_of_a_function_of_many_names(tmp_path: Path) -> None:
     # Every comprehension copied the function's scope.
     names = "".join(f"v{i} = {i}\n" for i in range(10_000))
-    stopped(read(tmp_path, builder(names + "while True:\n    [0 for _ in ()]")), "budget exceeded")
+    stopped(
+        read_hostile(tmp_path, builder(names + "while True:\n    [0 for _ in ()]")),
+        "budget exceeded",
+    )
 
 
 def test_an_undecided_condition_in_a_loop_of_a_function_of_many_names(tmp_path: Path) -> None:
     # Both branches are read: the scope was copied and compared name by name.
     names = "".join(f"v{i} = {i}\n" for i in range(10_000))
     body = names + "while True:\n    if os.sep:\n        pass"
-    stopped(read(tmp_path, builder(body)), "budget exceeded")
+    stopped(read_hostile(tmp_path, builder(body)), "budget exceeded")
 
 
 def test_a_large_failing_statement_in_a_loop(tmp_path: Path) -> None:
     # Whether it calls the parser was found by walking it again at every pass.
     items = ", ".join(["1"] * 50_000)
     body = f"while True:\n    value = os.getcwd() + [{items}]"
-    stopped(read(tmp_path, builder(body)), "budget exceeded")
+    stopped(read_hostile(tmp_path, builder(body)), "budget exceeded")
 
 
 def test_a_large_helper_called_in_a_loop(tmp_path: Path) -> None:
     # Whether the helper builds a parser was found by walking it again at every call.
     helper = "\n\ndef helper(x):\n" + "".join(f"    v{i} = x\n" for i in range(20_000))
-    stopped(read(tmp_path, builder("while True:\n    helper(1)", before=helper)), "budget exceeded")
+    stopped(
+        read_hostile(tmp_path, builder("while True:\n    helper(1)", before=helper)),
+        "budget exceeded",
+    )
 
 
 def test_a_large_module_refused_before_it_is_parsed(tmp_path: Path) -> None:
     # 1.3 million statements: Python's parser alone took 25 s, and it cannot be interrupted.
-    line = stopped(read(tmp_path, "x = 1\n" * 1_300_000 + builder("pass")), "step budget")
+    line = stopped(read_hostile(tmp_path, "x = 1\n" * 1_300_000 + builder("pass")), "step budget")
     assert "parsing this module would take about" in line
 
 
@@ -294,12 +252,12 @@ def test_a_large_module_refused_before_it_is_parsed(tmp_path: Path) -> None:
     ],
 )
 def test_a_module_too_costly_to_parse(tmp_path: Path, source: str) -> None:
-    stopped(read(tmp_path, source + builder("pass")), "parsing this module would take")
+    stopped(read_hostile(tmp_path, source + builder("pass")), "parsing this module would take")
 
 
 def test_a_large_string_literal_costs_nothing_to_parse(tmp_path: Path) -> None:
     prose = "the quick (brown) fox, jumps: over the lazy dog; " * 40_000  # 2 MB
-    outcome = read(tmp_path, builder(f"parser.add_argument('--a', help={prose!r})"))
+    outcome = read_hostile(tmp_path, builder(f"parser.add_argument('--a', help={prose!r})"))
     assert outcome.export.code == 0, outcome.export.err
     assert outcome.argument("--a")["help"] == prose
 
@@ -316,7 +274,7 @@ def test_many_names_read_from_a_large_module_of_the_package(tmp_path: Path) -> N
         + f"    parser.add_argument('--a', default=[{', '.join(names)}])\n"
         + "    return parser\n"
     )
-    outcome = read_tree(
+    outcome = read_hostile_tree(
         tmp_path,
         {
             "pkg/__init__.py": "",
@@ -331,7 +289,7 @@ def test_many_names_read_from_a_large_module_of_the_package(tmp_path: Path) -> N
 
 def test_imports_of_many_missing_modules(tmp_path: Path) -> None:
     imports = "".join(f"    from .missing{i} import x{i}\n" for i in range(100_000))
-    outcome = read_tree(
+    outcome = read_hostile_tree(
         tmp_path,
         {"pkg/__init__.py": "", "pkg/registry.py": builder(imports)},
         "pkg.registry:build",
@@ -347,7 +305,7 @@ def test_a_builtin_called_once_per_item_counts_each_call(tmp_path: Path) -> None
         texts = list(map(str, items))
         kept = list(filter(None, items))
     """
-    stopped(read(tmp_path, builder(body)), "budget")
+    stopped(read_hostile(tmp_path, builder(body)), "budget")
 
 
 def test_a_format_string_of_many_fields_counts_each_field(tmp_path: Path) -> None:
@@ -357,7 +315,7 @@ def test_a_format_string_of_many_fields_counts_each_field(tmp_path: Path) -> Non
     while True:
         text = template.format(*values)
     """
-    stopped(read(tmp_path, builder(body)), "budget")
+    stopped(read_hostile(tmp_path, builder(body)), "budget")
 
 
 # ------------------------------------------------------------------ values that repeat values
@@ -396,7 +354,7 @@ NESTED_TUPLES = """
 )
 def test_a_value_that_repeats_a_large_value(tmp_path: Path, use: str) -> None:
     before = "\n\ndef helper(value):\n    return argparse.ArgumentParser()\n"
-    outcome = read(tmp_path, builder(textwrap.dedent(NESTED) + use, before=before))
+    outcome = read_hostile(tmp_path, builder(textwrap.dedent(NESTED) + use, before=before))
     stopped(outcome, "size budget")
 
 
@@ -414,7 +372,7 @@ def test_a_value_that_repeats_a_large_value(tmp_path: Path, use: str) -> None:
     ],
 )
 def test_a_hash_of_a_tuple_that_repeats_a_large_tuple(tmp_path: Path, use: str) -> None:
-    stopped(read(tmp_path, builder(textwrap.dedent(NESTED_TUPLES) + use)), "size budget")
+    stopped(read_hostile(tmp_path, builder(textwrap.dedent(NESTED_TUPLES) + use)), "size budget")
 
 
 def test_a_value_grown_after_it_was_repeated(tmp_path: Path) -> None:
@@ -427,7 +385,7 @@ def test_a_value_grown_after_it_was_repeated(tmp_path: Path) -> None:
         a.append(1)
     parser.add_argument("--a", default=c)
     """
-    stopped(read(tmp_path, builder(body)), "size budget")
+    stopped(read_hostile(tmp_path, builder(body)), "size budget")
 
 
 def test_a_percent_format_that_repeats_one_large_value(tmp_path: Path) -> None:
@@ -435,7 +393,7 @@ def test_a_percent_format_that_repeats_one_large_value(tmp_path: Path) -> None:
     text = "x" * 900_000
     parser.add_argument("--a", help="%(t)s" * 1000 % {"t": text})
     """
-    stopped(read(tmp_path, builder(body)), "size budget")
+    stopped(read_hostile(tmp_path, builder(body)), "size budget")
 
 
 def test_large_values_used_once_are_fine(tmp_path: Path) -> None:
@@ -446,7 +404,7 @@ def test_large_values_used_once_are_fine(tmp_path: Path) -> None:
     parser.add_argument("--a", choices=names, default=names[0])
     parser.add_argument("--b", default=len(table), help=f"{names[:3]}")
     """
-    outcome = read(tmp_path, builder(body + "parser.add_argument('--last', default=1)"))
+    outcome = read_hostile(tmp_path, builder(body + "parser.add_argument('--last', default=1)"))
     assert outcome.export.code == 0, outcome.export.err
     assert len(outcome.argument("--a")["choices"]) == 5_000
     assert outcome.argument("--b")["help"] == "['name-0', 'name-1', 'name-2']"
@@ -464,7 +422,7 @@ def test_the_sections_of_a_helper_in_a_large_module_need_no_second_parse(tmp_pat
         "    parser = argparse.ArgumentParser(prog='hostile')\n    add(parser)\n"
         "    parser.add_argument('--last', default=1)\n    return parser\n"
     )
-    outcome = read_tree(
+    outcome = read_hostile_tree(
         tmp_path,
         {"pkg/__init__.py": "", "pkg/registry.py": registry, "pkg/helpers.py": helpers},
         "pkg.registry:build",
@@ -511,7 +469,7 @@ def test_the_sections_of_a_helper_in_a_large_module_need_no_second_parse(tmp_pat
 def test_work_argparse_or_the_model_does_with_plain_values(
     tmp_path: Path, body: str, which: str
 ) -> None:
-    stopped(read(tmp_path, builder(textwrap.dedent(body))), which)
+    stopped(read_hostile(tmp_path, builder(textwrap.dedent(body))), which)
 
 
 def test_a_hundred_thousand_aliases_of_a_subcommand(tmp_path: Path) -> None:
@@ -520,7 +478,7 @@ def test_a_hundred_thousand_aliases_of_a_subcommand(tmp_path: Path) -> None:
     commands = parser.add_subparsers(dest="command")
     commands.add_parser("run", aliases=["r%d" % i for i in range(100_000)])
     """
-    outcome = read(tmp_path, builder(body), generate=False)
+    outcome = read_hostile(tmp_path, builder(body), generate=False)
     assert outcome.export.code == 0, outcome.export.err
     (run,) = outcome.registry["subcommands"]
     assert run["name"] == "run" and len(run["aliases"]) == 100_000
@@ -531,7 +489,7 @@ def test_bytes_percent_formatting_is_kept_as_source_text(tmp_path: Path) -> None
     parser.add_argument("--a", default=b"%999999999s" % (b"a",))
     parser.add_argument("--last", default=1)
     """
-    outcome = read(tmp_path, builder(body))
+    outcome = read_hostile(tmp_path, builder(body))
     assert outcome.export.code == 0, outcome.export.err
     assert "999999999s" in unevaluated(outcome, "--a", "default")
 
@@ -541,7 +499,7 @@ def test_an_action_that_cannot_be_computed_is_reported(tmp_path: Path) -> None:
     parser.add_argument("--a", action=argparse.FileType("w"))
     parser.add_argument("--last", default=1)
     """
-    outcome = read(tmp_path, builder(body))
+    outcome = read_hostile(tmp_path, builder(body))
     assert outcome.export.code == 0, outcome.export.err
     assert any("--a: action kept as source text" in w for w in outcome.warnings())
 
@@ -556,12 +514,12 @@ def test_a_loop_deep_in_helpers_stops_in_time(tmp_path: Path, helpers: int) -> N
     # processor-time backstop stops what the step count underrates.
     chain = "".join(f"def h{i}(p):\n    h{i + 1}(p)\n\n\n" for i in range(helpers))
     chain += f"def h{helpers}(p):\n    while True:\n        y = -(-(-(1)))\n"
-    stopped(read(tmp_path, builder("h0(parser)", before="\n\n" + chain)), "budget exceeded")
+    stopped(read_hostile(tmp_path, builder("h0(parser)", before="\n\n" + chain)), "budget exceeded")
 
 
 def test_the_time_backstop_counts_the_reading_threads_processor_time() -> None:
     # A loaded machine (or a host's other threads) must not stop a legitimate read.
-    from argmatrix.static_budget import Budget, BudgetExceeded, Limits
+    from argmatrix.loaders.static.budget import Budget, BudgetExceeded, Limits
 
     budget = Budget(Limits(seconds=0.2))
     time.sleep(0.4)  # waiting is not working
@@ -574,7 +532,8 @@ def test_the_time_backstop_counts_the_reading_threads_processor_time() -> None:
 
 
 def _steps_of(target: str, base_dir: Path | None, search_path: list[str] | None) -> int:
-    from argmatrix import static, static_budget
+    from argmatrix.loaders.static import budget as static_budget
+    from argmatrix.loaders.static import reader as static
 
     budgets: list[static_budget.Budget] = []
 
@@ -593,14 +552,9 @@ def _steps_of(target: str, base_dir: Path | None, search_path: list[str] | None)
 
 
 def test_real_and_large_registries_stay_far_below_the_step_budget(tmp_path: Path) -> None:
-    import sys
+    from argmatrix.loaders.static.budget import DEFAULT_LIMITS
 
-    from argmatrix.static_budget import DEFAULT_LIMITS
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from bench.synth import registry_source
-
-    (tmp_path / "synthetic.py").write_text(registry_source(10_000))
+    (tmp_path / "synthetic.py").write_text(bench_synth().registry_source(10_000))
     synthetic = _steps_of("synthetic:add_cli_args", tmp_path, [])
     sglang = _steps_of("sglang.srt.server_args:ServerArgs.add_cli_args", None, None)
     assert sglang < 0.2 * DEFAULT_LIMITS.steps
@@ -614,7 +568,7 @@ def test_many_large_modules_that_need_no_parsing(tmp_path: Path) -> None:
     for index in range(8):
         files[f"pkg/m{index}.py"] = comment
     imports = "".join(f"from .m{index} import X as x{index}\n" for index in range(8))
-    outcome = read_tree(
+    outcome = read_hostile_tree(
         tmp_path, {**files, "pkg/registry.py": builder(imports)}, "pkg.registry:build"
     )
     refused(outcome, "pkg/m", "the step budget exceeded")
@@ -622,7 +576,7 @@ def test_many_large_modules_that_need_no_parsing(tmp_path: Path) -> None:
 
 def test_a_form_feed_does_not_shift_the_comment_sections() -> None:
     # Python counts lines at \r and \n only; str.splitlines also splits at \f, \x1c, \u2028...
-    from argmatrix.comments import section_of
+    from argmatrix.loaders.sections import section_of
 
     source = "def build(p):\n    x = '\f'  # \f\u2028\n    # Tuning\n    p.add_argument('--a')\n"
     assert section_of(source, 4, 1) == "Tuning"
@@ -645,7 +599,7 @@ class CommonParser(argparse.ArgumentParser):
     commands = parser.add_subparsers(parser_class=CommonParser)
     commands.add_parser("run")
     """
-    outcome = read(tmp_path, builder(body, before=top))
+    outcome = read_hostile(tmp_path, builder(body, before=top))
     assert outcome.export.code == 0, outcome.export.err
     warnings = outcome.warnings()
     assert len(warnings) == 2, warnings
@@ -656,7 +610,7 @@ def test_a_package_without_init_is_not_joined_with_folders_elsewhere(tmp_path: P
     # Python joins every folder named `shared` on the path into one namespace package: a pull
     # request's `shared/` (no __init__.py) reached `shared/secret.py` of another folder on the
     # search path (a `registry.search_path` of argmatrix.yaml, or an installed package).
-    from argmatrix.static import load_static
+    from argmatrix.loaders.static.reader import load_static
 
     elsewhere = tmp_path / "elsewhere" / "shared"
     elsewhere.mkdir(parents=True)
@@ -683,7 +637,7 @@ def _peak_memory_of_a_read(tmp_path: Path, source: str) -> tuple[int, str]:
     (tmp_path / "memory_registry.py").write_text(source)
     script = (
         "import contextlib, io\n"
-        "from argmatrix.cli import main\n"
+        "from argmatrix.cli.main import main\n"
         "err = io.StringIO()\n"
         "with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):\n"
         "    main(['export', '--registry', 'memory_registry:build', '--static'])\n"

@@ -10,18 +10,56 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from argmatrix.config import PageSpec
-from argmatrix.model import Argument, Capability, Platform, Registry
-from argmatrix.render import environment, page_context, server_page, support_page
-from argmatrix.resolve import resolve_platform
+from argmatrix.manifests.resolve import resolve_platform
+from argmatrix.model.platform import Capability, Platform
+from argmatrix.model.registry import Argument, Registry
+from argmatrix.render.environment import environment
+from argmatrix.render.views import page_context, server_page, support_page
 from helpers import html_inline, tables
 
 # Text with the characters that break hand-written tables, plus any Unicode at all.
-TRICKY = st.sampled_from([*list("|`*_<>&[]()\\#!~-+=:{}\"'\n\r\t\x00\x1b\u202e\u2067"), "<script>alert(1)</script>", "<!--", "-->", "</td>", "**", "__", "```", "[x](javascript:y)", "&lt;", "&#124;", "\\|", "| --- |", "参数", "مرحبا", "a" * 300,
-                          # what Markdown extensions and template re-readers turn into HTML
-                          '{: onclick="alert(1)" }', "{#id .cls onmouseover=x}", "{.c}", "{{", "{%",
-                          "{#", "!!! danger", "??? note", "~~~", "1. ", "2) ", "# ", "--8<-- ",
-                          "[TOC]", '<div markdown="1">', "</title><script>", "\ud800", ":::",
-                          "#!python ", "<img src=x onerror=alert(1)>", "]( javascript:alert(1))"])
+TRICKY = st.sampled_from(
+    [
+        *list("|`*_<>&[]()\\#!~-+=:{}\"'\n\r\t\x00\x1b\u202e\u2067"),
+        "<script>alert(1)</script>",
+        "<!--",
+        "-->",
+        "</td>",
+        "**",
+        "__",
+        "```",
+        "[x](javascript:y)",
+        "&lt;",
+        "&#124;",
+        "\\|",
+        "| --- |",
+        "参数",
+        "مرحبا",
+        "a" * 300,
+        # what Markdown extensions and template re-readers turn into HTML
+        '{: onclick="alert(1)" }',
+        "{#id .cls onmouseover=x}",
+        "{.c}",
+        "{{",
+        "{%",
+        "{#",
+        "!!! danger",
+        "??? note",
+        "~~~",
+        "1. ",
+        "2) ",
+        "# ",
+        "--8<-- ",
+        "[TOC]",
+        '<div markdown="1">',
+        "</title><script>",
+        "\ud800",
+        ":::",
+        "#!python ",
+        "<img src=x onerror=alert(1)>",
+        "]( javascript:alert(1))",
+    ]
+)
 HELP = st.lists(st.one_of(TRICKY, st.text(max_size=20)), max_size=12).map("".join)
 _WS = re.compile(r"\s+")
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
@@ -34,8 +72,13 @@ def expected_text(text: str) -> str:
     text = "".join(c for c in text if c.isprintable() or c in "\t\n\r" or not _is_control(c))
     text = re.sub("[\ud800-\udfff]", "\ufffd", text)
     text = _WS.sub(" ", _BIDI.sub("", text)).strip()
-    return re.sub(r"<(?=/(?:title|textarea|script|style|xmp|iframe|noembed|noframes|noscript"
-                  r"|plaintext))", "<\u2060", text, flags=re.IGNORECASE)
+    return re.sub(
+        r"<(?=/(?:title|textarea|script|style|xmp|iframe|noembed|noframes|noscript"
+        r"|plaintext))",
+        "<\u2060",
+        text,
+        flags=re.IGNORECASE,
+    )
 
 
 def _is_control(char: str) -> bool:
@@ -49,10 +92,22 @@ def _registry(help_text: str, choice: str) -> Registry:
         source="fixture:build",
         sections=("Main",),
         arguments=(
-            Argument(flags=("--alpha",), dest="alpha", section="Main", help=help_text,
-                     default=help_text, type="str"),
-            Argument(flags=("--beta", "-b"), dest="beta", section="Main", help="plain",
-                     choices=(choice, "x"), default=choice),
+            Argument(
+                flags=("--alpha",),
+                dest="alpha",
+                section="Main",
+                help=help_text,
+                default=help_text,
+                type="str",
+            ),
+            Argument(
+                flags=("--beta", "-b"),
+                dest="beta",
+                section="Main",
+                help="plain",
+                choices=(choice, "x"),
+                default=choice,
+            ),
         ),
     )
 
@@ -73,7 +128,8 @@ def test_server_table_keeps_its_shape_and_text(help_text: str, choice: str) -> N
     assert alpha[0] == "--alpha"
     assert _WS.sub(" ", alpha[1]).strip() == expected_text(help_text)
     assert _WS.sub(" ", alpha[2]).strip() == expected_text(help_text) or (
-        expected_text(help_text) == "" and alpha[2] in ('""', '" "'))
+        expected_text(help_text) == "" and alpha[2] in ('""', '" "')
+    )
     assert beta[0] == "--beta\n-b"
     assert [h for h in html_inline(page) if not h.startswith(("<a id=", "</a>", "<br"))] == []
 
@@ -83,7 +139,11 @@ def test_server_table_keeps_its_shape_and_text(help_text: str, choice: str) -> N
 def test_support_table_keeps_its_shape_with_any_note_or_reason(note: str, reason: str) -> None:
     registry = _registry("help", "y")
     platform = Platform(
-        name="p", title="P", variants=("V1",), default="unverified", sections={},
+        name="p",
+        title="P",
+        variants=("V1",),
+        default="unverified",
+        sections={},
         arguments={
             "--alpha": Capability("supported", note=note),
             "--beta": Capability("not-applicable", reason=reason),
@@ -101,8 +161,17 @@ def test_support_table_keeps_its_shape_with_any_note_or_reason(note: str, reason
 
 # ------------------------------------------------------------------ with the site's extensions
 
-SITE_EXTENSIONS = ["tables", "attr_list", "md_in_html", "admonition", "toc", "pymdownx.details",
-                   "pymdownx.superfences", "pymdownx.inlinehilite", "pymdownx.highlight"]
+SITE_EXTENSIONS = [
+    "tables",
+    "attr_list",
+    "md_in_html",
+    "admonition",
+    "toc",
+    "pymdownx.details",
+    "pymdownx.superfences",
+    "pymdownx.inlinehilite",
+    "pymdownx.highlight",
+]
 # What the bundled pages themselves make: headings, paragraphs, tables, anchors, code, breaks.
 OUR_TAGS = {"h1", "h2", "h3", "p", "table", "thead", "tbody", "tr", "th", "td", "a", "br", "code"}
 
@@ -135,25 +204,45 @@ SPACED = st.lists(st.one_of(TRICKY, st.text(max_size=12)), max_size=8).map(" ".j
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(help_text=SPACED, choice=SPACED, title=SPACED,
-       section=SPACED.filter(lambda t: t.strip() != ""))
-@example(help_text='see {: onclick="alert(1)" }', choice="x {#i .c onmouseover=y}", title="T",
-         section="S")
-@example(help_text="1. first", choice="x", title='# heading {: onclick="alert(1)" }',
-         section='Model {: onclick="alert(1)" }')
+@given(
+    help_text=SPACED, choice=SPACED, title=SPACED, section=SPACED.filter(lambda t: t.strip() != "")
+)
+@example(
+    help_text='see {: onclick="alert(1)" }',
+    choice="x {#i .c onmouseover=y}",
+    title="T",
+    section="S",
+)
+@example(
+    help_text="1. first",
+    choice="x",
+    title='# heading {: onclick="alert(1)" }',
+    section='Model {: onclick="alert(1)" }',
+)
 @example(help_text='!!! danger "boom"', choice="y", title="??? note", section="~~~ fence")
-@example(help_text='<div markdown="1">**bold**</div>', choice="{{ 7*7 }}",
-         title="</title><script>alert(1)</script>", section="C#")
+@example(
+    help_text='<div markdown="1">**bold**</div>',
+    choice="{{ 7*7 }}",
+    title="</title><script>alert(1)</script>",
+    section="C#",
+)
 @example(help_text="[TOC]", choice="z", title="2) second", section="--8<-- x")
 def test_python_markdown_with_the_sites_extensions_makes_no_element_of_any_text(
-    help_text: str, choice: str, title: str, section: str,
+    help_text: str,
+    choice: str,
+    title: str,
+    section: str,
 ) -> None:
     """attr_list, md_in_html, admonitions, fences, link syntax in a help text, a default, a
     choice, a section title (a heading) or a page title and a description (paragraphs of their
     own): Python-Markdown makes no element and no attribute of them, and shows them as text."""
     registry = _registry(help_text, choice)
-    registry = Registry(source=registry.source, sections=(section,), description=help_text,
-                        arguments=tuple(replace(a, section=section) for a in registry.arguments))
+    registry = Registry(
+        source=registry.source,
+        sections=(section,),
+        description=help_text,
+        arguments=tuple(replace(a, section=section) for a in registry.arguments),
+    )
     spec = PageSpec("server_arguments.md.j2", "x.md", title=title or None)
     context = page_context(spec, registry, {}, "argmatrix.yaml")
     page = _site_html(_render("server_arguments.md.j2", **context))

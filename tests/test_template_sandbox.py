@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-import argmatrix.template_sandbox as sandbox
+import argmatrix.render.sandbox as sandbox
 from argmatrix.config import load_config
 from argmatrix.project import project_from_config
-from argmatrix.render import MAX_TEMPLATE_BYTES, read_templates, server_page
-from e2e.site import tree
-from helpers import copy_project, run_cli
+from argmatrix.render.environment import MAX_TEMPLATE_BYTES, read_templates
+from argmatrix.render.views import server_page
+from helpers import add_template_page, copy_project, files_under, run_cli_in_process
 
 CANARY = "canary-4f1d2a9e"
 UNSAFE = "tried an unsafe operation"
@@ -79,18 +79,8 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "canary.txt").write_text(CANARY, encoding="utf-8")
     monkeypatch.setenv("ARGMATRIX_TEST_CANARY", CANARY)
     monkeypatch.setattr(sandbox, "RENDER_SECONDS", 1.0)  # the loops stop after a second
-    assert run_cli("generate", cwd=root).code == 0
+    assert run_cli_in_process("generate", cwd=root).code == 0
     return root
-
-
-def add_page(root: Path, template: str, source: str) -> None:
-    (root / "templates" / template).write_text(source, encoding="utf-8")
-    config = root / "argmatrix.yaml"
-    config.write_text(
-        config.read_text(encoding="utf-8")
-        + f"  - {{template: {template}, output: guide/evil.md}}\n",
-        encoding="utf-8",
-    )
 
 
 @pytest.mark.parametrize("command", ["generate", "check"])
@@ -102,10 +92,15 @@ def test_a_hostile_template_is_a_located_error_and_changes_nothing(
     attack: str,
     says: str,
 ) -> None:
-    add_page(project, "evil.md.j2", "# A page\n{# the attack is on line 3 #}\n" + attack + "\n")
-    before = tree(project)
+    add_template_page(
+        project,
+        "evil.md.j2",
+        "# A page\n{# the attack is on line 3 #}\n" + attack + "\n",
+        "guide/evil.md",
+    )
+    before = files_under(project)
     started = time.monotonic()
-    result = run_cli(command, cwd=project)
+    result = run_cli_in_process(command, cwd=project)
     assert time.monotonic() - started < 10
     assert result.code == 2, result.out + result.err
     lines = result.err.strip().splitlines()
@@ -113,13 +108,13 @@ def test_a_hostile_template_is_a_located_error_and_changes_nothing(
     template = project / "templates" / "evil.md.j2"
     assert f"{template}:3: template 'evil.md.j2' {says}:" in lines[0]
     assert "(fix: " in lines[0]
-    assert tree(project) == before
+    assert files_under(project) == before
     assert CANARY not in result.out + result.err
 
 
 def test_a_template_reads_what_it_is_given(project: Path) -> None:
     """The sandbox still lets a template do a template's work."""
-    add_page(
+    add_template_page(
         project,
         "fine.md.j2",
         (
@@ -131,8 +126,9 @@ def test_a_template_reads_what_it_is_given(project: Path) -> None:
             " {{ server.sections | length }} {{ platforms | length }}"
             " {{ cycler('a', 'b').next() }} {{ range(3) | list }} {{ 2 ** 10 }}\n"
         ),
+        "guide/evil.md",
     )
-    result = run_cli("generate", cwd=project)
+    result = run_cli_in_process("generate", cwd=project)
     assert result.code == 0, result.err
     loaded = project_from_config(load_config(project / "argmatrix.yaml", project))
     registry = loaded.registry
@@ -145,8 +141,8 @@ def test_a_template_reads_what_it_is_given(project: Path) -> None:
 
 
 def test_values_templates_see_cannot_be_changed(project: Path) -> None:
-    add_page(project, "change.md.j2", "{{ status_labels.clear() }}\n")
-    result = run_cli("generate", cwd=project)
+    add_template_page(project, "change.md.j2", "{{ status_labels.clear() }}\n", "guide/evil.md")
+    result = run_cli_in_process("generate", cwd=project)
     assert result.code == 2
     assert "'mappingproxy object' has no attribute 'clear'" in result.err
 
@@ -191,10 +187,10 @@ def test_a_symbolic_link_out_of_the_folder_is_not_followed(tmp_path: Path) -> No
 def test_a_template_file_over_the_size_limit_is_a_located_error(project: Path) -> None:
     big = project / "templates" / "big.md.j2"
     big.write_bytes(b"x" * (MAX_TEMPLATE_BYTES + 1))
-    result = run_cli("generate", cwd=project)
+    result = run_cli_in_process("generate", cwd=project)
     assert result.code == 2
     assert result.err.strip().endswith(
-        f"{big}: template file is larger than 1024 KiB (fix: split it into smaller templates"
+        f"{big}: the template is larger than 1 MiB (fix: split it into smaller templates"
         " with {% include %} or {% import %})"
     )
     assert len(result.err.strip().splitlines()) == 1
@@ -204,8 +200,8 @@ def test_a_fifo_named_like_a_template_is_not_waited_for(project: Path) -> None:
     fifo = project / "templates" / "pipe.md.j2"
     os.mkfifo(fifo)
     started = time.monotonic()
-    result = run_cli("generate", cwd=project)
+    result = run_cli_in_process("generate", cwd=project)
     assert time.monotonic() - started < 10
     assert result.code == 2
-    assert f"{fifo}: a template must be a regular file" in result.err
+    assert f"{fifo}: cannot read the template: it is a FIFO, not a regular file" in result.err
     assert len(result.err.strip().splitlines()) == 1

@@ -10,14 +10,12 @@ instead of hanging the suite.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from helpers import copy_project
+from helpers import Run, add_template_page, copy_project, run_cli_in_subprocess
 
 UNSAFE = "tried an unsafe operation"
 DOUBLED = "{% for i in range(60) %}{% set h.v = STEP %}{% endfor %}"
@@ -58,23 +56,10 @@ ATTACKS = [
 ]
 
 
-def generate(root: Path, template: str) -> subprocess.CompletedProcess[str]:
-    (root / "templates" / "evil.md.j2").write_text(
-        "# A page\n{# the attack is on line 3 #}\n" + template + "\n", encoding="utf-8"
-    )
-    config = root / "argmatrix.yaml"
-    config.write_text(
-        config.read_text(encoding="utf-8") + "  - {template: evil.md.j2, output: guide/evil.md}\n",
-        encoding="utf-8",
-    )
-    return subprocess.run(
-        [sys.executable, "-m", "argmatrix", "generate"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
+def generate(root: Path, template: str) -> Run:
+    source = "# A page\n{# the attack is on line 3 #}\n" + template + "\n"
+    add_template_page(root, "evil.md.j2", source, "guide/evil.md")
+    return run_cli_in_subprocess("generate", cwd=root, timeout=30)
 
 
 @pytest.mark.parametrize(("name", "attack"), ATTACKS, ids=[a[0] for a in ATTACKS])
@@ -85,9 +70,9 @@ def test_a_value_huge_when_written_out_is_a_sandbox_limit(
     started = time.monotonic()
     result = generate(root, attack)
     assert time.monotonic() - started < 10
-    assert result.returncode == 2, result.stdout + result.stderr
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
+    assert result.code == 2, result.out + result.err
+    lines = result.err.strip().splitlines()
+    assert len(lines) == 1, result.err
     assert f"evil.md.j2:3: template 'evil.md.j2' {UNSAFE}:" in lines[0]
     assert not (root / "docs" / "guide" / "evil.md").exists()
 
@@ -104,7 +89,7 @@ def test_a_namespace_changed_into_a_doubling_chain_prints_without_its_contents(
     started = time.monotonic()
     result = generate(root, chain)
     assert time.monotonic() - started < 10
-    assert result.returncode == 0, result.stderr
+    assert result.code == 0, result.err
     page = (root / "docs" / "guide" / "evil.md").read_text(encoding="utf-8")
     assert len(page) < 1000
 
@@ -119,7 +104,7 @@ def test_a_template_still_builds_and_prints_small_values(tmp_path: Path) -> None
         " {{ {'a': [1]} | tojson(2) | replace('\\n', '') }}"
     )
     result = generate(root, template)
-    assert result.returncode == 0, result.stderr
+    assert result.code == 0, result.err
     page = (root / "docs" / "guide" / "evil.md").read_text(encoding="utf-8")
     assert "14 5 [6, (7, 8)] {'k': [1, 2]} [[0, 0, 0], [0, 0, 0]] [1, 2] 3 {" in page
 
@@ -130,8 +115,8 @@ def test_compiled_templates_are_keyed_on_argmatrix_code(
     """An upgrade that tightens the sandbox recompiles every template, even unchanged ones."""
     from jinja2 import FileSystemBytecodeCache
 
-    import argmatrix.cache as cache
-    from argmatrix.template_sandbox import SaltedBytecodeCache
+    import argmatrix._runtime.cache as cache
+    from argmatrix.render.sandbox import SaltedBytecodeCache
 
     salted = SaltedBytecodeCache(FileSystemBytecodeCache(str(tmp_path)))
     monkeypatch.setattr(cache, "code_version", lambda: "code-a")

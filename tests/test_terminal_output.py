@@ -16,12 +16,12 @@ from pathlib import Path
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from argmatrix.checks import Report, _indent, emit, github_annotation, text_line
+from argmatrix.checks.drift import Report
+from argmatrix.checks.report import _indent, emit, github_annotation, text_line
 from argmatrix.errors import Problem, printable
-from argmatrix.registry import snapshot_text
-from argmatrix.resolve import Finding
-from conftest import load
-from helpers import copy_project, run_cli
+from argmatrix.loaders.snapshot import snapshot_text
+from argmatrix.model.findings import Finding
+from helpers import append_to, copy_project, load, run_cli_in_process
 
 HOSTILE_FLAG = "--x\n::add-mask::oops\x1b[31m"
 HOSTILE_HELP = (
@@ -135,14 +135,14 @@ def _hostile_project(tmp_path: Path) -> Path:
 
 def test_check_output_in_every_format_is_safe(tmp_path: Path) -> None:
     root = _hostile_project(tmp_path)
-    generated = run_cli("generate", cwd=root)
+    generated = run_cli_in_process("generate", cwd=root)
     assert generated.code == 0, generated
     _safe_output(generated.out)
     _safe_output(generated.err)
     page = root / "docs" / "reference" / "server_arguments.md"
-    page.write_text(page.read_text() + "\x1b[2J\x1b]0;pwned\x07 ::add-mask::x\n")
+    append_to(page, "\x1b[2J\x1b]0;pwned\x07 ::add-mask::x\n")
 
-    text = run_cli("check", cwd=root)
+    text = run_cli_in_process("check", cwd=root)
     assert text.code == 1
     _safe_output(text.out)
     _safe_output(text.err)
@@ -150,12 +150,12 @@ def test_check_output_in_every_format_is_safe(tmp_path: Path) -> None:
     assert "--x\\n::add-mask::oops\\x1b[31m has no status" in text.out
     assert "--gone\\x1b]0;pwned\\x07 is not an argument" in text.out
 
-    github = run_cli("check", "--format", "github", cwd=root)
+    github = run_cli_in_process("check", "--format", "github", cwd=root)
     assert github.code == 1
     _safe_output(github.out, annotations=True)
     assert all(line.startswith(("::error ", "::warning ")) for line in github.out.splitlines())
 
-    raw = run_cli("check", "--format", "json", cwd=root)
+    raw = run_cli_in_process("check", "--format", "json", cwd=root)
     assert raw.code == 1
     _safe_output(raw.out.replace("\\n", ""))
     findings = json.loads(raw.out)

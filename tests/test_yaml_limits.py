@@ -4,8 +4,6 @@ memory: alias bombs, deep nesting and huge numbers stop with one located line, e
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -14,9 +12,17 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from argmatrix._runtime.yamlfile import MAX_ALIAS_NODES, MAX_DEPTH, Located, load_yaml_text
 from argmatrix.errors import ArgmatrixError
-from argmatrix.yamlfile import MAX_ALIAS_NODES, MAX_DEPTH, Located, load_yaml_text
-from helpers import copy_project, run_cli
+from helpers import (
+    FIXTURES,
+    REPO,
+    Run,
+    copy_project,
+    one_error_line,
+    run_cli_in_process,
+    run_cli_in_subprocess,
+)
 
 MANIFEST = "capabilities/npu.yaml"
 SECONDS = 2.0  # a generous bound: each of these took minutes, or crashed, before
@@ -41,15 +47,11 @@ def _in_manifest(root: Path, lines: list[str]) -> int:
     return len(before.splitlines()) + 1
 
 
-def _one_located_line(result: object, file: str) -> tuple[str, int]:
-    code, err = result.code, result.err  # type: ignore[attr-defined]
-    assert code == 2, err
-    lines = err.splitlines()
-    assert len(lines) == 1, lines
-    assert "Traceback" not in err
-    found = re.search(rf"{re.escape(file)}:(\d+): ", lines[0])
-    assert found, lines[0]
-    return lines[0], int(found.group(1))
+def _one_located_line(result: Run, file: str) -> tuple[str, int]:
+    line = one_error_line(result)
+    found = re.search(rf"{re.escape(file)}:(\d+): ", line)
+    assert found, line
+    return line, int(found.group(1))
 
 
 def test_an_alias_bomb_in_a_manifest_stops_at_once(tmp_path: Path) -> None:
@@ -58,7 +60,7 @@ def test_an_alias_bomb_in_a_manifest_stops_at_once(tmp_path: Path) -> None:
     assert len((root / MANIFEST).read_bytes()) < 2000  # a few hundred bytes of bomb
     for command in ("check", "generate"):
         started = time.monotonic()
-        result = run_cli(command, cwd=root)
+        result = run_cli_in_process(command, cwd=root)
         assert time.monotonic() - started < SECONDS
         line, number = _one_located_line(result, "npu.yaml")
         assert f"aliases expand to more than {MAX_ALIAS_NODES} nodes" in line
@@ -123,24 +125,13 @@ def test_deep_nesting_is_a_located_error_not_a_crash(tmp_path: Path, levels: int
         root, ["  --deep: {status: supported, default: " + "[" * levels + "]" * levels + "}"]
     )
     started = time.monotonic()
-    result = subprocess.run(
-        [sys.executable, "-m", "argmatrix", "check"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    result = run_cli_in_subprocess("check", cwd=root, timeout=60)
     assert time.monotonic() - started < 10 * SECONDS  # a fresh interpreter starts first
-    assert result.returncode == 2, (result.returncode, result.stderr[-500:])
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1 and "Traceback" not in result.stderr
-    assert f"npu.yaml:{first}: malformed YAML: nesting deeper than" in lines[0]
+    one_error_line(result, f"npu.yaml:{first}: malformed YAML: nesting deeper than")
 
 
 def test_real_manifests_stay_far_below_the_bounds() -> None:
-    root = Path(__file__).resolve().parents[1]
-    for path in [root / "capabilities" / "ascend.yaml", *root.glob("tests/fixtures/**/*.yaml")]:
+    for path in [REPO / "capabilities" / "ascend.yaml", *FIXTURES.glob("**/*.yaml")]:
         depth = deepest = 0
         for event in yaml.parse(path.read_text(), Loader=yaml.CSafeLoader):
             if isinstance(event, yaml.CollectionStartEvent):
@@ -176,7 +167,7 @@ def test_an_integer_python_cannot_show_is_a_short_located_error(value: str) -> N
 def test_a_huge_integer_in_a_manifest_is_a_located_error_from_the_cli(tmp_path: Path) -> None:
     root = copy_project(tmp_path)
     first = _in_manifest(root, ["  --huge: {status: supported, default: 1" + "0" * 5000 + "}"])
-    line, number = _one_located_line(run_cli("check", cwd=root), "npu.yaml")
+    line, number = _one_located_line(run_cli_in_process("check", cwd=root), "npu.yaml")
     assert number == first and "cannot read '1000" in line and len(line) < 400
 
 

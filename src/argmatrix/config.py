@@ -7,14 +7,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import ArgmatrixError, Problem, has_control
-from .registry import MODES, RegistrySpec
-from .yamlfile import line_of, load_yaml_file
+from argmatrix._runtime.files import within
+from argmatrix._runtime.yamlfile import line_of, load_yaml_file
+from argmatrix.errors import ArgmatrixError, Problem, has_control
+from argmatrix.loaders.load import MODES, RegistrySpec
 
 CONFIG_NAME = "argmatrix.yaml"
 TOP_KEYS = ("registry", "manifests", "docs_dir", "templates_dir", "pages", "checks")
 REGISTRY_KEYS = ("target", "mode", "mock", "search_path")
-PAGE_KEYS = ("template", "output", "platform", "title", "options", "inplace", "committed")
+PAGE_KEYS = (
+    "template",
+    "output",
+    "platform",
+    "title",
+    "options",
+    "inplace",
+    "committed",
+    "format",
+)
+# The output formats of a page (render/formats/ has a module for each); without `format:` a page
+# is MDX if its output ends in .mdx, else Markdown.
+PAGE_FORMATS = ("markdown", "mdx")
 CHECK_KEYS = ("severity", "prose", "ignore_flags")
 CHECK_KINDS = (
     "stale-page",
@@ -38,6 +51,17 @@ class PageSpec:
     line: int | None = None
     committed: bool = True  # False: a build output (git-ignored); check does not compare it
     output_line: int | None = None  # the line of 'output:', where errors about it point
+    format: str | None = None  # one of PAGE_FORMATS; None: from the output's extension
+
+    @property
+    def output_format(self) -> str:
+        """The page's format: as configured, else by the output's extension."""
+        return self.format or format_of(self.output)
+
+
+def format_of(output: str) -> str:
+    """The format a page gets without `format:`: MDX for an .mdx output, else Markdown."""
+    return "mdx" if output.lower().endswith(".mdx") else "markdown"
 
 
 @dataclass(frozen=True)
@@ -143,16 +167,6 @@ def _unknown_keys(
 
 def _folder(root: Path, relative: str) -> Path:
     return Path(os.path.normpath(root / relative))
-
-
-def within(path: str | Path, folder: str | Path) -> bool:
-    """Whether `path` is `folder` or lies under it (both taken as written: resolve them first
-    where symbolic links matter)."""
-    path, folder = os.fspath(path), os.fspath(folder)
-    try:
-        return os.path.commonpath([path, folder]) == folder
-    except ValueError:  # one relative, one absolute; or two Windows drives
-        return False
 
 
 def project_folder(config_folder: Path) -> Path:
@@ -411,9 +425,30 @@ def _pages(raw: Any, where: str, line: int | None, problems: list[Problem]) -> t
                 item_line,
                 bool(item.get("committed", True)),
                 output_line,
+                _page_format(item, output, where, problems),
             )
         )
     return tuple(pages)
+
+
+def _page_format(item: dict[str, Any], output: str, where: str, problems: list[Problem]) -> str:
+    """The page's `format:`, checked; without one, the format its output's extension implies."""
+    if "format" not in item:
+        return format_of(output)
+    value = item["format"]
+    if value not in PAGE_FORMATS:
+        shown = repr(value) if isinstance(value, str) else f"{value!r} (not a text)"
+        problems.append(
+            Problem(
+                f"page: unknown format {shown}",
+                where,
+                line_of(item, "format"),
+                f"use one of: {', '.join(PAGE_FORMATS)} (without 'format', an .mdx output is"
+                " mdx and any other is markdown)",
+            )
+        )
+        return format_of(output)
+    return str(value)
 
 
 def _inside(output: str) -> bool:

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from dataclasses import dataclass
-from pathlib import Path
 
 # ------------------------------------------------------------------ text for a terminal or CI log
 
@@ -109,112 +106,3 @@ class ArgmatrixError(Exception):
         cls, message: str, file: str | None = None, line: int | None = None, fix: str | None = None
     ) -> ArgmatrixError:
         return cls(Problem(message, file, line, fix))
-
-
-# ------------------------------------------------------------------ reading what the user wrote
-
-# Larger than any manifest, configuration or snapshot argmatrix has met (sglang's snapshot is
-# about 200 KB), small enough that a file which never ends (/dev/zero, a FIFO, /proc) stops here.
-MAX_INPUT_BYTES = 16 * 1024 * 1024
-
-
-def read_user_file(path: Path, what: str, fix: str) -> str:
-    """A file the user named, as text; a missing, unreadable, special or oversized one is an
-    ArgmatrixError (never a hang: FIFOs and devices are refused before they are read)."""
-    data = read_regular_file(path, what, fix)
-    if data is None:
-        raise ArgmatrixError.at(f"{what} not found", file=str(path), fix=fix)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ArgmatrixError.at(
-            f"cannot read {what}: {exc}", file=str(path), fix="save it as UTF-8 text"
-        ) from None
-    if "\r" in text:  # line endings as text mode reads them
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text
-
-
-def read_regular_file(
-    path: Path, what: str, fix: str, limit: int = MAX_INPUT_BYTES
-) -> bytes | None:
-    """The bytes of a regular file, or None when there is no file at `path`.
-
-    A folder, FIFO, socket or device is refused by its type before it is opened (opening a FIFO
-    waits for a writer), and checked again on the open descriptor; at most `limit` bytes are
-    read, whatever size the file claims (/proc files claim 0)."""
-    where = str(path)
-    try:
-        _require_regular(os.stat(path).st_mode, what, where)
-        descriptor = os.open(
-            path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-        )
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    except ValueError:  # a NUL in the path
-        raise ArgmatrixError.at(
-            f"cannot read {what}: the path contains a NUL character", file=where, fix=fix
-        ) from None
-    except OSError as exc:
-        raise ArgmatrixError.at(
-            f"cannot read {what}: {exc.strerror or exc}", file=where, fix=fix
-        ) from None
-    try:
-        _require_regular(os.fstat(descriptor).st_mode, what, where)
-        data = _read_at_most(descriptor, limit + 1)
-    except OSError as exc:
-        raise ArgmatrixError.at(
-            f"cannot read {what}: {exc.strerror or exc}", file=where, fix=fix
-        ) from None
-    finally:
-        os.close(descriptor)
-    if len(data) > limit:
-        raise ArgmatrixError.at(
-            f"{what} is larger than {limit // (1024 * 1024)} MiB",
-            file=where,
-            fix="point at the intended file; argmatrix reads nothing this large",
-        )
-    return data
-
-
-def _require_regular(mode: int, what: str, where: str) -> None:
-    if stat.S_ISREG(mode):
-        return
-    kind = (
-        "a folder"
-        if stat.S_ISDIR(mode)
-        else "a FIFO"
-        if stat.S_ISFIFO(mode)
-        else "a device"
-        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-        else "a socket"
-        if stat.S_ISSOCK(mode)
-        else "not a regular file"
-    )
-    raise ArgmatrixError.at(
-        f"cannot read {what}: it is {kind}, not a regular file",
-        file=where,
-        fix="point at a regular file",
-    )
-
-
-def _read_at_most(descriptor: int, size: int) -> bytes:
-    chunks: list[bytes] = []
-    left = size
-    while left > 0:
-        chunk = os.read(descriptor, min(left, 1024 * 1024))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
-
-
-def split_target(target: str) -> tuple[str, str]:
-    module, sep, attr = target.partition(":")
-    if not sep or not module or not attr:
-        raise ArgmatrixError.at(
-            f"registry target {target!r} is not of the form module:callable",
-            fix="name it like 'mypkg.server_args:ServerArgs.add_cli_args'",
-        )
-    return module, attr

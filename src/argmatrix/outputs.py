@@ -15,18 +15,12 @@ import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from .config import Config, PageSpec, within
-from .errors import ArgmatrixError, Problem, has_control, read_regular_file
-
-# Generated pages can be megabytes (10,000 arguments on several platforms); nothing argmatrix
-# compares is this large.
-PAGE_LIMIT = 64 * 1024 * 1024
+from argmatrix._runtime.files import real, within
+from argmatrix.config import Config, PageSpec
+from argmatrix.errors import ArgmatrixError, Problem, has_control
+from argmatrix.render.environment import TEMPLATE_SUFFIXES
 
 Inputs = Iterable[tuple[str, str]]  # (file, what it is to the project: "the manifest x.yaml")
-
-
-def real(path: str | Path) -> str:
-    return os.path.realpath(path)
 
 
 def resolve_outputs(config: Config, specs: Sequence[PageSpec], inputs: Inputs) -> list[Path]:
@@ -39,8 +33,6 @@ def resolve_outputs(config: Config, specs: Sequence[PageSpec], inputs: Inputs) -
     docs = real_docs_dir(config)
     known = {real(file): what for file, what in inputs}
     templates = real(config.templates_dir)
-    from .render import TEMPLATE_SUFFIXES  # the files of the templates folder that are read
-
     problems: list[Problem] = []
     seen: dict[str, str] = {}
     paths: list[Path] = []
@@ -162,43 +154,3 @@ def _imported_from(root: str) -> list[str]:
         if isinstance(file, str) and file.startswith(prefix):
             files.append(file)
     return files
-
-
-# ------------------------------------------------------------------ reading back
-
-
-def read_page(path: Path, strict: bool = False) -> str | None:
-    """A page exactly as it is on disk (line endings kept); None when there is none. One that
-    is not UTF-8 text is None too (surely not what argmatrix wrote), or with `strict` (an
-    in-place page, whose prose is kept) a located error. A FIFO, a device or a folder is a
-    located error, never waited on or read."""
-    data = read_regular_file(
-        path, "the page", "a page output must be a regular file", limit=PAGE_LIMIT
-    )
-    if data is None:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        if not strict:
-            return None
-        raise ArgmatrixError.at(
-            f"the page is not UTF-8 text ({exc.reason} at byte {exc.start})",
-            file=str(path),
-            fix="save it as UTF-8",
-        ) from None
-
-
-def read_prose(path: Path, root: Path) -> str:
-    """A hand-written page `check` looks through for flags: only a regular file inside the
-    project. One that is a symbolic link leading out (to /etc/passwd, say) is refused before
-    a byte of it is read, since its lines would end up in findings in the CI log."""
-    target = real(path)
-    if not within(target, real(root)):
-        raise ArgmatrixError.at(
-            f"a symbolic link to {target}, outside the project",
-            file=str(path),
-            fix="replace the link by the file itself, or leave it out of checks.prose",
-        )
-    data = read_regular_file(path, "the page", "leave it out of checks.prose", limit=PAGE_LIMIT)
-    return "" if data is None else data.decode("utf-8", errors="replace")

@@ -6,22 +6,18 @@ resolved model from it.
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass, replace
 from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 
-from .cache import MISSING, cached, lookup
-from .config import Config, find_config, load_config
-from .errors import ArgmatrixError, Problem
-from .manifest import load_manifest
-from .model import Platform, Registry, json_value
-from .parallel import can_fork, in_background
-from .registry import (
+from argmatrix._runtime.cache import MISSING, cached, lookup
+from argmatrix._runtime.parallel import can_fork, in_background
+from argmatrix.config import Config, find_config, load_config
+from argmatrix.errors import ArgmatrixError, Problem
+from argmatrix.loaders.load import (
     RegistrySpec,
     adopt_input_files,
-    export_dict,
     guess_mode,
     input_files,
     load_registry,
@@ -29,7 +25,11 @@ from .registry import (
     mock_list,
     needs_reading,
 )
-from .resolve import ResolvedPlatform, resolve_platform
+from argmatrix.loaders.snapshot import export_dict
+from argmatrix.manifests.load import load_manifest
+from argmatrix.manifests.resolve import ResolvedPlatform, resolve_platform
+from argmatrix.model.platform import Platform
+from argmatrix.model.registry import Registry, json_value
 
 
 @dataclass
@@ -56,7 +56,9 @@ class Project:
         """Every configured page, rendered (or reused, when every input is as before), with
         the file it goes to resolved (symbolic links included) and checked before any page is
         read or rendered: see `outputs.resolve_outputs`."""
-        from .render import render_project
+        # Rendering (Jinja2, the templates) is imported by the commands that render only:
+        # `export` and `snapshot` never pay for it.
+        from argmatrix.render.pages import render_project
 
         paths = self.output_paths()
         pages = render_project(self.config, self.registry, self.resolved, inputs=self.input_files)
@@ -64,7 +66,7 @@ class Project:
 
     def output_paths(self) -> list[Path]:
         """Where each page of the configuration goes: inside docs_dir, never an input."""
-        from .outputs import project_inputs, resolve_outputs
+        from argmatrix.outputs import project_inputs, resolve_outputs  # imports rendering
 
         assert self.config.registry is not None
         registry_files = input_files(self.config.registry)
@@ -99,18 +101,30 @@ def platform_export(resolved: ResolvedPlatform, registry: Registry) -> dict[str,
     return {"title": platform.title, "variants": list(platform.variants), "arguments": arguments}
 
 
-def config_from_args(args: argparse.Namespace, cwd: Path | None = None) -> Config:
-    """The configuration file, overridden by the command line's source options."""
+@dataclass(frozen=True)
+class SourceOptions:
+    """What a front end may override of the configuration: the command line's source options,
+    as plain values. `manifests` replaces the configured list when given."""
+
+    config: str | None = None
+    registry: str | None = None
+    static: bool = False
+    mock: tuple[str, ...] = ()
+    manifests: tuple[str, ...] | None = None
+    verbose: bool = False
+
+
+def config_with(options: SourceOptions, cwd: Path | None = None) -> Config:
+    """The configuration file, overridden by `options`."""
     cwd = cwd or Path.cwd()
-    config = load_config(find_config(getattr(args, "config", None), cwd), cwd)
+    config = load_config(find_config(options.config, cwd), cwd)
     registry = config.registry
-    target = getattr(args, "registry", None)
-    mock = mock_list(getattr(args, "mock", None))
-    if target:
-        mode = guess_mode(target, bool(getattr(args, "static", False)))
-        registry = RegistrySpec(target=target, mode=mode, mock=mock, base_dir=cwd)
+    mock = mock_list(options.mock)
+    if options.registry:
+        mode = guess_mode(options.registry, options.static)
+        registry = RegistrySpec(target=options.registry, mode=mode, mock=mock, base_dir=cwd)
     elif registry is not None:
-        if getattr(args, "static", False) and registry.mode == "live":
+        if options.static and registry.mode == "live":
             registry = replace(registry, mode="static")
         if mock:
             registry = replace(registry, mock=mock)
@@ -120,8 +134,8 @@ def config_from_args(args: argparse.Namespace, cwd: Path | None = None) -> Confi
             fix="pass --registry MODULE:CALLABLE (or a snapshot .json), or write argmatrix.yaml",
         )
     manifests = config.manifests
-    if getattr(args, "manifest", None):
-        manifests = tuple(cwd / m for m in args.manifest)
+    if options.manifests:
+        manifests = tuple(cwd / m for m in options.manifests)
     return replace(config, registry=registry, manifests=manifests)
 
 
@@ -158,9 +172,10 @@ def load_platforms(
     return platforms
 
 
-def load_project(args: argparse.Namespace, cwd: Path | None = None) -> Project:
-    config = config_from_args(args, cwd)
-    return project_from_config(config, verbose=bool(getattr(args, "verbose", False)))
+def load_project(options: SourceOptions | None = None, cwd: Path | None = None) -> Project:
+    """The project of the configuration found from `cwd`, with `options` applied."""
+    options = options or SourceOptions()
+    return project_from_config(config_with(options, cwd), verbose=options.verbose)
 
 
 def project_from_config(config: Config, verbose: bool = False) -> Project:
@@ -177,7 +192,7 @@ def project_from_config(config: Config, verbose: bool = False) -> Project:
         if (found := lookup("manifest", (str(path),))) is not MISSING
     }
     if can_fork() and needs_reading(spec):
-        from .render import compile_templates
+        from argmatrix.render.environment import compile_templates  # only when rendering
 
         reading = in_background(lambda: load_registry_and_files(spec, verbose))
         try:
@@ -194,7 +209,8 @@ def project_from_config(config: Config, verbose: bool = False) -> Project:
     return Project(config, registry, platforms)
 
 
-def load_registry_only(args: argparse.Namespace) -> Registry:
-    config = config_from_args(args)
+def load_registry_only(options: SourceOptions) -> Registry:
+    """The registry alone (no manifest read), for the commands that need nothing else."""
+    config = config_with(options)
     assert config.registry is not None
-    return load_registry(config.registry, verbose=bool(getattr(args, "verbose", False)))
+    return load_registry(config.registry, verbose=options.verbose)

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from .config import CHECK_KINDS, PAGE_KEYS, REGISTRY_KEYS, SEVERITIES
-from .manifest import ENTRY_KEYS, SECTION_ENTRY_KEYS, TOP_KEYS
-from .model import NEEDS_REASON, STATUSES
-from .registry import MODES
+from argmatrix.config import CHECK_KINDS, PAGE_FORMATS, PAGE_KEYS, REGISTRY_KEYS, SEVERITIES
+from argmatrix.loaders.load import MODES
+from argmatrix.manifests.load import ENTRY_KEYS, SECTION_ENTRY_KEYS, TOP_KEYS
+from argmatrix.model.platform import NEEDS_REASON, STATUSES
 
-_STATUS = {"type": "string", "enum": list(STATUSES),
-           "description": "supported, experimental, planned, unsupported (needs a reason),"
-           " not-applicable (needs a reason) or unverified."}
+_STATUS = {
+    "type": "string",
+    "enum": list(STATUSES),
+    "description": "supported, experimental, planned, unsupported (needs a reason),"
+    " not-applicable (needs a reason) or unverified.",
+}
 _REASON_RULE = {
     "if": {"properties": {"status": {"enum": sorted(NEEDS_REASON)}}, "required": ["status"]},
     "then": {"required": ["reason"], "properties": {"reason": {"minLength": 1}}},
@@ -21,14 +24,23 @@ _REASON_RULE = {
 def _entry(keys: tuple[str, ...]) -> dict[str, Any]:
     properties: dict[str, Any] = {
         "status": _STATUS,
-        "variants": {"type": "array", "items": {"type": "string"}, "minItems": 1,
-                     "description": "Narrow a supported or experimental status to these variants."},
-        "options": {"type": "array", "description": "The subset of the registry's choices that"
-                    " work on this platform."},
+        "variants": {
+            "type": "array",
+            "items": {"type": "string"},
+            "minItems": 1,
+            "description": "Narrow a supported or experimental status to these variants.",
+        },
+        "options": {
+            "type": "array",
+            "description": "The subset of the registry's choices that work on this platform.",
+        },
         "default": {"description": "The default on this platform, where it differs."},
         "note": {"type": "string", "description": "A remark shown next to the status."},
-        "reason": {"type": "string", "description": "Why it is not supported; required for"
-                   " unsupported and not-applicable, and the heading they are grouped under."},
+        "reason": {
+            "type": "string",
+            "description": "Why it is not supported; required for"
+            " unsupported and not-applicable, and the heading they are grouped under.",
+        },
     }
     return {
         "oneOf": [
@@ -53,21 +65,37 @@ MANIFEST_SCHEMA: dict[str, Any] = {
     "required": ["platform"],
     "additionalProperties": False,
     "properties": {
-        "platform": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]*$",
-                     "description": "Short name pages refer to (`platform:` of a page)."},
+        "platform": {
+            "type": "string",
+            "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]*$",
+            "description": "Short name pages refer to (`platform:` of a page).",
+        },
         "title": {"type": "string", "description": "Name shown to readers, e.g. Ascend NPU."},
         "description": {"type": "string", "description": "Text shown under the page title."},
-        "variants": {"type": "array", "items": {"type": "string"}, "uniqueItems": True,
-                     "description": "Hardware generations, e.g. [A2, A3]; an entry may narrow"
-                     " a status to some of them."},
-        "default": {"type": "string", "enum": [s for s in STATUSES if s not in NEEDS_REASON],
-                    "description": "Status of every argument not named below. Without it,"
-                    " `check` reports each unclassified argument."},
-        "sections": {"type": "object", "additionalProperties": _entry(SECTION_ENTRY_KEYS),
-                     "description": "A status for every argument of a registry section."},
-        "arguments": {"type": "object", "additionalProperties": _entry(ENTRY_KEYS),
-                      "description": "Entries keyed by any of an argument's flags; they win"
-                      " over section entries and the default."},
+        "variants": {
+            "type": "array",
+            "items": {"type": "string"},
+            "uniqueItems": True,
+            "description": "Hardware generations, e.g. [A2, A3]; an entry may narrow"
+            " a status to some of them.",
+        },
+        "default": {
+            "type": "string",
+            "enum": [s for s in STATUSES if s not in NEEDS_REASON],
+            "description": "Status of every argument not named below. Without it,"
+            " `check` reports each unclassified argument.",
+        },
+        "sections": {
+            "type": "object",
+            "additionalProperties": _entry(SECTION_ENTRY_KEYS),
+            "description": "A status for every argument of a registry section.",
+        },
+        "arguments": {
+            "type": "object",
+            "additionalProperties": _entry(ENTRY_KEYS),
+            "description": "Entries keyed by any of an argument's flags; they win"
+            " over section entries and the default.",
+        },
     },
 }
 assert set(MANIFEST_SCHEMA["properties"]) == set(TOP_KEYS)
@@ -85,26 +113,45 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "required": ["target"],
             "additionalProperties": False,
             "properties": {
-                "target": {"type": "string", "description": "module:callable returning or"
-                           " filling an ArgumentParser, or a snapshot .json file."},
-                "mode": {"enum": list(MODES), "description": "live imports the target;"
-                         " static reads its source; snapshot reads a JSON snapshot."},
-                "mock": {"type": "array", "items": {"type": "string"}, "description": "Live"
-                         " mode: stand-ins for heavy modules that are not installed."},
-                "search_path": {"type": "array", "items": {"type": "string"}, "description":
-                                "Static mode: folders to find modules in (default sys.path)."},
+                "target": {
+                    "type": "string",
+                    "description": "module:callable returning or"
+                    " filling an ArgumentParser, or a snapshot .json file.",
+                },
+                "mode": {
+                    "enum": list(MODES),
+                    "description": "live imports the target;"
+                    " static reads its source; snapshot reads a JSON snapshot.",
+                },
+                "mock": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "Live mode: stand-ins for heavy modules that are not installed.",
+                },
+                "search_path": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "Static mode: folders to find modules in (default sys.path).",
+                },
             },
         },
-        "manifests": {"type": "array", "items": {"type": "string"},
-                      "description": "Capability manifests, one per platform."},
-        "docs_dir": {"type": "string", "description": "Folder page outputs are relative to"
-                     " (default docs)."},
-        "templates_dir": {"type": "string", "description": "The project's own templates, looked"
-                          " up before the bundled ones (default templates)."},
+        "manifests": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Capability manifests, one per platform.",
+        },
+        "docs_dir": {
+            "type": "string",
+            "description": "Folder page outputs are relative to (default docs).",
+        },
+        "templates_dir": {
+            "type": "string",
+            "description": "The project's own templates, looked"
+            " up before the bundled ones (default templates).",
+        },
         "pages": {
             "type": "array",
-            "description": "Pages to generate: template, output, and platform for a support"
-            " page.",
+            "description": "Pages to generate: template, output, and platform for a support page.",
             "items": {
                 "type": "object",
                 "required": ["template", "output"],
@@ -116,8 +163,16 @@ CONFIG_SCHEMA: dict[str, Any] = {
                     "title": {"type": "string"},
                     "options": {"type": "object"},
                     "inplace": {"type": "boolean"},
-                    "committed": {"type": "boolean", "description": "false for a build output"
-                                  " that is not kept in the repository; check skips it."},
+                    "committed": {
+                        "type": "boolean",
+                        "description": "false for a build output"
+                        " that is not kept in the repository; check skips it.",
+                    },
+                    "format": {
+                        "enum": list(PAGE_FORMATS),
+                        "description": "The page's syntax: markdown, or mdx (Mintlify and"
+                        " other MDX sites). Default: mdx for an .mdx output, else markdown.",
+                    },
                 },
             },
         },
@@ -126,12 +181,22 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "description": "Settings of `argmatrix check`.",
             "additionalProperties": False,
             "properties": {
-                "severity": {"type": "object", "propertyNames": {"enum": list(CHECK_KINDS)},
-                             "additionalProperties": {"enum": list(SEVERITIES)}},
-                "prose": {"type": "array", "items": {"type": "string"}, "description": "Globs"
-                          " (under docs_dir) of hand-written pages checked for dead flags."},
-                "ignore_flags": {"type": "array", "items": {"type": "string"}, "description":
-                                 "Flags of other tools the prose may mention (--upgrade)."},
+                "severity": {
+                    "type": "object",
+                    "propertyNames": {"enum": list(CHECK_KINDS)},
+                    "additionalProperties": {"enum": list(SEVERITIES)},
+                },
+                "prose": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "Globs"
+                    " (under docs_dir) of hand-written pages checked for dead flags.",
+                },
+                "ignore_flags": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "Flags of other tools the prose may mention (--upgrade).",
+                },
             },
         },
     },

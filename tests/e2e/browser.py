@@ -16,9 +16,16 @@ from .site import ARTIFACTS
 
 INSTALL = "apt-get update && apt-get install -y chromium chromium-driver"
 FLAGS = (
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--disable-dev-shm-usage", "--window-size=1280,900",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--window-size=1280,900",
 )
 
 
@@ -27,8 +34,9 @@ def find_chromium() -> tuple[str, str]:
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     driver = shutil.which("chromedriver")
     if browser is None or driver is None:
-        missing = " and ".join(name for name, path in (("chromium", browser),
-                                                      ("chromedriver", driver)) if path is None)
+        missing = " and ".join(
+            name for name, path in (("chromium", browser), ("chromedriver", driver)) if path is None
+        )
         pytest.skip(f"{missing} not installed; the browser tests need Debian's packages: {INSTALL}")
     return browser, driver
 

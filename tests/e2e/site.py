@@ -40,10 +40,19 @@ def build_site(mkdocs_yml: Path, site_dir: Path, strict: bool = True) -> Build:
     before = tree(docs)
     command = [sys.executable, "-m", "mkdocs", "build", "-f", str(mkdocs_yml), "-d", str(site_dir)]
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "NO_COLOR": "1"}
-    result = subprocess.run(command + (["--strict"] if strict else []), cwd=mkdocs_yml.parent,
-                            capture_output=True, text=True, timeout=300, check=False, env=env)
+    result = subprocess.run(
+        command + (["--strict"] if strict else []),
+        cwd=mkdocs_yml.parent,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env=env,
+    )
     after = tree(docs)
-    changed = tuple(sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k)))
+    changed = tuple(
+        sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+    )
     return Build(result.returncode, result.stdout + result.stderr, site_dir, changed)
 
 
@@ -66,8 +75,11 @@ def tree(folder: Path) -> dict[str, bytes]:
     """Every file below `folder` with its content: to prove a build wrote nothing there."""
     if not folder.is_dir():
         return {}
-    return {p.relative_to(folder).as_posix(): p.read_bytes()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

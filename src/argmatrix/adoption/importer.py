@@ -1,0 +1,485 @@
+"""`argmatrix import`: turn a hand-written support page into a capability manifest.
+
+The page's support marks become statuses, its option lists become `options` subsets and its
+defaults, where they differ from the registry, become platform `default`s. Only what the
+registry can confirm is kept: flags it does not have and values that are not its choices are
+left out and reported, never silently carried over. The YAML is written in registry order, so
+importing the same page twice gives the same file.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from argmatrix._runtime.writer import write_text_atomically
+from argmatrix._runtime.yamlfile import load_yaml_text
+from argmatrix.adoption.audit import comparable, default_agrees
+from argmatrix.adoption.handwritten import (
+    DEFAULT,
+    EXPERIMENTAL,
+    NO,
+    OPTIONS,
+    PLANNED,
+    REPLACEMENT,
+    STATUS,
+    UNKNOWN,
+    YES,
+    Page,
+    Row,
+    mark_of,
+    option_values,
+)
+from argmatrix.errors import ArgmatrixError, Problem
+from argmatrix.manifests.load import PLATFORM_NAME, Problems, parse_manifest
+from argmatrix.manifests.resolve import in_choices
+from argmatrix.model.findings import closest
+from argmatrix.model.registry import Argument, Registry
+from argmatrix.model.values import value_text
+
+UNSUPPORTED_REASON = "marked unsupported on the imported page"
+_TITLE_PREFIX = re.compile(
+    r"^(supported\s+)?(support(ed)?\s+)?features\s+(on|of|for)\s+", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One imported manifest entry, before it is written as YAML."""
+
+    status: str
+    variants: tuple[str, ...] | None = None
+    options: tuple[Any, ...] | None = None
+    default: Any = None
+    has_default: bool = False
+    reason: str | None = None
+
+
+@dataclass
+class Imported:
+    platform: str
+    title: str
+    variants: tuple[str, ...]  # from the per-variant columns and the status cells
+    entries: dict[str, Entry]  # keyed by Argument.name, in registry order
+    notes: list[Problem] = field(default_factory=list)  # what was left out, and why
+
+
+# ------------------------------------------------------------------ statuses
+
+
+def status_of_marks(marks: tuple[tuple[str, str], ...]) -> Entry | None:
+    """Per-variant cells (√/× ...) as one entry; None when no cell says anything."""
+    kinds = {variant: mark_of(text) or UNKNOWN for variant, text in marks}
+    yes = tuple(v for v, k in kinds.items() if k == YES)
+    experimental = tuple(v for v, k in kinds.items() if k == EXPERIMENTAL)
+    every = tuple(kinds)
+    if yes:
+        return Entry("supported", None if yes == every else yes)
+    if experimental:
+        return Entry("experimental", None if experimental == every else experimental)
+    if kinds and all(k == PLANNED for k in kinds.values()):
+        return Entry("planned")
+    if kinds and all(k == NO for k in kinds.values()):
+        return Entry("unsupported", reason=UNSUPPORTED_REASON)
+    if any(k == PLANNED for k in kinds.values()):
+        return Entry("planned")
+    return None
+
+
+_STATUS_WORDS: dict[str, str] = {
+    "supported": "supported",
+    "yes": "supported",
+    "√": "supported",
+    "✓": "supported",
+    "planned": "planned",
+    "experimental": "experimental",
+    "not supported": "unsupported",
+    "unsupported": "unsupported",
+    "no": "unsupported",
+    "×": "unsupported",
+    "✗": "unsupported",
+    "not applicable": "not-applicable",
+    "n/a": "not-applicable",
+    "unverified": "unverified",
+    "?": "unverified",
+    "": "unverified",
+    "not classified": "unverified",
+}
+_SPLIT_VARIANTS = re.compile(r"\s*(?:,|/|\band\b|&)\s*")
+_PARENTHESISED = re.compile(r"^(?P<word>[^()]+?)\s*\((?P<inside>[^()]*)\)$")
+
+
+def status_of_cell(text: str) -> tuple[Entry | None, tuple[str, ...]]:
+    """A "Server supported" cell (`A2, A3`, `Special for GPU`, `Planned`, ...) as an entry.
+
+    Also returns the variant names the cell mentions, so the platform's variants can be
+    gathered from the page.
+    """
+    cleaned = " ".join(text.split())
+    key = cleaned.lower()
+    if key in _STATUS_WORDS:
+        return _plain_status(_STATUS_WORDS[key]), ()
+    if key.startswith(("special for", "only for")):
+        words = cleaned.split()  # "Special For GPU" and "Special for GPU" are one reason
+        reason = " ".join([words[0].capitalize(), "for", *words[2:]])
+        return Entry("not-applicable", reason=reason), ()
+    match = _PARENTHESISED.match(cleaned)
+    if match and match.group("word").lower() in ("experimental", "supported"):
+        variants = _variant_names(match.group("inside"))
+        return Entry(match.group("word").lower(), variants or None), variants
+    variants = _variant_names(cleaned)
+    if variants:
+        return Entry("supported", variants), variants
+    return None, ()
+
+
+def _plain_status(status: str) -> Entry | None:
+    if status == "unverified":
+        return None
+    if status == "unsupported":
+        return Entry(status, reason=UNSUPPORTED_REASON)
+    if status == "not-applicable":
+        return Entry(status, reason="marked not applicable on the imported page")
+    return Entry(status)
+
+
+_VARIANT_NAME = re.compile(r"[A-Za-z0-9][\w.+-]{0,15}")
+
+
+def _variant_names(text: str) -> tuple[str, ...]:
+    """`A2, A3` -> (A2, A3), or () when the text does not read as a list of hardware names.
+
+    A hardware name holds a digit (A2, 910B, MI300X) or is a short capitalised word (CPU), so a
+    stray word such as "Partial" is not taken for a variant.
+    """
+    parts = tuple(p for p in _SPLIT_VARIANTS.split(text.strip()) if p)
+    if parts and all(
+        _VARIANT_NAME.fullmatch(p)
+        and (any(c.isdigit() for c in p) or (p.isupper() and len(p) <= 5))
+        for p in parts
+    ):
+        return parts
+    return ()
+
+
+def group_reason(row: Row) -> str:
+    """Why a row of a not-supported table is not supported: the text just before the table."""
+    caption = " ".join(row.table.caption.split()).rstrip(":").strip()
+    return caption or UNSUPPORTED_REASON
+
+
+def entry_of_row(row: Row, page: Page) -> tuple[Entry | None, tuple[str, ...]]:
+    if row.table.has(REPLACEMENT):
+        return None, ()  # a deprecated-arguments table says nothing about support
+    status = row.cell(STATUS)
+    if status is not None:
+        return status_of_cell(status.text)
+    if row.table.variants:
+        return status_of_marks(row.marks()), ()
+    if page.states_support:
+        return Entry("unsupported", reason=group_reason(row)), ()
+    return None, ()
+
+
+# ------------------------------------------------------------------ options and defaults
+
+
+def options_subset(
+    row: Row, argument: Argument, notes: list[Problem], file: str
+) -> tuple[Any, ...] | None:
+    """The page's option values that are registry choices, when they are a strict subset."""
+    cell = row.cell(OPTIONS)
+    choices = argument.choices
+    if cell is None or not isinstance(choices, tuple):
+        return None
+    values = option_values(cell)
+    kept = tuple(c for c in choices if any(in_choices(v, (c,)) for v in values))
+    dropped = [v for v in values if not in_choices(v, choices)]
+    if dropped:
+        notes.append(
+            Problem(
+                f"{argument.name}: {', '.join(dropped)} {'is' if len(dropped) == 1 else 'are'} not"
+                " among the registry's choices; left out of 'options'",
+                file,
+                row.line,
+            )
+        )
+    if not kept or len(kept) == len(choices):
+        return None
+    return kept
+
+
+def platform_default(
+    row: Row, argument: Argument, notes: list[Problem], file: str
+) -> tuple[bool, Any]:
+    """(True, value) when the page's default differs from the registry and can be typed."""
+    cell = row.cell(DEFAULT)
+    if cell is None or default_agrees(cell.text, argument) is not False:
+        return False, None
+    value = typed_default(cell.text, argument)
+    registry_text = repr(value_text(argument.default))
+    if value is None:
+        notes.append(
+            Problem(
+                f"{argument.name}: the page's default {cell.text!r} differs from the registry's"
+                f" {registry_text} but cannot be read as {_kind_name(argument)}; left out",
+                file,
+                row.line,
+                "write a 'default' by hand if the platform really differs",
+            )
+        )
+        return False, None
+    notes.append(
+        Problem(
+            f"{argument.name}: platform default {value!r} taken from the page (the registry's is"
+            f" {registry_text})",
+            file,
+            row.line,
+        )
+    )
+    return True, value
+
+
+def _kind_name(argument: Argument) -> str:
+    kind = _value_kind(argument)
+    return {"int": "an int", "float": "a float", "bool": "a bool", "str": "a string"}.get(
+        kind or "", "a plain value"
+    )
+
+
+def typed_default(text: str, argument: Argument) -> Any:
+    """The page's default text as a value of the argument's type, or None if it is not one."""
+    raw = " ".join(text.split()).strip("`").strip()
+    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "'\"":
+        raw = raw[1:-1]
+    kind = _value_kind(argument)
+    try:
+        if kind == "bool":
+            return {"true": True, "false": False}.get(raw.lower())
+        if kind == "int":
+            return int(raw)
+        if kind == "float":
+            number = float(raw)
+            return number if math.isfinite(number) else None
+    except ValueError:
+        return None
+    if kind == "str" and raw and raw.lower() not in ("none", "null"):
+        return raw
+    return None
+
+
+def _value_kind(argument: Argument) -> str | None:
+    default = argument.default
+    if isinstance(default, bool) or argument.is_flag:
+        return "bool"
+    if isinstance(default, int):
+        return "int"
+    if isinstance(default, float):
+        return "float"
+    if argument.nargs not in (None, "?") or not comparable(default):
+        return None
+    return {"int": "int", "float": "float", "str": "str", None: "str"}.get(argument.type)
+
+
+# ------------------------------------------------------------------ the whole page
+
+
+def import_page(page: Page, registry: Registry, platform: str, title: str | None) -> Imported:
+    if not PLATFORM_NAME.match(platform):
+        raise ArgmatrixError.at(
+            f"--platform {platform!r} is not a platform name",
+            fix="use letters, digits, '-', '_' or '.', e.g. 'ascend'",
+        )
+    if not page.states_support:
+        raise ArgmatrixError.at(
+            "the page has no support columns (per-variant marks or a 'Server supported' column),"
+            " so there is nothing to import",
+            file=page.file,
+            line=1,
+            fix="import a platform support page; audit a generic page with 'argmatrix audit'",
+        )
+    imported = Imported(platform, title or page_title(page, platform), page.variants, {})
+    index = registry.by_flag()
+    candidates = sorted(index)
+    for row in page.rows:
+        argument = _argument_of(row, index, candidates, imported.notes, page.file)
+        if argument is not None:
+            _import_row(row, argument, page, imported)
+    order = {a.name: i for i, a in enumerate(registry.arguments)}
+    imported.entries = dict(sorted(imported.entries.items(), key=lambda item: order[item[0]]))
+    return imported
+
+
+def _import_row(row: Row, argument: Argument, page: Page, imported: Imported) -> None:
+    notes = imported.notes
+    if argument.name in imported.entries:
+        notes.append(
+            Problem(
+                f"{argument.name} is on the page twice; the first row is kept", page.file, row.line
+            )
+        )
+        return
+    if row.broken:
+        repair = (
+            "its cells were realigned"
+            if "unescaped" in row.broken
+            else ("its missing cells were read as empty")
+        )
+        notes.append(
+            Problem(
+                f"{argument.name}: {row.broken}; {repair}, check the entry", page.file, row.line
+            )
+        )
+    entry, variants = entry_of_row(row, page)
+    imported.variants = tuple(dict.fromkeys((*imported.variants, *variants)))
+    status = row.cell(STATUS)
+    if entry is None and status is not None and mark_of(status.text) is None:
+        notes.append(
+            Problem(
+                f"{argument.name}: the status {status.text!r} is not understood; left out",
+                page.file,
+                row.line,
+                "write e.g. 'A2, A3', 'Planned', 'Experimental' or 'Special for GPU'",
+            )
+        )
+    if entry is not None:
+        imported.entries[argument.name] = _with_values(entry, row, argument, notes, page.file)
+
+
+def _argument_of(
+    row: Row, index: Mapping[str, Argument], candidates: list[str], notes: list[Problem], file: str
+) -> Argument | None:
+    argument = next((index[f] for f in row.flags if f in index), None)
+    if argument is None:
+        flag = row.flags[0]
+        suggestion = closest(flag, candidates)
+        notes.append(
+            Problem(
+                f"{flag} is not an argument of the registry; left out",
+                file,
+                row.line,
+                f"did you mean {suggestion}?" if suggestion else None,
+            )
+        )
+    return argument
+
+
+def _with_values(
+    entry: Entry, row: Row, argument: Argument, notes: list[Problem], file: str
+) -> Entry:
+    if entry.status not in ("supported", "experimental"):
+        return entry
+    options = options_subset(row, argument, notes, file)
+    has_default, default = platform_default(row, argument, notes, file)
+    return Entry(entry.status, entry.variants, options, default, has_default, entry.reason)
+
+
+def page_title(page: Page, platform: str) -> str:
+    """The platform's title from the page's (`Support Features on Ascend NPU` -> `Ascend NPU`)."""
+    title = _TITLE_PREFIX.sub("", page.title.strip()).strip()
+    return title if title and title != page.title.strip() else platform
+
+
+# ------------------------------------------------------------------ YAML
+
+
+def manifest_text(imported: Imported, registry: Registry, source: str) -> str:
+    lines = [
+        f"# Imported by argmatrix from {source}: {len(imported.entries)} argument(s) of the"
+        " registry.",
+        "# Arguments the page does not cover fall back to 'default'. Review before committing.",
+        f"platform: {scalar(imported.platform)}",
+        f"title: {scalar(imported.title)}",
+    ]
+    if imported.variants:
+        lines.append(f"variants: [{', '.join(scalar(v) for v in imported.variants)}]")
+    lines.append("default: unverified")
+    if imported.entries:
+        lines.append("arguments:")
+    section = None
+    for argument in registry.arguments:
+        entry = imported.entries.get(argument.name)
+        if entry is None:
+            continue
+        if argument.section != section:
+            section = argument.section
+            lines.append(f"  # {' '.join(section.split())}")
+        lines.append(f"  {scalar(argument.name)}: {entry_yaml(entry, imported.variants)}")
+    return "\n".join(lines) + "\n"
+
+
+def entry_yaml(entry: Entry, platform_variants: tuple[str, ...]) -> str:
+    parts: list[str] = [f"status: {entry.status}"]
+    if entry.variants and entry.variants != platform_variants:
+        parts.append(f"variants: [{', '.join(scalar(v) for v in entry.variants)}]")
+    if entry.options is not None:
+        parts.append(f"options: [{', '.join(scalar(v) for v in entry.options)}]")
+    if entry.has_default:
+        parts.append(f"default: {scalar(entry.default)}")
+    if entry.reason:
+        parts.append(f"reason: {scalar(entry.reason)}")
+    if len(parts) == 1:
+        return entry.status
+    return "{" + ", ".join(parts) + "}"
+
+
+_PLAIN = re.compile(r"^[A-Za-z0-9_./+-][A-Za-z0-9_ ./+()-]*$")
+
+
+def scalar(value: Any) -> str:
+    """A YAML scalar that reads back as exactly `value` (plain when safe, else quoted)."""
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return _float_text(value)
+    text = str(value)
+    if _PLAIN.match(text) and not text.endswith(" ") and _reads_back(text, text):
+        return text
+    return _NON_PRINTABLE.sub(_escape_char, json.dumps(text, ensure_ascii=False))
+
+
+# Characters a YAML reader refuses even inside quotes, and line breaks JSON leaves raw (which
+# YAML would fold into spaces): written as escapes instead.
+_NON_PRINTABLE = re.compile(f"{yaml.reader.Reader.NON_PRINTABLE.pattern}|[\x85\u2028\u2029]")
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    code = ord(match.group(0))
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def _float_text(value: float) -> str:
+    text = repr(value)
+    if "e" in text and "." not in text.split("e")[0]:
+        mantissa, exponent = text.split("e")
+        text = f"{mantissa}.0e{exponent}"
+    return text
+
+
+def _reads_back(text: str, value: Any) -> bool:
+    try:
+        return bool(yaml.safe_load(f"k: {text}") == {"k": value})
+    except yaml.YAMLError:
+        return False
+
+
+def validated(text: str, where: str) -> str:
+    """The manifest text, after checking that `load_manifest` would accept it."""
+    problems = Problems(where)
+    parse_manifest(load_yaml_text(text, where), problems)
+    if problems.items:
+        raise ArgmatrixError(*problems.items)
+    return text
+
+
+def write_manifest(path: Path, text: str) -> None:
+    write_text_atomically(path, validated(text, str(path)))

@@ -1,0 +1,300 @@
+"""`argmatrix diff`: what changed between two registries, as release notes or JSON.
+
+Arguments are paired by their canonical flag, then by any flag they still share (an alias
+changed), then by destination (the flag was renamed). What is left was added or removed.
+Values are compared in their JSON-safe form, so a registry read live, statically or from a
+snapshot compares the same.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, replace
+from typing import Any
+
+from argmatrix.model.registry import Argument, Registry, json_value, python_value
+from argmatrix.model.values import value_text
+from argmatrix.render.formats.markdown import cell, code
+
+DIFF_FORMATS = ("markdown", "json")
+
+FIELDS = ("flags", "default", "choices", "type", "nargs", "action", "required", "deprecated")
+FIELD_TITLES = {
+    "flags": "Changed aliases",
+    "default": "Changed defaults",
+    "choices": "Changed choices",
+    "type": "Changed types",
+    "nargs": "Changed nargs",
+    "action": "Changed actions",
+    "required": "Changed required",
+    "deprecated": "Deprecation",
+}
+FORMATS = DIFF_FORMATS
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    field: str
+    old: Any  # JSON-safe form
+    new: Any
+
+
+@dataclass(frozen=True)
+class Paired:
+    old: Argument
+    new: Argument
+    changes: tuple[FieldChange, ...]
+
+
+@dataclass(frozen=True)
+class RegistryDiff:
+    old_label: str
+    new_label: str
+    added: tuple[Argument, ...]
+    removed: tuple[Argument, ...]
+    renamed: tuple[Paired, ...]
+    changed: tuple[Paired, ...]  # same argument, some field differs
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "added": len(self.added),
+            "removed": len(self.removed),
+            "renamed": len(self.renamed),
+            "changed": len(self.changed),
+        }
+
+    @property
+    def empty(self) -> bool:
+        return not any(self.counts().values())
+
+
+def snapshot_form(value: Any) -> Any:
+    """A value as a snapshot holds it: what a loader could not evaluate compares by its source.
+
+    The JSON-safe form of a live object differs before and after a snapshot round trip
+    ({"python": ...} becomes {"unevaluated": ...}); one more trip makes both sides alike.
+    """
+    return json_value(python_value(json_value(value)))
+
+
+def field_changes(
+    old: Argument, new: Argument, fields: tuple[str, ...] = FIELDS
+) -> tuple[FieldChange, ...]:
+    changes = []
+    for name in fields:
+        before, after = snapshot_form(getattr(old, name)), snapshot_form(getattr(new, name))
+        if before != after:
+            changes.append(FieldChange(name, before, after))
+    return tuple(changes)
+
+
+def flatten(registry: Registry, prefix: str = "") -> Registry:
+    """One list of arguments, a subcommand's named after it (`serve --port`), at any depth."""
+    arguments = [
+        replace(a, flags=tuple(f"{prefix}{f}" for f in a.flags), dest=f"{prefix}{a.dest}")
+        if prefix
+        else a
+        for a in registry.arguments
+    ]
+    for sub in registry.subcommands:
+        arguments.extend(flatten(sub.registry, f"{prefix}{sub.name} ").arguments)
+    return replace(registry, arguments=tuple(arguments), subcommands=())
+
+
+def diff_registries(old: Registry, new: Registry, old_label: str, new_label: str) -> RegistryDiff:
+    old, new = flatten(old), flatten(new)
+    pairs = _pair_by_name(old, new)
+    pairs += _pair_by_shared_flag(old, new, pairs)
+    renamed = _pair_by_dest(old, new, pairs)
+    paired_old = {id(p[0]) for p in pairs} | {id(r[0]) for r in renamed}
+    paired_new = {id(p[1]) for p in pairs} | {id(r[1]) for r in renamed}
+    order = {a.name: i for i, a in enumerate(new.arguments)}
+    changed = sorted(
+        (Paired(o, n, changes) for o, n in pairs if (changes := field_changes(o, n))),
+        key=lambda p: order[p.new.name],
+    )
+    return RegistryDiff(
+        old_label,
+        new_label,
+        added=tuple(a for a in new.arguments if id(a) not in paired_new),
+        removed=tuple(a for a in old.arguments if id(a) not in paired_old),
+        renamed=tuple(Paired(o, n, field_changes(o, n, FIELDS[1:])) for o, n in renamed),
+        changed=tuple(changed),
+    )
+
+
+def _pair_by_name(old: Registry, new: Registry) -> list[tuple[Argument, Argument]]:
+    by_name = {a.name: a for a in new.arguments}
+    return [(a, by_name[a.name]) for a in old.arguments if a.name in by_name]
+
+
+def _pair_by_shared_flag(
+    old: Registry, new: Registry, pairs: list[tuple[Argument, Argument]]
+) -> list[tuple[Argument, Argument]]:
+    taken_old = {id(o) for o, _ in pairs}
+    taken_new = {id(n) for _, n in pairs}
+    found = []
+    for before in old.arguments:
+        if id(before) in taken_old:
+            continue
+        after = next(
+            (
+                a
+                for a in new.arguments
+                if id(a) not in taken_new and set(a.flags) & set(before.flags)
+            ),
+            None,
+        )
+        if after is not None:
+            found.append((before, after))
+            taken_new.add(id(after))
+    return found
+
+
+def _pair_by_dest(
+    old: Registry, new: Registry, pairs: list[tuple[Argument, Argument]]
+) -> list[tuple[Argument, Argument]]:
+    """Unpaired arguments with one and the same destination on both sides were renamed."""
+    taken_old = {id(o) for o, _ in pairs}
+    taken_new = {id(n) for _, n in pairs}
+    left_old = [a for a in old.arguments if id(a) not in taken_old and a.flags]
+    left_new = [a for a in new.arguments if id(a) not in taken_new and a.flags]
+    old_dests = Counter(a.dest for a in left_old)
+    new_dests = {a.dest: a for a in left_new}
+    new_counts = Counter(a.dest for a in left_new)
+    return [
+        (a, new_dests[a.dest])
+        for a in left_old
+        if old_dests[a.dest] == 1 and new_counts[a.dest] == 1
+    ]
+
+
+# ------------------------------------------------------------------ JSON
+
+
+def argument_summary(argument: Argument) -> dict[str, Any]:
+    return {
+        "name": argument.name,
+        "flags": list(argument.flags),
+        "dest": argument.dest,
+        "section": argument.section,
+        "action": argument.action,
+        "type": argument.type,
+        "default": snapshot_form(argument.default),
+        "choices": snapshot_form(argument.choices),
+        "nargs": snapshot_form(argument.nargs),
+    }
+
+
+def _changes_dict(changes: tuple[FieldChange, ...]) -> dict[str, Any]:
+    return {c.field: {"old": c.old, "new": c.new} for c in changes}
+
+
+def diff_dict(diff: RegistryDiff) -> dict[str, Any]:
+    return {
+        "old": diff.old_label,
+        "new": diff.new_label,
+        "counts": diff.counts(),
+        "added": [argument_summary(a) for a in diff.added],
+        "removed": [argument_summary(a) for a in diff.removed],
+        "renamed": [
+            {
+                "old": p.old.name,
+                "new": p.new.name,
+                "dest": p.new.dest,
+                "changes": _changes_dict(p.changes),
+            }
+            for p in diff.renamed
+        ],
+        "changed": [
+            {"name": p.new.name, "changes": _changes_dict(p.changes)} for p in diff.changed
+        ],
+    }
+
+
+def diff_json(diff: RegistryDiff) -> str:
+    return json.dumps(diff_dict(diff), indent=2, ensure_ascii=False) + "\n"
+
+
+# ------------------------------------------------------------------ Markdown
+
+
+def diff_markdown(diff: RegistryDiff, heading: str = "##") -> str:
+    """A release-notes section; the same registries always give the same text."""
+    counts = diff.counts()
+    lines = [
+        f"{heading} Argument changes",
+        "",
+        f"From {code(diff.old_label)} to {code(diff.new_label)}: "
+        + ", ".join(f"{n} {kind}" for kind, n in counts.items())
+        + ".",
+    ]
+    if diff.empty:
+        lines += ["", "No argument changed."]
+    sub = heading + "#"
+    if diff.added:
+        lines += ["", f"{sub} Added", ""]
+        lines += [f"- {code(a.name)} ({cell(a.section)}){_shape(a)}" for a in diff.added]
+    if diff.removed:
+        lines += ["", f"{sub} Removed", ""]
+        lines += [f"- {code(a.name)} ({cell(a.section)})" for a in diff.removed]
+    if diff.renamed:
+        lines += ["", f"{sub} Renamed", ""]
+        lines += [
+            f"- {code(p.old.name)} → {code(p.new.name)}"
+            + "".join(f"; {_change_text(c)}" for c in p.changes)
+            for p in diff.renamed
+        ]
+    for name in FIELDS:
+        items = [(p, c) for p in diff.changed for c in p.changes if c.field == name]
+        if items:
+            lines += ["", f"{sub} {FIELD_TITLES[name]}", ""]
+            lines += [f"- {code(p.new.name)}: {_change_text(c)}" for p, c in items]
+    return "\n".join(lines) + "\n"
+
+
+def _shape(argument: Argument) -> str:
+    parts = []
+    if argument.is_flag:
+        parts.append("switch")
+    else:
+        parts.append(f"default {_value(snapshot_form(argument.default))}")
+    if isinstance(argument.choices, tuple):
+        parts.append("choices " + ", ".join(code(value_text(c)) for c in argument.choices))
+    return ": " + "; ".join(parts)
+
+
+def _value(json_form: Any) -> str:
+    return code(value_text(python_value(json_form)))
+
+
+def _change_text(change: FieldChange) -> str:
+    if change.field == "choices" and isinstance(change.old, list) and isinstance(change.new, list):
+        return _set_change(change.old, change.new, "choices")
+    if change.field == "flags":
+        return _set_change(change.old, change.new, "aliases")
+    if change.field == "deprecated":
+        return "now deprecated" if change.new else "no longer deprecated"
+    if change.field == "default":
+        return f"default {_value(change.old)} → {_value(change.new)}"
+    return f"{change.field} {_describe(change.old)} → {_describe(change.new)}"
+
+
+def _describe(json_form: Any) -> str:
+    if isinstance(json_form, list):
+        return ", ".join(_value(v) for v in json_form) if json_form else "none"
+    if json_form is None:
+        return "none"
+    return _value(json_form)
+
+
+def _set_change(old: list[Any], new: list[Any], nouns: str) -> str:
+    added = [v for v in new if v not in old]
+    removed = [v for v in old if v not in new]
+    parts = []
+    if added:
+        parts.append(f"{nouns} added " + ", ".join(_value(v) for v in added))
+    if removed:
+        parts.append(f"{nouns} removed " + ", ".join(_value(v) for v in removed))
+    return "; ".join(parts) or f"{nouns} reordered"

@@ -1,0 +1,110 @@
+"""Findings written out: human text, JSON (see `argmatrix schema findings`) or GitHub
+workflow annotations, every line made safe for a CI log."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import asdict
+from typing import Any, TextIO
+
+from argmatrix.checks.drift import Report
+from argmatrix.errors import json_for_log, printable
+from argmatrix.model.findings import Finding
+
+FORMATS = ("text", "json", "github")
+
+
+# ------------------------------------------------------------------ output
+
+
+def finding_dict(finding: Finding, diff: str | None) -> dict[str, Any]:
+    data = asdict(finding)
+    data = {
+        k: data[k]
+        for k in ("kind", "severity", "message", "flag", "platform", "file", "line", "fix")
+    }
+    if diff:
+        data["diff"] = diff
+    return data
+
+
+def emit(report: Report, form: str, stream: TextIO) -> None:
+    """Every format is safe to print into a terminal or a CI log, whatever the registry, the
+    manifests or the pages hold: see `errors.printable`."""
+    if form == "json":
+        items = [finding_dict(f, report.diffs.get(i)) for i, f in enumerate(report.findings)]
+        stream.write(json_for_log(json.dumps(items, indent=2, ensure_ascii=False)) + "\n")
+        return
+    if form == "github":
+        for finding in report.findings:
+            stream.write(github_annotation(finding) + "\n")
+        return
+    colour = stream.isatty() and "NO_COLOR" not in os.environ
+    for index, finding in enumerate(report.findings):
+        stream.write(text_line(finding, colour) + "\n")
+        if report.diffs.get(index):
+            stream.write(_indent(report.diffs[index]))
+    stream.write(summary(report.findings) + "\n")
+
+
+def text_line(finding: Finding, colour: bool = False) -> str:
+    where = ""
+    if finding.file:
+        file = relative_path(finding.file)
+        where = f"{file}:{finding.line}: " if finding.line else f"{file}: "
+    label = printable(f"{finding.severity}[{finding.kind}]")
+    if colour:
+        code = "31" if finding.severity == "error" else "33"
+        label = f"\033[{code}m{label}\033[0m"
+    fix = f" ({finding.fix})" if finding.fix else ""
+    return f"{printable(where)}{label}: {printable(finding.message + fix)}"
+
+
+def relative_path(file: str) -> str:
+    """A path relative to the working directory (the repository root in CI), where it can be."""
+    try:
+        return os.path.relpath(file)
+    except ValueError:
+        return file
+
+
+def github_annotation(finding: Finding) -> str:
+    level = "error" if finding.severity == "error" else "warning"
+    props = []
+    if finding.file:
+        props.append(f"file={_escape_property(relative_path(finding.file))}")
+    if finding.line:
+        props.append(f"line={finding.line}")
+    props.append(f"title={_escape_property('argmatrix ' + finding.kind)}")
+    message = finding.message + (f" ({finding.fix})" if finding.fix else "")
+    return f"::{level} {','.join(props)}::{_escape_data(message)}"
+
+
+def _escape_data(text: str) -> str:
+    """A workflow command's message: no character that ends the line or the command, and
+    control characters shown as escapes (`printable`)."""
+    return printable(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def summary(findings: Iterable[Finding]) -> str:
+    items = list(findings)
+    errors = sum(f.severity == "error" for f in items)
+    warnings = len(items) - errors
+    if not items:
+        return "argmatrix check: everything agrees"
+    return f"argmatrix check: {errors} error(s), {warnings} warning(s)"
+
+
+def _indent(text: str) -> str:
+    """The diff, indented; each line shown with `printable`, since a page's lines come from the
+    registry's help text and the manifests."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return "".join(f"    {printable(line)}\n" for line in lines)

@@ -1,0 +1,210 @@
+"""The adoption commands: audit, import, diff (the work is done in `argmatrix.adoption`).
+
+These commands help a project move from hand-written pages to generated ones: measure how far
+a page has drifted (audit), bootstrap a manifest from it (import), and describe what changed
+between two releases of a registry (diff).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from argmatrix.adoption.audit import AUDIT_FORMATS
+from argmatrix.adoption.registry_diff import DIFF_FORMATS
+from argmatrix.cli.common import EXIT_FINDINGS, EXIT_OK, source_options
+
+if TYPE_CHECKING:
+    from argmatrix.cli.common import Commands
+from argmatrix.errors import ArgmatrixError, Problem, json_for_log, printable
+from argmatrix.loaders.load import Mode, RegistrySpec, guess_mode, load_registry, mock_list
+
+
+def register(commands: Commands, common: argparse.ArgumentParser) -> None:
+    """Add the audit, import and diff commands."""
+    _register_audit(commands, common)
+    _register_import(commands, common)
+    _register_diff(commands)
+
+
+def _register_audit(commands: Commands, common: argparse.ArgumentParser) -> None:
+    audit = commands.add_parser(
+        "audit",
+        parents=[common],
+        help="Measure how far a hand-written page is from the registry.",
+        description="Compare a hand-written argument page (Markdown tables, or text copied from"
+        " a rendered page) with the registry: unknown, missing and duplicated flags, wrong"
+        " defaults, options and types, broken rows, text lost as HTML. Exit 0: the page agrees;"
+        " 1: findings; 2: bad input.",
+    )
+    audit.add_argument("page", metavar="PAGE", help="The page to audit (Markdown or copied text).")
+    audit.add_argument(
+        "--format",
+        choices=AUDIT_FORMATS,
+        default="text",
+        help="Output format: one line per finding, or a JSON report.",
+    )
+    audit.set_defaults(handler=_audit)
+
+
+def _register_import(commands: Commands, common: argparse.ArgumentParser) -> None:
+    imports = commands.add_parser(
+        "import",
+        parents=[common],
+        help="Bootstrap a capability manifest from a support page.",
+        description="Turn a hand-written platform support page into a capability manifest:"
+        " support marks become statuses, option lists become 'options' subsets, differing"
+        " defaults become platform defaults. Flags the registry does not have are left out and"
+        " reported on stderr.",
+    )
+    imports.add_argument("page", metavar="PAGE", help="The support page to import.")
+    imports.add_argument(
+        "--platform",
+        metavar="NAME",
+        required=True,
+        help="The platform's short name, e.g. 'ascend'.",
+    )
+    imports.add_argument(
+        "--title",
+        metavar="T",
+        help="The platform's title (default: taken from the page's heading).",
+    )
+    imports.add_argument(
+        "-o", "--output", metavar="FILE", required=True, help="Where to write the manifest (YAML)."
+    )
+    imports.set_defaults(handler=_import)
+
+
+def _register_diff(commands: Commands) -> None:
+    diff = commands.add_parser(
+        "diff",
+        help="Show what changed between two registries.",
+        description="Compare two registries (snapshot .json files, or module:callable targets)"
+        " and report added, removed and renamed arguments and changed defaults, choices, types,"
+        " nargs and actions, as a Markdown release-notes section or JSON.",
+    )
+    diff.add_argument("old", metavar="OLD", help="The earlier registry: snapshot or target.")
+    diff.add_argument("new", metavar="NEW", help="The later registry: snapshot or target.")
+    diff.add_argument("--format", choices=DIFF_FORMATS, default="markdown", help="Output format.")
+    diff.add_argument(
+        "--static",
+        action="store_true",
+        help="Read module:callable targets from source without importing them.",
+    )
+    diff.add_argument(
+        "--mock",
+        metavar="MOD",
+        action="append",
+        default=None,
+        help="Stand in for a heavy module when importing live (repeatable).",
+    )
+    diff.add_argument(
+        "--old-path",
+        metavar="DIR",
+        action="append",
+        default=None,
+        help="Read OLD's modules from this folder only (repeatable; implies static"
+        " reading for OLD), e.g. a 'pip install --target' folder.",
+    )
+    diff.add_argument(
+        "--new-path",
+        metavar="DIR",
+        action="append",
+        default=None,
+        help="Read NEW's modules from this folder only (repeatable; implies static"
+        " reading for NEW).",
+    )
+    diff.add_argument(
+        "--old-label",
+        metavar="TEXT",
+        help="How OLD is named in the output, e.g. 'sglang 0.5.2' (default: OLD).",
+    )
+    diff.add_argument(
+        "--new-label", metavar="TEXT", help="How NEW is named in the output (default: NEW)."
+    )
+    diff.add_argument(
+        "--verbose",
+        action="store_true",
+        help="Show tracebacks of errors raised inside the registry's own code.",
+    )
+    diff.set_defaults(handler=_diff)
+
+
+# ------------------------------------------------------------------ handlers
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from argmatrix.adoption.audit import audit_page, emit
+    from argmatrix.adoption.handwritten import read_page
+    from argmatrix.project import load_registry_only
+
+    page = read_page(Path(args.page))
+    registry = load_registry_only(source_options(args))
+    report = audit_page(page, registry)
+    emit(report, args.format, sys.stdout)
+    return EXIT_FINDINGS if report.findings else EXIT_OK
+
+
+def _import(args: argparse.Namespace) -> int:
+    from argmatrix.adoption.handwritten import read_page
+    from argmatrix.adoption.importer import import_page, manifest_text, write_manifest
+    from argmatrix.project import load_registry_only
+
+    page = read_page(Path(args.page))
+    registry = load_registry_only(source_options(args))
+    imported = import_page(page, registry, args.platform, args.title)
+    output = Path(args.output)
+    write_manifest(output, manifest_text(imported, registry, Path(args.page).name))
+    for note in imported.notes:
+        print(printable(f"argmatrix: note: {note}"), file=sys.stderr)
+    print(
+        f"argmatrix import: wrote {output} with {len(imported.entries)} entries;"
+        f" {len(imported.notes)} note(s)",
+        file=sys.stderr,
+    )
+    return EXIT_OK
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from argmatrix.adoption.registry_diff import diff_json, diff_markdown, diff_registries
+
+    old = load_registry(
+        _diff_spec(args.old, args.static, args.old_path, args.mock), verbose=args.verbose
+    )
+    new = load_registry(
+        _diff_spec(args.new, args.static, args.new_path, args.mock), verbose=args.verbose
+    )
+    diff = diff_registries(
+        old,
+        new,
+        args.old_label or _label(args.old, args.old_path),
+        args.new_label or _label(args.new, args.new_path),
+    )
+    sys.stdout.write(
+        json_for_log(diff_json(diff)) if args.format == "json" else diff_markdown(diff)
+    )
+    return EXIT_OK
+
+
+def _label(target: str, paths: list[str] | None) -> str:
+    return f"{target} ({', '.join(paths)})" if paths else target
+
+
+def _diff_spec(
+    target: str, static: bool, paths: list[str] | None, mock: list[str] | None
+) -> RegistrySpec:
+    cwd = Path.cwd()
+    mode: Mode = guess_mode(target, static or bool(paths))
+    if paths and mode == "snapshot":
+        raise ArgmatrixError(
+            Problem(
+                f"--old-path/--new-path only apply to module:callable targets, not {target!r}",
+                fix="drop the path option for a snapshot",
+            )
+        )
+    search = tuple(str((cwd / p).resolve()) for p in paths) if paths else None
+    return RegistrySpec(
+        target=target, mode=mode, mock=mock_list(mock), base_dir=cwd, search_path=search
+    )

@@ -1,0 +1,74 @@
+"""What every command shares: exit codes, the source options and their plain-value form.
+
+The core never sees an `argparse.Namespace`: a handler turns its arguments into
+`project.SourceOptions` with `source_options` and passes plain values on.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from argmatrix.loaders.load import mock_list
+from argmatrix.project import SourceOptions
+
+EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
+
+Handler = Callable[[argparse.Namespace], int]
+if TYPE_CHECKING:  # what `add_subparsers` returns; not subscriptable at run time
+    Commands = argparse._SubParsersAction[argparse.ArgumentParser]
+
+
+def source_options_parser() -> argparse.ArgumentParser:
+    """Options every command takes; they override the configuration file."""
+    common = argparse.ArgumentParser(add_help=False)
+    group = common.add_argument_group("Registry and manifests")
+    group.add_argument(
+        "--config",
+        metavar="FILE",
+        help="Configuration file (default: argmatrix.yaml in the current directory, if present).",
+    )
+    group.add_argument(
+        "--registry",
+        metavar="TARGET",
+        help="The registry: module:callable (a function that returns an ArgumentParser or fills"
+        " the one it is given), or a snapshot .json file.",
+    )
+    group.add_argument(
+        "--static",
+        action="store_true",
+        help="Read the registry from its source without importing it.",
+    )
+    group.add_argument(
+        "--mock",
+        metavar="MOD",
+        action="append",
+        default=None,
+        help="Stand in for a heavy module that is not installed when importing live (repeatable).",
+    )
+    group.add_argument(
+        "--manifest",
+        metavar="FILE",
+        action="append",
+        default=None,
+        help="A platform capability manifest (repeatable; replaces the configured list).",
+    )
+    group.add_argument(
+        "--verbose",
+        action="store_true",
+        help="Show tracebacks of errors raised inside the registry's own code.",
+    )
+    return common
+
+
+def source_options(args: argparse.Namespace) -> SourceOptions:
+    """The source options of a parsed command line, as plain values."""
+    return SourceOptions(
+        config=args.config,
+        registry=args.registry,
+        static=args.static,
+        mock=mock_list(args.mock),
+        manifests=tuple(args.manifest) if args.manifest else None,
+        verbose=args.verbose,
+    )

@@ -1,0 +1,165 @@
+"""Read a registry into the model, in any of its forms: `live` (import the project's code and
+let it build its parser), `static` (read its source, import nothing), `snapshot` (a JSON file
+written earlier). `RegistrySpec` says where a registry comes from; `LOADERS` maps each mode to
+its loader; the static read is cached by the content of every file it read."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from argmatrix._runtime.cache import MISSING, cached, files_seen, lookup, remember_files
+from argmatrix.errors import ArgmatrixError
+from argmatrix.loaders.convert import registry_from_parser
+from argmatrix.loaders.snapshot import read_snapshot
+from argmatrix.model.registry import Registry
+
+Mode = Literal["live", "static", "snapshot"]
+MODES: tuple[str, ...] = ("live", "static", "snapshot")
+
+
+@dataclass(frozen=True)
+class RegistrySpec:
+    """Where a registry comes from: what the configuration's `registry:` block says."""
+
+    target: str
+    mode: Mode = "live"
+    mock: tuple[str, ...] = ()
+    base_dir: Path = field(default_factory=Path.cwd)
+    search_path: tuple[str, ...] | None = None  # static mode: defaults to sys.path
+
+
+def guess_mode(target: str, static: bool) -> Mode:
+    if target.endswith(".json") and ":" not in target:
+        return "snapshot"
+    return "static" if static else "live"
+
+
+# Where the diagnostics of a loaded registry go: set by the command line (one warning line on
+# stderr each), unset for library use and the MkDocs plugin.
+_warn: Callable[[str], None] | None = None
+
+
+@contextlib.contextmanager
+def warnings_to(sink: Callable[[str], None] | None) -> Iterator[None]:
+    """Send each diagnostic of every registry loaded inside the block to `sink`, as one line
+    (`FILE:LINE: message`). A registry read in a forked process sends its own."""
+    global _warn
+    previous, _warn = _warn, sink
+    try:
+        yield
+    finally:
+        _warn = previous
+
+
+def load_registry(spec: RegistrySpec, verbose: bool = False) -> Registry:
+    registry = _load_registry(spec, verbose)
+    if _warn is not None:
+        for diagnostic in registry.diagnostics:
+            _warn(str(diagnostic))
+    return registry
+
+
+def _load_registry(spec: RegistrySpec, verbose: bool) -> Registry:
+    return _not_empty(LOADERS[spec.mode](spec, verbose), spec)
+
+
+# The loaders below import their module when first used: a run that reads a snapshot, or finds
+# the registry in the cache, never loads the static interpreter or the import machinery.
+
+
+def _load_snapshot(spec: RegistrySpec, verbose: bool) -> Registry:
+    return read_snapshot(_resolve_path(spec.target, spec.base_dir))
+
+
+def _load_static(spec: RegistrySpec, verbose: bool) -> Registry:
+    return cached("registry", _static_key(spec), lambda: _read_static(spec))
+
+
+def _load_live(spec: RegistrySpec, verbose: bool) -> Registry:
+    from argmatrix.loaders.live.importing import load_live
+
+    parser, sites = load_live(spec.target, spec.mock, spec.base_dir, verbose)
+    return registry_from_parser(parser, spec.target, sites, _read_file)
+
+
+# One loader per mode. A new way of reading a registry is a module in this package and an entry
+# here (and its name in `Mode`/`MODES`, which the configuration is validated against).
+LOADERS: dict[str, Callable[[RegistrySpec, bool], Registry]] = {
+    "live": _load_live,
+    "static": _load_static,
+    "snapshot": _load_snapshot,
+}
+
+
+def _not_empty(registry: Registry, spec: RegistrySpec) -> Registry:
+    if not registry.arguments and not registry.subcommands:
+        raise ArgmatrixError.at(
+            f"registry {spec.target} has no arguments",
+            fix="point the target at the function that adds the server's arguments",
+        )
+    return registry
+
+
+def needs_reading(spec: RegistrySpec) -> bool:
+    """Whether loading means reading source (a static registry not in the cache)."""
+    return spec.mode == "static" and lookup("registry", _static_key(spec)) is MISSING
+
+
+def load_registry_and_files(
+    spec: RegistrySpec, verbose: bool = False
+) -> tuple[Registry, list[str] | None]:
+    """`load_registry` and `input_files` together, for a read done in another process."""
+    return load_registry(spec, verbose), input_files(spec)
+
+
+def adopt_input_files(spec: RegistrySpec, files: list[str] | None) -> None:
+    """Make `input_files` answer, in this process, for a registry read in another one."""
+    if spec.mode == "static" and files is not None:
+        remember_files("registry", _static_key(spec), files)
+
+
+def _static_key(spec: RegistrySpec) -> tuple[Any, ...]:
+    # Where modules are looked for is part of the key: another environment (another sys.path)
+    # may hold another version of the same package.
+    return (spec.target, str(spec.base_dir), spec.search_path or tuple(sys.path))
+
+
+def input_files(spec: RegistrySpec) -> list[str] | None:
+    """The files the loaded registry was read from; None where that is not known (live)."""
+    if spec.mode == "snapshot":
+        return [str(_resolve_path(spec.target, spec.base_dir))]
+    if spec.mode == "static":
+        return files_seen("registry", _static_key(spec))
+    return None
+
+
+def _read_static(spec: RegistrySpec) -> tuple[Registry, list[str]]:
+    from argmatrix.loaders.static.reader import diagnostics_of, files_read, load_static
+
+    parser, sites, read_source = load_static(spec.target, spec.base_dir, spec.search_path)
+    registry = registry_from_parser(parser, spec.target, sites, read_source)
+    diagnostics = diagnostics_of(read_source)
+    if diagnostics:  # carried by the model: through the forked reader, the cache, snapshots
+        registry = replace(registry, diagnostics=diagnostics)
+    return registry, files_read(read_source)
+
+
+def _resolve_path(target: str, base_dir: Path) -> Path:
+    path = Path(target)
+    return path if path.is_absolute() else base_dir / path
+
+
+def _read_file(name: str) -> str | None:
+    try:
+        return Path(name).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def mock_list(values: Sequence[str] | None) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(values or ()))

@@ -1,0 +1,128 @@
+"""Registry snapshots: a versioned JSON file holding a registry, so docs can be built where the
+server's own dependencies are not installed; and the JSON of `argmatrix export`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from argmatrix._runtime.cache import note_read
+from argmatrix._runtime.files import read_user_file
+from argmatrix.errors import ArgmatrixError
+from argmatrix.model.registry import Registry, registry_from_dict, registry_to_dict
+
+SNAPSHOT_FORMAT = "argmatrix-snapshot"
+SNAPSHOT_VERSION = 1
+
+
+# ------------------------------------------------------------------ snapshots
+
+
+def snapshot_dict(registry: Registry) -> dict[str, Any]:
+    return {
+        "format": SNAPSHOT_FORMAT,
+        "version": SNAPSHOT_VERSION,
+        "registry": registry_to_dict(registry),
+    }
+
+
+def snapshot_text(registry: Registry) -> str:
+    return json.dumps(snapshot_dict(registry), indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+
+
+def read_snapshot(path: Path) -> Registry:
+    text = read_user_file(
+        path,
+        "snapshot file",
+        "write one with 'argmatrix snapshot --registry MODULE:CALLABLE -o FILE'",
+    )
+    note_read(path, text)  # pages are reused by the content read, whatever the file holds later
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise ArgmatrixError.at(
+            "snapshot is nested too deeply to be a snapshot",
+            file=str(path),
+            fix="write it again with 'argmatrix snapshot'",
+        ) from None
+    except json.JSONDecodeError as exc:
+        raise ArgmatrixError.at(
+            f"snapshot is not valid JSON ({exc.msg}); it may be truncated",
+            file=str(path),
+            line=exc.lineno,
+            fix="write it again with 'argmatrix snapshot'",
+        ) from None
+    except ValueError:  # the one other failure: a number of more digits than Python reads
+        raise ArgmatrixError.at(
+            f"snapshot holds an integer of more than {_max_digits()} digits",
+            file=str(path),
+            line=_line_of_long_number(text),
+            fix="write it again with 'argmatrix snapshot' (it writes such a value as hex text)",
+        ) from None
+    if "\\ud" in text or "\\uD" in text:  # an escaped surrogate: valid JSON, not valid text
+        _refuse_lone_surrogates(data, text, str(path))
+    return snapshot_from_dict(data, str(path))
+
+
+def _refuse_lone_surrogates(data: Any, text: str, where: str) -> None:
+    """A `\\ud800` without its pair reads as a string no page or terminal can be written with."""
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        import re
+
+        found = re.search(
+            r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])"
+            r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}",
+            text,
+        )
+        raise ArgmatrixError.at(
+            "snapshot holds half of a surrogate pair (\\ud800-\\udfff alone), which is not text",
+            file=where,
+            line=text.count("\n", 0, found.start()) + 1 if found else None,
+            fix="write it again with 'argmatrix snapshot'",
+        ) from None
+
+
+def _max_digits() -> int:
+    """The most digits Python reads or writes as a decimal integer."""
+    return getattr(sys, "get_int_max_str_digits", lambda: 0)() or 4300
+
+
+def _line_of_long_number(text: str) -> int | None:
+    """The line of the first number json.loads refuses (it does not say where it stopped)."""
+    import re
+
+    found = re.search(rf"[:\[,]\s*-?\d{{{_max_digits() + 1},}}", text)
+    return text.count("\n", 0, found.end()) + 1 if found else None
+
+
+def snapshot_from_dict(data: Any, where: str) -> Registry:
+    if not isinstance(data, dict) or data.get("format") != SNAPSHOT_FORMAT:
+        raise ArgmatrixError.at(
+            'not an argmatrix snapshot (no "format": "argmatrix-snapshot")',
+            file=where,
+            fix="write one with 'argmatrix snapshot'",
+        )
+    version = data.get("version")
+    if version != SNAPSHOT_VERSION:
+        raise ArgmatrixError.at(
+            f"snapshot schema version {version!r} is not supported (this argmatrix reads"
+            f" version {SNAPSHOT_VERSION})",
+            file=where,
+            fix="write the snapshot again with this argmatrix, or install the matching argmatrix",
+        )
+    try:
+        return registry_from_dict(data["registry"])
+    except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as exc:
+        raise ArgmatrixError.at(
+            f"snapshot is incomplete or malformed ({type(exc).__name__}: {exc})",
+            file=where,
+            fix="write it again with 'argmatrix snapshot'",
+        ) from None
+
+
+def export_dict(registry: Registry, platforms: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"registry": registry_to_dict(registry), "platforms": platforms or {}}

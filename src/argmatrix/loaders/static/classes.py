@@ -1,0 +1,163 @@
+"""Classes read from source: their bases, members and class-level values, worked out without
+running the class body (a dataclass field default, an Enum member, an action's `nargs`)."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+from collections.abc import Iterator
+from typing import Any
+
+from argmatrix.loaders.static.argparse_names import argparse_class, is_action_class
+from argmatrix.loaders.static.values import (
+    ArgparseRef,
+    CannotEvaluate,
+    ClassRef,
+    EnumMember,
+    ExternalRef,
+    FunctionRef,
+)
+from argmatrix.model.registry import Unevaluated
+
+
+def _evaluate(cls: ClassRef, node: ast.expr, line: int, owner: ClassRef | None = None) -> Any:
+    return cls.module.evaluate(node, line, owner)
+
+
+def ancestors(cls: ClassRef, depth: int = 0) -> Iterator[Any]:
+    """The base classes of a class read from source, depth first; unreadable ones skipped."""
+    for base_node in cls.node.bases:
+        try:
+            base = _evaluate(cls, base_node, cls.node.lineno)
+        except CannotEvaluate:
+            continue
+        yield base
+        if isinstance(base, ClassRef) and depth < cls.module.loader.budget.limits.call_depth:
+            yield from ancestors(base, depth + 1)
+
+
+def init_default(cls: ClassRef, parameter: str) -> Any:
+    """The literal default of a parameter of the class's (or an ancestor's) __init__."""
+    for owner in [cls, *(a for a in ancestors(cls) if isinstance(a, ClassRef))]:
+        init = owner.module.loader.members(owner.node)[0].get("__init__")
+        if not isinstance(init, ast.FunctionDef):
+            continue
+        arguments = init.args
+        positional = [*arguments.posonlyargs, *arguments.args]
+        defaults = (
+            dict(
+                zip(
+                    [a.arg for a in positional[-len(arguments.defaults) :]],
+                    arguments.defaults,
+                    strict=True,
+                )
+            )
+            if arguments.defaults
+            else {}
+        )
+        defaults.update(
+            {
+                a.arg: d
+                for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
+                if d is not None
+            }
+        )
+        node = defaults.get(parameter)
+        return node.value if isinstance(node, ast.Constant) else None
+    return None
+
+
+def argparse_base(cls: ClassRef) -> type:
+    for base in ancestors(cls):
+        if is_action_class(base):
+            found = argparse_class(base)
+            assert found is not None
+            return found
+    return argparse.Action
+
+
+def enum_kind(cls: ClassRef) -> str | None:
+    """ "plain" for a class derived from enum.Enum alone, "mixed" for another Enum, else None."""
+    bases = list(ancestors(cls))
+    if not any(isinstance(b, ExternalRef) and b.dotted.startswith("enum.") for b in bases):
+        return None
+    direct = [b for b in bases if not isinstance(b, ClassRef)]
+    plain = all(isinstance(b, ExternalRef) and b.dotted in ("enum.Enum", "Enum") for b in direct)
+    return "plain" if plain else "mixed"
+
+
+def is_parser_class(cls: ClassRef) -> bool:
+    return any(
+        isinstance(base, ArgparseRef) and base.name == "ArgumentParser" for base in ancestors(cls)
+    )
+
+
+def class_attribute(cls: ClassRef, attr: str, depth: int = 0) -> Any:
+    """A class-level value: a dataclass field default, a constant, a nested class or method."""
+    patched = cls.module.attribute_changes.get(cls.node.name, {}).get(attr)
+    if patched is not None:
+        raise CannotEvaluate(f"`{cls.node.name}.{attr}` is assigned again at line {patched}")
+    members, changed = cls.module.loader.members(cls.node)
+    if attr in changed:
+        raise CannotEvaluate(
+            f"`{cls.node.name}.{attr}` is changed in the class body at line {changed[attr]}"
+        )
+    node = members.get(attr)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return FunctionRef(cls.module, node, cls)
+    if isinstance(node, ast.ClassDef):
+        return ClassRef(cls.module, node)
+    if node is not None:
+        return _class_value(cls, attr, node)
+    for base_node in cls.node.bases:
+        cls.module.loader.budget.visit(4)  # a scope to evaluate the base in
+        try:
+            base = _evaluate(cls, base_node, cls.node.lineno)
+        except CannotEvaluate:
+            continue
+        if isinstance(base, ClassRef) and depth < cls.module.loader.budget.limits.call_depth:
+            return class_attribute(base, attr, depth + 1)
+    raise CannotEvaluate(f"`{cls.node.name}.{attr}` is not found in the source read")
+
+
+def _class_value(cls: ClassRef, attr: str, value: ast.expr) -> Any:
+    """Evaluated once per class and name: a registry refers to ServerArgs.x hundreds of times."""
+    cache = cls.module.loader.class_values
+    key = (id(cls.node), attr)
+    found = cache.get(key)
+    if found is None or found[0] is not cls.node:
+        kind = enum_kind(cls)
+        result: Any
+        try:
+            result = _evaluate(cls, value if kind else field_default(value), value.lineno, cls)
+        except CannotEvaluate as exc:
+            result = exc
+        if kind is not None:
+            member = (
+                result
+                if not isinstance(result, CannotEvaluate)
+                else Unevaluated(cls.module.segment(value), result.reason)
+            )
+            result = EnumMember(cls.node.name, attr, member, kind == "plain")
+        found = (cls.node, result)
+        cache[key] = found
+    result = found[1]
+    if isinstance(result, CannotEvaluate):
+        raise CannotEvaluate(result.reason)
+    return result
+
+
+def field_default(value: ast.expr) -> ast.expr:
+    """`field(default=X)` means X; `field(default_factory=...)` has no class-level value."""
+    if isinstance(value, ast.Call):
+        name = (
+            value.func.attr
+            if isinstance(value.func, ast.Attribute)
+            else getattr(value.func, "id", "")
+        )
+        if name == "field":
+            for keyword in value.keywords:
+                if keyword.arg == "default":
+                    return keyword.value
+            raise CannotEvaluate("a field made by a factory has no value before it is built")
+    return value

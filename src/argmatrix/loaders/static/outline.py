@@ -1,0 +1,166 @@
+"""Where a module's top-level statements start, found without parsing it, so that one name of
+a large module can be read by parsing its one statement alone (see `SourceModule`)."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+
+from argmatrix.loaders.static.ops import MUTATING
+
+# A string or a comment, so a line start or a name inside one is not taken for code.
+_STRING_OR_COMMENT = re.compile(
+    r"#[^\n]*"
+    r"|(?P<prefix>[rRbBuUfF]{0,2})(?:"
+    r'"""(?:\\.|[^\\])*?"""'
+    r"|'''(?:\\.|[^\\])*?'''"
+    r'|"(?:\\.|[^"\\\n])*"'
+    r"|'(?:\\.|[^'\\\n])*')"
+    r"|(?P<stray>['\"])",
+    re.S,
+)
+# In code: brackets, line ends, and a backslash that continues the line.
+_LAYOUT = re.compile(r"[()\[\]{}\n]|\\\n")
+_STATEMENT_CHAR = re.compile(r"[A-Za-z_@]")
+_DEFINES = re.compile(r"(?:async[ \t]+)?def[ \t]+|class[ \t]+")
+# After a name: `= v`, `: T = v`, also `(X) = v` and a backslash-continued `X \<newline>= v`.
+_ASSIGNS = re.compile(r"(?:[ \t)\]]|\\\n)*(?::[^=\n]*)?=(?!=)")
+_BINDS_BEFORE = re.compile(r"\b(?:import|as|def|class|global|nonlocal|for)[ \t]+$")
+_DELETES = re.compile(r"[ \t]*del\b")
+# After a name: an index, or a call of a method that changes its receiver.
+_CHANGED_AFTER = re.compile(r"[ \t]*(?:\[|\.[ \t]*(?:" + "|".join(sorted(MUTATING)) + r")\b)")
+# Beyond this many uses of a name, reading one statement alone is not worth the scan.
+_MAX_OCCURRENCES = 200
+
+
+class StatementOutline:
+    """Where a module's top-level statements start, found without parsing it: lines outside
+    strings and brackets, not continuing the line before, that begin at column 0 with a name or
+    a decorator.
+
+    Where that reading could be fooled it gives up (`reliable` is False) and the caller parses
+    the whole module: code (not strings or comments) that is not ASCII, since Python folds
+    look-alike letters of identifiers together; a quote left outside any string, or an f-string
+    whose braces do not pair, both signs of a string this outline does not understand (such as
+    Python 3.12's quotes nested in f-strings). A statement cut out that fails to parse, or
+    parses into more than one binding, also sends the caller to the whole module.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.reliable = True
+        matches: list[re.Match[str]] = []
+        for match in _STRING_OR_COMMENT.finditer(text):
+            if match.group("stray"):
+                # A quote that opens no string this pattern understands: give up at once (going
+                # on would try every later quote against the rest of the text, quadratic time).
+                self.reliable = False
+                break
+            matches.append(match)
+        self.masked = [m.span() for m in matches]
+        self._mask_starts = [start for start, _ in self.masked]
+        if any(
+            "f" in (m.group("prefix") or "").lower() and not _braces_pair(m.group())
+            for m in matches
+        ):
+            self.reliable = False
+        self.starts = self._statement_starts() if self.reliable else []
+        self._start_set = set(self.starts)
+
+    def _statement_starts(self) -> list[int]:
+        text = self.text
+        starts = [0] if _STATEMENT_CHAR.match(text) and not self._masked(0) else []
+        depth = 0
+        position = 0
+        for mask_start, mask_end in [*self.masked, (len(text), len(text))]:
+            code = text[position:mask_start]
+            if not code.isascii() or '"' in code or "'" in code:
+                self.reliable = False
+            for mark in _LAYOUT.finditer(text, position, mask_start):
+                char = mark.group()
+                if char in "([{":
+                    depth += 1
+                elif char in ")]}":
+                    depth = max(0, depth - 1)
+                elif char == "\n" and depth == 0 and _STATEMENT_CHAR.match(text, mark.end()):
+                    starts.append(mark.end())
+            position = mask_end
+        return [start for start in starts if not self._masked(start)]
+
+    def _masked(self, position: int) -> bool:
+        index = bisect.bisect_right(self._mask_starts, position) - 1
+        return index >= 0 and self.masked[index][0] <= position < self.masked[index][1]
+
+    def lone_binding(self, name: str) -> tuple[int, int] | None:
+        """The span of the one top-level statement binding `name`, if exactly one does and no
+        other place could (an indented binding, an import, a keyword argument...)."""
+        if not self.reliable:
+            return None
+        text = self.text
+        found: list[int] = []
+        for count, position in enumerate(_occurrences(text, name)):
+            if count > _MAX_OCCURRENCES or _CHANGED_AFTER.match(text, position + len(name)):
+                return None  # used a lot, or indexed or changed in place: parse it all
+            if self._masked(position):
+                continue
+            line_start = text.rfind("\n", 0, position) + 1
+            line_end = text.find("\n", position)
+            line_end = len(text) if line_end < 0 else line_end
+            before = text[line_start:position]
+            assigned = _ASSIGNS.match(text, position + len(name)) is not None
+            if line_start in self._start_set and (
+                (before == "" and assigned) or _DEFINES.fullmatch(before)
+            ):
+                found.append(line_start)
+            elif (
+                assigned
+                or not before.strip()
+                or _BINDS_BEFORE.search(before)
+                or "import" in text[line_start:line_end]
+                or _DELETES.match(text, line_start)
+            ):
+                return None  # might bind it somewhere else: parse it all
+        if len(found) != 1:
+            return None
+        index = self.starts.index(found[0])
+        first = index
+        while first > 0 and text.startswith("@", self.starts[first - 1]):
+            first -= 1  # the decorators belong to the definition
+        end = self.starts[index + 1] if index + 1 < len(self.starts) else len(text)
+        return self.starts[first], end
+
+
+def _braces_pair(literal: str) -> bool:
+    """Whether an f-string's replacement fields open and close in pairs: `{{` and `}}` outside
+    a field are literal braces, inside one (a nested format spec) they open and close."""
+    if "{" not in literal and "}" not in literal:
+        return True
+    depth = 0
+    index = 0
+    while index < len(literal):
+        char = literal[index]
+        if char in "{}" and depth == 0 and literal.startswith(char * 2, index):
+            index += 2  # an escaped brace
+            continue
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            if depth == 0:
+                return False
+            depth -= 1
+        index += 1
+    return depth == 0
+
+
+def _occurrences(text: str, name: str) -> Iterator[int]:
+    """Where `name` appears as a whole name, not an attribute (`x.name`): str.find, being far
+    faster than a regular expression with look-behind on a large module."""
+    position = text.find(name)
+    while position >= 0:
+        before = text[position - 1] if position else " "
+        after_index = position + len(name)
+        after = text[after_index] if after_index < len(text) else " "
+        if not (before.isalnum() or before in "_.") and not (after.isalnum() or after == "_"):
+            yield position
+        position = text.find(name, position + 1)

@@ -1,0 +1,347 @@
+"""Static loading: build the registry's parser from its source, importing nothing of it.
+
+The target function's body is interpreted over its AST, on a value model of its own (see
+`values`): plain data, references to what the source names, and handles on the parsers it
+builds. No attribute chain reaches an object of argmatrix's process, argparse included;
+`str.format` and f-strings format plain data only. Every `add_argument` call is replayed on a
+real `argparse.ArgumentParser` with plain data (see `replay`), so the model comes out of the
+same converter as in live mode. Custom types and actions become named stand-ins; a value
+that cannot be computed is kept as its source text (`Unevaluated`), never invented.
+
+Each read has a budget (`budget`): steps, call depth, nesting, value sizes, processor time.
+What the reader could not follow (an argument it could not replay, a branch it could not
+decide, a value kept as source text) is collected as `Diagnostic`s, never dropped in silence.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from argmatrix._runtime.files import read_regular_file
+from argmatrix.errors import ArgmatrixError
+from argmatrix.loaders.sections import CallSite, remember_tree
+from argmatrix.loaders.static.argparse_names import argparse_attribute
+from argmatrix.loaders.static.budget import FIX, Budget, BudgetExceeded, Limits
+from argmatrix.loaders.static.interpreter import Interpreter, run_function
+from argmatrix.loaders.static.outline import StatementOutline
+from argmatrix.loaders.static.replay import Recording
+from argmatrix.loaders.static.source import SourceModule, find_module_file, inside_search_folder
+from argmatrix.loaders.static.syntax import class_members, parameters, skips_first
+from argmatrix.loaders.static.values import (
+    ArgparseRef,
+    CannotEvaluate,
+    ClassRef,
+    ExternalRef,
+    FunctionRef,
+    ModuleRef,
+    ParserHandle,
+    settle,
+)
+from argmatrix.loaders.target import split_target
+from argmatrix.model.registry import Diagnostic
+
+__all__ = [
+    "CannotEvaluate",
+    "ClassRef",
+    "FunctionRef",
+    "Interpreter",
+    "SourceModule",
+    "StatementOutline",
+    "StaticLoader",
+    "diagnostics_of",
+    "files_read",
+    "find_module_file",
+    "load_static",
+    "settle",
+]
+
+MAX_DIAGNOSTICS = 200  # per read; beyond, one line says how many more there were
+_MESSAGE_LENGTH = 400  # characters of one diagnostic (a reason may quote a long value)
+_LOOKUP_STEPS = 50  # looking for a module's file on the search path, in steps (about its time)
+_BYTES_A_STEP = 4  # 2**4 bytes of a module read count a step
+
+
+# ------------------------------------------------------------------ the loader of one read
+
+
+class StaticLoader:
+    """One read: the modules read on demand from the search path (the target's package is read,
+    never run), the budget, the calls replayed, what the read could not follow, and what it
+    learnt about classes (per read, so a long-lived process does not keep it)."""
+
+    def __init__(
+        self,
+        search_path: Sequence[str],
+        package: str,
+        budget: Budget | None = None,
+        prog: str = "prog",
+    ) -> None:
+        self.search_path = list(search_path)
+        self.package = package
+        self.modules: dict[str, SourceModule | None] = {}
+        self.missing: list[str] = []  # files looked for and not found
+        self.reading_target = False  # the target's own module is parsed whole
+        self.budget = budget or Budget()
+        self.recording = Recording(prog=prog)
+        self.nesting = 0  # expressions being evaluated, one inside the other
+        self.class_values: dict[tuple[int, str], tuple[ast.ClassDef, Any]] = {}
+        self.class_members: dict[int, tuple[ast.ClassDef, dict[str, Any], dict[str, int]]] = {}
+        self._diagnostics: dict[tuple[str, int | None, str], None] = {}
+        self._dropped = 0
+        self._walked: dict[tuple[int, Callable[[Any], bool]], tuple[ast.AST, bool]] = {}
+
+    def walked(self, node: ast.AST, test: Callable[[Any], bool]) -> bool:
+        """`test(node)` (a walk of the node's subtree), once per node and read: a statement that
+        fails at every pass of a loop is not walked again at every pass."""
+        key = (id(node), test)
+        found = self._walked.get(key)
+        if found is None or found[0] is not node:
+            found = (node, test(node))
+            self._walked[key] = found
+        return found[1]
+
+    # -------------------------------------------------------------- what could not be followed
+
+    def report(self, file: str, line: int | None, message: str) -> None:
+        if len(message) > _MESSAGE_LENGTH:
+            message = message[: _MESSAGE_LENGTH - 3] + "..."
+        key = (file, line, message)
+        if key in self._diagnostics:
+            return
+        if len(self._diagnostics) >= MAX_DIAGNOSTICS:
+            self._dropped += 1
+            return
+        self._diagnostics[key] = None
+
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        found = [Diagnostic(*key) for key in self._diagnostics]
+        if self._dropped:
+            last = found[-1]
+            found.append(
+                Diagnostic(
+                    last.file, None, f"{self._dropped} more warnings of this read are not shown"
+                )
+            )
+        return tuple(found)
+
+    # -------------------------------------------------------------- modules
+
+    def module(self, name: str) -> SourceModule | None:
+        if name not in self.modules:
+            self.budget.steps += _LOOKUP_STEPS  # counted at the next step (the file is not known)
+            self.modules[name] = self._read(name)
+        return self.modules[name]
+
+    def _read(self, name: str) -> SourceModule | None:
+        path = find_module_file(name, self.search_path, self.missing)
+        if path is None:
+            return None
+        self.budget.check_time()
+        real = inside_search_folder(path, self.search_path)
+        if real is None:
+            raise ArgmatrixError.at(
+                f"module {name!r} is a link that leads out of the folder it was found in, or"
+                " into a hidden folder; static reading does not follow it",
+                file=str(path),
+                fix="replace the link with the module itself, or read the registry live"
+                " (registry.mode: live)",
+            )
+        data = read_regular_file(
+            real,
+            "module source",
+            "point the registry at Python source",
+            limit=self.budget.limits.source_bytes,
+        )
+        if data is None:
+            return None
+        # Held in memory for the whole read, decoded, scanned: sixty modules of 7 MB of comments
+        # (nothing to parse) were read until the time backstop.
+        self.budget.steps += len(data) >> _BYTES_A_STEP
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ArgmatrixError.at(f"cannot read {path}: {exc}", file=str(path)) from None
+        return SourceModule(name, path, text, self, lazy=not self.reading_target)
+
+    def in_package(self, name: str) -> bool:
+        return name == self.package or name.startswith(self.package + ".")
+
+    def imported(self, module: str, attr: str | None) -> Any:
+        if module == "argparse":
+            return argparse_attribute(attr) if attr else ArgparseRef("")
+        if attr is None:
+            return ModuleRef(module) if self.in_package(module) else ExternalRef(module)
+        if not self.in_package(module):
+            return ExternalRef(f"{module}.{attr}")
+        source = self.module(module)
+        if source is None:
+            submodule = self.module(f"{module}.{attr}")
+            if submodule is not None:
+                return ModuleRef(f"{module}.{attr}")
+            return ExternalRef(f"{module}.{attr}")
+        try:
+            return source.global_value(attr)
+        except CannotEvaluate:
+            if self.module(f"{module}.{attr}") is not None:
+                return ModuleRef(f"{module}.{attr}")
+            return ExternalRef(f"{module}.{attr}")
+
+    def module_attribute(self, ref: ModuleRef, attr: str) -> Any:
+        return self.imported(ref.name, attr)
+
+    # -------------------------------------------------------------- classes
+
+    def members(self, node: ast.ClassDef) -> tuple[dict[str, Any], dict[str, int]]:
+        """A class body's names (see `class_members`), worked out once per read."""
+        found = self.class_members.get(id(node))
+        if found is None or found[0] is not node:
+            members, changed = class_members(node)
+            found = (node, members, changed)
+            self.class_members[id(node)] = found
+        return found[1], found[2]
+
+
+# ------------------------------------------------------------------ entry point
+
+
+def load_static(
+    target: str,
+    base_dir: Path | None = None,
+    search_path: Sequence[str] | None = None,
+    limits: Limits | None = None,
+) -> tuple[argparse.ArgumentParser, dict[int, CallSite], Callable[[str], str | None]]:
+    """Build the target's parser from source; return it, its call sites and a source reader
+    (which also knows the files read and the diagnostics: `files_read`, `diagnostics_of`)."""
+    module_name, attr = split_target(target)
+    path = [str(base_dir or Path.cwd()), *(search_path if search_path is not None else sys.path)]
+    loader = StaticLoader(
+        path,
+        module_name.split(".", 1)[0],
+        Budget(limits) if limits else None,
+        prog=module_name.rsplit(".", 1)[-1],
+    )
+    try:
+        with loader.budget.active():
+            parser = _build(loader, target, module_name, attr)
+    except BudgetExceeded as exc:  # outside any expression: reading the target's module
+        raise ArgmatrixError.at(
+            exc.message, file=_module_file(loader, module_name), line=1, fix=FIX
+        ) from None
+    except RecursionError:
+        raise ArgmatrixError.at(
+            "static reading stopped: the nesting budget exceeded (Python's own stack)",
+            file=_module_file(loader, module_name),
+            fix=FIX,
+        ) from None
+    return parser, loader.recording.sites, _SourceReader(loader)
+
+
+def _module_file(loader: StaticLoader, name: str) -> str | None:
+    module = loader.modules.get(name)
+    if module is not None:
+        return str(module.path)
+    found = find_module_file(name, loader.search_path)  # stopped while it was being read
+    return str(found) if found is not None else None
+
+
+def _build(
+    loader: StaticLoader, target: str, module_name: str, attr: str
+) -> argparse.ArgumentParser:
+    loader.reading_target = True  # its syntax errors are reported, as importing it would
+    module = loader.module(module_name)
+    loader.reading_target = False
+    if module is None:
+        raise ArgmatrixError.at(
+            f"cannot find the source of module {module_name!r} on sys.path",
+            fix="install the package (pip install --no-deps is enough) or fix the target",
+        )
+    function = _find_function(module, attr)
+    skip = skips_first(function)
+    params = parameters(function.node)[1 if skip else 0 :]
+    required = len(params) - len(function.node.args.defaults)
+    receiver: list[Any] = [function.owner] if skip else []
+    given: ParserHandle | None = None
+    if required >= 1:
+        given = loader.recording.parser(add_help=False)
+        result = run_function(function, [*receiver, given], {})
+    else:
+        result = run_function(function, receiver, {})
+    handle = result if isinstance(result, ParserHandle) else given
+    if handle is None or not isinstance(handle.target, argparse.ArgumentParser):
+        raise ArgmatrixError.at(
+            f"{target} does not build an argparse.ArgumentParser that static reading can follow",
+            file=str(module.path),
+            line=function.node.lineno,
+            fix="name a function that returns an ArgumentParser or fills one it is given,"
+            " or load the registry live",
+        )
+    return handle.target
+
+
+def files_read(read_source: Callable[[str], str | None]) -> list[str]:
+    """The source files a static read looked at (for the cache's validity check)."""
+    loader = getattr(read_source, "loader", None)
+    if loader is None:
+        return []
+    return [*(str(m.path) for m in loader.modules.values() if m is not None), *loader.missing]
+
+
+def diagnostics_of(read_source: Callable[[str], str | None]) -> tuple[Diagnostic, ...]:
+    """What a static read could not follow, one `Diagnostic` each."""
+    loader = getattr(read_source, "loader", None)
+    return loader.diagnostics() if loader is not None else ()
+
+
+class _SourceReader:
+    def __init__(self, loader: StaticLoader) -> None:
+        self.loader = loader
+
+    def __call__(self, file: str) -> str | None:
+        """The text of a module read, its syntax tree handed to the comment reader with it:
+        a module read one statement at a time is never parsed whole outside the budget."""
+        for module in self.loader.modules.values():
+            if module is not None and str(module.path) == file:
+                remember_tree(module.text, module.known_tree())
+                return module.text
+        return None
+
+
+def _find_function(module: SourceModule, attr: str) -> FunctionRef:
+    parts = attr.split(".")
+    owner: ClassRef | None = None
+    definitions = module.definitions
+    node: Any = None
+    for index, part in enumerate(parts):
+        node = definitions.get(part) if index == 0 else _member(node, part)
+        if node is None:
+            raise ArgmatrixError.at(
+                f"module {module.name!r} has no function {attr!r}",
+                file=str(module.path),
+                fix="name a function that returns an ArgumentParser or fills one it is given",
+            )
+        if isinstance(node, ast.ClassDef) and index < len(parts) - 1:
+            owner = ClassRef(module, node)
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        raise ArgmatrixError.at(
+            f"{module.name}:{attr} is not a function",
+            file=str(module.path),
+            line=getattr(node, "lineno", None),
+            fix="name a function that returns an ArgumentParser or fills one it is given",
+        )
+    return FunctionRef(module, node, owner)
+
+
+def _member(node: Any, name: str) -> Any:
+    if not isinstance(node, ast.ClassDef):
+        return None
+    for child in node.body:
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and (
+            child.name == name
+        ):
+            return child
+    return None

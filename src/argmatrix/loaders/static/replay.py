@@ -1,0 +1,505 @@
+"""Replaying a registry's parser calls on real argparse, with plain data only.
+
+The interpreter hands over evaluated arguments; here they become what argparse accepts: plain
+data, `Unevaluated` source text, and named stand-ins for custom types and actions. Real argparse
+objects never go back to the registry's code: it gets a `ParserHandle` or an `ActionHandle`.
+The converter (`argmatrix.loaders.convert.registry_from_parser`) then reads the parser as in
+live mode.
+
+`argparse` itself is seen by the registry's code through a whitelist of its public names (and
+the action classes custom actions derive from: see `argparse_names`); any other name of it is an
+`ExternalRef`, a name and nothing more (`argparse._os.replace` reaches no module).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import re
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from argmatrix.errors import ArgmatrixError
+from argmatrix.loaders.convert import ARGPARSE_KEYWORDS
+from argmatrix.loaders.sections import CallSite
+from argmatrix.loaders.static.argparse_names import (
+    argparse_class,
+    is_action_class,
+)
+from argmatrix.loaders.static.budget import Budget, BudgetExceeded
+from argmatrix.loaders.static.calls import lenient_arguments, unreadable
+from argmatrix.loaders.static.classes import ancestors, argparse_base, init_default
+from argmatrix.loaders.static.values import (
+    PLAIN_TYPES,
+    REFS,
+    ActionHandle,
+    ArgparseRef,
+    BuiltinRef,
+    ClassRef,
+    EnumMember,
+    ExternalRef,
+    FunctionRef,
+    LambdaRef,
+    MethodRef,
+    ParserHandle,
+    ParserMethod,
+    _deeper,
+    contains_unevaluated,
+    first_unevaluated,
+    resolve,
+    settle,
+    short_source,
+    weigh,
+)
+from argmatrix.model.registry import Opaque, Unevaluated
+
+if TYPE_CHECKING:
+    from argmatrix.loaders.static.interpreter import Interpreter
+
+PARSER_KEYWORDS = (
+    "prog",
+    "description",
+    "epilog",
+    "add_help",
+    "prefix_chars",
+    "allow_abbrev",
+    "usage",
+    "argument_default",
+    "conflict_handler",
+    "parents",
+)
+# Keywords of add_parser/add_subparsers that name classes: they change nothing the model shows.
+CLASS_KEYWORDS = ("formatter_class", "parser_class", "action")
+
+
+# ------------------------------------------------------------------ values argparse receives
+
+
+def callable_name(value: Any) -> str:
+    """The name Python would give a type or action: `int`, `Path`, `<lambda>`."""
+    if isinstance(value, (ClassRef, FunctionRef)):
+        return value.node.name
+    if isinstance(value, ExternalRef):
+        return value.short
+    if isinstance(value, (BuiltinRef, ArgparseRef)):
+        return value.name
+    if isinstance(value, LambdaRef):
+        return "<lambda>"
+    if isinstance(value, MethodRef):
+        return value.name
+    if isinstance(value, Unevaluated):
+        return value.source
+    return type(value).__name__
+
+
+def final_value(value: Any, depth: int = 0) -> Any:
+    """What the model keeps of a computed value: plain data as it is, Enum members as
+    `Class.MEMBER`, a reference to something only running would give (`sys.maxsize`) as its
+    name, marked unevaluated."""
+    if depth == 0:  # what follows goes through it several times (model, checks, argparse)
+        value = resolve(value)
+        weigh(value, "a value the model keeps", _MODEL_STEPS)
+    value = settle(value, depth or 1)
+    kind = type(value)
+    if kind is EnumMember:
+        return Opaque(str(value))
+    if isinstance(value, REFS):
+        if isinstance(value, ExternalRef):
+            name = value.dotted
+        elif isinstance(value, (ParserHandle, ParserMethod, ActionHandle)):
+            name = "<parser object>"
+        else:
+            name = callable_name(value)
+        return Unevaluated(name, "only running the code would give its value")
+    if kind is list:
+        return [final_value(v, _deeper(depth)) for v in value]
+    if kind is tuple:
+        return tuple(final_value(v, _deeper(depth)) for v in value)
+    if kind in (set, frozenset):
+        return kind(final_value(v, _deeper(depth)) for v in value)
+    if kind is dict:
+        return {k: final_value(v, _deeper(depth)) for k, v in value.items()}
+    return value
+
+
+def named_callable(name: str) -> Callable[[Any], Any]:
+    """A stand-in for a custom `type=` callable: argparse only needs something callable."""
+
+    def convert(value: Any) -> Any:
+        return value
+
+    convert.__name__ = convert.__qualname__ = name
+    return convert
+
+
+# `%(default)999999999s` in a help text: the converter fills placeholders as argparse would.
+_HELP_PLACEHOLDER = re.compile(r"%\((\w+)\)[-#0 +]*(\d+)?(?:\.(\d+))?")
+_NAMES = ("option_strings", "prog", "dest")  # placeholders argparse fills from the flags
+
+
+def check_help(kwargs: dict[str, Any], names: int, budget: Budget) -> None:
+    """Refuse a help text whose placeholders would expand beyond the size budget: a width of
+    10**9, or `%(default)s` a thousand times over a large default (`%(help)s` repeats the help
+    itself). `names`: the length of the flags and the program's name."""
+    text = kwargs.get("help")
+    if type(text) is not str or "%(" not in text:
+        return
+    limit = budget.limits.value_size
+    length = len(text)
+    for match in _HELP_PLACEHOLDER.finditer(text):
+        name, width, precision = match.groups()
+        for digits in (width, precision):
+            if digits and (len(digits) > 9 or int(digits) > limit):
+                raise BudgetExceeded(
+                    "the size budget", f"a help placeholder width of {digits[:12]}, limit {limit:,}"
+                )
+        if name in kwargs:
+            written = 10 * weigh(kwargs[name], "a value a help text shows") + 400
+        else:
+            written = 10 * names + 400 if name in _NAMES else 0
+        length += max(int(width or 0), written + int(precision or 0))
+        if length > limit:
+            raise BudgetExceeded(
+                "the size budget",
+                f"a help text that expands to more than {limit:,} characters",
+            )
+
+
+# ------------------------------------------------------------------ the replay of one read
+
+
+class Recording:
+    """What one read replayed: the parsers and actions (kept alive, so their ids stay unique),
+    where each argument was added, and the stand-in action classes made for it."""
+
+    def __init__(self, prog: str = "prog") -> None:
+        self.sites: dict[int, CallSite] = {}
+        self.keep: list[Any] = []
+        self.prog = prog  # what a parser made without `prog` is called (as in live loading)
+        self.calls = 0  # parser calls replayed so far
+        self.placeholders: dict[tuple[str, type], type] = {}
+        # Inside a branch static reading cannot decide: what each call was, to compare branches.
+        self.logging = 0
+        self.log: list[tuple[Any, ...]] = []
+
+    def note(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> None:
+        """Remember a parser call made inside an undecided branch (by value, not identity)."""
+        if self.logging:
+            self.log.append((name, _signature(args), _signature(kwargs)))
+
+    def placeholder_action(self, name: str, base: type = argparse.Action) -> type:
+        key = (name, base)
+        if key not in self.placeholders:
+            self.placeholders[key] = type(name, (base,), {})
+        return self.placeholders[key]
+
+    def parser(self, **kwargs: Any) -> ParserHandle:
+        """A parser for replaying calls. argparse makes a help formatter (and asks for the
+        terminal size) on every add_argument to check metavars; one formatter serves them all."""
+        kwargs.setdefault("prog", self.prog)
+        parser = argparse.ArgumentParser(**kwargs)
+        formatter = parser._get_formatter()
+        parser._get_formatter = lambda: formatter  # type: ignore[method-assign]
+        self.keep.append(parser)
+        self.calls += 1
+        return ParserHandle(parser)
+
+    def add_argument(
+        self, handle: ParserHandle, flags: list[str], kwargs: dict[str, Any], site: CallSite
+    ) -> ActionHandle:
+        """Replay one add_argument with argparse-ready keywords; values argparse checks while
+        adding (computed choices, an unknown nargs) are set on the action afterwards."""
+        after: dict[str, Any] = {}
+        if sys.version_info < (3, 13) and "deprecated" in kwargs:
+            after["deprecated"] = kwargs.pop("deprecated")
+        if contains_unevaluated(kwargs.get("choices")):
+            after["choices"] = kwargs.pop("choices")
+        if isinstance(kwargs.get("nargs"), Unevaluated):
+            after["nargs"] = kwargs["nargs"]
+            kwargs["nargs"] = "*"
+        action = handle.target.add_argument(*flags, **kwargs)
+        for key, value in after.items():
+            setattr(action, key, value)
+        self.keep.append(action)
+        self.sites[id(action)] = site
+        self.calls += 1
+        return ActionHandle(action)
+
+    def call(self, handle: ParserHandle, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """Replay add_argument_group, add_subparsers, add_parser... with plain data."""
+        result = getattr(handle.target, name)(*args, **kwargs)
+        self.keep.append(result)
+        self.calls += 1
+        if name == "set_defaults":
+            return None
+        if name == "add_parser":
+            formatter = result._get_formatter()
+            result._get_formatter = lambda: formatter
+        return ParserHandle(result)
+
+
+def _signature(value: Any, depth: int = 0) -> Any:
+    """A comparable stand-in for replayed values: plain data as it is, a handle by identity,
+    a class or callable by its name."""
+    value = settle(value, depth)
+    kind = type(value)
+    if kind in (list, tuple):
+        return (kind.__name__, *(_signature(v, _deeper(depth)) for v in value))
+    if kind is dict:
+        return ("dict", *sorted((repr(k), _signature(v, _deeper(depth))) for k, v in value.items()))
+    if kind in (set, frozenset):
+        return (kind.__name__, *sorted(repr(_signature(v, _deeper(depth))) for v in value))
+    if isinstance(value, (ParserHandle, ActionHandle)):
+        return ("handle", id(value.target))
+    if isinstance(value, (*REFS, Unevaluated)):
+        return (type(value).__name__, callable_name(value))
+    return (kind.__name__, repr(value))
+
+
+# ------------------------------------------------------------------ the parser calls met
+
+
+# What replaying a parser call costs, in steps: argparse's own work, then the model's, the
+# export's and the page's for what it adds (add_argument: about 60 microseconds in all).
+REPLAY_STEPS = {"add_argument": 60, "add_parser": 250, "ArgumentParser": 150}
+OTHER_CALL_STEPS = 10
+_ITEM_STEPS = 8  # a flag, an alias, a keyword of a parser call
+_MODEL_STEPS = 3  # an item of a value the model keeps
+_USUAL_ITEMS = 8  # what the steps of a call above count already
+
+
+def new_parser(it: Interpreter, node: ast.Call, kind: Any = None) -> ParserHandle:
+    it.budget.visit(REPLAY_STEPS["ArgumentParser"])
+    report_parser_class(it, node, kind)
+    it.recording.note("ArgumentParser", [], {"at": node.lineno})
+    kwargs: dict[str, Any] = {}
+    for keyword in node.keywords:
+        if keyword.arg not in PARSER_KEYWORDS:
+            continue
+        value = settle(it.try_eval(keyword.value))
+        if keyword.arg == "parents":
+            kwargs["parents"] = parents(it, node, value)
+            continue
+        value = final_value(value)
+        if contains_unevaluated(value):
+            report_unevaluated(it, node, "the parser", keyword.arg, value, "left out")
+            continue
+        kwargs[keyword.arg] = value
+    try:
+        return it.recording.parser(**kwargs)
+    except (BudgetExceeded, ArgmatrixError):
+        raise
+    except Exception as exc:
+        raise argparse_error(it, node, exc) from None
+
+
+def parents(it: Interpreter, node: ast.Call, value: Any) -> list[argparse.ArgumentParser]:
+    if type(value) not in (list, tuple) or not all(
+        isinstance(p, ParserHandle) and isinstance(p.target, argparse.ArgumentParser) for p in value
+    ):
+        raise unreadable(it, node, "parents=")
+    # argparse copies every group and argument of each parent (`parents=[base] * 3000`).
+    it.budget.visit(
+        sum(10 * (len(p.target._actions) + len(p.target._action_groups)) for p in value)
+    )
+    return [p.target for p in value]
+
+
+def parser_call(it: Interpreter, method: ParserMethod, node: ast.Call) -> Any:
+    """Replay a call on a parser, group or subparsers object against real argparse."""
+    name = method.name
+    it.budget.visit(REPLAY_STEPS.get(name, OTHER_CALL_STEPS))
+    args, kwargs = lenient_arguments(it, node)
+    # Each flag, alias or default beyond the usual few is argparse's and the model's work of its
+    # own (100,000 flags in one call).
+    items = len(args) + len(kwargs) + len(kwargs.get("aliases") or ())
+    it.budget.visit(_ITEM_STEPS * max(0, items - _USUAL_ITEMS))
+    if name == "add_argument":
+        return add_argument(it, method.handle, node, args, kwargs)
+    it.recording.note(name, [method.handle, *args], kwargs)
+    if name == "add_parser" and (not args or type(args[0]) is not str):
+        raise unreadable(it, node, "a subcommand's name")
+    plain_args: list[Any] = []
+    for index, arg in enumerate(args):
+        plain_args.append(replay_value(it, node, name, f"argument {index + 1}", arg))
+    plain_kwargs: dict[str, Any] = {}
+    for key, value in kwargs.items():
+        if key in CLASS_KEYWORDS and name != "set_defaults":
+            if key == "parser_class":
+                report_parser_class(it, node, value)
+            continue  # classes for parsers and help: nothing the model shows
+        if key == "parents":
+            plain_kwargs[key] = parents(it, node, value)
+        else:
+            plain_kwargs[key] = replay_value(it, node, name, key, value)
+    try:
+        return it.recording.call(method.handle, name, plain_args, plain_kwargs)
+    except (BudgetExceeded, ArgmatrixError):
+        raise
+    except Exception as exc:
+        raise argparse_error(it, node, exc) from None
+
+
+def replay_value(it: Interpreter, node: ast.Call, call: str, what: str, value: Any) -> Any:
+    """A value for a parser call other than add_argument: plain data; what cannot be
+    computed is reported, and left out (None) except as a default (kept as source text)."""
+    value = final_value(value)
+    if not contains_unevaluated(value):
+        return value
+    if call == "set_defaults":
+        report_unevaluated(
+            it, node, f"set_defaults({what}=...)", "the value", value, "kept as source text"
+        )
+        return value
+    report_unevaluated(it, node, f"{call}()", what, value, "left out")
+    return None
+
+
+def add_argument(
+    it: Interpreter, handle: ParserHandle, node: ast.Call, args: list[Any], kwargs: dict[str, Any]
+) -> ActionHandle | None:
+    flags = [a for a in args if type(a) is str]
+    if len(flags) != len(args):
+        raise ArgmatrixError.at(
+            "cannot read an argument's name statically",
+            file=str(it.module.path),
+            line=node.lineno,
+            fix="use literal flag strings or constants, or load the registry live",
+        )
+    it.recording.note("add_argument", [handle, *flags], kwargs)
+    label = _label(flags, kwargs)
+    extra: dict[str, Any] = {}
+    for key, value in kwargs.items():
+        if key not in ARGPARSE_KEYWORDS:
+            extra[key] = final_value(value)
+            report_unevaluated(it, node, label, key, extra[key])
+    prog = getattr(handle.target, "prog", None) or it.recording.prog  # a group has none
+    names = sum(len(flag) + 4 for flag in flags) + len(str(prog))
+    ready = argparse_ready(
+        it, {k: v for k, v in kwargs.items() if k in ARGPARSE_KEYWORDS}, node, label, names
+    )
+    _check_nargs(it, ready.get("nargs"))
+    site = CallSite(str(it.module.path), node.lineno, it.function_start, tuple(extra.items()))
+    try:
+        return it.recording.add_argument(handle, flags, ready, site)
+    except argparse.ArgumentError as exc:
+        if it.alternatives and "conflicting option" in str(exc):
+            return None  # the other branch's one stands
+        raise argparse_error(it, node, exc) from None
+    except (BudgetExceeded, ArgmatrixError):
+        raise
+    except Exception as exc:
+        raise argparse_error(it, node, exc) from None
+
+
+def argparse_ready(
+    it: Interpreter, kwargs: dict[str, Any], node: ast.Call, label: str, names: int = 0
+) -> dict[str, Any]:
+    """Swap what static reading cannot run for stand-ins argparse accepts, and say which
+    values are kept as source text."""
+    for key, value in list(kwargs.items()):
+        if key in ("type", "action"):
+            continue
+        if key == "choices" and type(resolve(value)) is dict:
+            value = list(resolve(value))  # a mapping offers its keys; its values never matter
+        value = final_value(value)
+        kwargs[key] = value
+        if key == "dest" and contains_unevaluated(value):
+            raise unreadable(it, node, "dest=")
+        if key in ("required", "deprecated") and contains_unevaluated(value):
+            report_unevaluated(it, node, label, key, value, "shown as False")
+            kwargs[key] = False
+        else:
+            report_unevaluated(it, node, label, key, value)
+    check_help(kwargs, names, it.budget)
+    if "type" in kwargs:
+        kwargs["type"] = replay_type(it, node, label, kwargs["type"])
+    if kwargs.get("action") is not None:
+        replay_action(it, node, label, kwargs)
+    return kwargs
+
+
+def _check_nargs(it: Interpreter, nargs: Any) -> None:
+    """argparse writes a metavar per value of an integer `nargs` when the argument is added
+    (`nargs=10**8` took 17 s and gigabytes)."""
+    if type(nargs) is int and nargs > 0:
+        it.budget.size(nargs, "an argument's nargs")
+
+
+def replay_type(it: Interpreter, node: ast.Call, label: str, type_: Any) -> Any:
+    type_ = resolve(type_)
+    if type_ is None or type(type_) in PLAIN_TYPES:
+        return type_  # argparse itself says what it thinks of `type="int"` or `type=5`
+    if type(type_) is Unevaluated:
+        report_unevaluated(it, node, label, "type", type_)
+    return named_callable(callable_name(type_))
+
+
+def replay_action(it: Interpreter, node: ast.Call, label: str, kwargs: dict[str, Any]) -> None:
+    action = resolve(kwargs["action"])
+    if type(action) is str:
+        return
+    if is_action_class(action):
+        kwargs["action"] = argparse_class(action)
+    elif isinstance(action, ClassRef):
+        kwargs["action"] = it.recording.placeholder_action(action.node.name, argparse_base(action))
+        if "nargs" not in kwargs:
+            default_nargs = init_default(action, "nargs")
+            if default_nargs is not None:
+                kwargs["nargs"] = default_nargs  # as the class's own __init__ would
+    else:
+        if type(action) is Unevaluated:
+            report_unevaluated(it, node, label, "action", action)
+        kwargs["action"] = it.recording.placeholder_action(callable_name(action))
+
+
+def report_parser_class(it: Interpreter, node: ast.Call, cls: Any) -> None:
+    """A parser class of the source whose `__init__` makes parser calls (a `--common` flag on
+    every parser it makes): static reading does not run it, and says so."""
+    if not isinstance(cls, ClassRef):
+        return
+    for owner in [cls, *(a for a in ancestors(cls) if isinstance(a, ClassRef))]:
+        init = owner.module.loader.members(owner.node)[0].get("__init__")
+        if isinstance(init, ast.FunctionDef) and it.calls_parser(init):
+            it.report(
+                node,
+                f"`{cls.node.name}` adds to every parser it makes (in `{owner.node.name}."
+                "__init__`), which static reading does not run: what it adds is missing",
+            )
+            return
+
+
+def report_unevaluated(
+    it: Interpreter,
+    node: ast.AST,
+    label: str,
+    key: str,
+    value: Any,
+    outcome: str = "kept as source text",
+) -> None:
+    found = first_unevaluated(value)
+    if found is None:
+        return
+    reason = f" ({found.reason})" if found.reason else ""
+    it.report(node, f"{label}: {key} {outcome}: `{short_source(found.source)}`{reason}")
+
+
+def argparse_error(it: Interpreter, node: ast.Call, exc: Exception) -> ArgmatrixError:
+    return ArgmatrixError.at(
+        f"argparse rejects this call as static reading replays it: {exc}",
+        file=str(it.module.path),
+        line=node.lineno,
+        fix="if the registry works when imported, read it live (registry.mode: live)",
+    )
+
+
+def _label(flags: list[str], kwargs: dict[str, Any]) -> str:
+    """How an argument is named in a diagnostic: its first long flag, or its dest."""
+    for flag in flags:
+        if flag.startswith("--"):
+            return flag
+    if flags:
+        return flags[0]
+    dest = kwargs.get("dest")
+    return dest if type(dest) is str else "a positional argument"

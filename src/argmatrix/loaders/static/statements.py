@@ -1,0 +1,399 @@
+"""The statements static reading runs: one function per kind of statement, each given the
+interpreter it runs in (`EXECUTORS` maps a node type to its function).
+
+Where the reader cannot decide a condition or follow a loop it reads the branches or the body
+once, and says so if parser calls were made there; a name the two branches of such a condition
+set differently is unknown after it. Inside a module's top level (`strict`), it does not guess at
+all: the name being followed becomes unknown instead.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from argmatrix.loaders.static.values import (
+    PLAIN_TYPES,
+    ActionHandle,
+    CannotEvaluate,
+    FunctionRef,
+    ParserHandle,
+    hashable,
+    is_plain,
+    iterate,
+    resolve,
+    truth,
+)
+from argmatrix.model.registry import Unevaluated
+
+if TYPE_CHECKING:
+    from argmatrix.loaders.static.interpreter import Interpreter
+
+
+class _Return(Exception):
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class _Break(Exception):
+    pass
+
+
+class _Continue(Exception):
+    pass
+
+
+_MISSING: Any = object()
+_ACTION_FIELDS = frozenset(
+    {
+        "help",
+        "default",
+        "choices",
+        "metavar",
+        "required",
+        "dest",
+        "nargs",
+        "type",
+        "const",
+        "option_strings",
+        "deprecated",
+        "container",
+    }
+)
+
+
+def exec_expr(it: Interpreter, node: ast.Expr) -> None:
+    it.statement_value(node.value)
+
+
+def exec_assign(it: Interpreter, node: ast.Assign) -> None:
+    value = it.statement_value(node.value)
+    for target in node.targets:
+        bind(it, target, value)
+
+
+def exec_ann_assign(it: Interpreter, node: ast.AnnAssign) -> None:
+    if node.value is not None:
+        bind(it, node.target, it.statement_value(node.value))
+
+
+def exec_aug_assign(it: Interpreter, node: ast.AugAssign) -> None:
+    target = node.target
+    try:
+        if isinstance(target, ast.Name):
+            current = it.eval(target)
+            it.scope[target.id] = in_place(it, node, current, it.eval(node.value))
+        elif isinstance(target, ast.Subscript):
+            container = resolve(it.eval(target.value))
+            key = it.eval(target.slice)
+            if type(container) not in (list, dict):
+                raise CannotEvaluate(f"`{it.quoted(target.value)}` cannot be changed here")
+            hashable([key])
+            container[key] = in_place(it, node, container[key], it.eval(node.value))
+        else:
+            bind(it, target, None)  # an attribute: see bind
+    except CannotEvaluate as exc:
+        if it.strict:
+            raise
+        if isinstance(target, ast.Name):
+            it.scope[target.id] = Unevaluated(it.module.segment(node), exc.reason)
+
+
+def in_place(it: Interpreter, node: ast.AugAssign, current: Any, value: Any) -> Any:
+    """`x += y`: lists, sets and dicts change in place (other names for them see it)."""
+    current, value = resolve(current), resolve(value)
+    op, kind = type(node.op), type(current)
+    if kind is list and op is ast.Add:
+        items = iterate(value, it.budget)
+        it.budget.size(len(current) + len(items), "a list", added=len(items))
+        current.extend(items)
+        return current
+    if kind in (set, dict) and op is ast.BitOr and type(value) is kind:
+        it.budget.size(len(current) + len(value), f"a {kind.__name__}", added=len(value))
+        current.update(value)
+        return current
+    return it.binary_op(node.op, current, value)
+
+
+def exec_return(it: Interpreter, node: ast.Return) -> None:
+    raise _Return(it.statement_value(node.value) if node.value else None)
+
+
+def exec_if(it: Interpreter, node: ast.If) -> None:
+    try:
+        test = truth(it.known(node.test))
+    except CannotEvaluate as exc:
+        if it.strict:
+            raise CannotEvaluate(
+                f"the condition at line {node.lineno} cannot be decided ({exc.reason})"
+            ) from None
+        undecided_if(it, node, exc.reason)
+        return
+    it.exec_block(node.body if test else node.orelse)
+
+
+def undecided_if(it: Interpreter, node: ast.If, reason: str) -> None:
+    """Both branches may add arguments: read both, in source order. Where both add the same
+    flag (a platform-dependent default), the first one stands. A name the branches set to
+    different values is unknown after the `if`."""
+    recording = it.recording
+    it.budget.visit(3 * len(it.scope))  # two copies of the scope and a look at each name
+    before = dict(it.scope)
+    recording.logging += 1
+    start = len(recording.log)
+    try:
+        interrupted = branch(it, node.body)
+        middle = len(recording.log)
+        first = dict(it.scope)
+        it.scope.clear()
+        it.scope.update(before)
+        it.alternatives += 1
+        try:
+            interrupted = branch(it, node.orelse) or interrupted
+        finally:
+            it.alternatives -= 1
+    finally:
+        recording.logging -= 1
+    calls = recording.log[start:middle], recording.log[middle:]
+    if not recording.logging:
+        del recording.log[start:]
+    second = dict(it.scope)
+    why = (
+        f"set differently by the branches of the condition at line {node.lineno}, which"
+        " static reading cannot decide"
+    )
+    for name in [*first, *(n for n in second if n not in first)]:
+        a, b = first.get(name, _MISSING), second.get(name, _MISSING)
+        it.scope[name] = a if _same(a, b) else Unevaluated(name, why)
+    condition = it.quoted(node.test)
+    if calls[0] != calls[1]:
+        it.report(
+            node,
+            f"the condition `{condition}` cannot be decided statically"
+            f" ({reason}): the arguments of both branches are read",
+        )
+    if interrupted:
+        it.report(
+            node,
+            f"a branch of the condition `{condition}` {interrupted}; static"
+            " reading cannot decide it and goes on past it",
+        )
+
+
+def branch(it: Interpreter, body: list[ast.stmt]) -> str:
+    """Run one branch of an undecided `if`; what ended it early, if something did."""
+    try:
+        it.exec_block(body)
+    except _Return:
+        return "returns"
+    except (_Break, _Continue):
+        return "leaves the loop"
+    return ""
+
+
+def exec_for(it: Interpreter, node: ast.For | ast.AsyncFor) -> None:
+    try:
+        items = iterate(it.eval(node.iter), it.budget)
+    except CannotEvaluate as exc:
+        if it.strict:
+            raise
+        bind(it, node.target, Unevaluated(it.module.segment(node.target), exc.reason))
+        once(it, node, f"the loop over `{it.quoted(node.iter)}`", exc.reason)
+        return
+    for item in items:
+        bind(it, node.target, item)
+        if not loop_body(it, node.body):
+            break
+    else:
+        it.exec_block(node.orelse)
+
+
+def exec_while(it: Interpreter, node: ast.While) -> None:
+    while True:
+        try:
+            test = truth(it.known(node.test))
+        except CannotEvaluate as exc:
+            if it.strict:
+                raise
+            once(it, node, f"the loop `while {it.quoted(node.test)}`", exc.reason)
+            return
+        if not test:
+            it.exec_block(node.orelse)
+            return
+        if not loop_body(it, node.body):
+            return
+
+
+def once(it: Interpreter, node: ast.For | ast.AsyncFor | ast.While, what: str, reason: str) -> None:
+    """A loop static reading cannot follow: its body is read once, and that is said if the
+    body replays parser calls."""
+    calls = it.recording.calls
+    loop_body(it, node.body)
+    if it.recording.calls > calls:
+        it.report(node, f"{what} cannot be followed statically ({reason}): its body was read once")
+
+
+def loop_body(it: Interpreter, body: list[ast.stmt]) -> bool:
+    """Run one pass of a loop body; False when it breaks out of the loop."""
+    try:
+        it.exec_block(body)
+    except _Break:
+        return False
+    except _Continue:
+        pass
+    return True
+
+
+def exec_with(it: Interpreter, node: ast.With | ast.AsyncWith) -> None:
+    it.exec_block(node.body)
+
+
+def exec_try(it: Interpreter, node: ast.Try) -> None:
+    it.exec_block(node.body)
+    it.exec_block(node.orelse)
+    it.exec_block(node.finalbody)
+
+
+def exec_def(it: Interpreter, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+    it.scope[node.name] = FunctionRef(it.module, node, it.owner, (it.scope, *it.enclosing))
+
+
+def exec_import(it: Interpreter, node: ast.Import | ast.ImportFrom) -> None:
+    """An import inside the builder binds names as a module-level one would."""
+    loader = it.loader
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            top = alias.name if alias.asname else alias.name.split(".", 1)[0]
+            it.scope[alias.asname or top] = loader.imported(top, None)
+        return
+    base = it.module.absolute(node.module, node.level)
+    for alias in node.names:
+        if alias.name != "*":
+            it.scope[alias.asname or alias.name] = loader.imported(base, alias.name)
+
+
+def exec_break(it: Interpreter, node: ast.Break) -> None:
+    raise _Break
+
+
+def exec_continue(it: Interpreter, node: ast.Continue) -> None:
+    raise _Continue
+
+
+def exec_delete(it: Interpreter, node: ast.Delete) -> None:
+    for target in node.targets:
+        if isinstance(target, ast.Name):
+            it.scope.pop(target.id, None)
+        elif it.strict:
+            raise CannotEvaluate(f"`del` at line {node.lineno} is not followed")
+
+
+def exec_pass(it: Interpreter, node: ast.stmt) -> None:
+    return None
+
+
+def exec_other(it: Interpreter, node: ast.stmt) -> None:
+    """A statement static reading does not run (`match`, a class inside a function...)."""
+    if it.strict:
+        raise CannotEvaluate(
+            f"a `{type(node).__name__}` statement at line {node.lineno} is not followed"
+        )
+    if it.calls_parser(node):
+        it.report(
+            node,
+            f"this `{type(node).__name__}` statement is not read statically:"
+            " the arguments it adds are missing",
+        )
+
+
+def bind(it: Interpreter, target: ast.expr, value: Any) -> None:
+    if isinstance(target, ast.Name):
+        it.scope[target.id] = value
+    elif isinstance(target, ast.Subscript):  # kw["default"] = 5
+        bind_item(it, target, value)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        value = resolve(value)
+        values = list(value) if type(value) in (list, tuple) else None
+        if it.strict and (values is None or len(values) != len(target.elts)):
+            raise CannotEvaluate(f"cannot unpack `{it.quoted(target)}` statically")
+        for index, element in enumerate(target.elts):
+            if values is not None and index < len(values):
+                bind(it, element, values[index])
+            else:
+                reason = getattr(value, "reason", "") or "cannot be unpacked statically"
+                bind(it, element, Unevaluated(it.module.segment(element), reason))
+    elif isinstance(target, ast.Attribute):
+        bind_attribute(it, target)
+    elif it.strict:
+        raise CannotEvaluate(f"cannot assign to `{it.quoted(target)}` statically")
+
+
+def bind_item(it: Interpreter, target: ast.Subscript, value: Any) -> None:
+    try:
+        container, key = resolve(it.eval(target.value)), it.eval(target.slice)
+    except CannotEvaluate:
+        if it.strict:
+            raise
+        return
+    if type(container) is dict:
+        hashable([key])
+        if key not in container:
+            it.budget.size(len(container) + 1, "a dict", added=1)
+        container[key] = value
+    elif type(container) is list and type(key) in (int, bool):
+        container[key] = value
+    elif it.strict:
+        raise CannotEvaluate(f"`{it.quoted(target)}` cannot be assigned statically")
+
+
+def bind_attribute(it: Interpreter, target: ast.Attribute) -> None:
+    if it.strict:
+        raise CannotEvaluate(
+            f"`{it.quoted(target)}` is assigned; static reading does not follow attributes"
+        )
+    try:
+        base = it.eval(target.value)
+    except CannotEvaluate:
+        return
+    if (isinstance(base, ActionHandle) and target.attr in _ACTION_FIELDS) or (
+        isinstance(base, ParserHandle) and not target.attr.startswith("_")
+    ):
+        it.report(
+            target,
+            f"`{it.quoted(target)}` changes a parser object after it was"
+            " made; static reading does not follow that change",
+        )
+
+
+def _same(a: Any, b: Any) -> bool:
+    """The same value after both branches of an undecided `if`."""
+    if a is b:
+        return True
+    return type(a) is type(b) and type(a) in PLAIN_TYPES and is_plain(a) and is_plain(b) and a == b
+
+
+EXECUTORS: dict[type, Callable[[Interpreter, Any], None]] = {
+    ast.Expr: exec_expr,
+    ast.Assign: exec_assign,
+    ast.AnnAssign: exec_ann_assign,
+    ast.AugAssign: exec_aug_assign,
+    ast.Return: exec_return,
+    ast.If: exec_if,
+    ast.For: exec_for,
+    ast.AsyncFor: exec_for,
+    ast.While: exec_while,
+    ast.With: exec_with,
+    ast.AsyncWith: exec_with,
+    ast.Try: exec_try,
+    ast.FunctionDef: exec_def,
+    ast.AsyncFunctionDef: exec_def,
+    ast.Import: exec_import,
+    ast.ImportFrom: exec_import,
+    ast.Break: exec_break,
+    ast.Continue: exec_continue,
+    ast.Delete: exec_delete,
+    ast.Pass: exec_pass,
+    ast.Global: exec_pass,
+    ast.Nonlocal: exec_pass,
+}

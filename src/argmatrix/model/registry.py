@@ -1,0 +1,317 @@
+"""The registry model: what every loader produces and every renderer and check reads.
+
+Pure data, no I/O. Loaders (live, static, snapshot) fill it; `to_dict`/`from_dict` give the
+JSON-safe form used by `export` and by snapshots.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from types import MappingProxyType
+from typing import Any
+
+DEFAULT_SECTION = "General"
+
+
+@dataclass(frozen=True, repr=False)
+class Unevaluated:
+    """A value static reading could not compute; kept as its source text, never guessed.
+
+    `reason` says why (for the diagnostic that names it); it is not part of the value."""
+
+    source: str
+    reason: str = field(default="", compare=False)
+
+    def __str__(self) -> str:
+        return self.source
+
+    __repr__ = __str__  # inside a list default it reads as the code that computes it
+
+
+@dataclass(frozen=True, repr=False)
+class Opaque:
+    """A value JSON cannot hold (a Path, an Enum member), kept as the text Python shows for it."""
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+    __repr__ = __str__
+
+
+@dataclass(frozen=True)
+class Argument:
+    flags: tuple[str, ...]
+    dest: str
+    section: str = DEFAULT_SECTION
+    action: str = "store"
+    type: str | None = None
+    default: Any = None
+    choices: tuple[Any, ...] | Unevaluated | None = None
+    nargs: str | int | Unevaluated | None = None
+    required: bool = False
+    metavar: str | tuple[str, ...] | None = None
+    help: str | Unevaluated = ""
+    hidden: bool = False
+    deprecated: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @cached_property
+    def name(self) -> str:
+        """The canonical name: the first long flag, else the first flag, else the dest."""
+        for flag in self.flags:
+            if flag.startswith("--"):
+                return flag
+        return self.flags[0] if self.flags else self.dest
+
+    @property
+    def is_flag(self) -> bool:
+        """True for switches that take no value (store_true and friends)."""
+        return self.action in FLAG_ACTIONS
+
+    @property
+    def positional(self) -> bool:
+        return not self.flags
+
+
+FLAG_ACTIONS = frozenset(
+    {"store_true", "store_false", "store_const", "append_const", "count", "boolean_optional"}
+)
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """Something static reading could not follow, and where: an argument it could not replay,
+    a branch it could not decide, a value it kept as source text. Never silent."""
+
+    file: str
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}: " if self.line else f"{self.file}: "
+        return where + self.message
+
+
+@dataclass(frozen=True)
+class Subcommand:
+    name: str
+    aliases: tuple[str, ...]
+    help: str
+    registry: Registry
+
+
+@dataclass(frozen=True)
+class Registry:
+    source: str
+    sections: tuple[str, ...]
+    arguments: tuple[Argument, ...]
+    subcommands: tuple[Subcommand, ...] = ()
+    description: str = ""
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    def by_flag(self) -> Mapping[str, Argument]:
+        """Every flag (aliases included) and every positional's dest, mapped to its argument.
+
+        Built once per registry (every platform resolves against it), read-only."""
+        index = self.__dict__.get("_by_flag")
+        if index is None:
+            built: dict[str, Argument] = {}
+            for argument in self.arguments:
+                for flag in argument.flags or (argument.dest,):
+                    built.setdefault(flag, argument)
+            index = MappingProxyType(built)
+            object.__setattr__(self, "_by_flag", index)  # a cache, not state: frozen otherwise
+        return index
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "_by_flag"}
+
+    def all_flags(self) -> set[str]:
+        """Every flag of the registry and of its subcommands, at any depth."""
+        flags = set(self.by_flag())
+        for sub in self.subcommands:
+            flags |= sub.registry.all_flags()
+        return flags
+
+    def in_section(self, section: str) -> list[Argument]:
+        return [a for a in self.arguments if a.section == section]
+
+
+def sorted_if_unordered(values: Iterable[Any]) -> tuple[Any, ...]:
+    """Choices from a set have no order; sort them so output is the same on every run."""
+    if isinstance(values, (set, frozenset)):
+        return tuple(sorted(values, key=lambda v: (type(v).__name__, str(v))))
+    return tuple(values)
+
+
+# ---------------------------------------------------------------- JSON-safe form
+
+
+def json_value(value: Any) -> Any:
+    """A JSON-safe rendering of a Python value (defaults, choices, extras)."""
+    if isinstance(value, Unevaluated):
+        return {"unevaluated": value.source}
+    if isinstance(value, Opaque):
+        return {"python": value.text}
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        return (
+            value if value.bit_length() < 2100 or _decimal_fits(value) else {"python": hex(value)}
+        )
+    if isinstance(value, float):
+        return value if math.isfinite(value) else {"python": repr(value)}
+    if isinstance(value, (set, frozenset)):
+        return [json_value(v) for v in sorted_if_unordered(value)]
+    if isinstance(value, (list, tuple)):
+        return [json_value(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): json_value(v) for k, v in value.items()}
+    return {"python": repr(value)}
+
+
+def _decimal_fits(value: int) -> bool:
+    """Whether Python writes the integer in decimal (it refuses beyond 4,300 digits, or what
+    PYTHONINTMAXSTRDIGITS says; 2,100 bits is under its smallest setting): a larger one is
+    kept as its hexadecimal text, which has no limit."""
+    try:
+        str(value)
+    except ValueError:
+        return False
+    return True
+
+
+def python_value(value: Any) -> Any:
+    """Inverse of `json_value` as far as JSON allows (tuples come back as lists)."""
+    if isinstance(value, dict):
+        if set(value) == {"unevaluated"}:
+            return Unevaluated(str(value["unevaluated"]))
+        if set(value) == {"python"}:
+            return _python_repr_value(str(value["python"]))
+        return {k: python_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [python_value(v) for v in value]
+    return value
+
+
+def _python_repr_value(text: str) -> Any:
+    if text in ("inf", "-inf", "nan"):
+        return float(text)
+    return Opaque(text)
+
+
+def argument_to_dict(argument: Argument) -> dict[str, Any]:
+    return {
+        "flags": list(argument.flags),
+        "dest": argument.dest,
+        "section": argument.section,
+        "action": argument.action,
+        "type": argument.type,
+        "default": json_value(argument.default),
+        "choices": json_value(argument.choices),
+        "nargs": json_value(argument.nargs),
+        "required": argument.required,
+        "metavar": json_value(argument.metavar),
+        "help": json_value(argument.help),
+        "hidden": argument.hidden,
+        "deprecated": argument.deprecated,
+        "extra": json_value(argument.extra),
+    }
+
+
+def _require(condition: bool, what: str) -> None:
+    if not condition:
+        raise ValueError(what)
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def argument_from_dict(data: dict[str, Any]) -> Argument:
+    _require(isinstance(data, dict), "an argument is not an object")
+    _require(_strings(data.get("flags", [])), "'flags' is not a list of text")
+    _require(isinstance(data.get("dest"), str), "'dest' is not text")
+    _require(isinstance(data.get("section", ""), str), "'section' is not text")
+    _require(isinstance(data.get("action", ""), str), "'action' is not text")
+    _require(data.get("type") is None or isinstance(data.get("type"), str), "'type' is not text")
+    _require(isinstance(data.get("extra", {}), dict), "'extra' is not an object")
+    choices = python_value(data.get("choices"))
+    metavar = python_value(data.get("metavar"))
+    return Argument(
+        flags=tuple(data.get("flags") or ()),
+        dest=data["dest"],
+        section=data.get("section") or DEFAULT_SECTION,
+        action=data.get("action") or "store",
+        type=data.get("type"),
+        default=python_value(data.get("default")),
+        choices=tuple(choices) if isinstance(choices, list) else choices,
+        nargs=python_value(data.get("nargs")),
+        required=bool(data.get("required", False)),
+        metavar=tuple(metavar) if isinstance(metavar, list) else metavar,
+        help=python_value(data.get("help") or ""),
+        hidden=bool(data.get("hidden", False)),
+        deprecated=bool(data.get("deprecated", False)),
+        extra=python_value(data.get("extra") or {}),
+    )
+
+
+def registry_to_dict(registry: Registry) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "source": registry.source,
+        "description": registry.description,
+        "sections": list(registry.sections),
+        "arguments": [argument_to_dict(a) for a in registry.arguments],
+    }
+    if registry.subcommands:
+        data["subcommands"] = [
+            {
+                "name": sub.name,
+                "aliases": list(sub.aliases),
+                "help": sub.help,
+                "registry": registry_to_dict(sub.registry),
+            }
+            for sub in registry.subcommands
+        ]
+    if registry.diagnostics:
+        data["diagnostics"] = [
+            {"file": d.file, "line": d.line, "message": d.message} for d in registry.diagnostics
+        ]
+    return data
+
+
+def _diagnostic_from_dict(data: Any) -> Diagnostic:
+    _require(isinstance(data, dict), "a diagnostic is not an object")
+    _require(isinstance(data.get("file"), str), "a diagnostic's 'file' is not text")
+    line = data.get("line")
+    _require(line is None or type(line) is int, "a diagnostic's 'line' is not a number")
+    _require(isinstance(data.get("message"), str), "a diagnostic's 'message' is not text")
+    return Diagnostic(data["file"], line, data["message"])
+
+
+def registry_from_dict(data: dict[str, Any]) -> Registry:
+    _require(isinstance(data, dict), "the registry is not an object")
+    _require(isinstance(data.get("source"), str), "'source' is not text")
+    _require(_strings(data.get("sections")), "'sections' is not a list of text")
+    _require(isinstance(data.get("arguments"), list), "'arguments' is not a list")
+    return Registry(
+        source=data["source"],
+        description=data.get("description", ""),
+        sections=tuple(data["sections"]),
+        arguments=tuple(argument_from_dict(a) for a in data["arguments"]),
+        subcommands=tuple(
+            Subcommand(
+                name=s["name"],
+                aliases=tuple(s.get("aliases", ())),
+                help=s.get("help", ""),
+                registry=registry_from_dict(s["registry"]),
+            )
+            for s in data.get("subcommands", ())
+        ),
+        diagnostics=tuple(_diagnostic_from_dict(d) for d in data.get("diagnostics", ())),
+    )

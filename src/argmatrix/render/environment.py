@@ -1,0 +1,328 @@
+"""Templates and the Jinja environment they render in: the project's templates folder first,
+then the bundled templates, read once as bytes (so a template edited during a run cannot mix
+versions), compiled in the sandbox with a signed bytecode cache."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import jinja2
+
+from argmatrix._runtime.cache import cache_dir, jinja_bytecode_cache
+from argmatrix._runtime.files import read_regular_file
+from argmatrix.config import Config, PageSpec
+from argmatrix.errors import ArgmatrixError
+from argmatrix.render.formats import FORMATS
+from argmatrix.render.sandbox import (
+    PageSandbox,
+    SaltedBytecodeCache,
+    TemplateLimit,
+    page_budget,
+    template_frame,
+)
+from argmatrix.render.views import PAGE_MODEL_TYPES
+
+
+def bundled_templates() -> Path:
+    """The templates that ship with argmatrix: package data next to this module."""
+    return Path(__file__).resolve().parent / "templates"
+
+
+TemplateFiles = dict[str, tuple[bytes, str]]  # name -> (content, file it was read from)
+
+
+class Templates(NamedTuple):
+    """The project's templates and the bundled ones, read once: an environment made from them
+    compiles exactly what a page cache key was computed from."""
+
+    project: TemplateFiles
+    bundled: TemplateFiles
+
+    @property
+    def digest(self) -> str:
+        return hashlib.blake2b(
+            repr((sorted(self.project.items()), sorted(self.bundled.items()))).encode(),
+            digest_size=16,
+        ).hexdigest()
+
+
+def read_templates(project_templates: Path | None) -> Templates:
+    return Templates(_read_folder(project_templates), _read_folder(bundled_templates()))
+
+
+# What a template file's name ends with; nothing else in the templates folder is read (with
+# `templates_dir: .` the folder is the whole repository).
+TEMPLATE_SUFFIXES = (".j2", ".jinja", ".jinja2")
+MAX_TEMPLATE_BYTES = 1 << 20
+
+
+def _read_folder(folder: Path | None) -> TemplateFiles:
+    """Every template file below `folder`, by its name relative to it.
+
+    Hidden folders and files are skipped, and so is a symbolic link that leads out of the folder
+    (a link to a folder is never followed). Only regular files are read, at most
+    MAX_TEMPLATE_BYTES each."""
+    if folder is None or not folder.is_dir():
+        return {}
+    root = Path(os.path.realpath(folder))
+    found: TemplateFiles = {}
+    for relative, path in _template_paths(folder, root, ""):
+        found[relative] = (_read_template(path), str(path))
+    return dict(sorted(found.items()))
+
+
+def _template_paths(folder: Path, root: Path, prefix: str) -> Iterable[tuple[str, Path]]:
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        path = Path(entry.path)
+        if entry.is_dir(follow_symlinks=False):
+            yield from _template_paths(path, root, f"{prefix}{entry.name}/")
+        elif entry.name.endswith(TEMPLATE_SUFFIXES) and not entry.is_dir():
+            if entry.is_symlink() and not _inside(Path(os.path.realpath(path)), root):
+                continue
+            yield prefix + entry.name, path
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _read_template(path: Path) -> bytes:
+    """A template file's bytes: a regular file of at most MAX_TEMPLATE_BYTES (a FIFO or a device
+    named like a template is never opened for reading)."""
+    data = read_regular_file(
+        path,
+        "the template",
+        "make it a readable file",
+        limit=MAX_TEMPLATE_BYTES,
+        too_large_fix="split it into smaller templates with {% include %} or {% import %}",
+    )
+    if data is None:  # removed since the folder was listed
+        raise ArgmatrixError.at(
+            "cannot read the template: it is gone", file=str(path), fix="make it a readable file"
+        )
+    return data
+
+
+class _SnapshotLoader(jinja2.BaseLoader):
+    def __init__(self, files: TemplateFiles) -> None:
+        self.files = files
+
+    def get_source(
+        self, environment: jinja2.Environment, template: str
+    ) -> tuple[str, str, Callable[[], bool]]:
+        if template not in self.files:
+            raise jinja2.TemplateNotFound(template)
+        content, filename = self.files[template]
+        try:
+            text = content.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ArgmatrixError.at(
+                f"template {template!r} is not UTF-8 text ({exc.reason})",
+                file=filename,
+                fix="save it as UTF-8",
+            ) from None
+        return text, filename, lambda: True
+
+    def list_templates(self) -> list[str]:
+        return sorted(self.files)
+
+
+def environment(
+    project_templates: Path | None,
+    templates: Templates | None = None,
+    output_format: str = "markdown",
+) -> jinja2.Environment:
+    """Project templates first, then the bundled ones; `argmatrix/NAME` is always the bundled one.
+    The filters (`cell`, `code`, ...) write `output_format` (a key of `formats.FORMATS`): an
+    environment renders the pages of one format.
+
+    A sandbox (see `render.sandbox`): a project template may come from a pull request."""
+    templates = templates or read_templates(project_templates)
+    bundled = _SnapshotLoader(templates.bundled)
+    loaders: list[jinja2.BaseLoader] = []
+    if templates.project:
+        loaders.append(_SnapshotLoader(templates.project))
+    loaders += [bundled, jinja2.PrefixLoader({"argmatrix": bundled})]
+    bytecode = jinja_bytecode_cache()
+    env = PageSandbox(
+        readable=PAGE_MODEL_TYPES,
+        filters=FORMATS[output_format].FILTERS,
+        loader=jinja2.ChoiceLoader(loaders),
+        bytecode_cache=SaltedBytecodeCache(bytecode) if bytecode is not None else None,
+        autoescape=False,  # Markdown or MDX; every input string goes through `cell` or `code`
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        auto_reload=False,  # the templates are a snapshot: nothing to look at again
+    )
+    env.template_files = frozenset(
+        filename for files in templates for _, filename in files.values()
+    )
+    env.output_format = output_format
+    return env
+
+
+_ENVIRONMENTS: dict[tuple[str, str, str], jinja2.Environment] = {}
+
+
+def project_environment(
+    config: Config, templates: Templates | None = None, output_format: str = "markdown"
+) -> jinja2.Environment:
+    """The environment of the project's templates as they are now, with what it compiled, for
+    the pages of one output format.
+
+    Reused within a process until a template changes (an edit under `mkdocs serve` gets a
+    fresh one), so templates compiled ahead by `compile_templates` are not compiled again."""
+    templates = templates or read_templates(config.templates_dir)
+    key = (str(cache_dir()), templates.digest, output_format)
+    env = _ENVIRONMENTS.get(key)
+    if env is None:
+        if any(known[:2] != key[:2] for known in _ENVIRONMENTS):
+            _ENVIRONMENTS.clear()  # one set of templates at a time
+        env = _ENVIRONMENTS[key] = environment(config.templates_dir, templates, output_format)
+    return env
+
+
+def compile_templates(config: Config) -> None:
+    """Compile the pages' templates ahead, while the registry is read in another process.
+    Only a head start: whatever goes wrong here happens again, in its turn, when the page
+    that uses the template renders, and is reported there."""
+    with contextlib.suppress(Exception):
+        templates = read_templates(config.templates_dir)
+        for output_format, pages in pages_by_format(config.pages).items():
+            _compile_each(project_environment(config, templates, output_format), pages)
+
+
+def pages_by_format(pages: Sequence[PageSpec]) -> dict[str, list[PageSpec]]:
+    """The pages of each output format, in the order the formats first appear."""
+    grouped: dict[str, list[PageSpec]] = {}
+    for page in pages:
+        grouped.setdefault(page.output_format, []).append(page)
+    return grouped
+
+
+def _compile_each(env: jinja2.Environment, pages: Sequence[PageSpec]) -> None:
+    for page in pages:
+        with contextlib.suppress(Exception):  # reported when the page renders
+            env.get_template(page.template)
+
+
+def render_template(
+    env: jinja2.Environment, name: str, context: dict[str, Any], where: str, line: int | None
+) -> str:
+    try:
+        template = env.get_template(name)
+    except jinja2.TemplateNotFound:
+        raise ArgmatrixError.at(
+            f"template {name!r} not found",
+            file=where,
+            line=line,
+            fix="put it in the project's templates folder (a file ending in .j2, .jinja or"
+            " .jinja2) or use a bundled one (server_arguments.md.j2, platform_support.md.j2)",
+        ) from None
+    except jinja2.TemplateSyntaxError as exc:
+        raise ArgmatrixError.at(
+            f"template syntax error: {exc.message}", file=exc.filename or name, line=exc.lineno
+        ) from None
+    except ArgmatrixError:
+        raise
+    except Exception as exc:  # the compiler on input it does not expect (a 10**6-digit number)
+        raise ArgmatrixError.at(
+            f"template {name!r} cannot be compiled: {_reason(exc)}",
+            file=where,
+            line=line,
+            fix="fix the template",
+        ) from None
+    try:
+        with page_budget(env):
+            text = template.render(**context)
+    except ArgmatrixError:
+        raise
+    except jinja2.exceptions.SecurityError as exc:
+        raise _located(
+            exc,
+            env,
+            where,
+            line,
+            f"template {name!r} tried an unsafe operation: {str(exc).rstrip('.')}",
+            _unsafe_fix(exc),
+        ) from None
+    except jinja2.TemplateError as exc:
+        raise ArgmatrixError.at(
+            f"template {name!r} failed to render: {exc}",
+            file=where,
+            line=line,
+            fix="fix the template",
+        ) from None
+    except Exception as exc:  # a division by zero, a recursion without end, ...
+        raise _located(
+            exc,
+            env,
+            where,
+            line,
+            f"template {name!r} failed to render: {_reason(exc)}",
+            "fix the template",
+        ) from None
+    return normalise_newlines(text)
+
+
+def _reason(error: BaseException) -> str:
+    text = str(error)
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def _unsafe_fix(error: BaseException) -> str:
+    if isinstance(error, TemplateLimit):
+        return "a page renders within the sandbox's limits; build smaller values"
+    return (
+        "a template reads only the values argmatrix passes in (registry, server, support,"
+        " platforms, options, ...) and changes none of them"
+    )
+
+
+def _located(
+    error: BaseException,
+    env: jinja2.Environment,
+    where: str,
+    line: int | None,
+    message: str,
+    fix: str,
+) -> ArgmatrixError:
+    """The error at the template line it happened on (else at the page's configuration)."""
+    frame = template_frame(error, env)
+    if frame is not None:
+        return ArgmatrixError.at(message, file=frame[0], line=frame[1], fix=fix)
+    return ArgmatrixError.at(message, file=where, line=line, fix=fix)
+
+
+_TRAILING_SPACE = re.compile(r"[ \t]+$", re.MULTILINE)
+
+
+def normalise_newlines(text: str) -> str:
+    """One trailing newline, no trailing spaces, at most one blank line in a row.
+
+    Pages can be megabytes: substring searches (fast) instead of regular expressions
+    (a step per character) wherever the common case allows.
+    """
+    text = text.replace("\r\n", "\n")
+    if " \n" in text or "\t\n" in text or text.endswith((" ", "\t")):
+        text = _TRAILING_SPACE.sub("", text)
+    while "\n\n\n" in text:  # each pass shortens every run of blank lines by a third or more
+        text = text.replace("\n\n\n", "\n\n")
+    return text.strip("\n") + "\n"
+
+
+# Pages with this many rows in all are rendered in two processes (the `argmatrix` command only).

@@ -1,0 +1,221 @@
+"""Text for Markdown pages: whatever a help string holds, it reads as plain text.
+
+Help text, section comments and manifest notes come from many hands (a pull request from a fork
+among them). Wherever a page prints them, in a table cell, a heading or a paragraph of its own,
+they are plain text: no raw HTML, no code spans, links or emphasis of their own, no line breaks,
+no characters that split a row, nothing the usual Markdown extensions turn into HTML (`attr_list`
+`{: onclick=...}`, admonitions, fences) and no `{{`/`{%`/`{#` for a tool that reads the page as a
+Jinja template again.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from functools import lru_cache
+from typing import Any
+
+from argmatrix.model.platform import STATUS_LABELS, Resolved
+from argmatrix.model.registry import (
+    Argument,
+)
+from argmatrix.model.values import value_description, value_text
+from argmatrix.render.formats.shared import RegionSyntax, anchor, folded
+
+_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+# What would start Markdown inline syntax or split a row: HTML, escapes, code, emphasis, pipes,
+# a `](` or `][` that would close a link, an underscore at the edge of a word, and `{`, which
+# opens an attribute list (`attr_list`: `{: onclick=...}` after a cell, a heading, an element)
+# and every Jinja delimiter (`{{`, `{%`, `{#`).
+_SPECIAL = re.compile(r"[&<>\\`*|{]|\](?=[(\[:])|(?<![^\W_])_|_(?![^\W_])")
+# A first character that starts a block when the text begins a line (a paragraph of its own):
+# heading, list, admonition (`!!!`), details (`???`), tilde fence, definition, `/// block`,
+# a snippet (`--8<--`); a whole text in brackets would be read as the `toc` marker `[TOC]`.
+# Backslash escapes where Python-Markdown honours them, else a character reference. (A link
+# definition `[x]: ` is already broken by the escaped `]:`.)
+_START_BACKSLASH = frozenset("#-+!")
+_START_ENTITY = frozenset("?~:/=")
+_ORDERED_ITEM = re.compile(r"\d+(?=[.)](?:\s|$))")  # `1. ` or `1) `: an ordered list item
+# Sequences a code span must not carry: Jinja delimiters, and what pymdownx.inlinehilite reads
+# as a language prefix (`#!python`, `:::python`) and would take out of the text shown.
+_JINJA_OPENERS = ("{{", "{%", "{#")
+_folded = folded
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group(0)
+    return _HTML.get(char) or "\\" + char
+
+
+def _safe_edges(text: str) -> str:
+    """No block starts with the text, and a heading keeps a closing `#` (Markdown would strip
+    it as the heading's closing sequence)."""
+    if text.endswith("#"):  # first: the leading escape below may add a backslash before it
+        text = text[:-1] + "\\#"
+    first = text[:1]
+    if first in _START_BACKSLASH:
+        text = "\\" + text
+    elif first in _START_ENTITY:
+        text = f"&#{ord(first)};{text[1:]}"
+    elif first == "[" and text.endswith("]"):  # a paragraph of just `[TOC]`: the contents
+        text = "\\" + text
+    elif "0" <= first <= "9":
+        item = _ORDERED_ITEM.match(text)
+        if item is not None:
+            text = f"{text[: item.end()]}\\{text[item.end() :]}"
+    return text
+
+
+# A text that ends up in a page's first heading is the page's title, and MkDocs themes print
+# titles with their tags stripped and their character references decoded (Material:
+# `<title>{{ page.title | striptags }}</title>`). Inside <title> (and the other elements whose
+# content is text up to their own end tag) only that end tag counts: `</title><script>` would
+# close it. A word joiner (invisible) between `<` and `/` keeps such an end tag text.
+_TEXT_ELEMENT_END = re.compile(
+    r"&lt;(?=/(?:title|textarea|script|style|xmp|iframe|noembed|noframes|noscript|plaintext))",
+    re.IGNORECASE,
+)
+_TEXT_ELEMENT_END_IN_CODE = re.compile(
+    r"</(?:title|textarea|script|style|xmp|iframe|noembed|noframes|noscript|plaintext)",
+    re.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=65536)
+def _cell_text(text: str) -> str:
+    escaped = _SPECIAL.sub(_escape, _folded(text).strip())
+    if "&lt;/" in escaped:
+        escaped = _TEXT_ELEMENT_END.sub("&lt;\u2060", escaped)
+    return _safe_edges(escaped) if escaped else escaped
+
+
+def cell(value: Any) -> str:
+    """Plain text, escaped for a Markdown table cell, a heading or a paragraph of its own."""
+    return _cell_text(str(value))
+
+
+def code(value: Any) -> str:
+    """An inline code span for a value; plain escaped text where a code span would be unsafe."""
+    return _code_text(str(value))
+
+
+@lru_cache(maxsize=65536)
+def _code_text(value: str) -> str:
+    text = _folded(value)
+    if not text.strip():
+        return '`""`' if text == "" else f'`"{text}"`'
+    if "`" in text or "|" in text or "\\" in text or _code_span_unsafe(text):
+        return cell(text)
+    return f"`{text}`"  # Markdown escapes what is inside a code span itself
+
+
+def _code_span_unsafe(text: str) -> bool:
+    if _keeps_markup_verbatim(text):
+        return True
+    if "</" in text and _TEXT_ELEMENT_END_IN_CODE.search(text):
+        return True
+    return text.lstrip().startswith(("#!", ":::"))
+
+
+def _keeps_markup_verbatim(text: str) -> bool:
+    """Text a code span or fence must not carry as written: a Jinja delimiter, or an HTML
+    comment opener, which could be read as an in-place marker (`<!-- argmatrix:end -->` in a
+    flag would end the region early on the next run, and each run would copy the rest of the
+    table after it into the author's prose) or as a MkDocs directive. Neither tool knows where
+    a code span or fence is."""
+    if "{" in text and any(opener in text for opener in _JINJA_OPENERS):
+        return True
+    return "<!--" in text
+
+
+def code_block(value: Any, language: str = "") -> str:
+    """A fenced code block holding `value` on one line, exactly as written.
+
+    Nothing can be escaped inside a fence, so the fence is made longer than any run of
+    backticks in the text (which then cannot close it). Text with a Jinja delimiter or an HTML
+    comment opener, which a fence would keep verbatim, becomes an HTML `<pre>` block whose
+    characters are references.
+    """
+    text = _folded(str(value)).strip()
+    if _keeps_markup_verbatim(text):
+        escaped = "".join(_PRE_ESCAPES.get(char, char) for char in text)
+        language_class = f' class="language-{anchor(language)}"' if language else ""
+        return f"<pre><code{language_class}>{escaped}</code></pre>"
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{language}\n{text}\n{fence}"
+
+
+_BACKTICKS = re.compile(r"`+")
+_PRE_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "{": "&#123;", "}": "&#125;"}
+
+
+def flags_cell(argument: Argument, scope: str = "") -> str:
+    names = argument.flags or (
+        argument.metavar if isinstance(argument.metavar, str) else argument.dest,
+    )
+    return f'<a id="{scope}{anchor(argument.name)}"></a>' + "<br>".join(code(f) for f in names)
+
+
+def default_cell(value: Any, argument: Argument | None = None) -> str:
+    if argument is not None and argument.required and value is None:
+        return "required"
+    return code(value_text(value))
+
+
+def type_options_cell(argument: Argument, options: Iterable[Any] | None = None) -> str:
+    """Options: the platform's subset, else the choices, else a description of the value."""
+    if options is not None:
+        return ", ".join(code(value_text(o)) for o in options)
+    if argument.choices is not None:
+        if isinstance(argument.choices, tuple):
+            return ", ".join(code(value_text(c)) for c in argument.choices)
+        return code(value_text(argument.choices)) + " (computed)"
+    return cell(value_description(argument))
+
+
+def status_cell(resolved: Resolved, variants: tuple[str, ...]) -> str:
+    status = resolved.status
+    if status == "supported":
+        return cell(", ".join(resolved.variants)) if variants else "Supported"
+    if status == "experimental":
+        label = "Experimental"
+        return (
+            f"{label} ({cell(', '.join(resolved.variants))})"
+            if (variants and resolved.variants != variants)
+            else label
+        )
+    if status == "not-applicable":
+        return cell(resolved.reason or "Not applicable")
+    return STATUS_LABELS[status]
+
+
+# The filters templates use to put text into a page of this format.
+FILTERS: dict[str, Callable[..., str]] = {
+    "cell": cell,
+    "code": code,
+    "anchor": anchor,
+    "code_block": code_block,
+}
+
+
+# The bundled table macros of this format (`server_table`, `support_table`, ...): an in-place
+# region or the MkDocs directive that shows one section renders it with them.
+TABLE_MACROS = "_tables.md.j2"
+
+# In-place regions are between HTML comments, which no Markdown site shows. Greedy up to the
+# comment's end (lazy attributes before `\s*-->` took quadratic time on a long run of spaces in a
+# hand-written page: 40,000 took 3 s); the attributes keep trailing spaces.
+REGION = RegionSyntax(
+    begin=re.compile(r"<!--\s*argmatrix:begin(?P<attrs>[^>]*)-->"),
+    end=re.compile(r"<!--\s*argmatrix:end\s*-->"),
+    begin_plain="<!-- argmatrix:begin -->",
+    begin_example='<!-- argmatrix:begin section="LoRA" platform="ascend" -->',
+    end_example="<!-- argmatrix:end -->",
+    padding="\n",
+)
+
+
+def embedded(page: str) -> str:
+    """A whole rendered page as an in-place region holds it: unchanged."""
+    return page

@@ -1,0 +1,213 @@
+"""Text for MDX pages (Mintlify, and any site built on `@mdx-js/mdx`): whatever a help string
+holds, it reads as plain text.
+
+MDX reads more of a page as code than Markdown does. `{` opens a JavaScript expression and `<` a
+JSX tag (a `<` that starts no tag is a compile error); a line that starts with `import` or
+`export` is an ES module statement; there is no raw HTML and no HTML comment. Text inside a JSX
+element is still Markdown: emphasis, code, links. So every text from a registry or a manifest is
+written with `{`, `}` and the Markdown markers backslash-escaped, `<`, `>` and `&` as character
+references, and nothing at its start that would begin a block or a module statement.
+
+Tables are JSX `<table>` elements, one `<td>` per column on a line of its own (what SGLang's own
+coverage test parses), and flags are `<code>` elements. Whole pages start with YAML frontmatter
+(Mintlify's `title:`), written by `frontmatter_value`. A bare `https://` address in a help text
+stays what GFM (Mintlify's Markdown) makes of it: a link whose text is the address.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable
+from functools import lru_cache
+from typing import Any
+
+from argmatrix.model.platform import STATUS_LABELS, Resolved
+from argmatrix.model.registry import Argument
+from argmatrix.model.values import value_description, value_text
+from argmatrix.render.formats.shared import RegionSyntax, anchor, folded
+
+_REFERENCES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+# Everything MDX or Markdown would read as syntax inside a line: JSX and character references
+# (`<`, `>`, `&`), expressions (`{`, `}`), escapes, code, emphasis, links and images, GFM's
+# strikethrough and table pipes, math (`$`), an underscore at the edge of a word, and what
+# starts a GFM autolink literal (`://`, `www.`, `@`). An autolink literal would take the
+# escapes after it as part of its address, shown with their backslashes; escaped, the address
+# is still made a link by GFM after the escapes are read, and shows exactly its text.
+_SPECIAL = re.compile(r"[&<>{}\\`*\[\]|~$@]|(?<![^\W_])_|_(?![^\W_])|:(?=//)|(?<=[Ww]{3})\.")
+# A first character that begins a block at the start of a line: heading, list, thematic break.
+_START_ESCAPED = frozenset("#-+=")
+_ORDERED_ITEM = re.compile(r"\d+(?=[.)](?:\s|$))")  # `1. ` or `1) `: an ordered list item
+# A paragraph starting with one of these words is an ES module statement in MDX.
+_MODULE_WORDS = ("import", "export")
+# What a fenced code block must not hold as written: a region marker of either format (the
+# marker scanner does not know where a fence is) or a Jinja delimiter (for a tool that reads the
+# page as a template again).
+_VERBATIM_UNSAFE = ("{/*", "*/}", "<!--", "{{", "{%", "{#")
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group(0)
+    return _REFERENCES.get(char) or "\\" + char
+
+
+def _escaped(text: str) -> str:
+    return _SPECIAL.sub(_escape, text)
+
+
+def _safe_edges(text: str) -> str:
+    """No block or module statement starts with the text, and a heading keeps a closing `#`."""
+    if text.endswith("#"):  # first: the leading escape below may add a backslash before it
+        text = text[:-1] + "\\#"
+    first = text[:1]
+    if first in _START_ESCAPED:
+        return "\\" + text
+    if text.startswith(_MODULE_WORDS):
+        return f"&#{ord(first)};{text[1:]}"
+    if "0" <= first <= "9":
+        item = _ORDERED_ITEM.match(text)
+        if item is not None:
+            return f"{text[: item.end()]}\\{text[item.end() :]}"
+    return text
+
+
+@lru_cache(maxsize=65536)
+def _cell_text(text: str) -> str:
+    escaped = _escaped(folded(text).strip())
+    return _safe_edges(escaped) if escaped else escaped
+
+
+def cell(value: Any) -> str:
+    """Plain text, escaped for a table cell, a heading or a paragraph of its own."""
+    return _cell_text(str(value))
+
+
+def code(value: Any) -> str:
+    """A value in a `<code>` element, its text escaped (MDX reads Markdown inside elements too)."""
+    return _code_text(str(value))
+
+
+@lru_cache(maxsize=65536)
+def _code_text(value: str) -> str:
+    text = folded(value)
+    if not text.strip():
+        text = '""' if text == "" else f'"{text}"'
+    return f"<code>{_escaped(text)}</code>"
+
+
+def code_block(value: Any, language: str = "") -> str:
+    """A fenced code block holding `value` on one line, exactly as written.
+
+    Nothing can be escaped inside a fence, so the fence is made longer than any run of
+    backticks in the text. Text holding a region marker or a Jinja delimiter, which a fence would
+    keep as written, becomes a `<pre>` element with its text escaped instead."""
+    text = folded(str(value)).strip()
+    if any(unsafe in text for unsafe in _VERBATIM_UNSAFE):
+        language_class = f' className="language-{anchor(language)}"' if language else ""
+        return f"<pre><code{language_class}>{_escaped(text)}</code></pre>"
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{language}\n{text}\n{fence}"
+
+
+_BACKTICKS = re.compile(r"`+")
+
+# What `cell` and `code` write, read back: a backslash escape or a character reference.
+_WRITTEN = re.compile(r"\\([!-/:-@\[-`{-~])|&(amp|lt|gt);|&#([0-9]+);")
+_NAMED = {"amp": "&", "lt": "<", "gt": ">"}
+# Characters a YAML document may not hold as they are (YAML 1.2, c-printable).
+_NOT_YAML_PRINTABLE = re.compile(
+    "[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
+)
+
+
+def _read_back(match: re.Match[str]) -> str:
+    escaped, named, number = match.groups()
+    if escaped is not None:
+        return str(escaped)
+    if named is not None:
+        return _NAMED[named]
+    return chr(int(number))
+
+
+def frontmatter_value(value: Any) -> str:
+    """A YAML double-quoted string for the page's frontmatter (`title: ...`), showing the same
+    text as `value` shows on the page. Frontmatter is not MDX and Mintlify prints it as written,
+    so a text already escaped by `cell` is read back first."""
+    text = _WRITTEN.sub(_read_back, folded(str(value)).strip())
+    quoted = json.dumps(text, ensure_ascii=False)
+    return _NOT_YAML_PRINTABLE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", quoted)
+
+
+def flags_cell(argument: Argument, scope: str = "") -> str:
+    names = argument.flags or (
+        argument.metavar if isinstance(argument.metavar, str) else argument.dest,
+    )
+    return f'<a id="{scope}{anchor(argument.name)}"></a>' + "<br />".join(code(f) for f in names)
+
+
+def default_cell(value: Any, argument: Argument | None = None) -> str:
+    if argument is not None and argument.required and value is None:
+        return "required"
+    return code(value_text(value))
+
+
+def type_options_cell(argument: Argument, options: Iterable[Any] | None = None) -> str:
+    """Options: the platform's subset, else the choices, else a description of the value."""
+    if options is not None:
+        return ", ".join(code(value_text(o)) for o in options)
+    if argument.choices is not None:
+        if isinstance(argument.choices, tuple):
+            return ", ".join(code(value_text(c)) for c in argument.choices)
+        return code(value_text(argument.choices)) + " (computed)"
+    return cell(value_description(argument))
+
+
+def status_cell(resolved: Resolved, variants: tuple[str, ...]) -> str:
+    status = resolved.status
+    if status == "supported":
+        return cell(", ".join(resolved.variants)) if variants else "Supported"
+    if status == "experimental":
+        label = "Experimental"
+        return (
+            f"{label} ({cell(', '.join(resolved.variants))})"
+            if (variants and resolved.variants != variants)
+            else label
+        )
+    if status == "not-applicable":
+        return cell(resolved.reason or "Not applicable")
+    return STATUS_LABELS[status]
+
+
+# The filters templates use to put text into a page of this format.
+FILTERS: dict[str, Callable[..., str]] = {
+    "cell": cell,
+    "code": code,
+    "anchor": anchor,
+    "code_block": code_block,
+    "frontmatter_value": frontmatter_value,
+}
+
+# The bundled table macros of this format (see `markdown.TABLE_MACROS`).
+TABLE_MACROS = "_tables.mdx.j2"
+
+# In-place regions are between MDX comments (`{/* ... */}`: an expression holding only a
+# comment, which renders nothing). Blank lines around the generated text keep its tables and
+# headings blocks of their own whatever the author wrote next to the markers.
+REGION = RegionSyntax(
+    begin=re.compile(r"\{/\*\s*argmatrix:begin(?P<attrs>[^*]*(?:\*(?!/\})[^*]*)*)\*/\}"),
+    end=re.compile(r"\{/\*\s*argmatrix:end\s*\*/\}"),
+    begin_plain="{/* argmatrix:begin */}",
+    begin_example='{/* argmatrix:begin section="LoRA" platform="ascend" */}',
+    end_example="{/* argmatrix:end */}",
+    padding="\n\n",
+)
+
+_FRONTMATTER = re.compile(r"---\n.*?\n---(?:\n|$)", re.DOTALL)
+
+
+def embedded(page: str) -> str:
+    """A whole rendered page as an in-place region holds it: without its frontmatter, which is
+    frontmatter only at the top of a file (the page it goes in has its own)."""
+    frontmatter = _FRONTMATTER.match(page)
+    return page[frontmatter.end() :].lstrip("\n") if frontmatter else page

@@ -1,0 +1,127 @@
+"""Render pages from the resolved model with Jinja2: the one render path.
+
+`generate` writes what `render_project` returns, `check` compares it with the disk, and the MkDocs
+plugin serves it; none of them renders on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import jinja2
+
+from argmatrix._runtime.cache import fingerprint, memo
+from argmatrix._runtime.parallel import can_fork, in_background
+from argmatrix.config import Config, PageSpec
+from argmatrix.manifests.resolve import ResolvedPlatform
+from argmatrix.model.registry import Registry
+from argmatrix.render.environment import (
+    Templates,
+    _compile_each,
+    pages_by_format,
+    project_environment,
+    read_templates,
+    render_template,
+)
+from argmatrix.render.formats import FORMATS
+from argmatrix.render.inplace import splice
+from argmatrix.render.views import Cells, ServerPage, page_context, server_page
+
+# ------------------------------------------------------------------ pages
+
+
+@dataclass(frozen=True)
+class RenderedPage:
+    spec: PageSpec
+    path: Path
+    text: str
+
+
+PARALLEL_ROWS = 50_000
+
+
+def render_project(
+    config: Config,
+    registry: Registry,
+    platforms: dict[str, ResolvedPlatform],
+    read_existing: Any = None,
+    inputs: Sequence[str] | None = None,
+) -> list[RenderedPage]:
+    """Every configured page, rendered in memory. Nothing is written here.
+
+    Rendering is a pure function of its inputs: with `inputs` (every file the registry, the
+    manifests and the configuration were read from) pages rendered from the very same files,
+    templates and argmatrix code before are reused. In-place pages also depend on the page on
+    disk: those are always rendered.
+    """
+    templates = read_templates(config.templates_dir)
+    if inputs is None or any(p.inplace for p in config.pages):
+        return _render_pages(config, registry, platforms, read_existing, templates)
+    digest = fingerprint((repr(config), templates.digest), inputs)
+    return memo(
+        "pages", digest, lambda: _render_pages(config, registry, platforms, None, templates)
+    )
+
+
+class _Format(NamedTuple):
+    """What the pages of one output format render with: its environment, its cells and the
+    server page built from them."""
+
+    env: jinja2.Environment
+    cells: Cells
+    server: ServerPage
+
+
+def _render_pages(
+    config: Config,
+    registry: Registry,
+    platforms: dict[str, ResolvedPlatform],
+    read_existing: Any,
+    templates: Templates,
+) -> list[RenderedPage]:
+    where = str(config.file or "argmatrix.yaml")
+    by_format = pages_by_format(config.pages)
+    formats: dict[str, _Format] = {}
+    for name in by_format:
+        cells = Cells(FORMATS[name])
+        env = project_environment(config, templates, name)
+        formats[name] = _Format(env, cells, server_page(registry, cells))
+
+    def render(specs: Sequence[PageSpec]) -> list[RenderedPage]:
+        pages = []
+        for page in specs:
+            env, cells, server = formats[page.output_format]
+            context = page_context(page, registry, platforms, where, server, cells)
+            path = config.docs_dir / page.output
+            if page.inplace:
+                text = splice(path, env, page, context, read_existing)
+            else:
+                text = render_template(env, page.template, context, where, page.line)
+            pages.append(RenderedPage(page, path, text))
+        return pages
+
+    specs = config.pages
+    # A live registry's imports (torch, say) may have started native threads, which fork
+    # does not copy and `can_fork` cannot see: render in this process then.
+    live = config.registry is not None and config.registry.mode == "live"
+    if (
+        len(specs) < 2
+        or len(registry.arguments) * len(specs) < PARALLEL_ROWS
+        or live
+        or not can_fork()
+    ):
+        return render(specs)
+    for name, pages_of_format in by_format.items():  # shared by both halves: before the fork
+        formats[name].cells.section_rows(registry)
+        _compile_each(formats[name].env, pages_of_format)
+    half = (len(specs) + 1) // 2
+    later = in_background(lambda: render(specs[half:]))
+    try:
+        first = render(specs[:half])
+    except BaseException:
+        later.cancel()
+        raise
+    return first + later.result()

@@ -1,0 +1,446 @@
+"""The page model handed to templates: sections, rows, support cells and platform columns,
+built once per render from the resolved model. Everything a template can reach is read-only.
+See docs/reference/template-context.md."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, NamedTuple
+
+from argmatrix.config import PageSpec
+from argmatrix.errors import ArgmatrixError
+from argmatrix.manifests.resolve import ResolvedPlatform
+from argmatrix.model.findings import Finding
+from argmatrix.model.platform import STATUS_LABELS, Capability, Platform, Resolved
+from argmatrix.model.registry import Argument, Diagnostic, Opaque, Registry, Subcommand, Unevaluated
+from argmatrix.render.formats import FORMATS, OutputFormat
+from argmatrix.render.formats.shared import anchor
+
+SUPPORT_LAYOUTS = ("status", "variants")
+_FLAG_IN_TEXT = re.compile(r"(?<![\w-])--[A-Za-z0-9][A-Za-z0-9_-]*")
+
+
+# ------------------------------------------------------------------ views of the model
+
+
+class Row(NamedTuple):
+    """One table row, every cell already escaped. A NamedTuple: pages have 10^5 of them."""
+
+    argument: Argument
+    anchor: str
+    flags: str
+    description: str
+    default: str
+    options: str
+    status: str = ""
+    marks: tuple[str, ...] = ()
+    note: str = ""
+    reason: str = ""
+    replacement: str = ""
+
+
+@dataclass(frozen=True)
+class SectionView:
+    title: str
+    anchor: str
+    rows: tuple[Row, ...]
+    has_notes: bool = False
+    # A subcommand's section: the commands (names as written) whose section is the same, title
+    # and rows, this one's included.
+    shared_by: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReasonGroup:
+    reason: str
+    rows: tuple[Row, ...]
+
+
+@dataclass(frozen=True)
+class SubcommandView:
+    name: str
+    aliases: str
+    help: str
+    page: ServerPage
+
+
+@dataclass(frozen=True)
+class ServerPage:
+    sections: tuple[SectionView, ...]
+    deprecated: tuple[Row, ...]
+    subcommands: tuple[SubcommandView, ...] = ()
+    description: str = ""
+    # The subcommands' sections that several commands share, each once, in command order.
+    shared_sections: tuple[SectionView, ...] = ()
+
+
+@dataclass(frozen=True)
+class SupportPage:
+    title: str
+    platform: str
+    variants: tuple[str, ...]
+    layout: str
+    sections: tuple[SectionView, ...]
+    not_supported: tuple[ReasonGroup, ...]
+    description: str = ""
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def replacement_of(argument: Argument, registry: Registry) -> str:
+    """A deprecated argument's replacement: the first other flag its help names."""
+    text = argument.help if isinstance(argument.help, str) else ""
+    known = registry.by_flag()
+    for flag in _FLAG_IN_TEXT.findall(text):
+        target = known.get(flag)
+        if target is not None and target is not argument:
+            return str(flag)
+    return ""
+
+
+class Cells:
+    """The registry's own cells of each argument, escaped once per render however many pages
+    and platforms show them, in one output format (Markdown unless told)."""
+
+    def __init__(self, output_format: OutputFormat | None = None) -> None:
+        self.format: OutputFormat = output_format or FORMATS["markdown"]
+        self._rows: dict[int, tuple[Argument, Row]] = {}
+        self._sections: dict[int, tuple[Registry, dict[str, list[Argument]]]] = {}
+        self._section_rows: dict[int, tuple[Registry, dict[str, list[Row]]]] = {}
+
+    def sections(self, registry: Registry) -> dict[str, list[Argument]]:
+        cached = self._sections.get(id(registry))
+        if cached is None or cached[0] is not registry:
+            cached = self._sections[id(registry)] = (registry, by_section(registry))
+        return cached[1]
+
+    def section_rows(self, registry: Registry) -> dict[str, list[Row]]:
+        """The rows of `sections`, top-level scope."""
+        cached = self._section_rows.get(id(registry))
+        if cached is None or cached[0] is not registry:
+            rows = {
+                title: [self.row(a) for a in arguments]
+                for title, arguments in self.sections(registry).items()
+            }
+            cached = self._section_rows[id(registry)] = (registry, rows)
+        return cached[1]
+
+    def row(self, argument: Argument, scope: str = "") -> Row:
+        """`scope` prefixes the anchor: a subcommand's `--port` is `serve--port`."""
+        cached = self._rows.get(id(argument))
+        if cached is not None and cached[0] is argument:
+            return cached[1]
+        fmt = self.format
+        row = Row(
+            argument=argument,
+            anchor=scope + anchor(argument.name),
+            flags=fmt.flags_cell(argument, scope),
+            description=fmt.FILTERS["cell"](argument.help),
+            default=fmt.default_cell(argument.default, argument),
+            options=fmt.type_options_cell(argument),
+        )
+        self._rows[id(argument)] = (argument, row)
+        return row
+
+
+def by_section(registry: Registry) -> dict[str, list[Argument]]:
+    """Visible arguments per section, in registry order."""
+    sections: dict[str, list[Argument]] = {title: [] for title in registry.sections}
+    for argument in registry.arguments:
+        if not argument.hidden:
+            sections.setdefault(argument.section, []).append(argument)
+    return sections
+
+
+def section_anchor(title: str) -> str:
+    return anchor(title.lower().replace(" ", "-"))
+
+
+def server_page(registry: Registry, cells: Cells | None = None, scope: str = "") -> ServerPage:
+    cells = cells or Cells()
+    cell, code = cells.format.FILTERS["cell"], cells.format.FILTERS["code"]
+    sections = []
+    for title, arguments in cells.sections(registry).items():
+        rows = tuple(cells.row(a, scope) for a in arguments if not a.deprecated)
+        if rows:
+            sections.append(SectionView(cell(title), section_anchor(title), rows))
+    deprecated = tuple(
+        cells.row(a, scope)._replace(replacement=code(replacement) if replacement else "")
+        for a in registry.arguments
+        if a.deprecated and not a.hidden
+        for replacement in (replacement_of(a, registry),)
+    )
+    subcommands = tuple(
+        SubcommandView(
+            name=code(sub.name),
+            aliases=", ".join(code(a) for a in sub.aliases),
+            help=cell(sub.help),
+            page=server_page(sub.registry, cells, f"{scope}{anchor(sub.name)}"),
+        )
+        for sub in registry.subcommands
+    )
+    subcommands, shared = _shared_sections(registry.subcommands, subcommands)
+    return ServerPage(tuple(sections), deprecated, subcommands, cell(registry.description), shared)
+
+
+def _section_key(section: SectionView) -> tuple[Any, ...]:
+    """What makes two commands' sections the same: the title and every row as shown."""
+    return (
+        section.title,
+        tuple(
+            (row.argument.flags, row.description, row.default, row.options) for row in section.rows
+        ),
+    )
+
+
+def _shared_sections(
+    subs: Sequence[Subcommand], views: tuple[SubcommandView, ...]
+) -> tuple[tuple[SubcommandView, ...], tuple[SectionView, ...]]:
+    """Each subcommand section told which commands have the same one; the shared ones, once."""
+    if not views:
+        return views, ()
+    commands: dict[tuple[Any, ...], list[str]] = {}
+    for sub, view in zip(subs, views, strict=True):
+        for section in view.page.sections:
+            commands.setdefault(_section_key(section), []).append(sub.name)
+    marked: list[SubcommandView] = []
+    shared: dict[tuple[Any, ...], SectionView] = {}
+    for view in views:
+        sections = []
+        for section in view.page.sections:
+            key = _section_key(section)
+            section = dataclasses.replace(section, shared_by=tuple(commands[key]))
+            if len(section.shared_by) > 1:
+                shared.setdefault(key, section)
+            sections.append(section)
+        marked.append(
+            dataclasses.replace(view, page=dataclasses.replace(view.page, sections=tuple(sections)))
+        )
+    return tuple(marked), tuple(shared.values())
+
+
+def variant_marks(resolved: Resolved, variants: tuple[str, ...]) -> tuple[str, ...]:
+    marks = []
+    for variant in variants:
+        if resolved.status == "supported" and variant in resolved.variants:
+            marks.append("✓")
+        elif resolved.status == "experimental" and variant in resolved.variants:
+            marks.append("✓ (experimental)")
+        elif resolved.status == "planned":
+            marks.append("Planned")
+        elif resolved.status in ("unverified", "unclassified"):
+            marks.append(STATUS_LABELS[resolved.status])
+        else:
+            marks.append("✗")
+    return tuple(marks)
+
+
+def _platform_cells(
+    resolved: Resolved, variants: tuple[str, ...], layout: str, fmt: OutputFormat
+) -> tuple[str, tuple[str, ...], str, str]:
+    """The cells a platform adds to a row: status, per-variant marks, note, reason."""
+    notes = [resolved.note] if resolved.note else []
+    if layout == "variants" and resolved.reason:
+        notes.insert(0, resolved.reason)  # no status column to carry the reason
+    cell = fmt.FILTERS["cell"]
+    return (
+        fmt.status_cell(resolved, variants),
+        variant_marks(resolved, variants),
+        cell("; ".join(notes)) if notes else "",
+        cell(resolved.reason) if resolved.reason else "",
+    )
+
+
+def _support_row(
+    base: Row, resolved: Resolved, platform_cells: tuple[Any, ...], fmt: OutputFormat
+) -> Row:
+    """The registry's cells of `base`, the platform's after them. Built 10^5 times on a large
+    project: a tuple concatenation unless the platform overrides the default or the options."""
+    if not resolved.default_overridden and resolved.options is None:
+        return Row._make(base[:6] + platform_cells + ("",))
+    argument = base.argument
+    return Row._make(
+        (
+            argument,
+            base.anchor,
+            base.flags,
+            base.description,
+            fmt.default_cell(resolved.default, argument)
+            if resolved.default_overridden
+            else base.default,
+            fmt.type_options_cell(argument, resolved.options)
+            if resolved.options is not None
+            else base.options,
+            *platform_cells,
+            "",
+        )
+    )
+
+
+def support_page(
+    registry: Registry,
+    platform: ResolvedPlatform,
+    layout: str = "status",
+    title: str | None = None,
+    cells: Cells | None = None,
+) -> SupportPage:
+    cells = cells or Cells()
+    fmt = cells.format
+    cell = fmt.FILTERS["cell"]
+    variants = platform.platform.variants
+    sections = []
+    groups: dict[str, list[Row]] = {}
+    counts: dict[str, int] = {}
+    platform_cells: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # few distinct ones
+    by_argument = platform.by_argument
+    for section, bases in cells.section_rows(registry).items():
+        rows = []
+        for base in bases:
+            resolved = by_argument[base.argument.name]
+            counts[resolved.status] = counts.get(resolved.status, 0) + 1
+            key = (resolved.status, resolved.variants, resolved.note, resolved.reason)
+            extra = platform_cells.get(key)
+            if extra is None:
+                extra = platform_cells[key] = _platform_cells(resolved, variants, layout, fmt)
+            row = _support_row(base, resolved, extra, fmt)
+            if layout != "variants" and resolved.status == "unsupported":
+                groups.setdefault(resolved.reason or "", []).append(row)
+            else:
+                rows.append(row)
+        if rows:
+            sections.append(
+                SectionView(
+                    cell(section), section_anchor(section), tuple(rows), any(r.note for r in rows)
+                )
+            )
+    return SupportPage(
+        title=cell(title or f"Support Features on {platform.platform.title}"),
+        platform=platform.platform.name,
+        variants=tuple(cell(v) for v in variants),
+        layout=layout,
+        sections=tuple(sections),
+        not_supported=tuple(
+            ReasonGroup(cell(reason), tuple(rows)) for reason, rows in groups.items()
+        ),
+        description=platform.platform.description,
+        counts=dict(sorted(counts.items())),
+    )
+
+
+def page_context(
+    page: PageSpec,
+    registry: Registry,
+    platforms: dict[str, ResolvedPlatform],
+    where: str,
+    server: ServerPage | None = None,
+    cells: Cells | None = None,
+) -> dict[str, Any]:
+    """What a page's template can use (docs/reference/template-context.md), its texts escaped
+    for the page's format (`cells` must be of that format)."""
+    cells = cells or Cells(FORMATS[page.output_format])
+    cell = cells.format.FILTERS["cell"]
+    context: dict[str, Any] = {
+        "registry": registry,
+        "server": server or server_page(registry, cells),
+        "title": cell(page.title) if page.title else page.title,
+        "options": read_only(page.options),
+        "platforms": MappingProxyType(platforms),
+        "matrix_columns": matrix_columns(platforms),
+        "status_labels": _STATUS_LABELS,
+    }
+    if page.platform is not None:
+        if page.platform not in platforms:
+            known = ", ".join(sorted(platforms)) or "none loaded"
+            raise ArgmatrixError.at(
+                f"page {page.output!r} names unknown platform {page.platform!r}",
+                file=where,
+                line=page.line,
+                fix=f"use a platform of the loaded manifests ({known})",
+            )
+        layout = str(page.options.get("layout", "status"))
+        if layout not in SUPPORT_LAYOUTS:
+            raise ArgmatrixError.at(
+                f"page {page.output!r}: unknown layout {layout!r}",
+                file=where,
+                line=page.line,
+                fix=f"use one of: {', '.join(SUPPORT_LAYOUTS)}",
+            )
+        context["support"] = support_page(
+            registry, platforms[page.platform], layout, page.title, cells
+        )
+        context["platform"] = platforms[page.platform]
+    return context
+
+
+_STATUS_LABELS = MappingProxyType(STATUS_LABELS)
+
+
+def read_only(value: Any) -> Any:
+    """A page's `options` as templates see them: mappings and lists that cannot be changed."""
+    if isinstance(value, Mapping):
+        return MappingProxyType({key: read_only(item) for key, item in value.items()})
+    if isinstance(value, (list, tuple)):
+        return tuple(read_only(item) for item in value)
+    return value
+
+
+class MatrixColumn(NamedTuple):
+    """A column of the platform matrix: one variant of a platform (None: it has no variants)."""
+
+    resolved: ResolvedPlatform
+    variant: str | None
+
+    def status_of(self, argument: Argument) -> str:
+        """The argument's status in this column: supported or experimental only on a variant
+        the manifest lists for it."""
+        status, variants = self.resolved.by_argument[argument.name][:2]
+        if (
+            self.variant is not None
+            and self.variant not in variants
+            and status in ("supported", "experimental")
+        ):
+            return "unsupported"
+        return status
+
+
+class MatrixColumns(tuple[MatrixColumn, ...]):
+    """The platform matrix's columns: each variant of each platform, a platform without
+    variants once."""
+
+    def statuses(self, argument: Argument) -> tuple[str, ...]:
+        """One row of the matrix: the argument's status in each column."""
+        return tuple(column.status_of(argument) for column in self)
+
+
+def matrix_columns(platforms: Mapping[str, ResolvedPlatform]) -> MatrixColumns:
+    return MatrixColumns(
+        MatrixColumn(resolved, variant)
+        for resolved in platforms.values()
+        for variant in (resolved.platform.variants or (None,))
+    )
+
+
+# What templates may read attributes of, besides plain data and Jinja's own helpers.
+PAGE_MODEL_TYPES: tuple[type, ...] = (
+    Registry,
+    Argument,
+    Subcommand,
+    Platform,
+    Capability,
+    Resolved,
+    Opaque,
+    Unevaluated,
+    Diagnostic,
+    ResolvedPlatform,
+    Finding,
+    Row,
+    SectionView,
+    ReasonGroup,
+    SubcommandView,
+    ServerPage,
+    SupportPage,
+    MatrixColumn,
+)
