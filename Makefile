@@ -24,7 +24,7 @@ install: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[docs,test]'
+	$(BIN)/pip install -q -e '.[docs,test,markdown,zensical,sphinx]'
 	# The showcase registry: read statically, so no dependency of sglang is needed.
 	$(BIN)/pip install -q --no-deps $(SGLANG)
 	touch $@
