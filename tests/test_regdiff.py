@@ -333,3 +333,45 @@ def test_a_change_inside_a_subcommand_is_reported(tmp_path: Path) -> None:
     diff = diff_registries(old, new, "old", "new")
     assert [a.name for a in diff.added] == ["serve --max-reqs"]
     assert [a.name for a in diff.removed] == ["serve --max-requests"]
+
+
+def test_a_new_destination_for_the_same_flags_is_a_rename() -> None:
+    """sglang moved `--tensor-parallel-size` to the destination `tp_size`: code reading
+    `args.tensor_parallel_size` breaks, so this is a rename, not "aliases reordered"."""
+    old = Registry(
+        "old",
+        ("Main",),
+        (arg("--tensor-parallel-size", "--tp-size", dest="tensor_parallel_size", default=1),),
+    )
+    new = Registry(
+        "new", ("Main",), (arg("--tp-size", "--tensor-parallel-size", dest="tp_size", default=1),)
+    )
+    diff = diff_registries(old, new, "v1", "v2")
+    assert diff.counts() == {"added": 0, "removed": 0, "renamed": 1, "changed": 0}
+    [renamed] = diff.renamed
+    assert [c.field for c in renamed.changes] == ["dest"]
+    assert (
+        "- `--tensor-parallel-size` → `--tp-size`; destination `tensor_parallel_size` → `tp_size`"
+        in (diff_markdown(diff))
+    )
+    data = diff_dict(diff)["renamed"]
+    assert data == [
+        {
+            "old": "--tensor-parallel-size",
+            "new": "--tp-size",
+            "dest": "tp_size",
+            "changes": {"dest": {"old": "tensor_parallel_size", "new": "tp_size"}},
+        }
+    ]
+
+
+def test_a_new_destination_under_the_same_name_keeps_its_other_changes() -> None:
+    old = Registry("old", ("Main",), (arg("--port", dest="port", default=1),))
+    new = Registry("new", ("Main",), (arg("--port", "-p", dest="server_port", default=2),))
+    [renamed] = diff_registries(old, new, "v1", "v2").renamed
+    assert [c.field for c in renamed.changes] == ["dest", "flags", "default"]
+    text = diff_markdown(diff_registries(old, new, "v1", "v2"))
+    assert (
+        "- `--port`: destination `port` → `server_port`; aliases added `-p`; default `1` → `2`"
+        in text
+    )

@@ -1,7 +1,9 @@
 """`argmatrix diff`: what changed between two registries, as release notes or JSON.
 
 Arguments are paired by their canonical flag, then by any flag they still share (an alias
-changed), then by destination (the flag was renamed). What is left was added or removed.
+changed), then by destination (the flag was renamed). A pair whose destination changed is a
+rename too (`--tensor-parallel-size` now sets `tp_size`: code reading the old attribute breaks).
+What is left was added or removed.
 Values are compared in their JSON-safe form, so a registry read live, statically or from a
 snapshot compares the same.
 """
@@ -111,17 +113,34 @@ def diff_registries(old: Registry, new: Registry, old_label: str, new_label: str
     paired_new = {id(p[1]) for p in pairs} | {id(r[1]) for r in renamed}
     order = {a.name: i for i, a in enumerate(new.arguments)}
     changed = sorted(
-        (Paired(o, n, changes) for o, n in pairs if (changes := field_changes(o, n))),
+        (
+            Paired(o, n, changes)
+            for o, n in pairs
+            if o.dest == n.dest and (changes := field_changes(o, n))
+        ),
         key=lambda p: order[p.new.name],
     )
+    new_dests = [_renamed(o, n) for o, n in pairs if o.dest != n.dest]
     return RegistryDiff(
         old_label,
         new_label,
         added=tuple(a for a in new.arguments if id(a) not in paired_new),
         removed=tuple(a for a in old.arguments if id(a) not in paired_old),
-        renamed=tuple(Paired(o, n, field_changes(o, n, FIELDS[1:])) for o, n in renamed),
+        renamed=tuple(
+            sorted(
+                [*(_renamed(o, n) for o, n in renamed), *new_dests],
+                key=lambda p: order[p.new.name],
+            )
+        ),
         changed=tuple(changed),
     )
+
+
+def _renamed(old: Argument, new: Argument) -> Paired:
+    """A rename: the flag, the destination, or both changed; what else changed with it."""
+    dest = (FieldChange("dest", old.dest, new.dest),) if old.dest != new.dest else ()
+    fields = FIELDS if old.name == new.name else FIELDS[1:]
+    return Paired(old, new, dest + field_changes(old, new, fields))
 
 
 def _pair_by_name(old: Registry, new: Registry) -> list[tuple[Argument, Argument]]:
@@ -241,17 +260,21 @@ def diff_markdown(diff: RegistryDiff, heading: str = "##") -> str:
         lines += [f"- {code(a.name)} ({cell(a.section)})" for a in diff.removed]
     if diff.renamed:
         lines += ["", f"{sub} Renamed", ""]
-        lines += [
-            f"- {code(p.old.name)} → {code(p.new.name)}"
-            + "".join(f"; {_change_text(c)}" for c in p.changes)
-            for p in diff.renamed
-        ]
+        lines += [f"- {_rename_text(p)}" for p in diff.renamed]
     for name in FIELDS:
         items = [(p, c) for p in diff.changed for c in p.changes if c.field == name]
         if items:
             lines += ["", f"{sub} {FIELD_TITLES[name]}", ""]
             lines += [f"- {code(p.new.name)}: {_change_text(c)}" for p, c in items]
     return "\n".join(lines) + "\n"
+
+
+def _rename_text(paired: Paired) -> str:
+    """`--old` → `--new`; what else changed — or, for a new destination only, `--flag`: that."""
+    changes = [_change_text(c) for c in paired.changes]
+    if paired.old.name == paired.new.name:
+        return f"{code(paired.new.name)}: " + "; ".join(changes)
+    return "; ".join([f"{code(paired.old.name)} → {code(paired.new.name)}", *changes])
 
 
 def _shape(argument: Argument) -> str:
@@ -276,6 +299,8 @@ def _change_text(change: FieldChange) -> str:
         return _set_change(change.old, change.new, "aliases")
     if change.field == "deprecated":
         return "now deprecated" if change.new else "no longer deprecated"
+    if change.field == "dest":
+        return f"destination {code(change.old)} → {code(change.new)}"
     if change.field == "default":
         return f"default {_value(change.old)} → {_value(change.new)}"
     return f"{change.field} {_describe(change.old)} → {_describe(change.new)}"
