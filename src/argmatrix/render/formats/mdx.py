@@ -18,14 +18,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from argmatrix.model.platform import STATUS_LABELS, Resolved
-from argmatrix.model.registry import Argument
-from argmatrix.model.values import value_description, value_text
-from argmatrix.render.formats.shared import RegionSyntax, anchor, folded
+from argmatrix.render.formats.shared import CellWriter, RegionSyntax, anchor, folded
 
 _REFERENCES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 # Everything MDX or Markdown would read as syntax inside a line: JSX and character references
@@ -139,44 +136,15 @@ def frontmatter_value(value: Any) -> str:
     return _NOT_YAML_PRINTABLE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", quoted)
 
 
-def flags_cell(argument: Argument, scope: str = "") -> str:
-    names = argument.flags or (
-        argument.metavar if isinstance(argument.metavar, str) else argument.dest,
-    )
-    return f'<a id="{scope}{anchor(argument.name)}"></a>' + "<br />".join(code(f) for f in names)
+def _flags(anchor_id: str, names: tuple[str, ...]) -> str:
+    return f'<a id="{anchor_id}"></a>' + "<br />".join(code(name) for name in names)
 
 
-def default_cell(value: Any, argument: Argument | None = None) -> str:
-    if argument is not None and argument.required and value is None:
-        return "required"
-    return code(value_text(value))
-
-
-def type_options_cell(argument: Argument, options: Iterable[Any] | None = None) -> str:
-    """Options: the platform's subset, else the choices, else a description of the value."""
-    if options is not None:
-        return ", ".join(code(value_text(o)) for o in options)
-    if argument.choices is not None:
-        if isinstance(argument.choices, tuple):
-            return ", ".join(code(value_text(c)) for c in argument.choices)
-        return code(value_text(argument.choices)) + " (computed)"
-    return cell(value_description(argument))
-
-
-def status_cell(resolved: Resolved, variants: tuple[str, ...]) -> str:
-    status = resolved.status
-    if status == "supported":
-        return cell(", ".join(resolved.variants)) if variants else "Supported"
-    if status == "experimental":
-        label = "Experimental"
-        return (
-            f"{label} ({cell(', '.join(resolved.variants))})"
-            if (variants and resolved.variants != variants)
-            else label
-        )
-    if status == "not-applicable":
-        return cell(resolved.reason or "Not applicable")
-    return STATUS_LABELS[status]
+_CELLS = CellWriter(cell=cell, code=code, flags=_flags)
+flags_cell = _CELLS.flags_cell
+default_cell = _CELLS.default_cell
+type_options_cell = _CELLS.type_options_cell
+status_cell = _CELLS.status_cell
 
 
 # The filters templates use to put text into a page of this format.

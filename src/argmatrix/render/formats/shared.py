@@ -1,4 +1,5 @@
-"""What every output format writes the same way: text made printable on one line, and anchors.
+"""What every output format writes the same way: text made printable on one line, anchors, and
+the table cells (`CellWriter`, given a format's escaping).
 
 Also the shape of an in-place region's markers (`RegionSyntax`): each format has its own comment
 syntax, and `render/inplace.py` reads them from the format module.
@@ -7,7 +8,12 @@ syntax, and `render/inplace.py` reads them from the format module.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple
+
+from argmatrix.model.platform import STATUS_LABELS, Resolved
+from argmatrix.model.registry import Argument
+from argmatrix.model.values import value_description, value_text
 
 # Control characters (C0, DEL, C1 but tab and line breaks), and bidirectional overrides and
 # isolates, which can reorder what follows them across cell borders: dropped.
@@ -54,3 +60,58 @@ class RegionSyntax(NamedTuple):
     begin_example: str  # one with attributes
     end_example: str
     padding: str
+
+
+class CellWriter(NamedTuple):
+    """The table cells of the page model, written with one format's escaping.
+
+    Every format writes the same cells from the same facts (the flags and their anchor, the
+    default, the options, a platform's status); only how a text, a value in code and a line break
+    look differ. A format module builds one and exports its methods under the names the render
+    path reads (`flags_cell`, `default_cell`, `type_options_cell`, `status_cell`)."""
+
+    cell: Callable[[Any], str]  # plain text
+    code: Callable[[Any], str]  # a value, as code
+    flags: Callable[[str, tuple[str, ...]], str]  # the anchor id and the names, as one cell
+
+    def flags_cell(self, argument: Argument, scope: str = "") -> str:
+        return self.flags(f"{scope}{anchor(argument.name)}", flag_names(argument))
+
+    def default_cell(self, value: Any, argument: Argument | None = None) -> str:
+        if argument is not None and argument.required and value is None:
+            return "required"
+        return self.code(value_text(value))
+
+    def type_options_cell(self, argument: Argument, options: Iterable[Any] | None = None) -> str:
+        """Options: the platform's subset, else the choices, else a description of the value."""
+        code = self.code
+        if options is not None:
+            return ", ".join(code(value_text(o)) for o in options)
+        if argument.choices is not None:
+            if isinstance(argument.choices, tuple):
+                return ", ".join(code(value_text(c)) for c in argument.choices)
+            return code(value_text(argument.choices)) + " (computed)"
+        return self.cell(value_description(argument))
+
+    def status_cell(self, resolved: Resolved, variants: tuple[str, ...]) -> str:
+        status = resolved.status
+        if status == "supported":
+            return self.cell(", ".join(resolved.variants)) if variants else "Supported"
+        if status == "experimental":
+            label = "Experimental"
+            return (
+                f"{label} ({self.cell(', '.join(resolved.variants))})"
+                if (variants and resolved.variants != variants)
+                else label
+            )
+        if status == "not-applicable":
+            return self.cell(resolved.reason or "Not applicable")
+        return STATUS_LABELS[status]
+
+
+def flag_names(argument: Argument) -> tuple[str, ...]:
+    """The names a row shows for an argument: its flags, else (a positional) its metavar or
+    dest."""
+    if argument.flags:
+        return argument.flags
+    return (argument.metavar if isinstance(argument.metavar, str) else argument.dest,)
