@@ -260,7 +260,7 @@ def test_plugin_errors_become_plugin_errors_with_every_problem(project: Path) ->
     plugin.project = plugin._load()
     needs_section = r"guide\.md:4: an argmatrix directive needs a section"
     with pytest.raises(PluginError, match=needs_section), plugin_errors():
-        plugin._table({"platform": "npu"}, "guide.md", 4, "guide.md")
+        plugin._table({"platform": "npu"}, "guide.md", 4)
 
 
 # ------------------------------------------------------------------ schema tables
