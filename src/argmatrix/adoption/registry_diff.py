@@ -104,11 +104,20 @@ def flatten(registry: Registry, prefix: str = "") -> Registry:
     return replace(registry, arguments=tuple(arguments), subcommands=())
 
 
-def diff_registries(old: Registry, new: Registry, old_label: str, new_label: str) -> RegistryDiff:
-    old, new = flatten(old), flatten(new)
+Pair = tuple[Argument, Argument]
+
+
+def pair_arguments(old: Registry, new: Registry) -> tuple[list[Pair], list[Pair]]:
+    """The arguments of two flattened registries that are one and the same: those paired by a
+    name or a shared flag, and those paired by their destination alone (renamed)."""
     pairs = _pair_by_name(old, new)
     pairs += _pair_by_shared_flag(old, new, pairs)
-    renamed = _pair_by_dest(old, new, pairs)
+    return pairs, _pair_by_dest(old, new, pairs)
+
+
+def diff_registries(old: Registry, new: Registry, old_label: str, new_label: str) -> RegistryDiff:
+    old, new = flatten(old), flatten(new)
+    pairs, renamed = pair_arguments(old, new)
     paired_old = {id(p[0]) for p in pairs} | {id(r[0]) for r in renamed}
     paired_new = {id(p[1]) for p in pairs} | {id(r[1]) for r in renamed}
     order = {a.name: i for i, a in enumerate(new.arguments)}

@@ -23,10 +23,11 @@ from argmatrix.loaders.load import Mode, RegistrySpec, guess_mode, load_registry
 
 
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:
-    """Add the audit, import and diff commands."""
+    """Add the audit, import, diff and history commands."""
     _register_audit(commands, common)
     _register_import(commands, common)
     _register_diff(commands)
+    _register_history(commands)
 
 
 def _register_audit(commands: Commands, common: argparse.ArgumentParser) -> None:
@@ -132,6 +133,44 @@ def _register_diff(commands: Commands) -> None:
     diff.set_defaults(handler=_diff)
 
 
+def _register_history(commands: Commands) -> None:
+    history = commands.add_parser(
+        "history",
+        help="Record when each flag arrived, was renamed, changed its default or left.",
+        description="Read every release of a registry statically (snapshots, 'pip install"
+        " --target' folders, wheels, sdists, or git revisions of this repository, none of them"
+        " imported) and write a facts file: for each argument, the first and last release it is"
+        " in, its renames and its default by release. No help text is kept, so the file can be"
+        " committed; pages read it for an 'Added in' column.",
+    )
+    history.add_argument(
+        "--target",
+        metavar="MODULE:CALLABLE",
+        required=True,
+        help="The registry in each release, e.g. sglang.srt.server_args:ServerArgs.add_cli_args.",
+    )
+    history.add_argument(
+        "--release",
+        metavar="LABEL=SOURCE",
+        action="append",
+        default=None,
+        help="One release, oldest first (repeatable). SOURCE: a snapshot .json, a folder, a"
+        " wheel, an sdist, or git:REVISION[:FOLDER].",
+    )
+    history.add_argument(
+        "--releases",
+        metavar="DIR",
+        help="Every release in this folder (snapshots, folders, wheels, sdists), labelled and"
+        " ordered by the version in their names; read before any --release.",
+    )
+    history.add_argument(
+        "--output",
+        metavar="FILE",
+        help="Write the facts file here (default: standard output).",
+    )
+    history.set_defaults(handler=_history)
+
+
 # ------------------------------------------------------------------ handlers
 
 
@@ -185,6 +224,40 @@ def _diff(args: argparse.Namespace) -> int:
     sys.stdout.write(
         json_for_log(diff_json(diff)) if args.format == "json" else diff_markdown(diff)
     )
+    return EXIT_OK
+
+
+def _history(args: argparse.Namespace) -> int:
+    from argmatrix._runtime.writer import write_text_atomically
+    from argmatrix.adoption.history import history_json
+    from argmatrix.adoption.releases import ReleaseSource, release_spec, releases_in
+
+    cwd = Path.cwd()
+    sources = releases_in(cwd / args.releases) if args.releases else []
+    sources += [ReleaseSource.parse(text) for text in args.release or []]
+    if not sources:
+        raise ArgmatrixError(
+            Problem("no releases to read", fix="name them with --release or --releases")
+        )
+    labels = [s.label for s in sources]
+    repeated = sorted({label for label in labels if labels.count(label) > 1})
+    if repeated:
+        raise ArgmatrixError(
+            Problem(
+                f"release {repeated[0]!r} is named twice",
+                fix="give each release its own label",
+            )
+        )
+    releases = []
+    for source in sources:
+        with release_spec(source, args.target, cwd) as spec:
+            releases.append((source.label, load_registry(spec)))
+    text = history_json(releases, args.target)
+    if args.output:
+        write_text_atomically(cwd / args.output, text)
+        print(f"argmatrix history: wrote {args.output} ({len(releases)} releases)", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
     return EXIT_OK
 
 
