@@ -343,3 +343,57 @@ def test_repeated_labels_are_refused_by_the_model() -> None:
     one = Registry("p", ("Main",), (Argument(flags=("--a",), dest="a", section="Main"),))
     with pytest.raises(ValueError, match="labels must differ"):
         history_dict([("1", one), ("1", one)])
+
+
+def test_diagnostics_name_the_archive_not_a_private_folder(tmp_path: Path) -> None:
+    body = RELEASES["1.0"] + '\nparser.add_argument("--home", default=os.environ.get("HOME"))'
+    path = tmp_path / "relserver-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as bundle:
+        bundle.writestr("relserver/__init__.py", "")
+        bundle.writestr("relserver/args.py", "import os\n" + module_source(body))
+    result = run_cli_in_process(
+        "history", "--target", TARGET, "--release", f"1.0={path.name}", cwd=tmp_path
+    )
+    assert result.code == 0, result.err
+    [warning] = result.err.strip().splitlines()
+    assert f"{path.name}!relserver/args.py:" in warning and "--home" in warning, warning
+    assert "argmatrix-release-" not in result.err
+
+
+def test_errors_name_the_archive_not_a_private_folder(tmp_path: Path) -> None:
+    path = tmp_path / "relserver-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as bundle:
+        bundle.writestr("relserver/__init__.py", "")
+        bundle.writestr("relserver/args.py", "def build(:\n")
+    result = run_cli_in_process(
+        "history", "--target", TARGET, "--release", f"1.0={path.name}", cwd=tmp_path
+    )
+    assert result.code == 2
+    [line] = result.err.strip().splitlines()
+    assert f"{path.name}!relserver/args.py:1" in line and "argmatrix-release-" not in line, line
+
+
+def test_releases_are_ordered_as_versions(tmp_path: Path) -> None:
+    from argmatrix.adoption.releases import releases_in
+
+    names = [
+        "p-0.5.10",
+        "p-0.5.1",
+        "p-0.5.0rc2",
+        "p-0.5.0",
+        "p-0.5.1rc0",
+        "p-0.5.0.post1",
+        "p-0.5.9",
+    ]
+    for name in names:
+        (tmp_path / name).mkdir()
+    (tmp_path / "notes.txt").write_text("not a release")
+    assert [r.label for r in releases_in(tmp_path)] == [
+        "0.5.0rc2",
+        "0.5.0",
+        "0.5.0.post1",
+        "0.5.1rc0",
+        "0.5.1",
+        "0.5.9",
+        "0.5.10",
+    ]

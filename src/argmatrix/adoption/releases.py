@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import re
 import subprocess
 import tarfile
@@ -81,13 +82,51 @@ def _version_in(name: str) -> str | None:
     return match.group(1) if match else None
 
 
-def _version_key(version: str) -> tuple[tuple[int, str], ...]:
-    return tuple((int(p), "") if p.isdigit() else (-1, p) for p in re.split(r"[.]", version))
+_PARTS = re.compile(r"(\d+(?:\.\d+)*)(?:(a|b|rc)(\d+))?(?:\.post(\d+))?(?:\.dev(\d+))?")
+_PRE_RANK = {"a": 0, "b": 1, "rc": 2, None: 3}
+
+
+def _version_key(version: str) -> tuple[tuple[int, ...], int, int, int, int]:
+    """Release order: `0.5.0rc2` < `0.5.0` < `0.5.0.post1` < `0.5.1`; `0.5.10` after `0.5.9`."""
+    match = _PARTS.fullmatch(version)
+    if match is None:
+        return ((), 0, 0, 0, 0)
+    release, pre, pre_number, post, dev = match.groups()
+    return (
+        tuple(int(p) for p in release.split(".")),
+        _PRE_RANK[pre],
+        int(pre_number or 0),
+        int(post) if post is not None else -1,
+        int(dev) if dev is not None else 1 << 30,
+    )
+
+
+@dataclass(frozen=True)
+class ReleaseRead:
+    """How to read one release, and the private folder its sources were copied into (whose
+    name means nothing to a reader: diagnostics name the archive instead)."""
+
+    spec: RegistrySpec
+    unpacked: Path | None = None
+
+    def shown(self, text: str, source: str) -> str:
+        """`text` with the private folder written as `SOURCE!` (as in `release.whl!pkg/mod.py`)."""
+        if self.unpacked is None:
+            return text
+        return text.replace(f"{self.unpacked}{os.sep}", f"{source}!")
 
 
 @contextlib.contextmanager
-def release_spec(release: ReleaseSource, target: str, base_dir: Path) -> Iterator[RegistrySpec]:
-    """The registry spec that reads one release statically (a snapshot as it is)."""
+def release_read(release: ReleaseSource, target: str, base_dir: Path) -> Iterator[ReleaseRead]:
+    """How to read one release statically (a snapshot as it is)."""
+    with _release_spec(release, target, base_dir) as (spec, unpacked):
+        yield ReleaseRead(spec, unpacked)
+
+
+@contextlib.contextmanager
+def _release_spec(
+    release: ReleaseSource, target: str, base_dir: Path
+) -> Iterator[tuple[RegistrySpec, Path | None]]:
     source = release.source
     if source.startswith("git:"):
         subfolder = source[4:].partition(":")[2]
@@ -99,16 +138,16 @@ def release_spec(release: ReleaseSource, target: str, base_dir: Path) -> Iterato
                 fix="name a folder inside the repository, e.g. git:v0.5.7:python",
             )
         with _unpacked(_git_archive(source[4:], base_dir), source) as folder:
-            yield _static(target, folder.joinpath(*inside.parts), base_dir)
+            yield _static(target, folder.joinpath(*inside.parts), base_dir), folder
         return
     path = (base_dir / source).resolve()
     if source.endswith(".json"):
-        yield RegistrySpec(str(path), mode="snapshot", base_dir=base_dir)
+        yield RegistrySpec(str(path), mode="snapshot", base_dir=base_dir), None
     elif path.is_dir():
-        yield _static(target, path, base_dir)
+        yield _static(target, path, base_dir), None
     elif source.endswith((".whl", ".zip", ".tar.gz", ".tgz")) and path.is_file():
         with _unpacked(path, source) as folder:
-            yield _static(target, _package_root(folder), base_dir)
+            yield _static(target, _package_root(folder), base_dir), folder
     else:
         raise ArgmatrixError.at(
             f"cannot read release {release.label!r} from {source!r}",

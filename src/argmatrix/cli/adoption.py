@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from argmatrix.adoption.audit import AUDIT_FORMATS
 from argmatrix.adoption.registry_diff import DIFF_FORMATS
+from argmatrix.adoption.releases import ReleaseSource
 from argmatrix.cli.common import EXIT_FINDINGS, EXIT_OK, source_options
 
 if TYPE_CHECKING:
     from argmatrix.cli.common import Commands
+    from argmatrix.model.registry import Registry
 from argmatrix.errors import ArgmatrixError, Problem, json_for_log, printable
 from argmatrix.loaders.load import Mode, RegistrySpec, guess_mode, load_registry, mock_list
 
@@ -230,7 +233,7 @@ def _diff(args: argparse.Namespace) -> int:
 def _history(args: argparse.Namespace) -> int:
     from argmatrix._runtime.writer import write_text_atomically
     from argmatrix.adoption.history import history_json
-    from argmatrix.adoption.releases import ReleaseSource, release_spec, releases_in
+    from argmatrix.adoption.releases import ReleaseSource, releases_in
 
     cwd = Path.cwd()
     sources = releases_in(cwd / args.releases) if args.releases else []
@@ -248,10 +251,7 @@ def _history(args: argparse.Namespace) -> int:
                 fix="give each release its own label",
             )
         )
-    releases = []
-    for source in sources:
-        with release_spec(source, args.target, cwd) as spec:
-            releases.append((source.label, load_registry(spec)))
+    releases = [(source.label, _read_release(source, args.target, cwd)) for source in sources]
     text = history_json(releases, args.target)
     if args.output:
         write_text_atomically(cwd / args.output, text)
@@ -259,6 +259,35 @@ def _history(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return EXIT_OK
+
+
+def _read_release(source: ReleaseSource, target: str, cwd: Path) -> Registry:
+    """One release, its diagnostics and errors naming the archive rather than the private
+    folder its sources were copied into."""
+    from argmatrix.adoption.releases import release_read
+    from argmatrix.loaders.load import warnings_to
+
+    with release_read(source, target, cwd) as read:
+
+        def warn(text: str) -> None:
+            print(
+                printable(f"argmatrix: warning: {read.shown(text, source.source)}"), file=sys.stderr
+            )
+
+        try:
+            with warnings_to(warn):
+                return load_registry(read.spec)
+        except ArgmatrixError as error:
+            raise ArgmatrixError(
+                *(
+                    replace(
+                        p,
+                        file=read.shown(p.file, source.source) if p.file else p.file,
+                        message=read.shown(p.message, source.source),
+                    )
+                    for p in error.problems
+                )
+            ) from None
 
 
 def _label(target: str, paths: list[str] | None) -> str:
