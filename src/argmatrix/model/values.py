@@ -3,6 +3,8 @@ output format: audit, import, diff and every page writer use the same words."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from typing import Any
 
 from argmatrix.model.registry import (
@@ -27,8 +29,42 @@ def value_text(value: Any) -> str:
     return repr(python_value(json_value(value)))
 
 
-def value_description(argument: Argument) -> str:
-    kind = argument.type or "str"
+# Types a reader knows by their own name.
+PLAIN_TYPES = frozenset(
+    {"str", "int", "float", "bool", "complex", "bytes", "dict", "list", "Path", "PosixPath"}
+)
+# Words in a converter's name that say what it reads: `str2bool` reads a bool,
+# `_grpc_config_from_json` JSON (anywhere in the name); `human_readable_int` an int (a word).
+_NAME_WORDS = {"bool": "bool", "json": "JSON", "int": "int", "float": "float"}
+_CALLABLE_NAME = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*\.)*([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def readable_type(argument: Argument, names: Mapping[str, str] | None = None) -> str:
+    """An argument's kind of value as a reader understands it, never the source of a converter.
+
+    The project's own names come first (`types:` in the configuration maps a converter to its
+    text); then plain types as they are; then a converter named for booleans or JSON
+    (`str2bool`: bool; `_grpc_config_from_json(...)`: JSON); then the metavar the project chose;
+    then a converter named for numbers (`positive_int`: int); else `value`.
+    """
+    raw = argument.type or "str"
+    if names and raw in names:
+        return names[raw]
+    if raw in PLAIN_TYPES:
+        return raw
+    match = _CALLABLE_NAME.match(raw)
+    name = match.group(1).lower() if match else ""
+    for word in ("bool", "json"):
+        if word in name:
+            return _NAME_WORDS[word]
+    if isinstance(argument.metavar, str) and argument.metavar.strip():
+        return argument.metavar.strip()
+    words = name.replace("2", "_").split("_")
+    return next((_NAME_WORDS[w] for w in ("int", "float") if w in words), "value")
+
+
+def value_description(argument: Argument, names: Mapping[str, str] | None = None) -> str:
+    kind = readable_type(argument, names)
     action = argument.action
     if action == "store_true":
         return "bool flag (set to enable)"
