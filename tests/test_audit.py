@@ -297,34 +297,59 @@ def argument(**fields: object) -> Argument:
 @pytest.mark.parametrize(
     ("text", "fields", "agrees"),
     [
+        # None is written None, null, -, or left empty; it matches only None.
         ("None", {"default": None}, True),
         ("", {"default": None}, True),
         ("`None`", {"default": None}, True),
         ("null", {"default": None}, True),
+        ("-", {"default": None}, True),
+        ("None", {"default": ""}, False),
+        ("", {"default": ""}, False),
+        ("None", {"default": False, "action": "store_true"}, False),
+        ("None", {"default": 0, "type": "int"}, False),
+        ("None", {"default": []}, False),
+        ("{}", {"default": None}, False),
+        # The empty string is quoted, or an empty code span.
         ('""', {"default": ""}, True),
-        ("None", {"default": ""}, True),
+        ("''", {"default": ""}, True),
+        ("``", {"default": ""}, True),
+        ('""', {"default": None}, False),
+        # Strings: quotes and backticks are markup; case counts.
         ("'auto'", {"default": "auto"}, True),
         ('"auto"', {"default": "auto"}, True),
         ("`auto`", {"default": "auto"}, True),
         ("Auto", {"default": "auto"}, False),
+        ("8", {"default": "8"}, True),
+        ("{}", {"default": "{}"}, True),
+        # Numbers: 1 and 1.0 are one number; a bool or a quoted text is not a number.
         ("1", {"default": 1.0, "type": "float"}, True),
         ("1.0", {"default": 1, "type": "int"}, True),
+        ("1e6", {"default": 1000000, "type": "int"}, True),
+        ("-1", {"default": -1, "type": "int"}, True),
         ("0", {"default": None, "type": "int"}, False),
-        ("None", {"default": 0, "type": "int"}, False),
+        ("False", {"default": 0, "type": "int"}, False),
+        ("'8'", {"default": 8, "type": "int"}, False),
+        # Bools: True/False in any case; not 0/1, not None.
         ("False", {"default": False, "action": "store_true"}, True),
-        ("None", {"default": False, "action": "store_true"}, True),
-        ("False", {"default": None, "action": "store_true"}, True),
+        ("false", {"default": False, "type": "str2bool"}, True),
+        ("False", {"default": None, "action": "store_true"}, False),
+        ("0", {"default": False, "type": "str2bool"}, False),
         ("True", {"default": False, "action": "store_true"}, False),
-        ("{}", {"default": "{}"}, True),
+        # Containers, item by item with the same rule.
         ("[]", {"default": []}, True),
         ("a, b", {"default": ["a", "b"]}, True),
         ("['a', 'b']", {"default": ["a", "b"]}, True),
+        ("('a', 'b')", {"default": ["a", "b"]}, True),
+        ("[1, 2]", {"default": ["1", "2"]}, False),
         ("a", {"default": ["a", "b"]}, False),
+        ("{'k': 1}", {"default": {"k": 1}}, True),
+        ("{'k': True}", {"default": {"k": 1}}, False),
+        # A required argument.
         ("required", {"default": None, "required": True}, True),
         ("required", {"default": None}, False),
     ],
 )
-def test_defaults_are_compared_leniently(
+def test_defaults_are_compared_by_value_and_class(
     text: str, fields: dict[str, object], agrees: bool
 ) -> None:
     assert default_agrees(text, argument(**fields)) is agrees

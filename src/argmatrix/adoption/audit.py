@@ -8,7 +8,6 @@ page's file and line.
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from collections import Counter
@@ -27,6 +26,13 @@ from argmatrix.adoption.handwritten import (
     option_values,
     type_hint,
 )
+from argmatrix.adoption.page_defaults import (
+    default_agrees,
+    page_text,
+    page_value,
+    unquoted,
+    value_class,
+)
 from argmatrix.checks.report import finding_dict, text_line
 from argmatrix.errors import json_for_log, printable
 from argmatrix.manifests.resolve import in_choices
@@ -39,6 +45,7 @@ AUDIT_FORMATS = ("text", "json")
 KINDS = (
     "broken-row",
     "unknown-flag",
+    "wrong-separator",
     "duplicate-flag",
     "wrong-default",
     "wrong-options",
@@ -60,13 +67,13 @@ class AuditReport:
 
 
 def audit_page(page: Page, registry: Registry) -> AuditReport:
-    index = registry.by_flag()
-    candidates = sorted(index)
+    flags = RegistryFlags.of(registry)
     findings: list[Finding] = []
     first_line: dict[str, int] = {}
     for row in page.rows:
-        findings.extend(_row_findings(page, row, index, candidates, first_line))
-    findings.extend(missing_flags(page, registry, set(first_line)))
+        findings.extend(_row_findings(page, row, flags, first_line))
+    documented = {name for name in first_line if name in flags.index}
+    findings.extend(missing_flags(page, registry, documented))
     return AuditReport(page, tuple(findings))
 
 
@@ -77,36 +84,37 @@ def _finding(
 
 
 def _row_findings(
-    page: Page,
-    row: Row,
-    index: Mapping[str, Argument],
-    candidates: list[str],
-    first_line: dict[str, int],
+    page: Page, row: Row, flags: RegistryFlags, first_line: dict[str, int]
 ) -> list[Finding]:
-    found = [
+    found = flags.resolve(row)
+    key = found.key()
+    if key in first_line:
+        return [duplicate_row(page, row, key, first_line[key])]
+    first_line[key] = row.line
+    findings = [
         *broken_row(page, row),
-        *unknown_flags(page, row, index, candidates),
+        *unknown_flags(page, row, found.unknown, flags.candidates),
+        *respelled_flags(page, row, found.respelled),
         *raw_html(page, row),
     ]
-    argument = next((index[f] for f in row.flags if f in index), None)
+    argument = found.argument
     if argument is None or registry_kind(argument) is None:
-        found.extend(self_contradicting_type(page, row))
-    if argument is None:
-        return found
-    if argument.name in first_line:
-        found.append(
-            _finding(
-                page,
-                "duplicate-flag",
-                f"{argument.name} is documented twice (first at line {first_line[argument.name]})",
-                argument.name,
-                row.line,
-                "keep one row per argument",
-            )
-        )
-        return found
-    first_line[argument.name] = row.line
-    return found + value_findings(page, row, argument)
+        findings.extend(self_contradicting_type(page, row))
+    if argument is not None:
+        findings.extend(value_findings(page, row, argument))
+    return findings
+
+
+def duplicate_row(page: Page, row: Row, key: str, first: int) -> Finding:
+    """A second row for an argument (or for the same unknown flag): the one finding of the row."""
+    return _finding(
+        page,
+        "duplicate-flag",
+        f"{key} is documented twice (first at line {first})",
+        key,
+        row.line,
+        "keep one row per argument",
+    )
 
 
 def broken_row(page: Page, row: Row) -> list[Finding]:
@@ -135,13 +143,80 @@ def value_findings(page: Page, row: Row, argument: Argument) -> list[Finding]:
 # ------------------------------------------------------------------ flags
 
 
+def separator_key(flag: str) -> str:
+    """A flag with `_` and `-` alike: `--tp-size` and `--tp_size` are one key (argparse is not
+    so lenient: it accepts only the spelling the registry declares)."""
+    return flag.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class RowFlags:
+    """How a row's flags meet the registry: the argument they name, flags written with the other
+    separator (page spelling, registry spelling) and flags the registry does not have."""
+
+    argument: Argument | None
+    respelled: tuple[tuple[str, str], ...]
+    unknown: tuple[str, ...]
+
+    def key(self) -> str:
+        """What makes two rows the same: their argument, else their first unknown flag."""
+        if self.argument is not None:
+            return self.argument.name
+        return separator_key(self.unknown[0])
+
+
+@dataclass(frozen=True)
+class RegistryFlags:
+    """The registry's flags, by spelling and by spelling with either separator."""
+
+    index: Mapping[str, Argument]
+    by_separator_key: Mapping[str, str]  # only keys that one registry flag has
+    candidates: list[str]
+
+    @classmethod
+    def of(cls, registry: Registry) -> RegistryFlags:
+        index = registry.by_flag()
+        keyed = Counter(separator_key(flag) for flag in index)
+        by_key = {separator_key(f): f for f in index if keyed[separator_key(f)] == 1}
+        return cls(index, by_key, sorted(index))
+
+    def resolve(self, row: Row) -> RowFlags:
+        argument: Argument | None = None
+        respelled: list[tuple[str, str]] = []
+        unknown: list[str] = []
+        for flag in row.flags:
+            spelling = (
+                flag if flag in self.index else self.by_separator_key.get(separator_key(flag))
+            )
+            if spelling is None:
+                unknown.append(flag)
+                continue
+            if spelling != flag:
+                respelled.append((flag, spelling))
+            argument = argument or self.index[spelling]
+        return RowFlags(argument, tuple(respelled), tuple(unknown))
+
+
+def respelled_flags(page: Page, row: Row, respelled: tuple[tuple[str, str], ...]) -> list[Finding]:
+    return [
+        _finding(
+            page,
+            "wrong-separator",
+            f"the page writes {written}, but the registry's flag is {real}: argparse rejects"
+            f" {written}",
+            real,
+            row.line,
+            f"write {real}",
+        )
+        for written, real in respelled
+    ]
+
+
 def unknown_flags(
-    page: Page, row: Row, index: Mapping[str, Argument], candidates: list[str]
+    page: Page, row: Row, unknown: tuple[str, ...], candidates: list[str]
 ) -> list[Finding]:
     found = []
-    for flag in row.flags:
-        if flag in index:
-            continue
+    for flag in unknown:
         if row.table.has(REPLACEMENT):
             found.append(
                 _finding(
@@ -193,97 +268,18 @@ def missing_flags(page: Page, registry: Registry, documented: set[str]) -> list[
 
 # ------------------------------------------------------------------ defaults
 
-_EMPTY_TEXTS = {"", "none", "null", "n/a", "-", "—"}
-_FALSY: tuple[Any, ...] = (None, "", False, (), [], {})
-
-
-def _unquoted(text: str) -> str:
-    text = " ".join(text.split()).strip().strip("`").strip()
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
-        return text[1:-1]
-    return text
-
-
-def comparable(value: Any) -> bool:
-    """Whether a registry default is a plain value (not computed at run time or unreadable)."""
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return True
-    if isinstance(value, (list, tuple)):
-        return all(comparable(v) for v in value)
-    if isinstance(value, dict):
-        return all(comparable(k) and comparable(v) for k, v in value.items())
-    return False
-
-
-def default_agrees(text: str, argument: Argument) -> bool | None:
-    """Whether the page's default text says the registry default; None if not comparable.
-
-    Lenient on how a value is written: `None`, empty and `null` are one; quotes and backticks
-    do not count; `1` equals `1.0`; a switch that is off may read `None` or `False`; a required
-    argument without a default may read `required`.
-    """
-    value = argument.default
-    if not comparable(value):
-        return None
-    page = _unquoted(text)
-    if argument.required and value is None and page.lower().strip("()") == "required":
-        return True
-    if page.lower() in _EMPTY_TEXTS or page in ("[]", "{}", "()"):
-        return (
-            _is_falsy(value) or page == value_text(value) or (argument.is_flag and value is False)
-        )
-    if isinstance(value, bool) or (argument.is_flag and value is None):
-        return page.lower() == str(bool(value)).lower()
-    if value is None:
-        return False
-    if isinstance(value, (int, float)):
-        return _number(page) == value
-    if isinstance(value, str):
-        return page == value or page == _unquoted(value)
-    if isinstance(value, dict):
-        return page == value_text(value) or _literal(page) == value
-    return (
-        page == value_text(value)
-        or _literal(page) == _plain(value)
-        or page == ", ".join(value_text(v) for v in value)
-    )
-
-
-def _is_falsy(value: Any) -> bool:
-    return any(value is f or (type(value) is type(f) and value == f) for f in _FALSY)
-
-
-def _number(text: str) -> float | None:
-    try:
-        return float(text)
-    except ValueError:
-        return None
-
-
-def _literal(text: str) -> Any:
-    try:
-        return _plain(ast.literal_eval(text))
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return None
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
-
 
 def wrong_default(page: Page, row: Row, argument: Argument) -> list[Finding]:
     cell = row.cell(DEFAULT)
     if cell is None or default_agrees(cell.text, argument) is not False:
         return []
-    expected = value_text(argument.default)
+    expected = page_text(argument.default)
     return [
         _finding(
             page,
             "wrong-default",
             f"{argument.name}: the page says the default is {_quoted(cell.text)}, the registry"
-            f" says {_quoted(expected)}",
+            f" says {_quoted(expected)}{_class_difference(cell.text, argument.default)}",
             argument.name,
             row.line,
             f"write {_quoted(expected)}; a platform's own default belongs in its manifest"
@@ -291,6 +287,14 @@ def wrong_default(page: Page, row: Row, argument: Argument) -> list[Finding]:
             else f"write {_quoted(expected)}",
         )
     ]
+
+
+def _class_difference(text: str, default: object) -> str:
+    """Why texts that read alike differ: ' (a bool; the registry's is a number)', or nothing."""
+    shown, expected = value_class(page_value(text).value), value_class(default)
+    if shown == expected:
+        return ""
+    return f" (the page's value is {shown}, the registry's {expected})"
 
 
 def _quoted(text: str) -> str:
@@ -428,7 +432,7 @@ def self_contradicting_type(page: Page, row: Row) -> list[Finding]:
     if options is None or default is None:
         return []
     hint = type_hint(options)
-    shown = _unquoted(default.text)
+    shown = unquoted(default.text)
     kind = literal_kind(shown)
     if hint is None or hint.base is None or hint.many or kind is None:
         return []

@@ -21,7 +21,6 @@ import yaml
 
 from argmatrix._runtime.writer import write_text_atomically
 from argmatrix._runtime.yamlfile import load_yaml_text
-from argmatrix.adoption.audit import comparable, default_agrees
 from argmatrix.adoption.handwritten import (
     DEFAULT,
     EXPERIMENTAL,
@@ -37,6 +36,7 @@ from argmatrix.adoption.handwritten import (
     mark_of,
     option_values,
 )
+from argmatrix.adoption.page_defaults import comparable, default_agrees
 from argmatrix.errors import ArgmatrixError, Problem
 from argmatrix.manifests.load import PLATFORM_NAME, Problems, parse_manifest
 from argmatrix.manifests.resolve import in_choices

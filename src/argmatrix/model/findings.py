@@ -25,25 +25,82 @@ class Finding:
 
 _EXHAUSTIVE_UP_TO = 1000  # candidates compared one by one with difflib (about 5 ms)
 _SHORTLIST = 100
+_ALIKE = 0.75  # difflib's similarity a candidate needs to be considered at all
+_MAX_EDITS = 3
+_SHORTEST = 4  # shorter names are all a typo away from each other
 
 
 def closest(name: str, candidates: list[str]) -> str | None:
     """The candidate `name` is most probably a misspelling of, if any.
 
+    Case and the separator (`-` or `_`) do not count: `--tp-size` is `--tp_size` written the
+    other way, and that is the suggestion. Otherwise a candidate is suggested only when it is a
+    typo away: difflib finds the most alike candidates, and the nearest of them must be within
+    one edit (a character added, dropped, replaced, or two neighbours swapped) of a name under
+    16 characters, two under 24, three beyond; names under 4 characters get no suggestion
+    (`--prot` -> `--port`, `--oltp-traces-endpoint` -> `--otlp-traces-endpoint`; never
+    `--enable-trt-fmha` -> `--enable-fmha` or `--max-batch-size` -> `--gpu-max-batch-size`,
+    other flags that merely look alike).
+
     difflib compares with every candidate, about 5 µs each: fine for a registry of a thousand
     flags, but a manifest with hundreds of stale entries against a registry of ten thousand
     would take a minute. Larger candidate lists are first cut down to those most alike in
     their character pairs (Dice's coefficient, a cheap set intersection)."""
-    if len(candidates) > _EXHAUSTIVE_UP_TO:
-        pairs = _pairs(name)
+    key = spelling_key(name)
+    by_key = _by_spelling_key(tuple(candidates))
+    if key in by_key:
+        return by_key[key]
+    if len(by_key) > _EXHAUSTIVE_UP_TO:
+        pairs = _pairs(key)
         ranked = heapq.nlargest(
             _SHORTLIST,
-            _pair_index(tuple(candidates)),
+            _pair_index(tuple(by_key)),
             key=lambda c: 2 * len(pairs & c[1]) / ((len(pairs) + len(c[1])) or 1),
         )
-        candidates = [candidate for candidate, _ in ranked]
-    match = difflib.get_close_matches(name, candidates, n=1, cutoff=0.75)
-    return match[0] if match else None
+        shortlist = [candidate for candidate, _ in ranked]
+    else:
+        shortlist = list(by_key)
+    core = key.lstrip("-")
+    allowed = _allowed_edits(len(core))
+    alike = difflib.get_close_matches(key, shortlist, n=5, cutoff=_ALIKE)
+    near = [(edits(core, c.lstrip("-")), order, c) for order, c in enumerate(alike)]
+    fitting = [entry for entry in near if entry[0] <= allowed]
+    return by_key[min(fitting)[2]] if fitting else None
+
+
+@lru_cache(maxsize=4)
+def _by_spelling_key(candidates: tuple[str, ...]) -> dict[str, str]:
+    by_key: dict[str, str] = {}
+    for candidate in candidates:
+        by_key.setdefault(spelling_key(candidate), candidate)
+    return by_key
+
+
+def _allowed_edits(length: int) -> int:
+    if length < _SHORTEST:
+        return 0
+    return max(1, min(_MAX_EDITS, length // 8))
+
+
+def spelling_key(name: str) -> str:
+    """A name as argparse users confuse it: any case, `_` and `-` alike."""
+    return name.lower().replace("_", "-")
+
+
+def edits(a: str, b: str) -> int:
+    """The optimal-string-alignment distance: characters added, dropped, replaced, or two
+    neighbours swapped, each one edit."""
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, char_a in enumerate(a, start=1):
+        current = [i] + [0] * len(b)
+        for j, char_b in enumerate(b, start=1):
+            cost = 0 if char_a == char_b else 1
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and char_a == b[j - 2] and a[i - 2] == char_b:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        previous2, previous = previous, current
+    return previous[len(b)]
 
 
 def _pairs(text: str) -> frozenset[str]:

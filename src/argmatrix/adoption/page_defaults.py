@@ -1,0 +1,181 @@
+"""What a hand-written page's default cell says, and whether the registry agrees.
+
+One rule for every row, so that the same mistake is always found and the same correct text is
+always accepted:
+
+1. The cell is read as the value it denotes. Markup does not count: code spans (backticks) and
+   one pair of surrounding quotes are removed, and whitespace is folded.
+
+   * quoted text (`'auto'`, `"8"`, `""`) is always a string, and so is an empty code span
+     written as two backticks (the empty string);
+   * `None`, `null`, `N/A`, `-`, `—` and an empty cell denote None;
+   * `True` and `False` (any case) denote a bool;
+   * an integer or a decimal number (`8`, `-1`, `0.9`, `1e6`) denotes a number;
+   * a Python literal list, tuple or dict (`[]`, `['a', 'b']`, `{}`) denotes that container;
+   * any other text is the string it spells (`auto`, `gemm_config.csv`).
+
+2. The denoted value agrees with the registry's default when both are of the same class and
+   equal. The classes are None, bool, number (`1` and `1.0` are one number), string, sequence
+   (list or tuple) and mapping; containers are compared item by item with the same rule. So
+   `None` or an empty cell matches only None (not `False`, `0` or `""`), `False` matches only
+   False (not `0`, not None), and `0` matches only a number.
+
+3. Two ways of writing a value that a reader types on the command line are accepted as well:
+   the bare text of a string default (`8` for the string `"8"`, `{}` for the string `"{}"`), and
+   the items of a list default separated by commas (`a, b` for `['a', 'b']`).
+
+4. A registry default computed at run time (an unevaluated expression, an object) is not
+   compared; a required argument without a default may read `required`.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any
+
+from argmatrix.model.registry import Argument
+from argmatrix.model.values import value_text
+
+NONE_TEXTS = frozenset(("", "none", "null", "n/a", "-", "—"))
+_BOOLS = {"true": True, "false": False}
+_LITERAL_LIMIT = 2000  # characters: a longer cell is not read as a Python literal
+
+
+@dataclass(frozen=True)
+class PageValue:
+    """What a default cell denotes (`value`), and its text without markup."""
+
+    value: Any
+    text: str
+    quoted: bool
+
+
+def unquoted(text: str) -> str:
+    """A cell's text without backticks and one pair of surrounding quotes, whitespace folded."""
+    text = " ".join(text.split()).strip().strip("`").strip()
+    if _is_quoted(text):
+        return text[1:-1]
+    return text
+
+
+def _is_quoted(text: str) -> bool:
+    return len(text) >= 2 and text[0] == text[-1] and text[0] in "'\""
+
+
+def page_value(text: str) -> PageValue:
+    """The value a page's default cell denotes (rule 1 of the module docstring)."""
+    folded = " ".join(text.split()).strip()
+    if folded and not folded.strip("`"):
+        return PageValue("", "", True)  # `` : an empty code span, the empty string
+    shown = folded.strip("`").strip()
+    if _is_quoted(shown):
+        return PageValue(shown[1:-1], shown[1:-1], True)
+    lowered = shown.lower()
+    if lowered in NONE_TEXTS:
+        return PageValue(None, shown, False)
+    if lowered in _BOOLS:
+        return PageValue(_BOOLS[lowered], shown, False)
+    number = _number(shown)
+    if number is not None:
+        return PageValue(number, shown, False)
+    if shown[:1] in ("[", "(", "{") and len(shown) <= _LITERAL_LIMIT:
+        literal = _literal(shown)
+        if isinstance(literal, (list, tuple, dict)):
+            return PageValue(literal, shown, False)
+    return PageValue(shown, shown, False)
+
+
+def _number(text: str) -> int | float | None:
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _literal(text: str) -> Any:
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+
+
+def comparable(value: Any) -> bool:
+    """Whether a registry default is a plain value (not computed at run time or unreadable)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(comparable(v) for v in value)
+    if isinstance(value, dict):
+        return all(comparable(k) and comparable(v) for k, v in value.items())
+    return False
+
+
+def same_value(page: Any, registry: Any) -> bool:
+    """Equal and of the same class (rule 2): None, bool, number, string, sequence, mapping."""
+    if registry is None or isinstance(registry, bool):
+        return page is registry
+    if isinstance(registry, (int, float)):
+        return isinstance(page, (int, float)) and not isinstance(page, bool) and page == registry
+    if isinstance(registry, str):
+        return isinstance(page, str) and page == registry
+    if isinstance(registry, (list, tuple)):
+        return (
+            isinstance(page, (list, tuple))
+            and len(page) == len(registry)
+            and all(same_value(p, r) for p, r in zip(page, registry, strict=True))
+        )
+    if isinstance(registry, dict):
+        return (
+            isinstance(page, dict)
+            and len(page) == len(registry)
+            and all(k in page and same_value(page[k], v) for k, v in registry.items())
+        )
+    return False
+
+
+def default_agrees(text: str, argument: Argument) -> bool | None:
+    """Whether the page's default text says the registry default; None if not comparable."""
+    value = argument.default
+    if not comparable(value):
+        return None
+    shown = page_value(text)
+    if argument.required and value is None and shown.text.lower().strip("()") == "required":
+        return True
+    return same_value(shown.value, value) or _written_as_typed(shown, value)
+
+
+def _written_as_typed(shown: PageValue, value: Any) -> bool:
+    """Rule 3: a string default's bare text, a list default's items separated by commas."""
+    if shown.quoted or not shown.text:
+        return False
+    if isinstance(value, str):
+        return shown.text == value
+    if isinstance(value, (list, tuple)) and value:
+        return shown.text == ", ".join(value_text(v) for v in value)
+    return False
+
+
+def page_text(value: Any) -> str:
+    """How to write a registry default in a page's default cell so that it reads back as that
+    value: as `value_text` shows it, with the empty string quoted."""
+    return '""' if value == "" else value_text(value)
+
+
+def value_class(value: Any) -> str:
+    """The class of a value in rule 2, as a reader names it."""
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return "a bool"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, dict):
+        return "a mapping"
+    return "a list"
