@@ -412,7 +412,7 @@ def _comment_section(site: CallSite | None, read_source: SourceReader) -> str | 
     if site is None:
         return None
     text = read_source(site.file)
-    return section_of(text, site.line, site.function_start) if text else None
+    return (section_of(text, site.line, site.function_start) if text else None) or site.fallback
 
 
 def _subcommands(

@@ -26,10 +26,14 @@ class CallSite:
     line: int
     function_start: int
     extra: tuple[tuple[str, object], ...] = ()
+    # A field declared in a class, added by a generic helper: the class's name is its section
+    # when no comment block above the field names one.
+    fallback: str | None = None
 
 
 _COMPOUND_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 _LINE_END = re.compile(r"\r\n?|\n")
+_RULE = re.compile(r"^[-=*~#_ ]{3,}|[-=*~#_ ]{3,}$")  # the rules around a title
 _known_trees: dict[str, ast.Module] = {}
 _KNOWN_TREES = 16  # the trees of the last read or so; a long-lived process keeps no more
 
@@ -90,17 +94,21 @@ def _markers(source: str, tree: ast.Module | None) -> Markers:
     _mark_statements(tree.body, covered)
     markers: list[tuple[int, str]] = []
     previous_comment = -2
+    pending = False
     for number, text in enumerate(lines, start=1):
         stripped = text.lstrip()
         if covered[number] or not stripped.startswith("#"):
             continue
         block_start = number != previous_comment + 1
         previous_comment = number
-        if not block_start or stripped.lower().startswith(_NOT_TITLES):
+        if block_start:  # a block opened by a pragma has no title
+            pending = not stripped.lower().startswith(_NOT_TITLES)
+        if not pending:
             continue
-        title = stripped.lstrip("#").strip()
-        if title:
+        title = _RULE.sub("", stripped.lstrip("#").strip())
+        if title:  # `# ---- Title ----`, or a block that opens with a rule: its first words
             markers.append((number, title))
+            pending = False
     return tuple(markers), [line for line, _ in markers]
 
 

@@ -180,11 +180,24 @@ def call_function(it: Interpreter, function: FunctionRef, node: ast.Call) -> Any
     args, kwargs = lenient_arguments(it, node)
     involves_parser = any(isinstance(v, ParserHandle) for v in [*args, *kwargs.values()])
     if not involves_parser and not it.loader.walked(function.node, returns_parser):
-        raise CannotEvaluate(
-            f"calls `{function.node.name}`, which static reading follows"
-            " only when it builds a parser"
-        )
+        return computed(it, function, [*receiver, *args], kwargs)
     return it.follow(function, [*receiver, *args], kwargs)
+
+
+def computed(
+    it: Interpreter, function: FunctionRef, args: list[Any], kwargs: dict[str, Any]
+) -> Any:
+    """A helper that adds no argument (`_unwrap_optional(tp)`, `default_ports()`): its value,
+    if every statement it runs can be followed exactly; else it is unknown. Its arguments
+    must be known: one kept as source text makes the call unknown at once."""
+    for value in [*args, *kwargs.values()]:
+        if type(value) is Unevaluated:
+            raise CannotEvaluate(value.reason or f"`{value.source}` is not known statically")
+    if function.node.decorator_list:
+        raise CannotEvaluate(
+            f"calls `{function.node.name}`, whose decorators static reading does not run"
+        )
+    return it.compute(function, args, kwargs)
 
 
 def parser_passed(it: Interpreter, node: ast.Call, reason: str) -> None:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from argmatrix.errors import ArgmatrixError
-from argmatrix.loaders.static import calls
+from argmatrix.loaders.static import calls, declared
 from argmatrix.loaders.static.argparse_names import argparse_attribute
 from argmatrix.loaders.static.budget import FIX, BudgetExceeded
 from argmatrix.loaders.static.builtins import BUILTIN_TYPES
@@ -28,6 +28,7 @@ from argmatrix.loaders.static.statements import (
 )
 from argmatrix.loaders.static.syntax import PARSER_METHODS, calls_parser, function_start
 from argmatrix.loaders.static.values import (
+    KNOWN_FUNCTIONS,
     PLAIN_TYPES,
     SIZED,
     UNDECIDABLE,
@@ -141,6 +142,10 @@ class Interpreter:
     def not_run(self, node: ast.stmt, reason: str) -> None:
         """A statement that could not be run: at a module's top level the name followed is then
         unknown; in a function the reading goes on, and says so if parser calls were missed."""
+        import os as _os  # DEBUG
+
+        if _os.environ.get("AMDEBUG"):
+            print("NOTRUN", self.module.path.name, node.lineno, self.strict, reason)
         if self.strict:
             raise CannotEvaluate(reason)
         if self.calls_parser(node):
@@ -202,6 +207,8 @@ class Interpreter:
         """A value whose truth or comparison static reading may decide: not a reference to
         something outside the code read (`sys.platform`, an imported class)."""
         value = resolve(self.eval(node))
+        if type(value) is ExternalRef and value.dotted in KNOWN_FUNCTIONS:
+            return value
         if isinstance(value, UNDECIDABLE) or type(value) is Unevaluated:
             raise CannotEvaluate(f"{describe(value)} depends on the running program")
         return value
@@ -237,12 +244,16 @@ class Interpreter:
         if kind is ModuleRef:
             return self.loader.module_attribute(base, attr)
         if kind is ExternalRef:
-            return ExternalRef(f"{base.dotted}.{attr}")
+            return declared.external(f"{base.dotted}.{attr}")
+        if kind in declared.VALUES:
+            return declared.attribute(self, base, attr)
         if kind is ArgparseRef:
             if not base.name:
                 return argparse_attribute(attr)
             return ExternalRef(f"argparse.{base.name}.{attr}")
         if kind is ClassRef:
+            if attr == "__annotations__":
+                return declared.class_annotations(self, base)
             return class_attribute(base, attr)
         if kind is SuperRef:
             for ancestor in ancestors(base.owner):
@@ -312,6 +323,10 @@ class Interpreter:
         return value
 
     def binary_op(self, op: ast.operator, left: Any, right: Any) -> Any:
+        if type(op) is ast.BitOr:
+            form = declared.union(resolve(left), resolve(right))
+            if form is not None:
+                return form
         return binary(type(op), left, right, self.budget)
 
     def eval_UnaryOp(self, node: ast.UnaryOp) -> Any:
@@ -331,13 +346,26 @@ class Interpreter:
         return LambdaRef(node, self.module, (self.scope, *self.enclosing), self.owner)
 
     def eval_Compare(self, node: ast.Compare) -> bool:
-        left = self.known(node.left)
+        identity = all(type(op) in _IDENTITY for op in node.ops)
+        left = self.comparable(node.left, identity)
         for op, comparator in zip(node.ops, node.comparators, strict=True):
-            right = self.known(comparator)
+            right = self.comparable(comparator, identity)
             if not compare(type(op), left, right, self.budget):
                 return False
             left = right
         return True
+
+    def comparable(self, node: ast.expr, identity: bool) -> Any:
+        """A value compared: known, or (by identity or membership) a class or function of the
+        source, which is itself whatever the program runs."""
+        if not identity:
+            return self.known(node)
+        value = resolve(self.eval(node))
+        if type(value) in (ClassRef, FunctionRef):
+            return value
+        if isinstance(value, UNDECIDABLE) or type(value) is Unevaluated:
+            raise CannotEvaluate(f"{describe(value)} depends on the running program")
+        return value
 
     def eval_IfExp(self, node: ast.IfExp) -> Any:
         return self.eval(node.body) if truth(self.known(node.test)) else self.eval(node.orelse)
@@ -345,6 +373,10 @@ class Interpreter:
     def eval_Subscript(self, node: ast.Subscript) -> Any:
         base = resolve(self.eval(node.value))
         key = self.eval(node.slice)
+        if type(base) in (declared.Modeled, BuiltinRef):
+            form = declared.subscript(base, resolve(key))
+            if form is not None:
+                return form
         if type(base) not in SIZED:
             raise CannotEvaluate(f"indexing {describe(base)} is not evaluated statically")
         if type(base) is dict:
@@ -435,6 +467,12 @@ class Interpreter:
             return new_parser(self, node, function)
         if kind is FunctionRef:
             return calls.call_function(self, function, node)
+        if kind is declared.Modeled:
+            args, kwargs = calls.call_arguments(self, node)
+            return declared.call(self, function, args, kwargs)
+        if kind is ClassRef and declared.record_kind(self, function) is not None:
+            args, kwargs = calls.call_arguments(self, node)
+            return declared.instance(self, function, args, kwargs)
         if kind in (BuiltinRef, MethodRef, LambdaRef):
             args, kwargs = calls.call_arguments(self, node)
             return calls.call_value(self, function, args, kwargs)
@@ -454,6 +492,11 @@ class Interpreter:
         self.budget.calls(self.depth + 1)
         return run_function(function, args, kwargs, self.depth + 1)
 
+    def compute(self, function: FunctionRef, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """A function of the source run for its value, one call deeper: exactly or not at all."""
+        self.budget.calls(self.depth + 1)
+        return run_function(function, args, kwargs, self.depth + 1, strict=True)
+
     def inner(
         self,
         module: SourceModule,
@@ -469,6 +512,8 @@ class Interpreter:
         )
 
 
+_IDENTITY = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
+
 _EVALUATORS: dict[type, Callable[[Interpreter, Any], Any]] = {
     getattr(ast, name[5:]): function
     for name, function in vars(Interpreter).items()
@@ -477,9 +522,14 @@ _EVALUATORS: dict[type, Callable[[Interpreter, Any], Any]] = {
 
 
 def run_function(
-    function: FunctionRef, args: list[Any], kwargs: dict[str, Any], depth: int = 0
+    function: FunctionRef,
+    args: list[Any],
+    kwargs: dict[str, Any],
+    depth: int = 0,
+    strict: bool = False,
 ) -> Any:
-    """Run a function of the source with these arguments, `depth` calls deep."""
+    """Run a function of the source with these arguments, `depth` calls deep. `strict`: every
+    statement followed exactly, or the call's value is unknown (`CannotEvaluate`)."""
     node = function.node
     interpreter = Interpreter(
         function.module,
@@ -487,6 +537,7 @@ def run_function(
         function_start(node),
         depth,
         function.owner,
+        strict=strict,
         enclosing=function.enclosing,
     )
     calls.bind_parameters(interpreter, node, args, kwargs)

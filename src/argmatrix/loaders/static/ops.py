@@ -18,6 +18,7 @@ from argmatrix.loaders.static.values import (
     SIZED,
     CannotEvaluate,
     MethodRef,
+    _Ref,
     describe,
     hashable,
     iterate,
@@ -369,10 +370,11 @@ def compare(op: type, left: Any, right: Any, budget: Budget) -> bool:
     if op is ast.Eq or op is ast.NotEq:
         _charge_sizes(budget, left, right)
         return bool(left == right) == (op is ast.Eq)
-    if op is ast.Is:
-        return left is right
-    if op is ast.IsNot:
-        return left is not right
+    if op is ast.Is or op is ast.IsNot:
+        same = left is right
+        if not same and isinstance(left, _Ref) and type(left) is type(right):
+            same = bool(left == right)  # two references to one thing of the source
+        return same == (op is ast.Is)
     if op is ast.In or op is ast.NotIn:
         if type(right) not in SIZED:
             raise CannotEvaluate(f"membership in {describe(right)} is not known statically")

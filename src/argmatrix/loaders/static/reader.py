@@ -27,6 +27,7 @@ from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.sections import CallSite, remember_tree
 from argmatrix.loaders.static.argparse_names import argparse_attribute
 from argmatrix.loaders.static.budget import FIX, Budget, BudgetExceeded, Limits
+from argmatrix.loaders.static.declared import Site, external
 from argmatrix.loaders.static.interpreter import Interpreter, run_function
 from argmatrix.loaders.static.outline import StatementOutline
 from argmatrix.loaders.static.replay import Recording
@@ -90,6 +91,11 @@ class StaticLoader:
         self.recording = Recording(prog=prog)
         self.nesting = 0  # expressions being evaluated, one inside the other
         self.class_values: dict[tuple[int, str], tuple[ast.ClassDef, Any]] = {}
+        # Declared fields (`declared`): per class, the type value of each field with where it
+        # is declared, and the field a loop is at (its arguments get its section).
+        self.declarations: dict[int, Any] = {}
+        self.type_sites: dict[int, tuple[Any, Site]] = {}
+        self.declaring: Site | None = None
         self.class_members: dict[int, tuple[ast.ClassDef, dict[str, Any], dict[str, int]]] = {}
         self._diagnostics: dict[tuple[str, int | None, str], None] = {}
         self._dropped = 0
@@ -177,13 +183,13 @@ class StaticLoader:
         if attr is None:
             return ModuleRef(module) if self.in_package(module) else ExternalRef(module)
         if not self.in_package(module):
-            return ExternalRef(f"{module}.{attr}")
+            return external(f"{module}.{attr}")
         source = self.module(module)
         if source is None:
             submodule = self.module(f"{module}.{attr}")
             if submodule is not None:
                 return ModuleRef(f"{module}.{attr}")
-            return ExternalRef(f"{module}.{attr}")
+            return external(f"{module}.{attr}")
         try:
             return source.global_value(attr)
         except CannotEvaluate:

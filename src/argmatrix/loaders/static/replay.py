@@ -380,7 +380,13 @@ def add_argument(
         it, {k: v for k, v in kwargs.items() if k in ARGPARSE_KEYWORDS}, node, label, names
     )
     _check_nargs(it, ready.get("nargs"))
-    site = CallSite(str(it.module.path), node.lineno, it.function_start, tuple(extra.items()))
+    declaring = it.loader.declaring
+    if declaring is None:
+        site = CallSite(str(it.module.path), node.lineno, it.function_start, tuple(extra.items()))
+    else:  # a field's argument, made by a generic helper: the section of its declaration
+        site = CallSite(
+            declaring.file, declaring.line, declaring.start, tuple(extra.items()), declaring.cls
+        )
     try:
         return it.recording.add_argument(handle, flags, ready, site)
     except argparse.ArgumentError as exc:

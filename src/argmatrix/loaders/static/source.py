@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.sections import remember_tree
+from argmatrix.loaders.static import declared
 from argmatrix.loaders.static.budget import FIX, BudgetExceeded, parse_cost
 from argmatrix.loaders.static.builtins import BUILTINS
 from argmatrix.loaders.static.interpreter import Interpreter
@@ -416,6 +417,8 @@ class SourceModule:
             return BUILTIN_CONSTANTS[name]
         if name in BUILTINS:
             return BuiltinRef(name)
+        if name in declared.BUILTIN_NAMES:
+            return declared.Modeled(name)
         if name in OPAQUE_BUILTINS:
             return ExternalRef(name)
         raise CannotEvaluate(f"`{name}` is not defined where static reading looks")

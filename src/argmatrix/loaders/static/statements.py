@@ -13,6 +13,7 @@ import ast
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from argmatrix.loaders.static.declared import FieldInfo
 from argmatrix.loaders.static.values import (
     PLAIN_TYPES,
     ActionHandle,
@@ -201,12 +202,19 @@ def exec_for(it: Interpreter, node: ast.For | ast.AsyncFor) -> None:
         bind(it, node.target, Unevaluated(it.module.segment(node.target), exc.reason))
         once(it, node, f"the loop over `{it.quoted(node.iter)}`", exc.reason)
         return
-    for item in items:
-        bind(it, node.target, item)
-        if not loop_body(it, node.body):
-            break
-    else:
-        it.exec_block(node.orelse)
+    loader = it.loader
+    outer = loader.declaring
+    try:
+        for item in items:
+            bind(it, node.target, item)
+            if type(item) is FieldInfo:  # a loop over declared fields: the arguments it adds
+                loader.declaring = item.site  # are sectioned where each field is declared
+            if not loop_body(it, node.body):
+                break
+        else:
+            it.exec_block(node.orelse)
+    finally:
+        loader.declaring = outer
 
 
 def exec_while(it: Interpreter, node: ast.While) -> None:
@@ -307,6 +315,20 @@ def exec_other(it: Interpreter, node: ast.stmt) -> None:
         )
 
 
+def bind_starred(it: Interpreter, targets: list[ast.expr], values: list[Any], star: int) -> None:
+    """`first, *rest = values`: the starred name takes what the others leave, as a list."""
+    after = len(targets) - star - 1
+    middle = values[star : len(values) - after]
+    for index, element in enumerate(targets):
+        if index < star:
+            bind(it, element, values[index])
+        elif index > star:
+            bind(it, element, values[len(values) - (len(targets) - index)])
+        else:
+            assert isinstance(element, ast.Starred)
+            bind(it, element.value, list(middle))
+
+
 def bind(it: Interpreter, target: ast.expr, value: Any) -> None:
     if isinstance(target, ast.Name):
         it.scope[target.id] = value
@@ -315,6 +337,10 @@ def bind(it: Interpreter, target: ast.expr, value: Any) -> None:
     elif isinstance(target, (ast.Tuple, ast.List)):
         value = resolve(value)
         values = list(value) if type(value) in (list, tuple) else None
+        starred = [i for i, e in enumerate(target.elts) if isinstance(e, ast.Starred)]
+        if len(starred) == 1 and values is not None and len(values) >= len(target.elts) - 1:
+            bind_starred(it, target.elts, values, starred[0])
+            return
         if it.strict and (values is None or len(values) != len(target.elts)):
             raise CannotEvaluate(f"cannot unpack `{it.quoted(target)}` statically")
         for index, element in enumerate(target.elts):

@@ -226,6 +226,10 @@ class ActionHandle:
         self.target = target
 
 
+# Functions of the standard library a registry passes as `type=`: true, as any function.
+KNOWN_FUNCTIONS = frozenset(
+    {"json.loads", "ast.literal_eval", "os.path.expanduser", "os.path.abspath", "pathlib.Path"}
+)
 # Values whose truth or comparison only running the program would tell.
 UNDECIDABLE = (ClassRef, FunctionRef, ExternalRef, ModuleRef, SuperRef, ArgparseRef)
 # References that stand for a name in the final model (`default=sys.maxsize`).
@@ -435,6 +439,8 @@ def truth(value: Any) -> bool:
     kind = type(value)
     if kind in PLAIN_TYPES:
         return bool(value)
+    if kind is ExternalRef and value.dotted in KNOWN_FUNCTIONS:
+        return True
     if isinstance(value, UNDECIDABLE) or kind is Unevaluated:
         raise CannotEvaluate(f"the truth of {describe(value)} depends on the running program")
     return True  # a parser, a lambda, a builtin, an Enum member: all true in Python

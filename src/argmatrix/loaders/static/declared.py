@@ -1,0 +1,560 @@
+"""Arguments declared as class fields: a static model of `typing`, `dataclasses` and `msgspec`
+over classes read from source, never imported.
+
+A registry may declare its options as annotated fields (`port: Annotated[int, Opt(...)] = 80`)
+of dataclasses or msgspec Structs and let one generic helper turn each field into an
+`add_argument` call (sglang 0.5.14 and later). The helper runs as any function of the source
+does; what it asks of `typing` (`get_type_hints`, `get_origin`, `get_args`, `Annotated`,
+`Optional`, `Union`, `Literal`, `X | None`, `list[X]`), of `dataclasses` (`fields`, `field`,
+`is_dataclass`, `MISSING`) and of `msgspec` (`Struct`, `field`, `defstruct`, `structs.fields`,
+`NODEFAULT`) is answered here, from the syntax tree of the classes, with the values of
+`values`. Annotations are evaluated in their module, as `get_type_hints` does with
+`from __future__ import annotations`. Each field remembers where it is declared, so the
+argument a loop makes of it gets the section of its declaration (`Site`).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Any
+
+from argmatrix.loaders.static.syntax import class_members
+from argmatrix.loaders.static.values import (
+    BuiltinRef,
+    CannotEvaluate,
+    ClassRef,
+    Deferred,
+    ExternalRef,
+    FunctionRef,
+    LambdaRef,
+    _Ref,
+    describe,
+    resolve,
+)
+from argmatrix.model.registry import Unevaluated
+
+if TYPE_CHECKING:
+    from argmatrix.loaders.static.interpreter import Interpreter
+
+# ------------------------------------------------------------------ the names modelled
+
+_ALIASES = {"typing_extensions": "typing"}
+_TYPING_ORIGINS = {"List": "list", "Dict": "dict", "Tuple": "tuple", "Set": "set"}
+MODELED = frozenset(
+    {
+        "typing.Annotated",
+        "typing.Optional",
+        "typing.Union",
+        "typing.Literal",
+        "typing.Any",
+        "typing.ClassVar",
+        "typing.Callable",
+        "typing.get_type_hints",
+        "typing.get_origin",
+        "typing.get_args",
+        "types.UnionType",
+        "types.NoneType",
+        "collections.abc.Callable",
+        "dataclasses.dataclass",
+        "dataclasses.field",
+        "dataclasses.fields",
+        "dataclasses.is_dataclass",
+        "dataclasses.MISSING",
+        "msgspec.Struct",
+        "msgspec.field",
+        "msgspec.defstruct",
+        "msgspec.NODEFAULT",
+        "msgspec.structs.fields",
+        "isinstance",
+        "issubclass",
+        "hasattr",
+        "vars",
+        "type",
+    }
+)
+BUILTIN_NAMES = frozenset({"isinstance", "issubclass", "hasattr", "vars", "type"})
+_MISSING_OF = {"dataclass": "dataclasses.MISSING", "struct": "msgspec.NODEFAULT"}
+
+
+class Modeled(_Ref):
+    """A name of `typing`, `dataclasses`, `msgspec` or a builtin, as this module models it."""
+
+    __slots__ = ("dotted",)
+    _compared = ("dotted",)
+
+    def __init__(self, dotted: str) -> None:
+        self.dotted = dotted
+
+
+NONE_TYPE = Modeled("types.NoneType")
+
+
+class TypeForm(_Ref):
+    """A subscripted type: `origin[args]` (`Annotated[int, Opt()]`, `list[str]`, a union)."""
+
+    __slots__ = ("args", "origin")
+    _compared = ("origin", "args")
+
+    def __init__(self, origin: Any, args: tuple[Any, ...]) -> None:
+        self.origin = origin
+        self.args = args
+
+
+class FieldSpec(_Ref):
+    """What `dataclasses.field(...)` or `msgspec.field(...)` returns: a default or a factory."""
+
+    __slots__ = ("default", "factory")
+    _compared = ("default", "factory")
+
+    def __init__(self, default: Any, factory: Any) -> None:
+        self.default = default
+        self.factory = factory
+
+
+class Site:
+    """Where a field is declared: its module, line, and class (for its section)."""
+
+    __slots__ = ("cls", "file", "line", "start")
+
+    def __init__(self, file: str, line: int, start: int, cls: str) -> None:
+        self.file = file
+        self.line = line
+        self.start = start
+        self.cls = cls
+
+
+class FieldInfo(_Ref):
+    """One field, as `dataclasses.fields()` or `msgspec.structs.fields()` describe it."""
+
+    __slots__ = ("default", "default_factory", "name", "site", "type")
+    _compared = ("name", "type", "default", "default_factory")
+
+    def __init__(self, name: str, kind: Any, default: Any, factory: Any, site: Site | None) -> None:
+        self.name = name
+        self.type = kind
+        self.default = default
+        self.default_factory = factory
+        self.site = site
+
+
+class Record(_Ref):
+    """A class built by `msgspec.defstruct`: its fields and its namespace."""
+
+    __slots__ = ("fields", "name", "namespace")
+    _compared = ("name",)
+
+    def __init__(self, name: str, fields: tuple[FieldInfo, ...], namespace: dict[str, Any]):
+        self.name = name
+        self.fields = fields
+        self.namespace = namespace
+
+
+class Instance(_Ref):
+    """An instance of a record class of the source (`Opt(help="...")`): its field values."""
+
+    __slots__ = ("cls", "values")
+    _compared = ("cls", "values")
+
+    def __init__(self, cls: ClassRef, values: tuple[tuple[str, Any], ...]) -> None:
+        self.cls = cls
+        self.values = values
+
+
+VALUES = (Modeled, TypeForm, FieldSpec, FieldInfo, Record, Instance)
+
+
+def external(dotted: str) -> Any:
+    """The model of a name imported from outside the source read, else an `ExternalRef`."""
+    head, _, rest = dotted.partition(".")
+    dotted = f"{_ALIASES.get(head, head)}.{rest}" if rest else dotted
+    if dotted.startswith("typing.") and dotted[7:] in _TYPING_ORIGINS:
+        return BuiltinRef(_TYPING_ORIGINS[dotted[7:]])
+    if dotted in MODELED:
+        return Modeled(dotted)
+    return ExternalRef(dotted)
+
+
+# ------------------------------------------------------------------ types
+
+
+def subscript(base: Any, key: Any) -> Any:
+    """`Annotated[...]`, `Optional[X]`, `Literal[...]`, `list[X]`: a `TypeForm`, else None."""
+    args = key if type(key) is tuple else (key,)
+    args = tuple(_type_value(a) for a in args)
+    if type(base) is Modeled:
+        name = base.dotted
+        if name == "typing.Optional":
+            return TypeForm(Modeled("typing.Union"), (args[0], NONE_TYPE))
+        if name in ("typing.Annotated", "typing.Union", "typing.Literal", "typing.ClassVar"):
+            if name == "typing.Literal":
+                args = key if type(key) is tuple else (key,)
+            return TypeForm(base, args)
+        if name in ("typing.Callable", "collections.abc.Callable"):
+            return TypeForm(base, args)
+        return None
+    if type(base) is BuiltinRef and base.name in ("list", "dict", "tuple", "set", "frozenset"):
+        return TypeForm(base, args)
+    return None
+
+
+def union(left: Any, right: Any) -> Any:
+    """`X | None` between types: a union, else None (not types: the operator's own meaning)."""
+    if not (is_type(left) and is_type(right)):
+        return None
+    return TypeForm(Modeled("types.UnionType"), (_type_value(left), _type_value(right)))
+
+
+def is_type(value: Any) -> bool:
+    return (
+        value is None
+        or type(value) in (BuiltinRef, TypeForm, ClassRef, Record)
+        or (type(value) is Modeled and value.dotted.startswith(("typing.", "types.")))
+    )
+
+
+def _type_value(value: Any) -> Any:
+    return NONE_TYPE if value is None else value
+
+
+def origin_of(tp: Any) -> Any:
+    if type(tp) is not TypeForm:
+        return None
+    return tp.origin
+
+
+def args_of(tp: Any) -> tuple[Any, ...]:
+    if type(tp) is not TypeForm:
+        return ()
+    return tp.args
+
+
+# ------------------------------------------------------------------ record classes
+
+
+def record_kind(it: Interpreter, cls: Any) -> str | None:
+    """ "dataclass", "struct" or None: how a class of the source declares its fields."""
+    if type(cls) is Record:
+        return "struct"
+    if type(cls) is not ClassRef:
+        return None
+    for decorator in cls.node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        try:
+            value = cls.module.evaluate(target, cls.node.lineno)
+        except CannotEvaluate:
+            continue
+        if value == Modeled("dataclasses.dataclass"):
+            return "dataclass"
+    from argmatrix.loaders.static.classes import ancestors
+
+    for base in ancestors(cls):
+        if base == Modeled("msgspec.Struct"):
+            return "struct"
+        if type(base) is ClassRef and record_kind(it, base) == "dataclass":
+            return "dataclass"
+    return None
+
+
+def _lineage(cls: ClassRef) -> list[ClassRef]:
+    """The class and its ancestors of the source, bases first (the order fields come in)."""
+    from argmatrix.loaders.static.classes import ancestors
+
+    chain = [cls, *(a for a in ancestors(cls) if type(a) is ClassRef)]
+    seen: list[ClassRef] = []
+    for item in reversed(chain):
+        if item not in seen:
+            seen.append(item)
+    return seen
+
+
+def _annotation(it: Interpreter, cls: ClassRef, node: ast.expr) -> Any:
+    """An annotation's value in its module; a string annotation is parsed first."""
+    if isinstance(node, ast.Constant) and type(node.value) is str:
+        text: str = node.value
+        it.budget.visit(len(text))
+        try:
+            node = ast.parse(text.strip(), mode="eval").body
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            raise CannotEvaluate("a string annotation that does not parse") from None
+        ast.copy_location(node, cls.node)
+        for child in ast.walk(node):
+            child.lineno = cls.node.lineno  # type: ignore[attr-defined]
+            child.end_lineno = cls.node.lineno  # type: ignore[attr-defined]
+    return cls.module.evaluate(node, getattr(node, "lineno", cls.node.lineno), cls)
+
+
+def declared(it: Interpreter, cls: ClassRef) -> list[tuple[FieldInfo, Any]]:
+    """The fields of a dataclass or Struct of the source, in order, each with its full
+    annotation (`Annotated` kept). Worked out once per class and read."""
+    cache: dict[int, Any] = it.loader.declarations
+    found = cache.get(id(cls.node))
+    if found is not None and found[0] is cls.node:
+        return found[1]  # type: ignore[no-any-return]
+    kind = record_kind(it, cls)
+    missing = Modeled(_MISSING_OF.get(kind or "dataclass", "dataclasses.MISSING"))
+    fields: dict[str, tuple[FieldInfo, Any]] = {}
+    for owner in _lineage(cls):
+        for child in owner.node.body:
+            if not (isinstance(child, ast.AnnAssign) and isinstance(child.target, ast.Name)):
+                continue
+            it.budget.visit(4)
+            hint = _annotation(it, owner, child.annotation)
+            if type(hint) is TypeForm and hint.origin == Modeled("typing.ClassVar"):
+                continue
+            default, factory = missing, missing
+            if child.value is not None:
+                value = resolve(owner.module.evaluate(child.value, child.lineno, owner))
+                if type(value) is FieldSpec:
+                    default = missing if value.default is None else value.default
+                    factory = missing if value.factory is None else value.factory
+                else:
+                    default = value
+            site = Site(str(owner.module.path), child.lineno, owner.node.lineno, owner.node.name)
+            name = child.target.id
+            it.loader.type_sites[id(hint)] = (hint, site)
+            fields[name] = (FieldInfo(name, hint, default, factory, site), hint)
+    result = list(fields.values())
+    cache[id(cls.node)] = (cls.node, result)
+    return result
+
+
+def record_fields(it: Interpreter, cls: Any) -> tuple[FieldInfo, ...]:
+    cls = resolve(cls)
+    if type(cls) is Record:
+        return cls.fields
+    if type(cls) is ClassRef and record_kind(it, cls) is not None:
+        return tuple(info for info, _ in declared(it, cls))
+    raise CannotEvaluate(f"{describe(cls)} is not a dataclass or Struct of the source read")
+
+
+def type_hints(it: Interpreter, cls: Any, extras: bool) -> dict[str, Any]:
+    cls = resolve(cls)
+    if type(cls) is Record:
+        pairs = [(info.name, info.type) for info in cls.fields]
+    elif type(cls) is ClassRef:
+        pairs = [(info.name, hint) for info, hint in declared(it, cls)]
+    else:
+        raise CannotEvaluate(f"the type hints of {describe(cls)} are not known statically")
+    return {name: hint if extras else _strip(hint) for name, hint in pairs}
+
+
+def _strip(hint: Any) -> Any:
+    if type(hint) is TypeForm and hint.origin == Modeled("typing.Annotated"):
+        return hint.args[0]
+    return hint
+
+
+def instance(it: Interpreter, cls: ClassRef, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """`Opt(help="...")` for a record class of the source: its fields' values."""
+    fields = declared(it, cls)
+    if len(args) > len(fields) or any(k not in {f.name for f, _ in fields} for k in kwargs):
+        raise CannotEvaluate(f"`{cls.node.name}(...)` is not called with its fields")
+    values: list[tuple[str, Any]] = []
+    for index, (info, _) in enumerate(fields):
+        if index < len(args):
+            value = args[index]
+        elif info.name in kwargs:
+            value = kwargs[info.name]
+        elif type(info.default) is not Modeled:
+            value = info.default
+        elif type(info.default_factory) is not Modeled:
+            value = it.call_value(info.default_factory, [])
+        else:
+            raise CannotEvaluate(f"`{cls.node.name}(...)` is not given `{info.name}`")
+        values.append((info.name, value))
+    return Instance(cls, tuple(values))
+
+
+def defstruct(it: Interpreter, args: list[Any], kwargs: dict[str, Any]) -> Record:
+    if not args or type(args[0]) is not str or len(args) > 2:
+        raise CannotEvaluate("`msgspec.defstruct` is called with a name and its fields")
+    specs = resolve(args[1] if len(args) > 1 else kwargs.get("fields", []))
+    namespace = resolve(kwargs.get("namespace")) or {}
+    if type(specs) not in (list, tuple) or type(namespace) is not dict:
+        raise CannotEvaluate("the fields of `msgspec.defstruct` are not known statically")
+    missing = Modeled("msgspec.NODEFAULT")
+    fields: list[FieldInfo] = []
+    for spec in specs:
+        spec = resolve(spec)
+        if type(spec) is str:
+            spec = (spec, Modeled("typing.Any"))
+        if type(spec) not in (list, tuple) or not 2 <= len(spec) <= 3 or type(spec[0]) is not str:
+            raise CannotEvaluate("a field of `msgspec.defstruct` is not (name, type[, default])")
+        default, factory = (spec[2], missing) if len(spec) == 3 else (missing, missing)
+        if type(default) is FieldSpec:
+            spec_of: FieldSpec = default
+            default = missing if spec_of.default is None else spec_of.default
+            factory = missing if spec_of.factory is None else spec_of.factory
+        site = it.loader.type_sites.get(id(spec[1]), (None, None))[1]
+        fields.append(FieldInfo(spec[0], spec[1], default, factory, site))
+    it.budget.visit(len(fields))
+    return Record(args[0], tuple(fields), namespace)
+
+
+# ------------------------------------------------------------------ attributes and calls
+
+
+def attribute(it: Interpreter, base: Any, attr: str) -> Any:
+    kind = type(base)
+    if kind is FieldInfo and attr in ("name", "type", "default", "default_factory"):
+        return getattr(base, attr)
+    if kind is Instance:
+        for name, value in base.values:
+            if name == attr:
+                return value
+        from argmatrix.loaders.static.classes import class_attribute
+
+        return class_attribute(base.cls, attr)
+    if kind is Record:
+        if attr == "__name__":
+            return base.name
+        if attr in base.namespace:
+            return resolve(base.namespace[attr])
+        raise CannotEvaluate(f"`{base.name}.{attr}` is not found in the source read")
+    if kind is Modeled and base.dotted.startswith("typing.") and attr == "__name__":
+        return base.dotted[7:]
+    raise CannotEvaluate(f"{describe(base)} has no attribute `{attr}` static reading follows")
+
+
+def call(it: Interpreter, function: Modeled, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """A call of a modelled name."""
+    it.budget.visit(4)
+    args = [resolve(a) for a in args]
+    name = function.dotted
+    if name == "typing.get_type_hints":
+        extras = kwargs.get("include_extras", False)
+        return type_hints(it, args[0], extras is True)
+    if name == "typing.get_origin":
+        return origin_of(args[0])
+    if name == "typing.get_args":
+        return args_of(args[0])
+    if name in ("dataclasses.fields", "msgspec.structs.fields"):
+        return record_fields(it, args[0])
+    if name == "dataclasses.is_dataclass":
+        return record_kind(it, args[0]) == "dataclass"
+    if name in ("dataclasses.field", "msgspec.field"):
+        if args:
+            raise CannotEvaluate(f"`{name}` is called with positional arguments")
+        return FieldSpec(kwargs.get("default"), kwargs.get("default_factory"))
+    if name == "msgspec.defstruct":
+        return defstruct(it, args, kwargs)
+    if name == "isinstance":
+        return _isinstance(it, args[0], args[1])
+    if name == "issubclass":
+        return _issubclass(it, args[0], args[1])
+    if name == "type" and len(args) == 1:
+        return _type_of(args[0])
+    if name == "vars" and len(args) == 1:
+        return _vars(it, args[0])
+    if name == "hasattr" and len(args) == 2:
+        return _hasattr(args[0], args[1])
+    raise CannotEvaluate(f"`{name}(...)` is not evaluated statically")
+
+
+_PLAIN_NAMES = {str: "str", int: "int", float: "float", bool: "bool", list: "list"}
+_PLAIN_NAMES.update({dict: "dict", tuple: "tuple", set: "set", bytes: "bytes"})
+
+
+def _type_of(value: Any) -> Any:
+    if value is None:
+        return NONE_TYPE
+    if type(value) in _PLAIN_NAMES:
+        return BuiltinRef(_PLAIN_NAMES[type(value)])
+    if type(value) is Instance:
+        return value.cls
+    raise CannotEvaluate(f"the type of {describe(value)} is not known statically")
+
+
+def _isinstance(it: Interpreter, value: Any, kinds: Any) -> bool:
+    for kind in kinds if type(kinds) is tuple else (kinds,):
+        kind = resolve(kind)
+        if kind == Modeled("type"):
+            if type(value) in (ClassRef, Record):
+                return True
+            if type(value) in _PLAIN_NAMES or value is None or type(value) is Instance:
+                continue
+        elif type(kind) is BuiltinRef and type(value) in _PLAIN_NAMES:
+            if _PLAIN_NAMES[type(value)] == kind.name or (
+                kind.name == "int" and type(value) is bool
+            ):
+                return True
+            continue
+        elif type(kind) is ClassRef and type(value) is Instance:
+            if _issubclass(it, value.cls, kind):
+                return True
+            continue
+        elif type(kind) is ClassRef and (type(value) in _PLAIN_NAMES or value is None):
+            continue
+        raise CannotEvaluate(f"`isinstance` of {describe(value)} is not known statically")
+    return False
+
+
+def _issubclass(it: Interpreter, cls: Any, base: Any) -> bool:
+    base = resolve(base)
+    if base == Modeled("msgspec.Struct"):
+        return record_kind(it, cls) == "struct"
+    if type(cls) is ClassRef and type(base) is ClassRef:
+        return base == cls or base in _lineage(cls)
+    raise CannotEvaluate(f"`issubclass` of {describe(cls)} is not known statically")
+
+
+def _hasattr(value: Any, name: Any) -> bool:
+    if type(value) is ExternalRef and value.dotted == "types" and name == "UnionType":
+        return True
+    raise CannotEvaluate(f"whether {describe(value)} has `{name}` is not known statically")
+
+
+class _Member:
+    """Reads one member of a class when a `Deferred` asks for it (`vars(cls)`'s values)."""
+
+    __slots__ = ("cls", "name")
+
+    def __init__(self, cls: ClassRef, name: str) -> None:
+        self.cls = cls
+        self.name = name
+
+    def try_eval(self, node: ast.expr) -> Any:
+        from argmatrix.loaders.static.classes import class_attribute
+
+        try:
+            return class_attribute(self.cls, self.name)
+        except CannotEvaluate as exc:
+            return Unevaluated(f"{self.cls.node.name}.{self.name}", exc.reason)
+
+
+def _vars(it: Interpreter, cls: Any) -> dict[str, Any]:
+    if type(cls) is not ClassRef:
+        raise CannotEvaluate(f"`vars` of {describe(cls)} is not known statically")
+    members = class_members(cls.node)[0]
+    it.budget.visit(len(members))
+    placeholder = ast.Constant(None)
+    return {name: Deferred(_Member(cls, name), placeholder) for name in members}
+
+
+def callable_value(value: Any) -> bool:
+    return type(value) in (FunctionRef, LambdaRef, BuiltinRef)
+
+
+def class_annotations(it: Interpreter, cls: ClassRef) -> dict[str, Any]:
+    """`cls.__annotations__`: its body's annotations, or the dict the module assigns to it
+    at its top level, for a read after that assignment."""
+    line = cls.module.attribute_changes.get(cls.node.name, {}).get("__annotations__")
+    if line is not None and (it.as_of is None or it.as_of > line):
+        tree = cls.module.tree
+        for statement in tree.body if tree is not None else []:
+            if (
+                isinstance(statement, ast.Assign)
+                and statement.lineno == line
+                and len(statement.targets) == 1
+            ):
+                value = cls.module.evaluate(statement.value, line)
+                if type(resolve(value)) is not dict:
+                    break
+                return resolve(value)  # type: ignore[no-any-return]
+        raise CannotEvaluate(f"`{cls.node.name}.__annotations__` is changed at line {line}")
+    result: dict[str, Any] = {}
+    for child in cls.node.body:
+        if isinstance(child, ast.AnnAssign) and isinstance(child.target, ast.Name):
+            it.budget.visit(2)
+            result[child.target.id] = _annotation(it, cls, child.annotation)
+    return result
