@@ -4,6 +4,18 @@ Every row of the page (see `handwritten`) is compared with the registry argument
 flag exist, does the default agree, are the options real choices, is the type right, is the row
 intact. Registry arguments the page never mentions are reported too. Each finding carries the
 page's file and line.
+
+The rules a reader relies on:
+
+* A flag written with the other separator (`--tp-size` where the registry declares only
+  `--tp_size`, or the reverse) is one `wrong-separator` finding naming the registry's spelling:
+  argparse rejects the other one. The row still documents that argument, so its default, options
+  and type are compared, and the argument is not reported missing.
+* A row for an argument that already has one (in the same table or another, in either
+  spelling; the same unknown flag twice, too) is one `duplicate-flag` finding and nothing else:
+  the row is to be removed.
+* Defaults are compared by value and class, by one rule described in `page_defaults`.
+* "did you mean" names a flag only when it is a typo away (`model.findings.closest`).
 """
 
 from __future__ import annotations
