@@ -243,6 +243,9 @@ def test_hints_only_for_a_near_spelling(mixed: Registry) -> None:
         ("--max-batch-size", ["--gpu_max_batch_size"], None),
         ("--disable-flash-infer", ["--disable_flashinfer_native"], None),
         ("--ep", ["--tp"], None),
+        ("--disable-tokenizer-batch-encode", ["--disable-tokenizer-batch-decode"], None),
+        ("--max-batchsize", ["--max-batch-size"], "--max-batch-size"),
+        ("--tree-decode-confg", ["--tree_decode_config"], "--tree_decode_config"),
         ("--debug-tensor-dump-prefill-only", ["--debug-tensor-dump-input-file"], None),
         ("Model and tokenizer", ["Model And Tokenizer", "Serving"], "Model And Tokenizer"),
     ],
@@ -415,12 +418,25 @@ def test_seed_002_no_documented_flag_is_missing() -> None:
     assert missing and not missing & on_page
 
 
-@pytest.mark.parametrize("seed", [SEED_000, SEED_001, SEED_002])
-def test_seed_hints_are_near_spellings(seed: Path) -> None:
-    report = _seed_report(seed)
-    for finding in report["findings"]:
-        fix = finding["fix"] or ""
-        if finding["kind"] == "unknown-flag" and fix.startswith("did you mean "):
-            suggestion = fix.removeprefix("did you mean ").rstrip("?")
-            ratio = difflib.SequenceMatcher(None, finding["flag"], suggestion).ratio()
-            assert ratio >= 0.9, (finding["flag"], suggestion)
+def test_seed_hints_are_the_near_spellings_checked_by_hand() -> None:
+    """Every "did you mean" of seeds 000-002, each checked against sglang 0.5.7 by hand: the two
+    misspellings the seeds' README and issue 14 name. The lookalikes the audit used to suggest
+    (--pp-max-micro-batch-size for the removed --max-micro-batch-size,
+    --disable-tokenizer-batch-decode for --disable-tokenizer-batch-encode,
+    --debug-tensor-dump-input-file for --debug-tensor-dump-prefill-only) are gone."""
+    hints = set()
+    for seed in (SEED_000, SEED_001, SEED_002):
+        for finding in _seed_report(seed)["findings"]:
+            fix = finding["fix"] or ""
+            if finding["kind"] == "unknown-flag" and fix.startswith("did you mean "):
+                suggestion = fix.removeprefix("did you mean ").rstrip("?")
+                ratio = difflib.SequenceMatcher(None, finding["flag"], suggestion).ratio()
+                assert ratio >= 0.9, (finding["flag"], suggestion)
+                hints.add((finding["flag"], suggestion))
+    assert hints == {
+        ("--oltp-traces-endpoint", "--otlp-traces-endpoint"),
+        (
+            "--tokenizer-metrics-allowed-customer-labels",
+            "--tokenizer-metrics-allowed-custom-labels",
+        ),
+    }

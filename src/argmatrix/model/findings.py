@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import heapq
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -40,7 +41,9 @@ def closest(name: str, candidates: list[str]) -> str | None:
     16 characters, two under 24, three beyond; names under 4 characters get no suggestion
     (`--prot` -> `--port`, `--oltp-traces-endpoint` -> `--otlp-traces-endpoint`; never
     `--enable-trt-fmha` -> `--enable-fmha` or `--max-batch-size` -> `--gpu-max-batch-size`,
-    other flags that merely look alike).
+    other flags that merely look alike). The edits must also be typos word by word: a word that
+    differs keeps three quarters of its letters, so `--disable-tokenizer-batch-encode` does not
+    suggest `--disable-tokenizer-batch-decode`.
 
     difflib compares with every candidate, about 5 µs each: fine for a registry of a thousand
     flags, but a manifest with hundreds of stale entries against a registry of ten thousand
@@ -64,7 +67,9 @@ def closest(name: str, candidates: list[str]) -> str | None:
     allowed = _allowed_edits(len(core))
     alike = difflib.get_close_matches(key, shortlist, n=5, cutoff=_ALIKE)
     near = [(edits(core, c.lstrip("-")), order, c) for order, c in enumerate(alike)]
-    fitting = [entry for entry in near if entry[0] <= allowed]
+    fitting = [
+        entry for entry in near if entry[0] <= allowed and _word_by_word(core, entry[2].lstrip("-"))
+    ]
     return by_key[min(fitting)[2]] if fitting else None
 
 
@@ -80,6 +85,23 @@ def _allowed_edits(length: int) -> int:
     if length < _SHORTEST:
         return 0
     return max(1, min(_MAX_EDITS, length // 8))
+
+
+_WORD_BREAK = re.compile(r"[-\s.]+")
+
+
+def _word_by_word(name: str, candidate: str) -> bool:
+    """Whether the edits stay typos word by word: each word that differs keeps three quarters of
+    its letters (`customer`/`custom`, `oltp`/`otlp`; not `encode`/`decode`), or the words only
+    differ in where they break (`batchsize`/`batch-size`), give or take one letter."""
+    words, others = _WORD_BREAK.split(name), _WORD_BREAK.split(candidate)
+    if len(words) != len(others):
+        return edits("".join(words), "".join(others)) <= 1
+    return all(
+        edits(word, other) <= max(1, max(len(word), len(other)) // 4)
+        for word, other in zip(words, others, strict=True)
+        if word != other
+    )
 
 
 def spelling_key(name: str) -> str:
