@@ -20,7 +20,8 @@ other threads count: the synthetic registry above takes 1.5 s, under 2.5 s on a 
 whose other core competes for the caches), is the backstop for what steps cannot see: CPython
 itself slows down in places, such as a recursion that goes back and forth over a boundary of
 its frame stack (a chunk is allocated and freed at every crossing: a loop seven helpers deep
-ran four times slower per step).
+ran four times slower per step). Under a tracer (coverage, a debugger) the limit is three times
+as long, as every step is.
 
 Exceeding a bound stops the read with a located error (`BudgetExceeded` is turned into an
 `ArgmatrixError` where the file and line are known).
@@ -152,15 +153,26 @@ def active_budget() -> Budget | None:
     return found
 
 
+# A tracer (coverage, a debugger, a profiler) makes every step about three times slower; the
+# processor-time backstop grows with it, while steps, the real bound, stay the same.
+TRACED_SLOWDOWN = 3.0
+
+
+def processor_seconds(limits: Limits) -> float:
+    """The processor-time limit of a read in this thread: `limits.seconds`, scaled when traced."""
+    return limits.seconds * (TRACED_SLOWDOWN if sys.gettrace() is not None else 1.0)
+
+
 class Budget:
     """The counters of one read, checked against its `Limits`."""
 
-    __slots__ = ("_next_check", "built", "limits", "started", "steps")
+    __slots__ = ("_next_check", "built", "limits", "seconds", "started", "steps")
 
     def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
         self.limits = limits
         self.steps = 0
         self.built = 0
+        self.seconds = processor_seconds(limits)
         self.started = time.thread_time()
         self._next_check = min(_CHECK_EVERY, limits.steps + 1)
 
@@ -199,10 +211,9 @@ class Budget:
         if self.steps > limit:
             raise BudgetExceeded("the step budget", f"{self.steps:,} steps, limit {limit:,}")
         elapsed = time.thread_time() - self.started
-        if elapsed > self.limits.seconds:
+        if elapsed > self.seconds:
             raise BudgetExceeded(
-                "the time budget",
-                f"{elapsed:.1f} s of processor time, limit {self.limits.seconds:g} s",
+                "the time budget", f"{elapsed:.1f} s of processor time, limit {self.seconds:g} s"
             )
         self._next_check = min(self.steps + _CHECK_EVERY, limit + 1)
 
