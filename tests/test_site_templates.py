@@ -13,6 +13,7 @@ from argmatrix.model.platform import STATUS_LABELS
 from argmatrix.project import Project, project_from_config
 from argmatrix.render.pages import render_project
 from e2e.site import copy_hostile_project
+from helpers import html_inline, tables
 
 BADGE = re.compile(r'<span class="am-badge am-([a-z-]+)">([^<]*)</span>')
 
@@ -53,7 +54,7 @@ def rows(text: str) -> dict[str, list[str]]:
 
 def test_the_matrix_has_a_column_per_variant_of_every_platform(hostile: Path) -> None:
     project = project_from_config(load_config(hostile / "argmatrix.yaml", hostile))
-    text = render(project, PageSpec("platform_matrix.md.j2", "matrix.md"))
+    text = render(project, PageSpec("platform_matrix.md.j2", "matrix.md", options={"html": True}))
     header = next(line for line in text.splitlines() if line.startswith("| Argument |"))
     assert header.endswith(  # a word joiner keeps `</script>` from ending an element
         "NPU X1 | &lt;script&gt;window.\\_\\_pwned=5&lt;\u2060/script&gt;NPU X2 | CPU |"
@@ -83,7 +84,46 @@ def test_the_matrix_without_manifests_says_so(hostile: Path) -> None:
 
 def test_the_cli_reference_renders_a_program_without_subcommands(hostile: Path) -> None:
     project = project_from_config(load_config(hostile / "argmatrix.yaml", hostile))
-    text = render(project, PageSpec("cli_reference.md.j2", "cli.md", options={"prog": "hostile"}))
+    spec = PageSpec("cli_reference.md.j2", "cli.md", options={"prog": "hostile", "html": True})
+    text = render(project, spec)
     assert "\nhostile [options]\n" in text and "## Commands" not in text
     assert '| <a id="--page-size"></a>`--page-size` |' in text
     assert "<script>" not in text
+
+
+@pytest.mark.parametrize(
+    ("template", "options"),
+    [
+        ("platform_matrix.md.j2", {}),
+        ("cli_reference.md.j2", {"prog": "hostile"}),
+        ("server_arguments.md.j2", {}),
+        ("platform_support.md.j2", {}),
+    ],
+)
+def test_every_bundled_markdown_template_is_plain_github_markdown_by_default(
+    hostile: Path, template: str, options: dict[str, str]
+) -> None:
+    """No raw HTML (markdown-it finds no html_block/html_inline token) and the tables intact:
+    what GitHub, MkDocs 2.0 and any CommonMark renderer show as meant."""
+    project = project_from_config(load_config(hostile / "argmatrix.yaml", hostile))
+    platform = "npu" if template == "platform_support.md.j2" else None
+    text = render(project, PageSpec(template, "page.md", platform=platform, options=options))
+    assert html_inline(text) == []
+    assert "<small>" not in text and "{:" not in text
+    found = tables(text)
+    assert found and all(len(row) == len(t.header) for t in found for row in t.rows)
+    first_cells = [row[0] for t in found for row in t.rows]
+    assert "--page-size" in first_cells
+
+
+def test_the_plain_matrix_names_each_status_in_words(hostile: Path) -> None:
+    project = project_from_config(load_config(hostile / "argmatrix.yaml", hostile))
+    text = render(project, PageSpec("platform_matrix.md.j2", "matrix.md"))
+    row = next(r for t in tables(text) for r in t.rows if r[0] == "--page-size")
+    labels = STATUS_LABELS
+    assert row[1:] == [
+        f"✗ {labels['unsupported']}",
+        f"✓ {labels['supported']}",
+        f"◷ {labels['planned']}",
+    ]
+    assert f"Statuses: ✓ {labels['supported']}," in text and "<form" not in text

@@ -1,4 +1,5 @@
-"""Build a MkDocs site into a temporary folder and serve it on 127.0.0.1 from a thread."""
+"""Build a site with MkDocs or Zensical into a temporary folder, and serve it on 127.0.0.1 from
+a thread."""
 
 from __future__ import annotations
 
@@ -54,6 +55,52 @@ def build_site(mkdocs_yml: Path, site_dir: Path, strict: bool = True) -> Build:
         sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
     )
     return Build(result.returncode, result.stdout + result.stderr, site_dir, changed)
+
+
+ZENSICAL = Path(sys.executable).with_name("zensical")
+
+
+def build_zensical(mkdocs_yml: Path, site_dir: Path, strict: bool = False) -> Build:
+    """`zensical build --clean` in a subprocess, from the folder of mkdocs.yml. Zensical has no
+    option for the site folder and wants it inside the project: mkdocs.yml reads it from
+    ARGMATRIX_SITE_DIR (`site_dir: !ENV [ARGMATRIX_SITE_DIR, site]`). `--clean` drops Zensical's
+    cache of rendered pages, which knows nothing of argmatrix's inputs."""
+    docs = mkdocs_yml.parent / "docs"
+    before = tree(docs)
+    env = {**os.environ, "NO_COLOR": "1", "ARGMATRIX_SITE_DIR": str(site_dir)}
+    result = subprocess.run(
+        [str(ZENSICAL), "build", "--clean", "-f", str(mkdocs_yml)]
+        + (["--strict"] if strict else []),
+        cwd=mkdocs_yml.parent,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env=env,
+    )
+    after = tree(docs)
+    changed = tuple(
+        sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+    )
+    return Build(result.returncode, result.stdout + result.stderr, site_dir, changed)
+
+
+@functools.cache
+def showcase_zensical_site() -> Build:
+    """The repository's own site built by Zensical (`make docs-zensical`), built once. Zensical
+    ignores the MkDocs plugin: the showcase pages are generated first, as `make docs` does, and
+    the directives of the hand-written pages are expanded by the Python-Markdown extension."""
+    subprocess.run(
+        [sys.executable, "-m", "argmatrix", "generate"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+        timeout=300,
+    )
+    (ROOT / "build").mkdir(exist_ok=True)  # git-ignored; Zensical's site must be in the project
+    site = Path(tempfile.mkdtemp(prefix="zensical-site-", dir=ROOT / "build"))
+    atexit.register(shutil.rmtree, site, True)
+    return build_zensical(ROOT / "mkdocs.yml", site)
 
 
 @functools.cache

@@ -97,9 +97,10 @@ def fragment(
         context["platform"].platform.name if "platform" in context else None
     )
     macros: Any = env.get_template(f"argmatrix/{output_format.TABLE_MACROS}").module  # macros
+    html = _html_option(macros, context)
     if platform_name is None:
         views = [s for s in context["server"].sections if s.rows[0].argument.section == section]
-        return str(macros.server_table(views[0].rows)).strip("\n") if views else ""
+        return str(macros.server_table(views[0].rows, **html)).strip("\n") if views else ""
     platforms = context["platforms"]
     if platform_name not in platforms:
         raise ArgmatrixError.at(
@@ -111,7 +112,16 @@ def fragment(
     layout = attrs.get("layout", "status")
     page = support_page(registry, platforms[platform_name], layout, cells=Cells(output_format))
     views = [s for s in page.sections if s.rows[0].argument.section == section]
-    return str(macros.support_table(views[0], page)).strip("\n") if views else ""
+    return str(macros.support_table(views[0], page, **html)).strip("\n") if views else ""
+
+
+def _html_option(macros: Any, context: dict[str, Any]) -> dict[str, bool]:
+    """The page's `html` option for table macros that take it (the Markdown ones: raw HTML
+    only where a page asks for it; other formats have no such choice)."""
+    if "html" not in getattr(macros.server_table, "arguments", ()):
+        return {}
+    options = context.get("options") or {}
+    return {"html": bool(options.get("html", False))}
 
 
 def splice(
