@@ -10,6 +10,7 @@ import difflib
 import json
 import re
 import tarfile
+import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -208,6 +209,25 @@ def test_a_wrong_default_says_how_the_classes_differ(mixed: Registry) -> None:
     )
     assert by_flag["--tree_decode_config"].fix == "write '\"\"'"
     assert by_flag["--gpu_max_batch_size"].message.endswith("the registry says '1'")
+
+
+def test_hostile_cells_and_flags_are_read_quickly_and_reported(mixed: Registry) -> None:
+    """A default of 200,000 digits, a list of 50,000 items, a flag of 200,000 characters."""
+    flag = "--" + "a_" * 100_000 + "b"
+    text = (
+        "| Argument | Default |\n|---|---|\n"
+        f"| `--port` | {'9' * 200_000} |\n"
+        f"| `--tp_size` | [{'1, ' * 50_000}] |\n"
+        f"| `{flag}` | 1 |\n"
+    )
+    started = time.perf_counter()
+    report = audit_page(parse_page(text, "hostile.md"), mixed)
+    assert time.perf_counter() - started < 3
+    assert [(f.kind, f.flag, f.line) for f in report.findings if f.kind != "missing-flag"] == [
+        ("wrong-default", "--port", 3),
+        ("wrong-default", "--tp_size", 4),
+        ("unknown-flag", flag, 5),
+    ]
 
 
 # ------------------------------------------------------------------ did you mean

@@ -40,6 +40,7 @@ from argmatrix.model.values import value_text
 NONE_TEXTS = frozenset(("", "none", "null", "n/a", "-", "—"))
 _BOOLS = {"true": True, "false": False}
 _LITERAL_LIMIT = 2000  # characters: a longer cell is not read as a Python literal
+_NUMBER_LIMIT = 100  # characters: a longer cell is not read as a number
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,8 @@ def page_value(text: str) -> PageValue:
 
 
 def _number(text: str) -> int | float | None:
+    if len(text) > _NUMBER_LIMIT:
+        return None  # int() of a long digit string is quadratic where Python does not cap it
     try:
         return int(text)
     except ValueError:
