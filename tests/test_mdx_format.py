@@ -143,7 +143,7 @@ def test_a_page_is_mdx_by_its_output_unless_its_format_says(tmp_path: Path) -> N
     assert PageSpec("x.mdx.j2", "guide/x.MDX").output_format == "mdx"
 
 
-@pytest.mark.parametrize("value", ["myst", "[mdx]", "3"])
+@pytest.mark.parametrize("value", ["rst", "[mdx]", "3"])
 def test_an_unknown_format_is_one_located_error(tmp_path: Path, value: str) -> None:
     project = copy_project(tmp_path)
     replace_in(
@@ -154,14 +154,14 @@ def test_an_unknown_format_is_one_located_error(tmp_path: Path, value: str) -> N
     )
     line = one_error_line(run_cli_in_process("generate", cwd=project), "page: unknown format")
     assert "argmatrix.yaml:8:" in line
-    assert "(fix: use one of: markdown, mdx" in line
+    assert "(fix: use one of: markdown, mdx, myst" in line
 
 
 def test_the_configuration_schema_lists_the_formats() -> None:
     page = {"template": "server_arguments.mdx.j2", "output": "a.mdx", "format": "mdx"}
     jsonschema.validate({"pages": [page]}, CONFIG_SCHEMA)
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate({"pages": [{**page, "format": "myst"}]}, CONFIG_SCHEMA)
+        jsonschema.validate({"pages": [{**page, "format": "rst"}]}, CONFIG_SCHEMA)
 
 
 def test_markdown_filters_and_mdx_filters_render_the_same_template_differently(

@@ -27,7 +27,7 @@ PAGE_KEYS = (
 )
 # The output formats of a page (render/formats/ has a module for each); without `format:` a page
 # is MDX if its output ends in .mdx, else Markdown.
-PAGE_FORMATS = ("markdown", "mdx")
+PAGE_FORMATS = ("markdown", "mdx", "myst")
 CHECK_KEYS = ("severity", "prose", "ignore_flags")
 CHECK_KINDS = (
     "stale-page",

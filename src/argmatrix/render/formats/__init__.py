@@ -5,10 +5,11 @@ A format module provides the escaping filters templates use (`FILTERS`: `cell`, 
 `anchor`, `code_block`), the table cells the page model is built from (`flags_cell`,
 `default_cell`, `type_options_cell`, `status_cell`), the name of its bundled table macros
 (`TABLE_MACROS`), how an in-place region is marked in a hand-written page (`REGION`) and what of a
-whole page such a region holds (`embedded`). There are two: `markdown` (MkDocs and any CommonMark
-site) and `mdx` (Mintlify and any MDX site). A new format (MyST) is a module beside them with the
-same names, an entry in `FORMATS` and in `config.PAGE_FORMATS`, and its bundled templates in
-`render/templates/`.
+whole page such a region holds (`embedded`). There are three: `markdown` (MkDocs and any
+CommonMark site), `mdx` (Mintlify and any MDX site) and `myst` (Sphinx with myst-parser). The
+cells are written once, in `shared.CellWriter`, with each format's escaping. A new format is a
+module beside them with the same names, an entry in `FORMATS` and in `config.PAGE_FORMATS`, and
+its bundled templates in `render/templates/`.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any, Protocol, cast
 from argmatrix.config import PAGE_FORMATS
 from argmatrix.model.platform import Resolved
 from argmatrix.model.registry import Argument
-from argmatrix.render.formats import markdown, mdx
+from argmatrix.render.formats import markdown, mdx, myst
 from argmatrix.render.formats.shared import RegionSyntax
 
 
@@ -48,5 +49,9 @@ def _as_format(module: ModuleType) -> OutputFormat:
     return cast(OutputFormat, module)
 
 
-FORMATS: dict[str, OutputFormat] = {"markdown": _as_format(markdown), "mdx": _as_format(mdx)}
+FORMATS: dict[str, OutputFormat] = {
+    "markdown": _as_format(markdown),
+    "mdx": _as_format(mdx),
+    "myst": _as_format(myst),
+}
 assert tuple(FORMATS) == PAGE_FORMATS  # the configuration accepts exactly these

@@ -145,7 +145,7 @@ _BACKTICKS = re.compile(r"`+")
 _PRE_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "{": "&#123;", "}": "&#125;"}
 
 
-def _flags(anchor_id: str, names: tuple[str, ...]) -> str:
+def _flags(scope: str, anchor_id: str, names: tuple[str, ...]) -> str:
     return f'<a id="{anchor_id}"></a>' + "<br>".join(code(name) for name in names)
 
 

@@ -136,7 +136,7 @@ def frontmatter_value(value: Any) -> str:
     return _NOT_YAML_PRINTABLE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", quoted)
 
 
-def _flags(anchor_id: str, names: tuple[str, ...]) -> str:
+def _flags(scope: str, anchor_id: str, names: tuple[str, ...]) -> str:
     return f'<a id="{anchor_id}"></a>' + "<br />".join(code(name) for name in names)
 
 

@@ -72,10 +72,12 @@ class CellWriter(NamedTuple):
 
     cell: Callable[[Any], str]  # plain text
     code: Callable[[Any], str]  # a value, as code
-    flags: Callable[[str, tuple[str, ...]], str]  # the anchor id and the names, as one cell
+    # The names of an argument as one cell, given its scope (a subcommand's arguments: the
+    # subcommand, as an anchor) and its anchor id (the scope and the argument's own anchor).
+    flags: Callable[[str, str, tuple[str, ...]], str]
 
     def flags_cell(self, argument: Argument, scope: str = "") -> str:
-        return self.flags(f"{scope}{anchor(argument.name)}", flag_names(argument))
+        return self.flags(scope, f"{scope}{anchor(argument.name)}", flag_names(argument))
 
     def default_cell(self, value: Any, argument: Argument | None = None) -> str:
         if argument is not None and argument.required and value is None:

@@ -1,0 +1,392 @@
+"""The Sphinx extension (`argmatrix.sphinx`): the configured pages at build time, a table
+directive, and every argument an option of the program.
+
+    # conf.py
+    extensions = ["myst_parser", "argmatrix.sphinx"]
+    argmatrix_config = "argmatrix.yaml"      # relative to conf.py
+    argmatrix_program = "sglang"             # optional: the program the options belong to
+
+When the builder starts, the pages of the argmatrix configuration are rendered through
+`Project.pages()` (the one render path) and the ones whose text changed are written into the
+source folder, all or none (`_runtime/writer.py`): Sphinx reads documents from files only, and
+unchanged files keep Sphinx's incremental build. Pages of format `myst` write each flag as the
+role `{argmatrix-option}`, defined here.
+
+The directive embeds one section's table in a hand-written page, from MyST or reST:
+
+    ```{argmatrix}
+    :section: LoRA
+    :platform: ascend
+    ```
+
+    .. argmatrix::
+       :section: LoRA
+
+It builds docutils nodes from the page model (`render/views.py`, with the cells of
+`render/formats/tree.py`); no text is parsed again, so a help text is shown as text whatever it
+holds. Every flag it shows, and every flag the role shows, is registered in Sphinx's standard
+domain as an option of the program (the page's `program` directive, else `argmatrix_program`,
+else none), with the id Sphinx's own `option` directive would give it: `{option}`--page-size``
+and `:option:`--page-size`` link to its row. A table with `:no-index:` registers nothing (the
+first registration of an option wins, as in Sphinx).
+
+Headings and labels go through Sphinx's gettext (the catalog `argmatrix`, looked up in the
+project's `locale_dirs`). A problem in the configuration stops the build (exit code 2) with one
+line naming the file and line; a problem in a directive is a warning at the directive's line (an
+error under `-W`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, NoReturn, cast
+
+from docutils import nodes
+from docutils.nodes import Node
+from docutils.parsers.rst import directives
+from docutils.parsers.rst.states import Inliner
+from sphinx.application import Sphinx
+from sphinx.config import Config as SphinxConfig
+from sphinx.domains.std import StandardDomain
+from sphinx.environment import BuildEnvironment
+from sphinx.locale import get_translation
+from sphinx.locale import init as init_locale
+from sphinx.util import logging, ws_re
+from sphinx.util.docutils import SphinxDirective
+from sphinx.util.nodes import make_id
+
+from argmatrix import __version__
+from argmatrix._runtime.files import read_page
+from argmatrix._runtime.writer import write_all
+from argmatrix.errors import ArgmatrixError
+from argmatrix.integrations.common import input_paths, load_engine_project
+from argmatrix.project import Project
+from argmatrix.render.formats import OutputFormat
+from argmatrix.render.formats import tree as tree_cells
+from argmatrix.render.formats.myst import ROLE
+from argmatrix.render.formats.shared import flag_names
+from argmatrix.render.views import SUPPORT_LAYOUTS, Cells, Row, SectionView, server_page
+from argmatrix.render.views import support_page as build_support_page
+
+CATALOG = "argmatrix"
+_ = get_translation(CATALOG)
+logger = logging.getLogger(__name__)
+
+# The loaded project of each configuration file (absolute path), for this build process.
+_PROJECTS: dict[str, Project] = {}
+# The documents of generated pages about a platform: their flags are shown, not registered (the
+# registry's own reference is where an option reference goes).
+_PLATFORM_DOCS: set[str] = set()
+
+
+def _stop(problems: list[str]) -> NoReturn:
+    """End the build on an input error: each problem as one logged line naming its file and line,
+    then exit code 2, as the `argmatrix` command does. (A raised exception would be printed by
+    sphinx-build with its traceback and a request to report a bug in Sphinx.)"""
+    for problem in problems:
+        logger.error("argmatrix: %s", problem)
+    raise SystemExit(2)
+
+
+# ------------------------------------------------------------------ the project and its pages
+
+
+def _config_path(config: SphinxConfig) -> str | None:
+    value = config.argmatrix_config
+    return str(value) if value else None
+
+
+def _resolve_config_path(app: Sphinx, config: SphinxConfig) -> None:
+    """`argmatrix_config` made absolute (it is relative to conf.py), and the `argmatrix`
+    message catalog looked up in the project's `locale_dirs`."""
+    if config.argmatrix_config:
+        config.argmatrix_config = str((Path(app.confdir) / config.argmatrix_config).resolve())
+    locale_dirs = [Path(app.srcdir) / d for d in config.locale_dirs]
+    init_locale(locale_dirs, config.language, CATALOG)
+
+
+def _load(path: str) -> Project:
+    try:
+        project = load_engine_project(Path(path))
+    except ArgmatrixError as error:
+        _stop([str(problem) for problem in error.problems])
+    _PROJECTS[path] = project
+    return project
+
+
+def project_of(config: SphinxConfig) -> Project:
+    """The project `argmatrix_config` names, loaded once per build."""
+    path = _config_path(config)
+    if path is None:
+        raise ArgmatrixError.at(
+            "no argmatrix configuration", file="conf.py", fix="set argmatrix_config in conf.py"
+        )
+    return _PROJECTS.get(path) or _load(path)
+
+
+def generate_pages(app: Sphinx) -> None:
+    """Render the configured pages and write those whose text changed into the source folder."""
+    path = _config_path(app.config)
+    if path is None:
+        return
+    project = _load(path)  # afresh on every build: the registry may have changed
+    srcdir = Path(app.srcdir).resolve()
+    try:
+        pages = project.pages()
+    except ArgmatrixError as error:
+        _stop([str(problem) for problem in error.problems])
+    changed = []
+    for page in pages:
+        if not page.path.resolve().is_relative_to(srcdir):
+            _stop(
+                [
+                    f"{project.config.line_of_page(page.spec)}: page {page.spec.output!r} is"
+                    f" outside the Sphinx source folder {srcdir} (fix: make 'docs_dir' in"
+                    f" {Path(path).name} the Sphinx source folder or a folder inside it)"
+                ]
+            )
+        if page.spec.platform is not None:
+            _PLATFORM_DOCS.add(page.path.resolve().relative_to(srcdir).with_suffix("").as_posix())
+        if _read(page.path) != page.text:
+            changed.append((page.path, page.text))
+    config = project.config
+    try:
+        written = write_all(changed, state_dir=config.project, inside=config.docs_dir)
+    except ArgmatrixError as error:
+        _stop([str(problem) for problem in error.problems])
+    for written_path in written:
+        logger.info("argmatrix: wrote %s", written_path.relative_to(srcdir))
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return read_page(path)
+    except ArgmatrixError:
+        return None
+
+
+# ------------------------------------------------------------------ options of the program
+
+
+def program_of(env: BuildEnvironment, scope: str = "") -> str | None:
+    """The program an option belongs to: the page's `program` directive, else
+    `argmatrix_program`, else none; a subcommand's name after it, as Sphinx names it."""
+    base = env.ref_context.get("std:program") or env.config.argmatrix_program or ""
+    base = ws_re.sub("-", str(base).strip())
+    return "-".join(part for part in (base, scope) if part) or None
+
+
+def register_option(
+    env: BuildEnvironment,
+    document: nodes.document,
+    program: str | None,
+    flag: str,
+    node: nodes.Element,
+    index: bool = True,
+) -> None:
+    """Give `node` the id Sphinx's `option` directive gives `flag`, and make it the target of
+    `option` references to `flag` of `program`."""
+    prefixes = ["cmdoption"]
+    if program:
+        prefixes.append(program)
+    if not flag.startswith(("-", "/")):
+        prefixes.append("arg")
+    node_id = make_id(env, document, "-".join(prefixes), flag)
+    node["ids"].append(node_id)
+    document.set_id(node)
+    if index:
+        cast(StandardDomain, env.get_domain("std")).add_program_option(
+            program, flag, env.docname, node_id
+        )
+
+
+def option_role(
+    name: str,
+    rawtext: str,
+    text: str,
+    lineno: int,
+    inliner: Inliner,
+    options: dict[str, Any] | None = None,
+    content: list[str] | None = None,
+) -> tuple[list[Node], list[nodes.system_message]]:
+    """`{argmatrix-option}`--flag`` (or `serve --flag`, a subcommand's): the flag as code,
+    registered as an option of the program."""
+    document = inliner.document
+    env: BuildEnvironment = document.settings.env
+    *scope, flag = text.split() or [""]
+    node = nodes.literal(rawtext, flag, classes=["option", "argmatrix-option"])
+    if flag:
+        program = program_of(env, "-".join(scope))
+        register_option(env, document, program, flag, node, env.docname not in _PLATFORM_DOCS)
+    return [node], []
+
+
+# ------------------------------------------------------------------ the table directive
+
+_TREE = cast(OutputFormat, tree_cells)  # the page model's cells as plain text and code parts
+
+
+def _paragraph(text: str) -> nodes.paragraph:
+    paragraph = nodes.paragraph()
+    for part, is_code in tree_cells.spans(text):
+        paragraph += nodes.literal(part, part) if is_code else nodes.Text(part)
+    return paragraph
+
+
+def _row(cells: list[nodes.paragraph]) -> nodes.row:
+    row = nodes.row()
+    for content in cells:
+        row += nodes.entry("", content)
+    return row
+
+
+def _table(headers: list[str], rows: list[nodes.row]) -> nodes.table:
+    table = nodes.table(classes=["argmatrix-table"])
+    group = nodes.tgroup(cols=len(headers))
+    table += group
+    for _header in headers:
+        group += nodes.colspec(colwidth=1)
+    head = nodes.thead()
+    head += _row([nodes.paragraph(text=header) for header in headers])
+    body = nodes.tbody()
+    body.extend(rows)
+    group += head
+    group += body
+    return table
+
+
+class ArgmatrixDirective(SphinxDirective):
+    """One section's table, of the registry or on a platform."""
+
+    has_content = False
+    option_spec = {  # noqa: RUF012 (docutils reads it from the class)
+        "section": directives.unchanged_required,
+        "platform": directives.unchanged_required,
+        "layout": directives.unchanged_required,
+        "no-index": directives.flag,
+    }
+
+    def run(self) -> list[Node]:
+        try:
+            return self._run()
+        except ArgmatrixError as error:
+            for problem in error.problems:
+                self._warn(f"{problem.message}" + (f" (fix: {problem.fix})" if problem.fix else ""))
+            return []
+
+    def _warn(self, message: str) -> None:
+        logger.warning(
+            f"argmatrix: {message}",
+            location=(self.env.docname, self.lineno),
+            type="argmatrix",
+            subtype="directive",
+        )
+
+    def _run(self) -> list[Node]:
+        project = project_of(self.config)
+        for path in input_paths(project):
+            if path.is_file():
+                self.env.note_dependency(str(path))
+        section = self.options.get("section")
+        registry = project.registry
+        if not section or section not in registry.sections:
+            shown = f"unknown section {section!r}" if section else "no :section: given"
+            self._warn(f"{shown} (fix: use a registry section: {', '.join(registry.sections)})")
+            return []
+        platform = self.options.get("platform")
+        cells = Cells(_TREE)
+        if platform is None:
+            views = [s for s in server_page(registry, cells).sections if _of(s, section)]
+            return [self._server_table(views[0])] if views else []
+        if platform not in project.resolved:
+            known = ", ".join(sorted(project.resolved)) or "no manifests loaded"
+            self._warn(f"unknown platform {platform!r} (fix: use one of: {known})")
+            return []
+        layout = self.options.get("layout", "status")
+        if layout not in SUPPORT_LAYOUTS:
+            self._warn(f"unknown layout {layout!r} (fix: use one of: {', '.join(SUPPORT_LAYOUTS)})")
+            return []
+        page = build_support_page(registry, project.resolved[platform], layout, cells=cells)
+        views = [s for s in page.sections if _of(s, section)]
+        if not views:
+            return []
+        return [self._support_table(views[0], page.variants, layout)]
+
+    def _flags(self, row: Row, table_row: nodes.row) -> nodes.paragraph:
+        """The flags of a row, each registered as an option; the row is the first one's
+        target, so a reference to the argument lands on its row."""
+        paragraph = nodes.paragraph()
+        program = program_of(self.env)
+        index = "no-index" not in self.options and "platform" not in self.options
+        for number, flag in enumerate(flag_names(row.argument)):
+            if number:
+                paragraph += nodes.Text(", ")
+            literal = nodes.literal(flag, flag, classes=["option"])
+            target = table_row if number == 0 else literal
+            register_option(self.env, self.state.document, program, flag, target, index)
+            paragraph += literal
+        return paragraph
+
+    def _body_row(self, row: Row, cells: list[str]) -> nodes.row:
+        table_row = nodes.row()
+        table_row += nodes.entry("", self._flags(row, table_row))
+        for text in cells:
+            table_row += nodes.entry("", _paragraph(text))
+        return table_row
+
+    def _server_table(self, section: SectionView) -> nodes.table:
+        headers = [str(_("Argument")), str(_("Description")), str(_("Default"))]
+        headers.append(str(_("Type / options")))
+        rows = [self._body_row(r, [r.description, r.default, r.options]) for r in section.rows]
+        return _table(headers, rows)
+
+    def _support_table(
+        self, section: SectionView, variants: tuple[str, ...], layout: str
+    ) -> nodes.table:
+        note = [str(_("Note"))] if section.has_notes else []
+        if layout == "variants":
+            headers = [str(_("Argument")), str(_("Description")), str(_("Default"))]
+            headers += [str(_("Options")), *variants, *note]
+            rows = [
+                self._body_row(
+                    r,
+                    [r.description, r.default, r.options, *r.marks]
+                    + ([r.note] if section.has_notes else []),
+                )
+                for r in section.rows
+            ]
+            return _table(headers, rows)
+        headers = [str(_("Argument")), str(_("Default")), str(_("Options"))]
+        headers += [str(_("Server supported")), *note]
+        rows = [
+            self._body_row(
+                r, [r.default, r.options, r.status] + ([r.note] if section.has_notes else [])
+            )
+            for r in section.rows
+        ]
+        return _table(headers, rows)
+
+
+def _of(section: SectionView, name: str) -> bool:
+    return bool(section.rows) and section.rows[0].argument.section == name
+
+
+# ------------------------------------------------------------------ setup
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_config_value("argmatrix_config", None, "env", types=frozenset({str, type(None)}))
+    app.add_config_value("argmatrix_program", None, "env", types=frozenset({str, type(None)}))
+    app.add_directive("argmatrix", ArgmatrixDirective)
+    app.add_role(ROLE, option_role)
+    app.connect("config-inited", _resolve_config_path)
+    app.connect("builder-inited", generate_pages)
+    return {
+        "version": __version__,
+        "env_version": 1,
+        "parallel_read_safe": True,
+        "parallel_write_safe": True,
+    }
+
+
+__all__ = ["ArgmatrixDirective", "option_role", "register_option", "setup"]

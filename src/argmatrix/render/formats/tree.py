@@ -1,0 +1,71 @@
+"""Cells for engines that build a document tree instead of reading page text (Sphinx's docutils
+nodes): plain text, nothing escaped, with each value that is shown as code marked.
+
+This is not a page format (no templates, no in-place regions, not in `FORMATS`): it gives the
+page model (`render/views.py`, `Cells`) the same cells every format writes (`shared.CellWriter`:
+"required", the choices, "(computed)", a platform's status), so an engine adapter builds its
+nodes from them without a parser in between. A value shown as code is between `CODE_START` and
+`CODE_END`, two control characters that no text of a cell can hold (`shared.folded` drops them);
+`spans` splits a cell back into its text and code parts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from argmatrix.render.formats.shared import CellWriter, anchor, folded
+
+CODE_START = "\x0e"
+CODE_END = "\x0f"
+_SPANS = re.compile(f"{CODE_START}([^{CODE_END}]*){CODE_END}")
+
+
+def cell(value: Any) -> str:
+    """The text on one line, invisible characters dropped."""
+    return folded(str(value)).strip()
+
+
+def code(value: Any) -> str:
+    """A value shown as code (an empty or blank text in quotes, so it can be seen)."""
+    text = folded(str(value))
+    if not text.strip():
+        text = '""' if text == "" else f'"{text}"'
+    return f"{CODE_START}{text}{CODE_END}"
+
+
+def spans(text: str) -> list[tuple[str, bool]]:
+    """The parts of a cell in order: (text, is_code), empty texts left out."""
+    parts: list[tuple[str, bool]] = []
+    position = 0
+    for match in _SPANS.finditer(text):
+        if match.start() > position:
+            parts.append((text[position : match.start()], False))
+        parts.append((match.group(1), True))
+        position = match.end()
+    if position < len(text):
+        parts.append((text[position:], False))
+    return parts
+
+
+def _flags(scope: str, anchor_id: str, names: tuple[str, ...]) -> str:
+    return ", ".join(code(name) for name in names)
+
+
+def code_block(value: Any, language: str = "") -> str:
+    return code(value)
+
+
+_CELLS = CellWriter(cell=cell, code=code, flags=_flags)
+flags_cell = _CELLS.flags_cell
+default_cell = _CELLS.default_cell
+type_options_cell = _CELLS.type_options_cell
+status_cell = _CELLS.status_cell
+
+FILTERS: dict[str, Callable[..., str]] = {
+    "cell": cell,
+    "code": code,
+    "anchor": anchor,
+    "code_block": code_block,
+}
