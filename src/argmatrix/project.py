@@ -22,10 +22,11 @@ from argmatrix.loaders.load import (
     input_files,
     load_registry,
     load_registry_and_files,
-    mock_list,
     needs_reading,
+    split_mock,
 )
 from argmatrix.loaders.snapshot import export_dict
+from argmatrix.loaders.target import split_subcommands
 from argmatrix.manifests.load import load_manifest
 from argmatrix.manifests.resolve import ResolvedPlatform, resolve_platform
 from argmatrix.model.platform import Platform
@@ -112,6 +113,12 @@ class SourceOptions:
     mock: tuple[str, ...] = ()
     manifests: tuple[str, ...] | None = None
     verbose: bool = False
+    # Live mode (see RegistrySpec): each replaces the configured value when given; `env` adds
+    # to the configured variables.
+    parser_class: str | None = None
+    env: tuple[tuple[str, str], ...] = ()
+    argv: tuple[str, ...] | None = None
+    subcommand: tuple[str, ...] = ()
 
 
 def config_with(options: SourceOptions, cwd: Path | None = None) -> Config:
@@ -119,15 +126,27 @@ def config_with(options: SourceOptions, cwd: Path | None = None) -> Config:
     cwd = cwd or Path.cwd()
     config = load_config(find_config(options.config, cwd), cwd)
     registry = config.registry
-    mock = mock_list(options.mock)
+    mock, auto_mock = split_mock(options.mock)
     if options.registry:
         mode = guess_mode(options.registry, options.static)
-        registry = RegistrySpec(target=options.registry, mode=mode, mock=mock, base_dir=cwd)
+        target, words = (
+            split_subcommands(options.registry) if mode != "snapshot" else (options.registry, ())
+        )
+        registry = RegistrySpec(
+            target=target,
+            mode=mode,
+            mock=mock,
+            base_dir=cwd,
+            auto_mock=auto_mock,
+            subcommand=words,
+        )
     elif registry is not None:
         if options.static and registry.mode == "live":
             registry = replace(registry, mode="static")
-        if mock:
-            registry = replace(registry, mock=mock)
+        if options.mock:
+            registry = replace(registry, mock=mock, auto_mock=auto_mock)
+    if registry is not None:
+        registry = _live_overrides(registry, options)
     if registry is None:
         raise ArgmatrixError.at(
             "no registry given",
@@ -137,6 +156,20 @@ def config_with(options: SourceOptions, cwd: Path | None = None) -> Config:
     if options.manifests:
         manifests = tuple(cwd / m for m in options.manifests)
     return replace(config, registry=registry, manifests=manifests)
+
+
+def _live_overrides(registry: RegistrySpec, options: SourceOptions) -> RegistrySpec:
+    """The command line's live settings over the configured ones."""
+    changes: dict[str, Any] = {}
+    if options.parser_class is not None:
+        changes["parser_class"] = options.parser_class
+    if options.env:
+        changes["env"] = tuple({**dict(registry.env), **dict(options.env)}.items())
+    if options.argv is not None:
+        changes["argv"] = options.argv
+    if options.subcommand:
+        changes["subcommand"] = options.subcommand
+    return replace(registry, **changes) if changes else registry
 
 
 def _manifest_and_files(path: Path) -> tuple[Platform, list[str]]:

@@ -124,14 +124,51 @@ CONFIG_SCHEMA: dict[str, Any] = {
                     " static reads its source; snapshot reads a JSON snapshot.",
                 },
                 "mock": {
-                    "type": "array",
-                    "items": {"type": "string"},
-                    "description": "Live mode: stand-ins for heavy modules that are not installed.",
+                    "anyOf": [
+                        {"type": "array", "items": {"type": "string"}},
+                        {"const": "auto"},
+                    ],
+                    "description": "Live mode: stand-ins for heavy modules that are not"
+                    " installed; auto: for every module that fails to import.",
                 },
                 "search_path": {
                     "type": "array",
                     "items": {"type": "string"},
                     "description": "Static mode: folders to find modules in (default sys.path).",
+                },
+                "parser_class": {
+                    "type": "string",
+                    "pattern": r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$",
+                    "description": "Live mode: module:Class of the parser a filler is handed.",
+                },
+                "env": {
+                    "type": "object",
+                    "additionalProperties": {"type": ["string", "number"]},
+                    "description": "Live mode: environment variables set while the registry"
+                    " is imported and built.",
+                },
+                "argv": {
+                    "type": "array",
+                    "items": {"type": ["string", "number"]},
+                    "description": "Live mode: sys.argv after the program name while the"
+                    " registry is imported and built.",
+                },
+                "args": {
+                    "type": "array",
+                    "description": "Live mode: more positional arguments for the builder"
+                    " ({call: module:callable} is what calling it returns).",
+                },
+                "kwargs": {
+                    "type": "object",
+                    "description": "Live mode: keyword arguments for the builder.",
+                },
+                "subcommand": {
+                    "anyOf": [
+                        {"type": "array", "items": {"type": "string"}},
+                        {"type": "string"},
+                    ],
+                    "description": "The subcommands from the target's parser to the"
+                    " registry (serve, api_server).",
                 },
             },
         },

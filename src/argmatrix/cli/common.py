@@ -7,6 +7,7 @@ The core never sees an `argparse.Namespace`: a handler turns its arguments into
 from __future__ import annotations
 
 import argparse
+import shlex
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -45,7 +46,38 @@ def source_options_parser() -> argparse.ArgumentParser:
         metavar="MOD",
         action="append",
         default=None,
-        help="Stand in for a heavy module that is not installed when importing live (repeatable).",
+        help="Stand in for a heavy module that is not installed when importing live"
+        " (repeatable); 'auto' stands in for every module that fails to import.",
+    )
+    group.add_argument(
+        "--parser-class",
+        metavar="MODULE:CLASS",
+        type=_module_name,
+        help="Live mode: the parser class a filler is handed (the project's own subclass).",
+    )
+    group.add_argument(
+        "--env",
+        metavar="NAME=VALUE",
+        action="append",
+        type=_variable,
+        default=None,
+        help="Live mode: an environment variable set while the registry is imported and built"
+        " (repeatable).",
+    )
+    group.add_argument(
+        "--argv",
+        metavar="WORDS",
+        type=_words,
+        help="Live mode: the command line the registry sees after the program name, as one"
+        " shell-quoted text ('--argv \"serve --help\"').",
+    )
+    group.add_argument(
+        "--subcommand",
+        metavar="NAME",
+        action="append",
+        default=None,
+        help="The subcommand whose arguments are the registry (repeat for a path: --subcommand"
+        " serve --subcommand api_server).",
     )
     group.add_argument(
         "--manifest",
@@ -62,6 +94,27 @@ def source_options_parser() -> argparse.ArgumentParser:
     return common
 
 
+def _module_name(text: str) -> str:
+    module, sep, attr = text.partition(":")
+    if not sep or not all(p.isidentifier() for half in (module, attr) for p in half.split(".")):
+        raise argparse.ArgumentTypeError(f"{text!r} is not of the form module:Class")
+    return text
+
+
+def _variable(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep or not name or "\0" in text:
+        raise argparse.ArgumentTypeError(f"{text!r} is not of the form NAME=VALUE")
+    return name, value
+
+
+def _words(text: str) -> tuple[str, ...]:
+    try:
+        return tuple(shlex.split(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: {exc}") from None
+
+
 def source_options(args: argparse.Namespace) -> SourceOptions:
     """The source options of a parsed command line, as plain values."""
     return SourceOptions(
@@ -71,4 +124,8 @@ def source_options(args: argparse.Namespace) -> SourceOptions:
         mock=mock_list(args.mock),
         manifests=tuple(args.manifest) if args.manifest else None,
         verbose=args.verbose,
+        parser_class=args.parser_class,
+        env=tuple(args.env or ()),
+        argv=args.argv,
+        subcommand=tuple(args.subcommand or ()),
     )

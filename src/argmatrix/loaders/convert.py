@@ -132,7 +132,7 @@ def expanded_help(action: argparse.Action, prog: str) -> str:
     placeholder is filled on its own and any other `%` is left as written. Values read the same
     on every Python (an enum member as 3.12 writes it, a set in sorted order, no addresses).
     """
-    help_ = own_help(action)
+    help_ = lazy_text(own_help(action))
     if not help_ or help_ == argparse.SUPPRESS:
         return ""
     if not isinstance(help_, str):
@@ -158,6 +158,19 @@ def expanded_help(action: argparse.Action, prog: str) -> str:
             return match.group(0)
 
     return clean_text(_HELP_PLACEHOLDER.sub(fill, help_))
+
+
+def lazy_text(value: Any) -> Any:
+    """A help, title or description as argparse writes it: text stays text, an `Unevaluated`
+    stays as it is, and any other object is what `str()` makes of it (argparse formats a help
+    with `%` and a title with `%s`): a lazy translation (sphinx's `_TranslationProxy`) reads as
+    its text, never as its repr."""
+    if value is None or isinstance(value, (str, Unevaluated)):
+        return value
+    try:
+        return str(value)
+    except Exception:
+        return Opaque(clean_text(repr_of(value)))
 
 
 def _help_params(action: argparse.Action, prog: str) -> dict[str, Any]:
@@ -328,6 +341,12 @@ def extra_of(action: argparse.Action, site: CallSite | None) -> dict[str, Any]:
     return {clean_text(key): normalise_value(value) for key, value in sorted(extra.items())}
 
 
+def _plain_text(value: Any) -> str:
+    """A description or a group title: text, or nothing."""
+    text = lazy_text(value)
+    return clean_text(text) if isinstance(text, str) else ""
+
+
 def _custom_groups(parser: argparse.ArgumentParser) -> list[argparse._ArgumentGroup]:
     defaults = {id(parser._positionals), id(parser._optionals)}
     return [g for g in parser._action_groups if id(g) not in defaults and g._group_actions]
@@ -360,7 +379,7 @@ def registry_from_parser(
         sections=tuple(clean_text(title) for title in sections),
         arguments=arguments,
         subcommands=_subcommands(parser, source, sites, read_source),
-        description=clean_text(parser.description) if isinstance(parser.description, str) else "",
+        description=_plain_text(parser.description),
     )
 
 
@@ -400,7 +419,9 @@ def _sections(
         section: dict[int, str] = {}
         for group in parser._action_groups:
             for action in group._group_actions:
-                section.setdefault(id(action), (group.title or DEFAULT_SECTION).strip())
+                section.setdefault(
+                    id(action), (_plain_text(group.title) or DEFAULT_SECTION).strip()
+                )
         return {id(a): section.get(id(a), DEFAULT_SECTION) for a in actions}
     by_comment = {id(a): _comment_section(sites.get(id(a)), read_source) for a in actions}
     if not any(by_comment.values()):
@@ -432,7 +453,7 @@ def _subcommands(
             if id(subparser) in seen:
                 aliases[id(subparser)].append(clean_text(name))
                 continue
-            help_ = helps.get(name, "")
+            help_ = lazy_text(helps.get(name, ""))
             aliases[id(subparser)] = []
             seen[id(subparser)] = Subcommand(
                 name=clean_text(name),

@@ -16,6 +16,7 @@ from argmatrix._runtime.cache import MISSING, cached, files_seen, lookup, rememb
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.convert import registry_from_parser
 from argmatrix.loaders.snapshot import read_snapshot
+from argmatrix.loaders.target import descend
 from argmatrix.model.registry import Registry
 
 Mode = Literal["live", "static", "snapshot"]
@@ -31,6 +32,20 @@ class RegistrySpec:
     mock: tuple[str, ...] = ()
     base_dir: Path = field(default_factory=Path.cwd)
     search_path: tuple[str, ...] | None = None  # static mode: defaults to sys.path
+    # Live mode only (static reading never reads the environment nor runs anything):
+    auto_mock: bool = False  # `mock: auto`: a stand-in for every module that fails to import
+    parser_class: str | None = None  # module:Class, the parser a filler is handed
+    env: tuple[tuple[str, str], ...] = ()  # set while importing and building
+    argv: tuple[str, ...] | None = None  # sys.argv after the program name, likewise
+    args: tuple[Any, ...] = ()  # more arguments for the builder (plain YAML values)
+    kwargs: tuple[tuple[str, Any], ...] = ()
+    # Both modes: the subcommands that lead from the target's parser to the registry.
+    subcommand: tuple[str, ...] = ()
+
+    @property
+    def source(self) -> str:
+        """The registry's name in the model: the target, and the subcommands after it."""
+        return " ".join((self.target, *self.subcommand))
 
 
 def guess_mode(target: str, static: bool) -> Mode:
@@ -81,10 +96,25 @@ def _load_static(spec: RegistrySpec, verbose: bool) -> Registry:
 
 
 def _load_live(spec: RegistrySpec, verbose: bool) -> Registry:
-    from argmatrix.loaders.live.importing import load_live
+    from argmatrix.loaders.live.importing import LiveSettings, load_live, unresolved_stand_ins
 
-    parser, sites = load_live(spec.target, spec.mock, spec.base_dir, verbose)
-    return registry_from_parser(parser, spec.target, sites, _read_file)
+    settings = LiveSettings(
+        mock=spec.mock,
+        auto_mock=spec.auto_mock,
+        parser_class=spec.parser_class,
+        env=spec.env,
+        argv=spec.argv,
+        args=spec.args,
+        kwargs=spec.kwargs,
+        verbose=verbose,
+    )
+    result = load_live(spec.target, spec.base_dir, settings)
+    if verbose and result.stood_in:
+        print(f"stand-ins for: {', '.join(result.stood_in)}", file=sys.stderr)
+    parser = descend(result.parser, spec.subcommand, spec.target)
+    diagnostics = unresolved_stand_ins(parser, result.sites)
+    registry = registry_from_parser(parser, spec.source, result.sites, _read_file)
+    return replace(registry, diagnostics=tuple(diagnostics)) if diagnostics else registry
 
 
 # One loader per mode. A new way of reading a registry is a module in this package and an entry
@@ -126,7 +156,8 @@ def adopt_input_files(spec: RegistrySpec, files: list[str] | None) -> None:
 def _static_key(spec: RegistrySpec) -> tuple[Any, ...]:
     # Where modules are looked for is part of the key: another environment (another sys.path)
     # may hold another version of the same package.
-    return (spec.target, str(spec.base_dir), spec.search_path or tuple(sys.path))
+    key = (spec.target, str(spec.base_dir), spec.search_path or tuple(sys.path))
+    return (*key, spec.subcommand) if spec.subcommand else key
 
 
 def input_files(spec: RegistrySpec) -> list[str] | None:
@@ -142,7 +173,8 @@ def _read_static(spec: RegistrySpec) -> tuple[Registry, list[str]]:
     from argmatrix.loaders.static.reader import diagnostics_of, files_read, load_static
 
     parser, sites, read_source = load_static(spec.target, spec.base_dir, spec.search_path)
-    registry = registry_from_parser(parser, spec.target, sites, read_source)
+    parser = descend(parser, spec.subcommand, spec.target)
+    registry = registry_from_parser(parser, spec.source, sites, read_source)
     diagnostics = diagnostics_of(read_source)
     if diagnostics:  # carried by the model: through the forked reader, the cache, snapshots
         registry = replace(registry, diagnostics=diagnostics)
@@ -163,3 +195,12 @@ def _read_file(name: str) -> str | None:
 
 def mock_list(values: Sequence[str] | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(values or ()))
+
+
+AUTO_MOCK = "auto"  # `mock: auto`, `--mock auto`: stand in for every module that fails to import
+
+
+def split_mock(values: Sequence[str]) -> tuple[tuple[str, ...], bool]:
+    """The modules named, and whether `auto` is among them."""
+    names = mock_list(values)
+    return tuple(n for n in names if n != AUTO_MOCK), AUTO_MOCK in names

@@ -2,28 +2,73 @@
 
 Every argument container created while the target runs gets a recording `add_argument`, so the
 model learns where each argument was added (for comment sections) and which keyword arguments a
-custom parser subclass accepted beyond argparse's own (kept as `extra`).
+custom parser subclass, or a wrapper around a group, accepted beyond argparse's own (kept as
+`extra`, taken from the outermost `add_argument` call, where the registry wrote them).
+
+The registry runs as a program would: under the environment and `sys.argv` the configuration
+gives, with the parser class it expects, and stopped at the moment it would parse its command line
+(a target such as `main()` or `setup_args()` builds a parser and parses at once: the parser it
+parses with is the registry). What it prints goes nowhere near argmatrix's output.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.machinery
+import importlib.util
 import inspect
+import io
+import os
 import sys
+import tempfile
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.convert import ARGPARSE_KEYWORDS
-from argmatrix.loaders.live.mocking import stand_ins
+from argmatrix.loaders.live.mocking import (
+    is_stand_in,
+    stand_in_names,
+    stand_ins,
+    unmarked,
+)
 from argmatrix.loaders.sections import CallSite
 from argmatrix.loaders.target import split_target
+from argmatrix.model.registry import Diagnostic, Unevaluated
 
 _original_init: Callable[..., None] = argparse._ActionsContainer.__init__
+_PARSE_METHODS = (
+    "parse_args",
+    "parse_known_args",
+    "parse_intermixed_args",
+    "parse_known_intermixed_args",
+)
+
+
+@dataclass(frozen=True)
+class LiveSettings:
+    """How the registry is imported and built: `registry:` of argmatrix.yaml, live mode."""
+
+    mock: tuple[str, ...] = ()
+    auto_mock: bool = False
+    parser_class: str | None = None  # module:Class, the parser a filler is handed
+    env: tuple[tuple[str, str], ...] = ()
+    argv: tuple[str, ...] | None = None  # the words after the program name
+    args: tuple[Any, ...] = ()  # more positional arguments for the builder
+    kwargs: tuple[tuple[str, Any], ...] = ()
+    verbose: bool = False
+
+
+@dataclass
+class LiveResult:
+    parser: argparse.ArgumentParser
+    sites: dict[int, CallSite]
+    stood_in: list[str] = field(default_factory=list)
 
 
 class Recorder:
@@ -39,13 +84,9 @@ class Recorder:
 
         def add_argument(*args: Any, **kwargs: Any) -> Any:
             action = method(container, *args, **kwargs)
-            frame = sys._getframe(1)
-            extra = tuple((k, v) for k, v in kwargs.items() if k not in ARGPARSE_KEYWORDS)
             if isinstance(action, argparse.Action):
                 recorder._keep.append(action)
-                recorder.sites[id(action)] = CallSite(
-                    frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_firstlineno, extra
-                )
+                recorder.sites[id(action)] = _outermost_site(sys._getframe(1), kwargs)
             return action
 
         container.add_argument = add_argument  # type: ignore[method-assign]
@@ -65,36 +106,193 @@ class Recorder:
             argparse._ActionsContainer.__init__ = _original_init  # type: ignore[method-assign]
 
 
+_RECORDING_CODE: Any = None  # the code of Recorder.wrap's add_argument, set below
+
+
+def _outermost_site(frame: Any, kwargs: Mapping[str, Any]) -> CallSite:
+    """The call site of the outermost of the nested `add_argument` calls that made an action,
+    and the keyword arguments argparse does not know, as that call passed them: a wrapper
+    (RTP-LLM's group wrapper) takes `env_name=` and calls the group without it."""
+    extra = {k: v for k, v in kwargs.items() if k not in ARGPARSE_KEYWORDS}
+    while frame is not None and frame.f_code.co_name == "add_argument":
+        extra = {**extra, **_keywords_of(frame)}  # the outer call's words win
+        frame = frame.f_back
+    if frame is None:
+        return CallSite("", 0, 0, tuple(extra.items()))
+    return CallSite(
+        frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_firstlineno, tuple(extra.items())
+    )
+
+
+def _keywords_of(frame: Any) -> dict[str, Any]:
+    """The keyword arguments outside argparse's own that an `add_argument` frame was given: its
+    named parameters (a None is an unset default, left out) and its `**kwargs`."""
+    code, local = frame.f_code, frame.f_locals
+    if code is _RECORDING_CODE:
+        kwargs = local.get("kwargs", {})
+        return {k: v for k, v in kwargs.items() if k not in ARGPARSE_KEYWORDS}
+    named = code.co_argcount + code.co_kwonlyargcount
+    names = list(code.co_varnames[:named])
+    found: dict[str, Any] = {}
+    for name in names[1:] if names and names[0] in ("self", "cls") else names:
+        value = local.get(name)
+        if name not in ARGPARSE_KEYWORDS and value is not None:
+            found[name] = value
+    if code.co_flags & inspect.CO_VARKEYWORDS:
+        varkw = code.co_varnames[named + (1 if code.co_flags & inspect.CO_VARARGS else 0)]
+        kwargs = local.get(varkw)
+        if isinstance(kwargs, dict):
+            found.update({k: v for k, v in kwargs.items() if k not in ARGPARSE_KEYWORDS})
+    return found
+
+
+def _recording_code() -> Any:
+    recorder = Recorder()
+    container = argparse.ArgumentParser(add_help=False)
+    recorder.wrap(container)
+    return container.add_argument.__code__
+
+
+_RECORDING_CODE = _recording_code()
+
+
+class _Captured(BaseException):
+    """Stops the registry's code at the moment it would parse its command line. A
+    BaseException, so the registry's own `except Exception` does not swallow it."""
+
+    def __init__(self, parser: argparse.ArgumentParser) -> None:
+        super().__init__()
+        self.parser = parser
+
+
+@contextmanager
+def parse_captured() -> Iterator[None]:
+    """While the block runs, a parser asked to parse raises `_Captured` with itself."""
+    saved = {name: getattr(argparse.ArgumentParser, name) for name in _PARSE_METHODS}
+
+    def capture(self: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> Any:
+        raise _Captured(self)
+
+    for name in _PARSE_METHODS:
+        setattr(argparse.ArgumentParser, name, capture)
+    try:
+        yield
+    finally:
+        for name, method in saved.items():
+            setattr(argparse.ArgumentParser, name, method)
+
+
+@contextmanager
+def environment(env: Sequence[tuple[str, str]], argv: Sequence[str]) -> Iterator[None]:
+    """`os.environ` with `env` set and `sys.argv` as `argv` while the block runs."""
+    saved_env = {name: os.environ.get(name) for name, _ in env}
+    saved_argv = sys.argv
+    os.environ.update(dict(env))
+    sys.argv = list(argv)
+    try:
+        yield
+    finally:
+        sys.argv = saved_argv
+        for name, value in saved_env.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+class _Sink(io.TextIOBase):
+    """Where the registry's prints go: kept while loading (shown with --verbose), dropped
+    after (a logging handler it made keeps writing here)."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] | None = []
+
+    def write(self, text: str) -> int:
+        if self.parts is not None:
+            self.parts.append(text)
+        return len(text)
+
+    def writable(self) -> bool:
+        return True
+
+    def close_sink(self) -> str:
+        text, self.parts = "".join(self.parts or ()), None
+        return text
+
+
+@contextmanager
+def quiet(verbose: bool) -> Iterator[None]:
+    """The registry's stdout and stderr (Python's and the file descriptors' both: a compiled
+    module prints there) go to a sink; with `verbose` they are copied to stderr afterwards."""
+    sink = _Sink()
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    saved_streams = sys.stdout, sys.stderr
+    saved_fds: list[tuple[int, int]] = []
+    with tempfile.TemporaryFile() as captured:
+        try:
+            for fd in (1, 2):
+                try:
+                    saved_fds.append((fd, os.dup(fd)))
+                    os.dup2(captured.fileno(), fd)
+                except OSError:
+                    continue
+            sys.stdout = sys.stderr = sink
+            yield
+        finally:
+            sys.stdout, sys.stderr = saved_streams
+            for fd, copy in saved_fds:
+                os.dup2(copy, fd)
+                os.close(copy)
+            captured.seek(0)
+            printed = sink.close_sink() + captured.read().decode("utf-8", "replace")
+    if verbose and printed:
+        sys.stderr.write(f"-- what the registry printed while loading --\n{printed}")
+        if not printed.endswith("\n"):
+            sys.stderr.write("\n")
+
+
 def load_live(
-    target: str, mock: Sequence[str] = (), base_dir: Path | None = None, verbose: bool = False
-) -> tuple[argparse.ArgumentParser, dict[int, CallSite]]:
-    """Import the target and build its parser; return the parser and its call sites."""
+    target: str, base_dir: Path | None = None, settings: LiveSettings | None = None
+) -> LiveResult:
+    """Import the target and build its parser; return the parser, its call sites and the
+    modules stood in for (see `unresolved_stand_ins` for the values that came from them)."""
+    settings = settings or LiveSettings()
     module_name, attr = split_target(target)
     path_entry = str(base_dir or Path.cwd())
-    sys.path.insert(0, path_entry)
     # The registry's code sees itself as the program: a parser made without `prog` is named
     # after the module, and a stray parse_args() reads no argmatrix options.
-    argv = sys.argv
-    sys.argv = [module_name.rsplit(".", 1)[-1]]
+    program = module_name.rsplit(".", 1)[-1]
+    argv = [program, *(settings.argv or ())]
+    sys.path.insert(0, path_entry)
+    failure: ArgmatrixError | None = None
     try:
-        with stand_ins(mock):
-            module = _import(module_name, mock, verbose)
-            builder = _resolve(module, module_name, attr)
+        with (
+            quiet(settings.verbose),
+            environment(settings.env, argv),
+            stand_ins(settings.mock, settings.auto_mock) as stood_in,
+        ):
             recorder = Recorder()
-            with recorder.recording():
-                parser = _build(builder, target, verbose)
+            try:
+                with recorder.recording():
+                    module = _import(module_name, settings)
+                    builder = _resolve(module, module_name, attr)
+                    parser = _build(builder, target, settings)
+            except ArgmatrixError as error:
+                failure = error
     finally:
-        sys.argv = argv
         if path_entry in sys.path:
             sys.path.remove(path_entry)
-    return parser, recorder.sites
+    if failure is not None:
+        raise failure
+    return LiveResult(parser, recorder.sites, stood_in=list(dict.fromkeys(stood_in)))
 
 
-def _import(module_name: str, mock: Sequence[str], verbose: bool) -> Any:
+def _import(module_name: str, settings: LiveSettings) -> Any:
     try:
         return importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
-        if verbose:
+        if settings.verbose:
             traceback.print_exc()
         missing = exc.name or module_name
         if module_name == missing or module_name.startswith(missing + "."):
@@ -102,19 +300,57 @@ def _import(module_name: str, mock: Sequence[str], verbose: bool) -> Any:
                 f"cannot import {module_name!r}: no such module on sys.path",
                 fix="check the registry target, or run from the folder that holds the module",
             ) from None
-        root = missing.split(".", 1)[0]
-        if root in mock:
-            raise ArgmatrixError.at(
-                f"importing {module_name!r} needs {missing!r}, which a stand-in cannot provide",
-                fix=f"install {root!r} for real (it is a submodule of an installed package)",
-            ) from None
-        raise ArgmatrixError.at(
-            f"importing {module_name!r} needs {missing!r}, which is not installed",
-            fix=f"add {root!r} to registry.mock in argmatrix.yaml or pass --mock {root}"
-            " (or use --static)",
-        ) from None
+        raise missing_module_error(f"importing {module_name!r}", exc, settings) from None
+    except ImportError as exc:
+        if _compiled(exc) and not settings.auto_mock:
+            raise _compiled_module_error(f"importing {module_name!r}", exc) from None
+        raise _user_code_error(f"importing {module_name!r}", exc, settings.verbose) from None
     except (Exception, SystemExit) as exc:  # a module that exits on import is an error too
-        raise _user_code_error(f"importing {module_name!r}", exc, verbose) from None
+        raise _user_code_error(f"importing {module_name!r}", exc, settings.verbose) from None
+
+
+def _compiled(exc: ImportError) -> bool:
+    return bool(exc.path) and str(exc.path).endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+
+
+def _compiled_module_error(doing: str, exc: ImportError) -> ArgmatrixError:
+    return ArgmatrixError.at(
+        f"{doing}: the compiled module {exc.name or exc.path!r} cannot be loaded here ({exc})",
+        file=str(exc.path),
+        fix="use 'mock: auto' (--mock auto) to stand in for it, or build it for this machine",
+    )
+
+
+def missing_module_error(
+    doing: str, exc: ModuleNotFoundError, settings: LiveSettings
+) -> ArgmatrixError:
+    """A module the registry needs is not installed: say which, and how to stand in for it."""
+    missing = exc.name or "?"
+    root = missing.split(".", 1)[0]
+    where = _registry_frame(exc)
+    if root != missing and _installed(root):
+        fix = (
+            f"{missing!r} is a submodule of the installed package {root!r} (a compiled module"
+            " not built here?): use 'mock: auto' (--mock auto) to stand in for it"
+        )
+    else:
+        fix = (
+            f"add {root!r} to registry.mock in argmatrix.yaml or pass --mock {root}"
+            " (or 'mock: auto' for every module that fails to import, or use --static)"
+        )
+    return ArgmatrixError.at(
+        f"{doing} needs {missing!r}, which is not installed",
+        file=where.filename if where else None,
+        line=where.lineno if where else None,
+        fix=fix,
+    )
+
+
+def _installed(root: str) -> bool:
+    try:
+        return importlib.util.find_spec(root) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def _resolve(module: Any, module_name: str, attr: str) -> Callable[..., Any]:
@@ -137,42 +373,126 @@ def _resolve(module: Any, module_name: str, attr: str) -> Callable[..., Any]:
     return cast(Callable[..., Any], obj)
 
 
-def _wants_parser(builder: Callable[..., Any]) -> bool:
+def _required_positionals(builder: Callable[..., Any], keywords: Sequence[str]) -> int | None:
     try:
         signature = inspect.signature(builder)
     except (TypeError, ValueError):
-        return False
-    required = [
-        p
+        return None
+    return sum(
+        1
         for p in signature.parameters.values()
         if p.default is inspect.Parameter.empty
         and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-    ]
-    return len(required) >= 1
+        and p.name not in keywords
+    )
 
 
-def _build(builder: Callable[..., Any], target: str, verbose: bool) -> argparse.ArgumentParser:
-    given = argparse.ArgumentParser(add_help=False) if _wants_parser(builder) else None
+def _wants_parser(builder: Callable[..., Any], settings: LiveSettings) -> bool:
+    """A builder is handed a parser when it needs more positional arguments than `args` gives."""
+    required = _required_positionals(builder, [k for k, _ in settings.kwargs])
+    return required is not None and required > len(settings.args)
+
+
+def _import_object(spec: str, what: str, settings: LiveSettings) -> Any:
+    """`module:Name` (dotted after the colon), imported under the registry's settings."""
+    module_name, attr = split_target(spec)
     try:
-        result = builder(given) if given is not None else builder()
-    except (Exception, SystemExit) as exc:  # parse_args() or sys.exit() in the builder
-        raise _user_code_error(f"building the parser with {target}", exc, verbose) from None
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        raise missing_module_error(f"importing the {what} {spec!r}", exc, settings) from None
+    except (Exception, SystemExit) as exc:
+        raise _user_code_error(f"importing the {what} {spec!r}", exc, settings.verbose) from None
+    obj: Any = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise ArgmatrixError.at(
+                f"the {what} {spec!r}: module {module_name!r} has no attribute {attr!r}",
+                file=getattr(module, "__file__", None),
+                fix="name it as module:Name",
+            )
+        obj = getattr(obj, part)
+    return obj
+
+
+def _given_parser(settings: LiveSettings) -> argparse.ArgumentParser:
+    if settings.parser_class is None:
+        return argparse.ArgumentParser(add_help=False)
+    cls = _import_object(settings.parser_class, "parser class", settings)
+    if not (isinstance(cls, type) and issubclass(cls, argparse.ArgumentParser)):
+        raise ArgmatrixError.at(
+            f"parser_class {settings.parser_class!r} is not a subclass of argparse.ArgumentParser",
+            fix="name the class the project's own command line builds its parser with",
+        )
+    try:
+        return cls(add_help=False)
+    except (Exception, SystemExit) as exc:
+        raise _user_code_error(
+            f"creating a {settings.parser_class}", exc, settings.verbose
+        ) from None
+
+
+def _value(value: Any, settings: LiveSettings) -> Any:
+    """A builder argument: a plain value, or `{call: module:callable}`, what calling it gives."""
+    if isinstance(value, dict) and list(value) == ["call"] and isinstance(value["call"], str):
+        factory = _import_object(value["call"], "builder argument", settings)
+        try:
+            return factory()
+        except (Exception, SystemExit) as exc:
+            raise _user_code_error(f"calling {value['call']}", exc, settings.verbose) from None
+    return value
+
+
+def _build(
+    builder: Callable[..., Any], target: str, settings: LiveSettings
+) -> argparse.ArgumentParser:
+    given = _given_parser(settings) if _wants_parser(builder, settings) else None
+    if given is None and settings.parser_class is not None:
+        raise ArgmatrixError.at(
+            f"parser_class is set, but {target} is given no parser (it takes no parameter for one)",
+            fix="remove parser_class, or name the function that fills a parser it is given",
+        )
+    args = [_value(a, settings) for a in settings.args]
+    kwargs = {k: _value(v, settings) for k, v in settings.kwargs}
+    if given is not None:
+        args.insert(0, given)
+    try:
+        with parse_captured():
+            result = builder(*args, **kwargs)
+    except _Captured as captured:
+        return captured.parser
+    except ModuleNotFoundError as exc:
+        raise missing_module_error(f"building the parser with {target}", exc, settings) from None
+    except (Exception, SystemExit) as exc:  # sys.exit() in the builder
+        raise _user_code_error(
+            f"building the parser with {target}", exc, settings.verbose
+        ) from None
     parser = result if isinstance(result, argparse.ArgumentParser) else given
     if parser is None:
         raise ArgmatrixError.at(
             f"{target} returned {type(result).__name__}, not an argparse.ArgumentParser",
-            fix="name a function that returns an ArgumentParser or fills one it is given",
+            fix="name a function that returns an ArgumentParser, fills one it is given, or"
+            " parses the command line with one",
         )
     return parser
+
+
+def _registry_frame(exc: BaseException) -> traceback.FrameSummary | None:
+    """The innermost frame of the traceback in the registry's code (not argmatrix's, not the
+    import system's)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    own = [
+        f
+        for f in frames
+        if "argmatrix" not in Path(f.filename).parts[-3:-1] and not f.filename.startswith("<")
+    ]
+    return own[-1] if own else (frames[-1] if frames else None)
 
 
 def _user_code_error(doing: str, exc: BaseException, verbose: bool) -> ArgmatrixError:
     """An error raised by the registry's own code: say so, and where."""
     if verbose:
         traceback.print_exception(exc)
-    frames = traceback.extract_tb(exc.__traceback__)
-    own = [f for f in frames if "argmatrix" not in Path(f.filename).parts[-2:-1]]
-    where = own[-1] if own else (frames[-1] if frames else None)
+    where = _registry_frame(exc)
     return ArgmatrixError.at(
         f"{doing} raised {type(exc).__name__}: {exc}"
         if str(exc)
@@ -181,3 +501,74 @@ def _user_code_error(doing: str, exc: BaseException, verbose: bool) -> Argmatrix
         line=where.lineno if where else None,
         fix="this is an error in the registry's own code; run with --verbose for the traceback",
     )
+
+
+# ------------------------------------------------------------------ values made of stand-ins
+
+_CHECKED = ("help", "default", "const", "choices", "metavar", "type")
+
+
+def unresolved_stand_ins(
+    parser: argparse.ArgumentParser, sites: Mapping[int, CallSite]
+) -> list[Diagnostic]:
+    """Every value of the parser built from a stand-in becomes `Unevaluated` (its text, with
+    the stand-in's name), and is reported: a stand-in's text never reads as the project's."""
+    diagnostics: list[Diagnostic] = []
+    for action in _all_actions(parser):
+        for name in _CHECKED:
+            value = getattr(action, name, None)
+            text = _stand_in_text(value)
+            if text is None:
+                continue
+            names = ", ".join(dict.fromkeys(stand_in_names(text) or [text]))
+            label = action.option_strings[0] if action.option_strings else action.dest
+            setattr(action, name, unmarked(text) if name == "type" else Unevaluated(unmarked(text)))
+            site = sites.get(id(action))
+            diagnostics.append(
+                Diagnostic(
+                    site.file if site else "<live>",
+                    site.line if site else None,
+                    f"{label}: the {name} comes from a stand-in ({unmarked(names)}), kept as"
+                    " unresolved; install the module for the real value",
+                )
+            )
+    return diagnostics
+
+
+def _all_actions(parser: argparse.ArgumentParser) -> Iterator[argparse.Action]:
+    seen: set[int] = set()
+    pending = [parser]
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        for action in current._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                pending.extend(action._name_parser_map.values())
+            else:
+                yield action
+
+
+def _stand_in_text(value: Any, depth: int = 0) -> str | None:
+    """The text of `value` (marks kept) if it is, or holds, or was written from a stand-in."""
+    if value is None or isinstance(value, (bool, int, float, Unevaluated)) or depth > 8:
+        return None
+    if is_stand_in(value):
+        name = getattr(value, "_stub_name", None) or getattr(value, "__name__", "?")
+        return f"<stand-in {name}>"
+    if isinstance(value, str):
+        return value if stand_in_names(value) else None
+    if isinstance(value, (list, tuple, set, frozenset, dict)):
+        items = list(value.items()) if isinstance(value, dict) else list(value)
+        flat = [i for pair in items for i in (pair if isinstance(value, dict) else (pair,))]
+        if any(_stand_in_text(item, depth + 1) is not None for item in flat[:10_000]):
+            return unmarked(repr(value))
+        return None
+    if callable(value) or isinstance(value, type):
+        return None
+    try:
+        text = str(value)  # a lazy text (a translation proxy) reads as what it becomes
+    except Exception:
+        return None
+    return text if stand_in_names(text) else None

@@ -1,30 +1,79 @@
-"""Stand-ins for heavy modules that are not installed, so a docs machine needs no GPU stack.
+"""Stand-ins for modules that are not installed, so a docs machine needs no GPU stack.
 
 Only modules that really are missing get a stand-in: a module named in `mock` that is installed is
-imported for real, so the mock can never hide a real bug.
+imported for real, so the mock can never hide a real bug. With `mock: auto` every import that
+fails gets one: a package that is not installed, and a compiled submodule of an installed package
+that is absent or cannot be loaded (built for CUDA, say).
+
+Stand-ins are honest about what they are not:
+
+- An attribute named in the code (`torch.nn.Module`, `from torch import dtype`) is a stand-in
+  too, so module-level code runs; an attribute asked for by name at run time (`hasattr(torch,
+  "npu")`, `getattr(x, name, None)`) is not there. Code that probes for an optional backend
+  finds none, as on a machine without it. `importlib.util.find_spec` finds no stand-in either.
+- A stand-in can be a base class (each one names one class, shared by every subclass), a type
+  annotation (of a pydantic model too) and the second argument of `isinstance` (nothing is an
+  instance of it).
+- Its text (`str()`, an f-string) is marked, so a help text or a value built from one is
+  reported as unresolved instead of showing `mmengine.Registry().module_dict.keys()`.
 """
 
 from __future__ import annotations
 
+import dis
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import re
 import sys
 import types
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+# A stand-in's text is wrapped in two private-use characters: nothing a registry writes holds
+# them, so a text that does was built from a stand-in.
+MARK_OPEN, MARK_CLOSE = "\ue000", "\ue001"
+STAND_IN_TEXT = re.compile(f"{MARK_OPEN}([^{MARK_CLOSE}]*){MARK_CLOSE}|<stand-in ([^>]*)>")
+
+# The instructions by which code names an attribute in its own text (`a.b`, `from a import b`):
+# those get a stand-in. Any other way of asking (hasattr, getattr, from C code) gets none.
+_NAMED_ACCESS = frozenset(
+    dis.opmap[name]
+    for name in ("LOAD_ATTR", "LOAD_METHOD", "IMPORT_FROM", "LOAD_SUPER_ATTR")
+    if name in dis.opmap
+)
+
+
+def _named_in_code(depth: int) -> bool:
+    """Whether the attribute lookup that called us was written as `x.name` in the caller."""
+    frame = sys._getframe(depth + 1)
+    if frame.f_code.co_name == "_handle_fromlist":  # `from stand_in import name`
+        return True
+    code = frame.f_code.co_code
+    lasti = frame.f_lasti
+    return 0 <= lasti < len(code) and code[lasti] in _NAMED_ACCESS
+
+
+_base_classes: dict[str, type] = {}
+
+
+def _base_class(name: str) -> type:
+    """The one class a stand-in is as a base: `class A(nn.Module)` and `class B(nn.Module)` share it."""
+    if name not in _base_classes:
+        _base_classes[name] = type(name.rsplit(".", 1)[-1], (), {"__module__": "stand-in"})
+    return _base_classes[name]
+
 
 class Stub:
-    """Anything a module-level import of a missing package may touch: call, subclass, index."""
+    """Anything module-level code of a missing package may touch: call, subclass, index."""
 
     def __init__(self, name: str = "stub") -> None:
         object.__setattr__(self, "_stub_name", name)
 
     def __getattr__(self, attr: str) -> Any:
-        if attr.startswith("__") and attr.endswith("__"):
-            raise AttributeError(attr)
+        if (attr.startswith("__") and attr.endswith("__")) or not _named_in_code(1):
+            raise AttributeError(f"{self._stub_name} (a stand-in) has no attribute {attr!r}")
         return Stub(f"{self._stub_name}.{attr}")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -34,7 +83,19 @@ class Stub:
         return Stub(f"{self._stub_name}()")
 
     def __mro_entries__(self, bases: tuple[Any, ...]) -> tuple[type, ...]:
-        return (type(self._stub_name.rsplit(".", 1)[-1], (), {}),)
+        return (_base_class(self._stub_name),)
+
+    def __instancecheck__(self, instance: Any) -> bool:
+        return False
+
+    def __subclasscheck__(self, subclass: Any) -> bool:
+        return False
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
+        """A field annotated with a stand-in takes any value (pydantic asks this)."""
+        from pydantic_core import core_schema  # type: ignore[import-not-found,unused-ignore]
+
+        return core_schema.any_schema()
 
     def __getitem__(self, key: Any) -> Any:
         return Stub(f"{self._stub_name}[]")
@@ -57,7 +118,7 @@ class Stub:
         return f"<stand-in {self._stub_name}>"
 
     def __str__(self) -> str:
-        return str(self._stub_name)
+        return f"{MARK_OPEN}{self._stub_name}{MARK_CLOSE}"
 
     def __hash__(self) -> int:
         return hash(self._stub_name)
@@ -66,10 +127,24 @@ class Stub:
         return isinstance(other, Stub) and other._stub_name == self._stub_name
 
 
+def is_stand_in(value: Any) -> bool:
+    return isinstance(value, (Stub, StubModule))
+
+
+def stand_in_names(text: str) -> list[str]:
+    """The stand-ins a text was built from, by name (empty: none)."""
+    return [m.group(1) or m.group(2) for m in STAND_IN_TEXT.finditer(text)]
+
+
+def unmarked(text: str) -> str:
+    """The text with each stand-in's mark replaced by the name it stands for."""
+    return STAND_IN_TEXT.sub(lambda m: m.group(1) or m.group(2), text)
+
+
 class StubModule(types.ModuleType):
     def __getattr__(self, attr: str) -> Any:
-        if attr.startswith("__") and attr.endswith("__"):
-            raise AttributeError(attr)
+        if (attr.startswith("__") and attr.endswith("__")) or not _named_in_code(1):
+            raise AttributeError(f"{self.__name__} (a stand-in) has no attribute {attr!r}")
         return Stub(f"{self.__name__}.{attr}")
 
 
@@ -84,15 +159,79 @@ class _StubLoader(importlib.abc.Loader):
         return None
 
 
+def _importing() -> bool:
+    """Whether the import system is looking for a module to import (an `import` statement),
+    rather than code probing whether one exists (`importlib.util.find_spec`)."""
+    frame = sys._getframe(2)
+    for _ in range(8):
+        if frame is None:
+            return False
+        name = frame.f_code.co_name
+        if name == "_find_and_load_unlocked":
+            return True
+        if name == "find_spec" and "importlib" in frame.f_code.co_filename:  # importlib.util's
+            return False
+        frame = frame.f_back  # type: ignore[assignment]
+    return False
+
+
 class StubFinder(importlib.abc.MetaPathFinder):
-    def __init__(self, roots: Iterable[str]) -> None:
-        self.roots = frozenset(roots)
+    """Stand-ins for the packages in `roots` (placed first), or, with `roots` None, for any
+    module no other finder finds (placed last: `mock: auto`)."""
+
+    def __init__(self, roots: Iterable[str] | None) -> None:
+        self.roots = frozenset(roots) if roots is not None else None
         self.loader = _StubLoader()
+        self.made: list[str] = []
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
-        if fullname.split(".", 1)[0] not in self.roots:
+        if self.roots is not None and fullname.split(".", 1)[0] not in self.roots:
             return None
+        if not _importing():
+            return None
+        self.made.append(fullname)
         return importlib.machinery.ModuleSpec(fullname, self.loader, is_package=True)
+
+
+class _FallibleExtensionLoader(importlib.abc.Loader):
+    """A compiled module's loader that hands back a stand-in when the module cannot load."""
+
+    def __init__(self, real: importlib.abc.Loader, made: list[str]) -> None:
+        self.real = real
+        self.made = made
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType | None:
+        try:
+            return self.real.create_module(spec)
+        except (ImportError, OSError):
+            self.made.append(spec.name)
+            return _StubLoader().create_module(spec)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        if not isinstance(module, StubModule):
+            self.real.exec_module(module)
+
+
+class CompiledModuleGuard(importlib.abc.MetaPathFinder):
+    """`mock: auto`, placed first: a compiled module that is there but fails to load (a CUDA
+    library missing) becomes a stand-in instead of failing the import."""
+
+    def __init__(self, made: list[str]) -> None:
+        self.made = made
+        self._busy = False
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if self._busy:
+            return None
+        self._busy = True
+        try:
+            spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
+        finally:
+            self._busy = False
+        if spec is None or not isinstance(spec.loader, importlib.machinery.ExtensionFileLoader):
+            return None
+        spec.loader = _FallibleExtensionLoader(spec.loader, self.made)
+        return spec
 
 
 def missing(names: Iterable[str]) -> list[str]:
@@ -108,21 +247,31 @@ def missing(names: Iterable[str]) -> list[str]:
 
 
 @contextmanager
-def stand_ins(names: Iterable[str]) -> Iterator[list[str]]:
-    """Install stand-ins for the missing ones of `names` while the block runs; afterwards the
-    stand-in modules leave `sys.modules`. Modules imported meanwhile stay imported, and may
-    still hold stand-ins they were given."""
+def stand_ins(names: Iterable[str], auto: bool = False) -> Iterator[list[str]]:
+    """Install stand-ins for the missing ones of `names` (with `auto`, for every module that
+    fails to import) while the block runs; the list it gives names every module stood in for.
+    Afterwards the stand-in modules leave `sys.modules`. Modules imported meanwhile stay
+    imported, and may still hold stand-ins they were given."""
     roots = missing(names)
-    if not roots:
-        yield []
-        return
-    finder = StubFinder(roots)
+    made: list[str] = []
+    finders: list[importlib.abc.MetaPathFinder] = []
+    if roots:
+        named = StubFinder(roots)
+        named.made = made
+        sys.meta_path.insert(0, named)
+        finders.append(named)
+    if auto:
+        guard, fallback = CompiledModuleGuard(made), StubFinder(None)
+        fallback.made = made
+        sys.meta_path.insert(0, guard)
+        sys.meta_path.append(fallback)
+        finders += [guard, fallback]
     before = set(sys.modules)
-    sys.meta_path.insert(0, finder)
     try:
-        yield roots
+        yield made
     finally:
-        sys.meta_path.remove(finder)
+        for finder in finders:
+            sys.meta_path.remove(finder)
         for name in set(sys.modules) - before:
-            if name.split(".", 1)[0] in finder.roots:
+            if isinstance(sys.modules[name], StubModule):
                 del sys.modules[name]
