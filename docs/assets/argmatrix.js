@@ -42,8 +42,35 @@
     });
   }
 
+  // On a phone, an argument table becomes one card per row: the flag and its support side by
+  // side on the first line, the other cells below, each labelled with its column's heading.
+  // Support columns are those that are neither the flag nor a value or prose column.
+  var NOT_SUPPORT = ["Argument", "Default", "Defaults", "Options", "Type", "Environment variable",
+    "Added in"].concat(PROSE);
+
+  function markArgumentTables() {
+    document.querySelectorAll(".md-typeset table:not([class])").forEach(function (table) {
+      var header = table.querySelectorAll("thead th");
+      if (!header.length || header[0].textContent.trim() !== "Argument") return;
+      // A data attribute, not a class: Material styles only tables without a class.
+      table.setAttribute("data-am-arguments", "");
+      var support = 0;
+      for (var i = 0; i < header.length; i++) {
+        var label = header[i].textContent.trim();
+        var isSupport = i > 0 && NOT_SUPPORT.indexOf(label) === -1;
+        if (isSupport) support++;
+        table.querySelectorAll("tbody tr > :nth-child(" + (i + 1) + ")").forEach(function (cell) {
+          cell.setAttribute("data-am-label", label);
+          if (isSupport) cell.classList.add("am-support");
+        });
+      }
+      if (support) table.setAttribute("data-am-support", "");
+    });
+  }
+
   function init() {
     markProseColumns();
+    markArgumentTables();
     initFilter();
   }
 

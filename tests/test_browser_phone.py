@@ -1,0 +1,88 @@
+"""The platform pages on a phone (390 px wide, an iPhone's viewport): every argument's flag and
+its support are on one line, side by side, inside the screen; on a desktop the tables stay
+tables. Headless Chromium on the built showcase site; a screenshot is kept in tests/artifacts/.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from e2e.browser import chromium, find_chromium, screenshot, wait_for
+from e2e.site import serve, showcase_site
+
+PHONE = (390, 844)
+
+# For every row of every argument table: the flag cell's and the support cells' boxes.
+ROW_BOXES = """
+const rows = [];
+for (const table of document.querySelectorAll('article table[data-am-support]')) {
+  const header = [...table.querySelectorAll('thead th')].map(th => th.textContent.trim());
+  for (const tr of table.querySelectorAll('tbody tr')) {
+    const box = cell => { const b = cell.getBoundingClientRect();
+      return {left: b.left, right: b.right, top: b.top, bottom: b.bottom}; };
+    const support = [...tr.children].filter(c => c.classList.contains('am-support'));
+    rows.push({flag: box(tr.children[0]), support: support.map(box), header: header,
+               text: tr.children[0].textContent.trim()});
+  }
+}
+return {rows: rows, width: document.documentElement.clientWidth};
+"""
+
+
+@pytest.fixture(scope="module")
+def site_url() -> Iterator[str]:
+    find_chromium()
+    result = showcase_site()
+    assert result.code == 0, result.output
+    with serve(result.site) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def phone() -> Iterator[Any]:
+    find_chromium()
+    with chromium() as driver:
+        driver.set_window_size(*PHONE)
+        yield driver
+
+
+def rows_on(driver: Any, url: str) -> dict[str, Any]:
+    driver.get(url)
+    wait_for(driver, "document.readyState === 'complete'")
+    wait_for(driver, "document.querySelector('table[data-am-arguments]') !== null")
+    data: dict[str, Any] = driver.execute_script(ROW_BOXES)
+    return data
+
+
+@pytest.mark.parametrize("page", ["ascend", "ascend_variants"])
+def test_flag_and_support_side_by_side_on_a_phone(phone: Any, site_url: str, page: str) -> None:
+    data = rows_on(phone, f"{site_url}/showcase/{page}/")
+    screenshot(phone, f"phone-{page}")
+    rows = data["rows"]
+    assert len(rows) > 100, "the tables with a support column list most arguments"
+    for row in rows:
+        assert row["support"], f"{row['text']}: no support cell marked in {row['header']}"
+        for support in row["support"]:
+            assert support["right"] <= data["width"] + 0.5, f"{row['text']}: support off-screen"
+            assert support["left"] >= row["flag"]["right"] - 0.5, f"{row['text']}: not beside"
+            # Side by side: the support cell starts on the flag's first line.
+            assert support["top"] < row["flag"]["bottom"], f"{row['text']}: support below the flag"
+
+
+def test_a_desktop_keeps_the_tables(site_url: str) -> None:
+    with chromium() as desktop:
+        data = rows_on(desktop, f"{site_url}/showcase/ascend/")
+        header_shown = desktop.execute_script(
+            "return getComputedStyle(document.querySelector('article table thead')).display"
+        )
+        desktop_table_class = desktop.execute_script(
+            "return document.querySelector('article table[data-am-arguments]').getAttribute('class')"
+        )
+    assert header_shown != "none"
+    # Material still styles it as one of its tables (it styles only tables without a class).
+    assert desktop_table_class is None
+    first = data["rows"][0]
+    assert first["support"][0]["left"] >= first["flag"]["right"] - 0.5
