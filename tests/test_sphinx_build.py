@@ -277,3 +277,25 @@ def test_a_bad_configuration_stops_the_build_naming_its_line(tmp_path: Path) -> 
     assert line.startswith(f"ERROR: argmatrix: {config}:{line_of(config, 'pagez')}: unknown key")
     assert "(fix: use one of: registry," in line
     assert "Traceback" not in result.stderr
+
+
+def test_a_translated_site_translates_the_table_headings(tmp_path: Path) -> None:
+    """Labels go through Sphinx's gettext: the catalog `argmatrix` in the project's locale_dirs."""
+    from babel.messages.catalog import Catalog
+    from babel.messages.mofile import write_mo
+
+    root = copy_sphinx_project(tmp_path / "project")
+    catalog = Catalog(locale="de", domain="argmatrix")
+    catalog.add("Argument", "Parameter")
+    catalog.add("Server supported", "Vom Server unterstützt")
+    folder = root / "docs" / "locale" / "de" / "LC_MESSAGES"
+    folder.mkdir(parents=True)
+    with (folder / "argmatrix.mo").open("wb") as file:
+        write_mo(file, catalog)
+    with (root / "docs" / "conf.py").open("a", encoding="utf-8") as conf:
+        conf.write('language = "de"\nlocale_dirs = ["locale"]\n')
+    result = sphinx_build(root / "docs", tmp_path / "out")
+    assert result.returncode == 0, result.stderr
+    embedded, on_npu = read_page(tmp_path / "out" / "tuning.html").tables
+    assert embedded.header == ["Parameter", "Description", "Default", "Type / options"]
+    assert on_npu.header[0] == "Parameter" and on_npu.header[3] == "Vom Server unterstützt"
