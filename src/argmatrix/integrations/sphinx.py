@@ -131,6 +131,7 @@ def generate_pages(app: Sphinx) -> None:
         return
     project = _load(path)  # afresh on every build: the registry may have changed
     srcdir = Path(app.srcdir).resolve()
+    _PLATFORM_DOCS.clear()
     try:
         pages = project.pages()
     except ArgmatrixError as error:
