@@ -40,7 +40,7 @@ PAGE_KEYS = (
 # The output formats of a page (render/formats/ has a module for each); without `format:` a page
 # is MDX if its output ends in .mdx, else Markdown.
 PAGE_FORMATS = ("markdown", "mdx", "myst")
-CHECK_KEYS = ("severity", "prose", "ignore_flags")
+CHECK_KEYS = ("severity", "prose", "ignore_flags", "coverage")
 CHECK_KINDS = (
     "stale-page",
     "unclassified-argument",
@@ -48,7 +48,15 @@ CHECK_KINDS = (
     "duplicate-manifest-entry",
     "impossible-entry",
     "dead-flag",
+    # The coverage check of hand-maintained pages (checks/coverage.py, `checks.coverage`).
+    "undocumented-flag",
+    "stale-allowlist-entry",
+    "unregistered-row",
+    "misshapen-row",
 )
+# An entry of `checks.coverage`: a hand-maintained page whose tables must cover the registry.
+COVERAGE_KEYS = ("page", "allow_undocumented", "columns", "format")
+MAX_COLUMNS = 1000
 SEVERITIES = ("error", "warning", "off")
 
 
@@ -77,6 +85,29 @@ def format_of(output: str) -> str:
 
 
 @dataclass(frozen=True)
+class AllowedFlag:
+    """An entry of a coverage page's `allow_undocumented` list, and its line."""
+
+    flag: str
+    line: int | None
+
+
+@dataclass(frozen=True)
+class CoverageSpec:
+    """A hand-maintained page whose tables must have a row for every flag of the registry
+    (`checks.coverage` in argmatrix.yaml; checks/coverage.py checks it)."""
+
+    page: str  # as written, relative to docs_dir
+    path: Path  # docs_dir / page
+    allowed: tuple[AllowedFlag, ...] = ()
+    columns: int | None = None  # cells every row must have; None: its table's header's
+    format: str = "markdown"  # one of PAGE_FORMATS: how the page is read
+    line: int | None = None  # the line of the entry
+    page_line: int | None = None  # the line of 'page:'
+    allow_line: int | None = None  # the line of 'allow_undocumented:'
+
+
+@dataclass(frozen=True)
 class Config:
     file: Path | None
     root: Path
@@ -90,6 +121,7 @@ class Config:
     ignore_flags: tuple[str, ...] = ()  # flags of other tools that prose may mention
     docs_dir_line: int | None = None  # where argmatrix.yaml names docs_dir, for its errors
     project_dir: Path | None = None  # see `project_folder`; None: `root`
+    coverage: tuple[CoverageSpec, ...] = ()  # hand-maintained pages `check` holds to the registry
 
     @property
     def project(self) -> Path:
@@ -140,6 +172,7 @@ def load_config(path: Path | None, cwd: Path) -> Config:
     )
     pages = _pages(data.get("pages", []), where, line_of(data, "pages"), problems)
     severity, prose, ignored = _checks(data.get("checks", {}), where, problems)
+    coverage = _coverage(data.get("checks"), docs_dir, project, where, problems)
     if problems:
         raise ArgmatrixError(*problems)
     return Config(
@@ -155,6 +188,7 @@ def load_config(path: Path | None, cwd: Path) -> Config:
         ignored,
         line_of(data, "docs_dir") if "docs_dir" in data else None,
         project,
+        coverage=coverage,
     )
 
 
@@ -687,3 +721,163 @@ def _strings(
         )
         return tuple(default)
     return tuple(value)
+
+
+def _coverage(
+    raw: Any, docs_dir: Path, project: Path, where: str, problems: list[Problem]
+) -> tuple[CoverageSpec, ...]:
+    """`checks.coverage`: a list of hand-maintained pages, each with its allowlist."""
+    if not isinstance(raw, dict) or raw.get("coverage") is None:
+        return ()
+    entries = raw["coverage"]
+    if not isinstance(entries, list):
+        problems.append(
+            Problem(
+                "checks: 'coverage' must be a list of pages",
+                where,
+                line_of(raw, "coverage"),
+                "write '- page: reference/server_arguments.md' items, each with an optional"
+                " 'allow_undocumented: [--flag, ...]'",
+            )
+        )
+        return ()
+    specs: list[CoverageSpec] = []
+    seen: dict[str, int | None] = {}
+    for index, item in enumerate(entries):
+        spec = _coverage_page(item, line_of(entries, index), docs_dir, project, where, problems)
+        if spec is None:
+            continue
+        normal = os.path.normpath(spec.page)
+        if normal in seen:
+            problems.append(
+                Problem(
+                    f"checks: coverage: page {spec.page!r} is listed twice (first at line"
+                    f" {seen[normal]})",
+                    where,
+                    spec.page_line,
+                    "keep one entry per page",
+                )
+            )
+            continue
+        seen[normal] = spec.page_line
+        specs.append(spec)
+    return tuple(specs)
+
+
+def _coverage_page(
+    item: Any, line: int | None, docs_dir: Path, project: Path, where: str, problems: list[Problem]
+) -> CoverageSpec | None:
+    fix = "write e.g. '- page: reference/server_arguments.md'"
+    if not isinstance(item, dict):
+        problems.append(
+            Problem("checks: coverage: an entry is a mapping with 'page'", where, line, fix)
+        )
+        return None
+    before = len(problems)
+    for key, key_line in getattr(item, "duplicates", ()):
+        problems.append(
+            Problem(f"checks: coverage: key {key!r} is named twice", where, key_line, "keep one")
+        )
+    _unknown_keys(item, COVERAGE_KEYS, "checks: coverage: ", where, problems)
+    page = item.get("page")
+    page_line = line_of(item, "page") if "page" in item else line
+    if not isinstance(page, str) or not page:
+        problems.append(
+            Problem("checks: coverage: 'page' must be a file path", where, page_line, fix)
+        )
+        return None
+    if has_control(page) or not _inside(page):
+        problems.append(
+            Problem(
+                f"checks: coverage: page {page!r} is not a plain file path inside docs_dir",
+                where,
+                page_line,
+                "use a relative path such as reference/server_arguments.md",
+            )
+        )
+        return None
+    path = docs_dir / page
+    if not within(os.path.realpath(path), project):
+        problems.append(
+            Problem(
+                f"checks: coverage: page {page!r} is outside the project ({project})",
+                where,
+                page_line,
+                "keep the page inside the project (no symbolic link leading out)",
+            )
+        )
+        return None
+    allowed = _allowed_flags(item, where, problems)
+    columns = _columns(item, where, problems)
+    page_format = _page_format(item, page, where, problems)
+    if len(problems) > before:
+        return None
+    return CoverageSpec(
+        page,
+        path,
+        allowed,
+        columns,
+        page_format,
+        line,
+        page_line,
+        line_of(item, "allow_undocumented") if "allow_undocumented" in item else None,
+    )
+
+
+def _allowed_flags(
+    item: dict[str, Any], where: str, problems: list[Problem]
+) -> tuple[AllowedFlag, ...]:
+    """`allow_undocumented`: flags that may have no row (empty, or left out, is no flag)."""
+    raw = item.get("allow_undocumented")
+    if raw is None:
+        return ()
+    line = line_of(item, "allow_undocumented")
+    if not isinstance(raw, list):
+        problems.append(
+            Problem(
+                "checks: coverage: 'allow_undocumented' must be a list of flags",
+                where,
+                line,
+                "write e.g. 'allow_undocumented: [--debug-tensor-dump-output-folder]'",
+            )
+        )
+        return ()
+    allowed = []
+    for index, flag in enumerate(raw):
+        flag_line = line_of(raw, index) or line
+        if (
+            not isinstance(flag, str)
+            or not flag.startswith("-")
+            or has_control(flag)
+            or " " in flag
+        ):
+            shown = repr(flag) if isinstance(flag, str) else f"{flag!r} (not a text)"
+            problems.append(
+                Problem(
+                    f"checks: coverage: {shown} in 'allow_undocumented' is not a flag",
+                    where,
+                    flag_line,
+                    "write each flag as the registry spells it, e.g. --log-level",
+                )
+            )
+            continue
+        allowed.append(AllowedFlag(flag, flag_line))
+    return tuple(allowed)
+
+
+def _columns(item: dict[str, Any], where: str, problems: list[Problem]) -> int | None:
+    value = item.get("columns")
+    if value is None:
+        return None
+    if type(value) is not int or not 1 <= value <= MAX_COLUMNS:
+        problems.append(
+            Problem(
+                f"checks: coverage: 'columns' must be a number of cells from 1 to {MAX_COLUMNS},"
+                f" not {value!r}",
+                where,
+                line_of(item, "columns"),
+                "write e.g. 'columns: 4', or leave it out to hold each row to its table's header",
+            )
+        )
+        return None
+    return value

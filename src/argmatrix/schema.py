@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from argmatrix.config import CHECK_KINDS, PAGE_FORMATS, PAGE_KEYS, REGISTRY_KEYS, SEVERITIES
+from argmatrix.config import (
+    CHECK_KEYS,
+    CHECK_KINDS,
+    COVERAGE_KEYS,
+    MAX_COLUMNS,
+    PAGE_FORMATS,
+    PAGE_KEYS,
+    REGISTRY_KEYS,
+    SEVERITIES,
+)
 from argmatrix.loaders.load import MODES
 from argmatrix.manifests.load import ENTRY_KEYS, SECTION_ENTRY_KEYS, TOP_KEYS
 from argmatrix.model.platform import NEEDS_REASON, STATUSES
@@ -234,12 +243,51 @@ CONFIG_SCHEMA: dict[str, Any] = {
                     "items": {"type": "string"},
                     "description": "Flags of other tools the prose may mention (--upgrade).",
                 },
+                "coverage": {
+                    "type": "array",
+                    "description": "Hand-maintained pages whose tables must have a row for"
+                    " every flag of the registry (deprecated and hidden ones excepted).",
+                    "items": {
+                        "type": "object",
+                        "required": ["page"],
+                        "additionalProperties": False,
+                        "properties": {
+                            "page": {
+                                "type": "string",
+                                "description": "The page, relative to docs_dir.",
+                            },
+                            "allow_undocumented": {
+                                "type": ["array", "null"],
+                                "items": {"type": "string", "pattern": "^-"},
+                                "description": "Flags that may have no row. It may only"
+                                " shrink: an entry that is documented, gone or not needed is"
+                                " a finding, and `check --fix` removes it.",
+                            },
+                            "columns": {
+                                "type": "integer",
+                                "minimum": 1,
+                                "maximum": MAX_COLUMNS,
+                                "description": "Cells every row must have (default: as many"
+                                " as its table's header).",
+                            },
+                            "format": {
+                                "enum": list(PAGE_FORMATS),
+                                "description": "How the page is read; mdx reads JSX"
+                                " comments and expressions. Default: mdx for an .mdx page.",
+                            },
+                        },
+                    },
+                },
             },
         },
     },
 }
 assert set(CONFIG_SCHEMA["properties"]["registry"]["properties"]) == set(REGISTRY_KEYS)
 assert set(CONFIG_SCHEMA["properties"]["pages"]["items"]["properties"]) == set(PAGE_KEYS)
+assert set(CONFIG_SCHEMA["properties"]["checks"]["properties"]) == set(CHECK_KEYS)
+assert set(
+    CONFIG_SCHEMA["properties"]["checks"]["properties"]["coverage"]["items"]["properties"]
+) == set(COVERAGE_KEYS)
 
 FINDINGS_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",

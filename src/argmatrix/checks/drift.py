@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from argmatrix._runtime.files import read_page
 from argmatrix._runtime.writer import refuse_folder
+from argmatrix.checks.coverage import coverage_findings
 from argmatrix.checks.prose import dead_flags
 from argmatrix.config import CHECK_KINDS
 from argmatrix.model.findings import Finding
@@ -49,8 +50,17 @@ def run_checks(project: Project, pages: list[RenderedPage]) -> Report:
         findings.extend(resolved.findings)
         findings.extend(unclassified(project, resolved.platform.name))
     generated = {page.path.resolve() for page in pages if not page.spec.inplace}
-    findings.extend(dead_flags(project, generated))
+    coverage = coverage_findings(project)
+    findings.extend(_not_also_in(dead_flags(project, generated), coverage))
+    findings.extend(coverage)
     return apply_severity(findings, diffs, project.config.severity)
+
+
+def _not_also_in(dead: list[Finding], coverage: list[Finding]) -> list[Finding]:
+    """The dead flags of prose, but those a coverage page's row names (reported as its
+    `unregistered-row`): one finding per problem."""
+    rows = {(f.file, f.line, f.flag) for f in coverage if f.kind == "unregistered-row"}
+    return [f for f in dead if (f.file, f.line, f.flag) not in rows]
 
 
 def apply_severity(

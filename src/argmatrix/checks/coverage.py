@@ -1,0 +1,402 @@
+"""The coverage check of hand-maintained pages (`checks.coverage` in argmatrix.yaml).
+
+A project that writes its server-arguments page by hand (SGLang's Mintlify `.mdx` page with its
+JSX `<table>`s, a Markdown page of pipe tables) keeps it honest with a test of its own: every
+flag of the parser has a row, unless it is on an allowlist that may only shrink. This check is
+that test, with file:line findings in the formats of every other check:
+
+* `undocumented-flag`: an argument of the registry with no row naming any of its flags, and
+  none of them on the page's `allow_undocumented` list. Deprecated and hidden arguments are
+  registered but need no row.
+* `stale-allowlist-entry`: an entry whose argument now has a row, whose flag is gone, whose
+  argument needs no row, or that repeats another entry. `check --fix` removes these from
+  argmatrix.yaml (`shrink_allowlists`), and never adds one.
+* `unregistered-row`: a row naming a flag the registry does not have (renamed, removed), in its
+  first cell or as code in another.
+* `misshapen-row`: a row with more or fewer cells than its table has columns (or than the page's
+  `columns:`).
+
+A table is an argument table when a row below its header names a flag in its first cell; other
+tables of the page (environment variables, a comparison) are left alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from argmatrix._runtime.files import read_regular_file, real, within
+from argmatrix.checks.tables import PageTable, Syntax, TableRow, read_tables
+from argmatrix.config import Config, CoverageSpec
+from argmatrix.errors import ArgmatrixError
+from argmatrix.model.findings import Finding, closest
+from argmatrix.model.registry import Argument, Registry
+from argmatrix.project import Project
+
+STALE = "stale-allowlist-entry"
+# SGLang's hand-written page is about 60 KB; reading markup costs a few microseconds a tag, so a
+# page of this size is read in about three seconds at worst.
+MAX_PAGE_BYTES = 2 * 1024 * 1024
+FIX_BY_COMMAND = "remove it from allow_undocumented ('argmatrix check --fix' does)"
+
+
+@dataclass(frozen=True)
+class Documented:
+    """The argument rows of one page: each flag with the line of its first row."""
+
+    tables: tuple[PageTable, ...]
+    rows: tuple[TableRow, ...]  # rows naming at least one flag, in page order
+    flags: dict[str, int]  # flag -> line of its first row
+
+
+@dataclass(frozen=True)
+class StaleEntry:
+    """An allowlist entry to remove: the page's index in `checks.coverage`, and the entry's."""
+
+    page: int
+    entry: int
+    finding: Finding
+
+
+def coverage_findings(project: Project) -> list[Finding]:
+    findings: list[Finding] = []
+    for spec in project.config.coverage:
+        findings.extend(page_findings(project, spec))
+    return findings
+
+
+def page_findings(project: Project, spec: CoverageSpec) -> list[Finding]:
+    registry, config = project.registry, project.config
+    documented = read_documented(spec, config)
+    known = registry.all_flags() | set(config.ignore_flags)
+    return [
+        *misshapen_rows(spec, documented),
+        *unregistered_rows(spec, documented, known),
+        *undocumented_flags(spec, documented, registry, config),
+        *(stale.finding for stale in stale_entries(spec, 0, documented, registry, config)),
+    ]
+
+
+# ------------------------------------------------------------------ reading the page
+
+
+def read_documented(spec: CoverageSpec, config: Config) -> Documented:
+    page = str(spec.path)
+    where = f"{config.file}" if config.file else None
+    if not within(real(spec.path), real(config.project)):
+        raise ArgmatrixError.at(
+            f"coverage page {spec.page!r} is a symbolic link leading out of the project",
+            file=where,
+            line=spec.page_line,
+            fix="replace the link by the page itself",
+        )
+    if not spec.path.exists():
+        raise ArgmatrixError.at(
+            f"coverage page {spec.page!r} not found (under {config.docs_dir})",
+            file=where,
+            line=spec.page_line,
+            fix="give the page's path relative to docs_dir, or remove the entry",
+        )
+    text = _page_text(spec.path)
+    syntax: Syntax = "mdx" if spec.format == "mdx" else "markdown"
+    tables = tuple(t for t in read_tables(text, page, syntax) if _is_argument_table(t))
+    if not tables:
+        raise ArgmatrixError.at(
+            "no argument table found: no table has a row naming a flag in its first cell",
+            file=page,
+            line=1,
+            fix="write the flags in the first column (`--flag` or <code>--flag</code>), or"
+            " remove the page from checks.coverage",
+        )
+    rows = tuple(row for table in tables for row in table.body if _row_flags(row))
+    flags: dict[str, int] = {}
+    for row in rows:
+        for flag in _row_flags(row):
+            flags.setdefault(flag, row.line)
+    return Documented(tables, rows, flags)
+
+
+def _page_text(path: Path) -> str:
+    """A hand-maintained page, at most MAX_PAGE_BYTES of UTF-8 text."""
+    data = read_regular_file(
+        path,
+        "the page",
+        "checks.coverage names a text page",
+        limit=MAX_PAGE_BYTES,
+        too_large_fix="a page a person maintains is far smaller: split it, or leave it out of"
+        " checks.coverage",
+    )
+    if data is None:
+        raise ArgmatrixError.at("the page is gone", file=str(path), fix="check its path")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ArgmatrixError.at(
+            f"the page is not UTF-8 text ({exc.reason} at byte {exc.start})",
+            file=str(path),
+            fix="save it as UTF-8",
+        ) from None
+
+
+def _row_flags(row: TableRow) -> tuple[str, ...]:
+    return row.cells[0].flags() if row.cells else ()
+
+
+def _is_argument_table(table: PageTable) -> bool:
+    return any(_row_flags(row) for row in table.body)
+
+
+# ------------------------------------------------------------------ the rows
+
+
+def misshapen_rows(spec: CoverageSpec, documented: Documented) -> list[Finding]:
+    found = []
+    for table in documented.tables:
+        width = spec.columns or table.width
+        for row in table.rows:
+            if row.width == width or (row.header and not spec.columns):
+                continue
+            flags = _row_flags(row)
+            which = f"the row of {flags[0]}" if flags else "a row"
+            expected = "the page's 'columns:'" if spec.columns else "its table's header"
+            found.append(
+                Finding(
+                    "misshapen-row",
+                    f"{which} has {_cells(row.width)}; {expected} says {width}",
+                    flag=flags[0] if flags else None,
+                    file=str(spec.path),
+                    line=row.line,
+                    fix=f"give the row {_cells(width)}, one per column",
+                )
+            )
+    return found
+
+
+def _cells(count: int) -> str:
+    return f"{count} cell" if count == 1 else f"{count} cells"
+
+
+def unregistered_rows(spec: CoverageSpec, documented: Documented, known: set[str]) -> list[Finding]:
+    candidates = sorted(known)
+    found = []
+    for table in documented.tables:
+        for row in table.body:
+            named = [*_row_flags(row), *(f for cell in row.cells[1:] for f in cell.code_flags())]
+            for flag in dict.fromkeys(named):
+                if flag in known:
+                    continue
+                suggestion = closest(flag, candidates)
+                found.append(
+                    Finding(
+                        "unregistered-row",
+                        f"the row names {flag}, which the registry does not have",
+                        flag=flag,
+                        file=str(spec.path),
+                        line=row.line,
+                        fix=f"did you mean {suggestion}?"
+                        if suggestion
+                        else "remove it, or write the flag that replaced it",
+                    )
+                )
+    return found
+
+
+# ------------------------------------------------------------------ the registry's flags
+
+
+def needs_row(argument: Argument) -> bool:
+    """Deprecated and hidden arguments are registered, but a page need not show them."""
+    return bool(argument.flags) and not argument.deprecated and not argument.hidden
+
+
+def undocumented_flags(
+    spec: CoverageSpec, documented: Documented, registry: Registry, config: Config
+) -> list[Finding]:
+    allowed = {entry.flag for entry in spec.allowed}
+    list_at = f"{_shown(config.file)}:{spec.allow_line or spec.line}"
+    found = []
+    previous: tuple[str, int] | None = None  # the last documented argument, and its row
+    for argument in registry.arguments:
+        lines = [documented.flags[f] for f in argument.flags if f in documented.flags]
+        if lines:
+            previous = (argument.name, min(lines))
+            continue
+        if not needs_row(argument) or allowed.intersection(argument.flags):
+            continue
+        after = f" after the row of {previous[0]}" if previous else ""
+        found.append(
+            Finding(
+                "undocumented-flag",
+                f"{argument.name} has no row on the page",
+                flag=argument.name,
+                file=str(spec.path),
+                line=previous[1] if previous else documented.rows[0].line,
+                fix=f"add a row for it{after}, or list it under allow_undocumented at {list_at}",
+            )
+        )
+    return found
+
+
+def _shown(file: Path | None) -> str:
+    return file.name if file else "argmatrix.yaml"
+
+
+def stale_entries(
+    spec: CoverageSpec, index: int, documented: Documented, registry: Registry, config: Config
+) -> list[StaleEntry]:
+    """Every allowlist entry that no longer holds back a finding."""
+    by_flag = registry.by_flag()
+    where = str(config.file) if config.file else None
+    first_of: dict[str, str] = {}  # argument's dest/name -> the entry that named it first
+    stale = []
+    for position, entry in enumerate(spec.allowed):
+        argument = by_flag.get(entry.flag)
+        reason = _why_stale(entry.flag, argument, documented, first_of, registry, spec)
+        if argument is not None:
+            first_of.setdefault(argument.name, entry.flag)
+        if reason is None:
+            continue
+        message, fix = reason
+        finding = Finding(STALE, message, flag=entry.flag, file=where, line=entry.line, fix=fix)
+        stale.append(StaleEntry(index, position, finding))
+    return stale
+
+
+def _why_stale(
+    flag: str,
+    argument: Argument | None,
+    documented: Documented,
+    first_of: dict[str, str],
+    registry: Registry,
+    spec: CoverageSpec,
+) -> tuple[str, str] | None:
+    """(message, fix) when the entry is stale, else None."""
+    if argument is None:
+        suggestion = closest(flag, sorted(registry.all_flags()))
+        hint = f"did you mean {suggestion}? Otherwise " if suggestion else ""
+        return (
+            f"{flag} is allow-listed for {spec.page}, but the registry has no such flag",
+            f"{hint}{FIX_BY_COMMAND}",
+        )
+    if argument.name in first_of:
+        return (
+            f"{flag} is allow-listed twice for {spec.page} (as {first_of[argument.name]})",
+            FIX_BY_COMMAND,
+        )
+    rows = [documented.flags[f] for f in argument.flags if f in documented.flags]
+    if rows:
+        return (
+            f"{flag} is allow-listed as undocumented, but {spec.page}:{min(rows)} has a row for it",
+            FIX_BY_COMMAND,
+        )
+    if not needs_row(argument):
+        why = "deprecated" if argument.deprecated else "hidden from --help"
+        return (f"{flag} is {why}, so it needs no row and no allowlist entry", FIX_BY_COMMAND)
+    return None
+
+
+# ------------------------------------------------------------------ check --fix
+
+
+def all_stale_entries(project: Project) -> list[StaleEntry]:
+    found = []
+    for index, spec in enumerate(project.config.coverage):
+        documented = read_documented(spec, project.config)
+        found.extend(stale_entries(spec, index, documented, project.registry, project.config))
+    return found
+
+
+def shrink_allowlists(text: str, stale: Iterable[StaleEntry], file: str) -> str:
+    """argmatrix.yaml's text without the stale entries, every other byte as it was: a block
+    list item goes with its whole line (and its comment), a flow list item with its comma."""
+    wanted: dict[int, set[int]] = {}
+    for entry in stale:
+        wanted.setdefault(entry.page, set()).add(entry.entry)
+    if not wanted:
+        return text
+    spans: list[tuple[int, int]] = []
+    for page, sequence in _allowlist_nodes(text, file):
+        remove = wanted.get(page)
+        if remove:
+            spans.extend(_item_spans(text, sequence, remove))
+    return _cut(text, spans)
+
+
+def _allowlist_nodes(text: str, file: str) -> list[tuple[int, yaml.SequenceNode]]:
+    """(index in checks.coverage, the node of its allow_undocumented list). The file was read
+    with the bounded reader already; PyYAML's composer, which keeps every position, reads it
+    again (aliases are not expanded in nodes)."""
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        raise ArgmatrixError.at(f"cannot read it again to edit it: {exc}", file=file) from None
+    coverage = _value(_value(root, "checks"), "coverage")
+    if not isinstance(coverage, yaml.SequenceNode):
+        return []
+    found = []
+    for index, item in enumerate(coverage.value):
+        allowed = _value(item, "allow_undocumented")
+        if isinstance(allowed, yaml.SequenceNode):
+            found.append((index, allowed))
+    return found
+
+
+def _value(node: yaml.Node | None, key: str) -> yaml.Node | None:
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    for key_node, value in reversed(node.value):  # a key named twice: the last one counts
+        if isinstance(key_node, yaml.ScalarNode) and key_node.value == key:
+            return value if isinstance(value, yaml.Node) else None
+    return None
+
+
+def _item_spans(text: str, sequence: yaml.SequenceNode, remove: set[int]) -> list[tuple[int, int]]:
+    items = sequence.value
+    if sequence.flow_style:
+        return _flow_spans(items, remove, len(items))
+    spans = []
+    for index in sorted(remove):
+        if index < len(items):
+            spans.append(_block_item_lines(text, items[index]))
+    return spans
+
+
+def _block_item_lines(text: str, item: yaml.Node) -> tuple[int, int]:
+    """The whole lines of a block list item (`  - --flag  # why`), its newline included."""
+    start = text.rfind("\n", 0, item.start_mark.index) + 1
+    end = text.find("\n", item.end_mark.index)
+    return start, len(text) if end < 0 else end + 1
+
+
+def _flow_spans(items: list[yaml.Node], remove: set[int], count: int) -> list[tuple[int, int]]:
+    """In `[--a, --b, --c]`: an item up to the next one's start; the last one from the end of
+    the item kept before it; all of them, everything between the brackets."""
+    kept = [i for i in range(count) if i not in remove]
+    if not kept:
+        return [(items[0].start_mark.index, items[-1].end_mark.index)]
+    spans = []
+    for index in sorted(i for i in remove if i < count):
+        if index < count - 1:
+            spans.append((items[index].start_mark.index, items[index + 1].start_mark.index))
+        else:
+            before = max(i for i in kept if i < index)
+            spans.append((items[before].end_mark.index, items[index].end_mark.index))
+    return spans
+
+
+def _cut(text: str, spans: list[tuple[int, int]]) -> str:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    pieces, position = [], 0
+    for start, end in merged:
+        pieces.append(text[position:start])
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)
