@@ -280,7 +280,8 @@ def test_a_bad_configuration_stops_the_build_naming_its_line(tmp_path: Path) -> 
 
 
 def test_a_translated_site_translates_the_table_headings(tmp_path: Path) -> None:
-    """Labels go through Sphinx's gettext: the catalog `argmatrix` in the project's locale_dirs."""
+    """Headings and labels go through Sphinx's gettext: the catalog `argmatrix` in the project's
+    locale_dirs."""
     from babel.messages.catalog import Catalog
     from babel.messages.mofile import write_mo
 
@@ -288,6 +289,7 @@ def test_a_translated_site_translates_the_table_headings(tmp_path: Path) -> None
     catalog = Catalog(locale="de", domain="argmatrix")
     catalog.add("Argument", "Parameter")
     catalog.add("Server supported", "Vom Server unterstützt")
+    catalog.add("Unverified", "Ungeprüft")
     folder = root / "docs" / "locale" / "de" / "LC_MESSAGES"
     folder.mkdir(parents=True)
     with (folder / "argmatrix.mo").open("wb") as file:
@@ -299,3 +301,6 @@ def test_a_translated_site_translates_the_table_headings(tmp_path: Path) -> None
     embedded, on_npu = read_page(tmp_path / "out" / "tuning.html").tables
     assert embedded.header == ["Parameter", "Description", "Default", "Type / options"]
     assert on_npu.header[0] == "Parameter" and on_npu.header[3] == "Vom Server unterstützt"
+    statuses = {row.cells[0]: row.cells[3] for row in on_npu.rows}
+    assert statuses["--port"] == "Ungeprüft"  # the manifest's file default, a label
+    assert statuses["--backend"] == "V2"  # a variant's name is not a label

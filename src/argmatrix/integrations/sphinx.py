@@ -30,8 +30,8 @@ else none), with the id Sphinx's own `option` directive would give it: `{option}
 and `:option:`--page-size`` link to its row. A table with `:no-index:` registers nothing (the
 first registration of an option wins, as in Sphinx).
 
-Headings and labels go through Sphinx's gettext (the catalog `argmatrix`, looked up in the
-project's `locale_dirs`). A problem in the configuration stops the build (exit code 2) with one
+Column headings and argmatrix's own labels (statuses, "required") go through Sphinx's gettext
+(the catalog `argmatrix`, looked up in the project's `locale_dirs`). A problem in the configuration stops the build (exit code 2) with one
 line naming the file and line; a problem in a directive is a warning at the directive's line (an
 error under `-W`).
 """
@@ -60,6 +60,7 @@ from argmatrix._runtime.files import read_page
 from argmatrix._runtime.writer import write_all
 from argmatrix.errors import ArgmatrixError
 from argmatrix.integrations.common import input_paths, load_engine_project
+from argmatrix.model.platform import STATUS_LABELS
 from argmatrix.project import Project
 from argmatrix.render.formats import OutputFormat
 from argmatrix.render.formats import tree as tree_cells
@@ -338,7 +339,9 @@ class ArgmatrixDirective(SphinxDirective):
     def _server_table(self, section: SectionView) -> nodes.table:
         headers = [str(_("Argument")), str(_("Description")), str(_("Default"))]
         headers.append(str(_("Type / options")))
-        rows = [self._body_row(r, [r.description, r.default, r.options]) for r in section.rows]
+        rows = [
+            self._body_row(r, [r.description, _label(r.default), r.options]) for r in section.rows
+        ]
         return _table(headers, rows)
 
     def _support_table(
@@ -351,7 +354,7 @@ class ArgmatrixDirective(SphinxDirective):
             rows = [
                 self._body_row(
                     r,
-                    [r.description, r.default, r.options, *r.marks]
+                    [r.description, _label(r.default), r.options, *map(_label, r.marks)]
                     + ([r.note] if section.has_notes else []),
                 )
                 for r in section.rows
@@ -361,11 +364,21 @@ class ArgmatrixDirective(SphinxDirective):
         headers += [str(_("Server supported")), *note]
         rows = [
             self._body_row(
-                r, [r.default, r.options, r.status] + ([r.note] if section.has_notes else [])
+                r,
+                [_label(r.default), r.options, _label(r.status)]
+                + ([r.note] if section.has_notes else []),
             )
             for r in section.rows
         ]
         return _table(headers, rows)
+
+
+# Cells that are one of argmatrix's own labels (a status, a variant's mark): translated.
+_LABELS = frozenset({*STATUS_LABELS.values(), "✓ (experimental)", "required"})
+
+
+def _label(text: str) -> str:
+    return str(_(text)) if text in _LABELS else text
 
 
 def _of(section: SectionView, name: str) -> bool:
