@@ -280,6 +280,22 @@ def test_fix_never_adds_an_entry_and_leaves_a_silenced_kind_alone(root: Path) ->
     assert (root / CONFIG).read_text() == before
 
 
+def test_fix_leaves_a_list_two_pages_share_through_an_alias(root: Path) -> None:
+    replace_in(root / CONFIG, "allow_undocumented:\n", "allow_undocumented: &shared\n")
+    replace_in(
+        root / CONFIG,
+        "allow_undocumented: [--debug-dump-folder, --enable-nan-detection]",
+        "allow_undocumented: *shared",
+    )
+    replace_in(root / REGISTRY, '"--debug-dump-folder"', '"--debug-dump-dir"')
+    replace_in(root / MDX_PAGE, "<td>`--host`", "<td>`--host`<br />`--debug-dump-dir`")
+    replace_in(root / MD_PAGE, "| `--host`", "| `--host`<br>`--debug-dump-dir`")
+    before = (root / CONFIG).read_text()
+    assert [f["kind"] for f in findings(root)] == ["stale-allowlist-entry"] * 2
+    assert check(root, "--fix").code == 1
+    assert (root / CONFIG).read_text() == before
+
+
 # ------------------------------------------------------------------ output formats
 
 

@@ -1,8 +1,9 @@
 """The drift check: the resolved model and the rendered pages in, findings out.
 
 `drift` compares rendered pages with the disk and runs every check (`run_checks`), `prose`
-looks for flags named in hand-written pages that the registry no longer has, `report` writes
-findings as text, JSON or GitHub annotations. A new check is a module here returning
+looks for flags named in hand-written pages that the registry no longer has, `coverage` holds
+hand-maintained pages (`checks.coverage`) to the registry, reading their tables with `tables`,
+`report` writes findings as text, JSON or GitHub annotations. A new check is a module here returning
 `model.findings.Finding`s, with its kind in `config.CHECK_KINDS`. May import the project,
 render, config, manifests, loaders, model; never the command line.
 """

@@ -341,7 +341,10 @@ def _allowlist_nodes(text: str, file: str) -> list[tuple[int, yaml.SequenceNode]
         allowed = _value(item, "allow_undocumented")
         if isinstance(allowed, yaml.SequenceNode):
             found.append((index, allowed))
-    return found
+    # A list two pages share through an anchor and an alias is left as it is: an entry stale for
+    # one page may hold back a finding on the other.
+    shared = {id(node) for _, node in found if sum(n is node for _, n in found) > 1}
+    return [(index, node) for index, node in found if id(node) not in shared]
 
 
 def _value(node: yaml.Node | None, key: str) -> yaml.Node | None:
