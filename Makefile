@@ -6,6 +6,10 @@ LIVE   := .cache/live-sglang
 SGLANG := sglang==0.5.7
 # An older release, for `argmatrix diff` (tests/test_regdiff.py): its sources only, read statically.
 OLD_SGLANG := .cache/sglang-0.5.2
+# A release whose arguments are declared as annotated class fields (msgspec namespaces assembled
+# by defstruct, turned into arguments by a generic helper): its sources only, read statically
+# (tests/test_static_declarative_sglang.py).
+NEW_SGLANG := .cache/sglang-0.5.23
 # The real MDX compiler (npm), with the frontmatter and GFM syntax Mintlify reads: every .mdx page
 # the tests generate must compile with it (tests/test_mdx_*.py run it through node).
 MDX := .cache/mdx
@@ -17,7 +21,7 @@ PYTHON_ENVS   := $(foreach version,$(OTHER_PYTHONS),.cache/py$(version))
 empty :=
 space := $(empty) $(empty)
 
-.PHONY: install docs serve test test-fast lint check-docs bench live-env pythons old-sglang clean
+.PHONY: install docs serve test test-fast lint check-docs bench live-env pythons old-sglang new-sglang clean
 
 install: $(VENV)/.installed
 
@@ -50,6 +54,12 @@ old-sglang: $(OLD_SGLANG)/.installed
 
 $(OLD_SGLANG)/.installed:
 	$(BIN)/pip install -q --no-deps --target $(OLD_SGLANG) sglang==0.5.2
+	touch $@
+
+new-sglang: $(NEW_SGLANG)/.installed
+
+$(NEW_SGLANG)/.installed:
+	$(BIN)/pip install -q --no-deps --target $(NEW_SGLANG) sglang==0.5.23
 	touch $@
 
 pythons: $(foreach env,$(PYTHON_ENVS),$(env)/.installed)
@@ -86,13 +96,13 @@ lint: install
 	$(BIN)/lint-imports
 
 # The full suite, with the coverage of src/argmatrix (the floor is in pyproject.toml).
-test: install live-env pythons old-sglang $(MDX)/.installed lint
+test: install live-env pythons old-sglang new-sglang $(MDX)/.installed lint
 	ARGMATRIX_LIVE_PYTHON=$(CURDIR)/$(LIVE)/bin/python \
 	ARGMATRIX_PYTHONS=$(subst $(space),:,$(foreach env,$(PYTHON_ENVS),$(CURDIR)/$(env)/bin/python)) \
 	$(BIN)/pytest -q --cov --cov-report=term:skip-covered
 
 # The edit-test loop: no heavy live environment, no other Pythons, no browser.
-test-fast: install old-sglang $(MDX)/.installed
+test-fast: install old-sglang new-sglang $(MDX)/.installed
 	$(BIN)/pytest -q -x -m "not slow" --ignore=tests/test_browser_site.py --ignore=tests/test_python_versions.py
 
 check-docs: install

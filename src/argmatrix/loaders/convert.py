@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from argmatrix.loaders.sections import CallSite, section_of
+from argmatrix.loaders.sections import CallSite, site_section
 from argmatrix.model.registry import (
     DEFAULT_SECTION,
     Argument,
@@ -433,7 +433,7 @@ def _comment_section(site: CallSite | None, read_source: SourceReader) -> str | 
     if site is None:
         return None
     text = read_source(site.file)
-    return (section_of(text, site.line, site.function_start) if text else None) or site.fallback
+    return site_section(text, site) if text else site.fallback
 
 
 def _subcommands(

@@ -34,6 +34,8 @@ class CallSite:
 _COMPOUND_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 _LINE_END = re.compile(r"\r\n?|\n")
 _RULE = re.compile(r"^[-=*~#_ ]{3,}|[-=*~#_ ]{3,}$")  # the rules around a title
+_RULE_BEFORE = re.compile(r"[-=*~#_]{3,}")
+_RULE_AFTER = re.compile(r"[-=*~#_]{3,}$")
 _known_trees: dict[str, ast.Module] = {}
 _KNOWN_TREES = 16  # the trees of the last read or so; a long-lived process keeps no more
 
@@ -77,7 +79,7 @@ def comment_markers(source: str) -> tuple[tuple[int, str], ...]:
     return _markers(source, _known_trees.get(source))[0]
 
 
-Markers = tuple[tuple[tuple[int, str], ...], list[int]]
+Markers = tuple[tuple[tuple[int, str], ...], list[int], frozenset[int]]
 
 
 @lru_cache(maxsize=_KNOWN_TREES)
@@ -87,14 +89,15 @@ def _markers(source: str, tree: ast.Module | None) -> Markers:
         try:
             tree = ast.parse(source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return (), []
+            return (), [], frozenset()
     # The line ends of the syntax tree: not str.splitlines's form feeds, U+2028...
     lines = _LINE_END.split(source) if "\r" in source else source.split("\n")
     covered = bytearray(len(lines) + 2)
     _mark_statements(tree.body, covered)
     markers: list[tuple[int, str]] = []
+    framed: set[int] = set()  # the markers of blocks framed by rules: `# ---- Title ----`
     previous_comment = -2
-    pending = False
+    pending = ruled = False
     for number, text in enumerate(lines, start=1):
         stripped = text.lstrip()
         if covered[number] or not stripped.startswith("#"):
@@ -105,18 +108,39 @@ def _markers(source: str, tree: ast.Module | None) -> Markers:
             pending = not stripped.lower().startswith(_NOT_TITLES)
         if not pending:
             continue
-        title = _RULE.sub("", stripped.lstrip("#").strip())
+        text = stripped.lstrip("#").strip()
+        title = _RULE.sub("", text)
+        if block_start:  # framed: opened by a rule, or a title between two rules
+            ruled = not title or bool(_RULE_BEFORE.match(text) and _RULE_AFTER.search(text))
         if title:  # `# ---- Title ----`, or a block that opens with a rule: its first words
             markers.append((number, title))
+            if ruled:
+                framed.add(number)
             pending = False
-    return tuple(markers), [line for line, _ in markers]
+    return tuple(markers), [line for line, _ in markers], frozenset(framed)
 
 
 def section_of(source: str, call_line: int, function_start: int) -> str | None:
     """The title of the comment block governing `call_line`, or None when there is none."""
-    markers, lines = _markers(source, _known_trees.get(source))
+    markers, lines, _ = _markers(source, _known_trees.get(source))
     index = bisect.bisect_left(lines, call_line) - 1
     if index < 0:
         return None
     line, title = markers[index]
     return title if line >= function_start else None
+
+
+def site_section(source: str, site: CallSite) -> str | None:
+    """The section of a call site. A field declared in a class and added by a generic helper
+    (`site.fallback` names the class) is sectioned by the block framed by rules above it in
+    its class (`# ---- Title ----`), else by its class: a plain comment between fields is a
+    note on the field, not a title."""
+    if site.fallback is None:
+        return section_of(source, site.line, site.function_start)
+    markers, lines, framed = _markers(source, _known_trees.get(source))
+    index = bisect.bisect_left(lines, site.line) - 1
+    while index >= 0 and markers[index][0] >= site.function_start:
+        if markers[index][0] in framed:
+            return markers[index][1]
+        index -= 1
+    return site.fallback

@@ -24,6 +24,14 @@ def _evaluate(cls: ClassRef, node: ast.expr, line: int, owner: ClassRef | None =
     return cls.module.evaluate(node, line, owner)
 
 
+def body_scope(cls: ClassRef, line: int, node: ast.expr) -> dict[str, Any]:
+    """The names of the class body `node` reads that the body has bound before `line`, as a
+    statement of the body sees them (`ALL = (FULL, EMPTY)`), each read when asked for."""
+    from argmatrix.loaders.static.declared import member_scope
+
+    return member_scope(cls, line, node)
+
+
 def ancestors(cls: ClassRef, depth: int = 0) -> Iterator[Any]:
     """The base classes of a class read from source, depth first; unreadable ones skipped."""
     for base_node in cls.node.bases:
@@ -129,7 +137,10 @@ def _class_value(cls: ClassRef, attr: str, value: ast.expr) -> Any:
         kind = enum_kind(cls)
         result: Any
         try:
-            result = _evaluate(cls, value if kind else field_default(value), value.lineno, cls)
+            expression = value if kind else field_default(value)
+            result = cls.module.evaluate(
+                expression, value.lineno, cls, body_scope(cls, value.lineno, expression)
+            )
         except CannotEvaluate as exc:
             result = exc
         if kind is not None:

@@ -16,6 +16,7 @@ argument a loop makes of it gets the section of its declaration (`Site`).
 from __future__ import annotations
 
 import ast
+import sys
 from typing import TYPE_CHECKING, Any
 
 from argmatrix.loaders.static.syntax import class_members
@@ -70,9 +71,11 @@ MODELED = frozenset(
         "hasattr",
         "vars",
         "type",
+        "next",
     }
 )
-BUILTIN_NAMES = frozenset({"isinstance", "issubclass", "hasattr", "vars", "type"})
+BUILTIN_NAMES = frozenset({"isinstance", "issubclass", "hasattr", "vars", "type", "next"})
+_TYPE_MODULES = ("typing.", "types.", "collections.abc.")
 _MISSING_OF = {"dataclass": "dataclasses.MISSING", "struct": "msgspec.NODEFAULT"}
 
 
@@ -199,7 +202,10 @@ def subscript(base: Any, key: Any) -> Any:
 
 def union(left: Any, right: Any) -> Any:
     """`X | None` between types: a union, else None (not types: the operator's own meaning)."""
-    if not (is_type(left) and is_type(right)):
+    known = is_type(left), is_type(right)
+    if not all(k or type(v) is ExternalRef for k, v in zip(known, (left, right), strict=True)):
+        return None
+    if not any(known):  # two names from outside: flags as likely as types
         return None
     return TypeForm(Modeled("types.UnionType"), (_type_value(left), _type_value(right)))
 
@@ -208,7 +214,7 @@ def is_type(value: Any) -> bool:
     return (
         value is None
         or type(value) in (BuiltinRef, TypeForm, ClassRef, Record)
-        or (type(value) is Modeled and value.dotted.startswith(("typing.", "types.")))
+        or (type(value) is Modeled and value.dotted.startswith(_TYPE_MODULES))
     )
 
 
@@ -280,7 +286,8 @@ def _annotation(it: Interpreter, cls: ClassRef, node: ast.expr) -> Any:
         for child in ast.walk(node):
             child.lineno = cls.node.lineno  # type: ignore[attr-defined]
             child.end_lineno = cls.node.lineno  # type: ignore[attr-defined]
-    return cls.module.evaluate(node, getattr(node, "lineno", cls.node.lineno), cls)
+    line = getattr(node, "lineno", cls.node.lineno)
+    return cls.module.evaluate(node, line, cls, member_scope(cls, line, node))
 
 
 def declared(it: Interpreter, cls: ClassRef) -> list[tuple[FieldInfo, Any]]:
@@ -416,6 +423,14 @@ def attribute(it: Interpreter, base: Any, attr: str) -> Any:
     raise CannotEvaluate(f"{describe(base)} has no attribute `{attr}` static reading follows")
 
 
+def next_allowed(function: Modeled, node: ast.Call) -> bool:
+    """`next(x for x in ...)` only: a generator expression evaluates to a list here, and `next`
+    of a real list raises."""
+    return function.dotted != "next" or bool(
+        node.args and isinstance(node.args[0], ast.GeneratorExp)
+    )
+
+
 def call(it: Interpreter, function: Modeled, args: list[Any], kwargs: dict[str, Any]) -> Any:
     """A call of a modelled name."""
     it.budget.visit(4)
@@ -446,6 +461,13 @@ def call(it: Interpreter, function: Modeled, args: list[Any], kwargs: dict[str, 
         return _type_of(args[0])
     if name == "vars" and len(args) == 1:
         return _vars(it, args[0])
+    if name == "next" and len(args) in (1, 2) and type(args[0]) is list:
+        # the caller made sure it is a generator expression's items (see `next_allowed`)
+        if args[0]:
+            return args[0][0]
+        if len(args) == 2:
+            return args[1]
+        raise CannotEvaluate("`next` of nothing raises StopIteration")
     if name == "hasattr" and len(args) == 2:
         return _hasattr(args[0], args[1])
     raise CannotEvaluate(f"`{name}(...)` is not evaluated statically")
@@ -522,6 +544,20 @@ class _Member:
             return Unevaluated(f"{self.cls.node.name}.{self.name}", exc.reason)
 
 
+def member_scope(cls: ClassRef, line: int, node: ast.expr) -> dict[str, Any]:
+    """The names of a class body that `node` (at `line` in the body) reads and the body has
+    bound before it, each read (as a class attribute) when asked."""
+    members = cls.module.loader.members(cls.node)[0]
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    cls.module.loader.budget.visit(len(names))
+    placeholder = ast.Constant(None)
+    return {
+        name: Deferred(_Member(cls, name), placeholder)
+        for name in names
+        if name in members and getattr(members[name], "lineno", line) < line
+    }
+
+
 def _vars(it: Interpreter, cls: Any) -> dict[str, Any]:
     if type(cls) is not ClassRef:
         raise CannotEvaluate(f"`vars` of {describe(cls)} is not known statically")
@@ -529,6 +565,18 @@ def _vars(it: Interpreter, cls: Any) -> dict[str, Any]:
     it.budget.visit(len(members))
     placeholder = ast.Constant(None)
     return {name: Deferred(_Member(cls, name), placeholder) for name in members}
+
+
+def docstring(node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """`__doc__` as the running Python has it: as written before 3.13, whose compiler strips
+    the first line's leading blanks and the common indentation of the others."""
+    text = ast.get_docstring(node, clean=False)
+    if text is None or sys.version_info < (3, 13):
+        return text
+    lines = text.expandtabs().split("\n")
+    margins = [len(line) - len(line.lstrip()) for line in lines[1:] if line.strip()]
+    margin = min(margins, default=0)
+    return "\n".join([lines[0].lstrip(), *(line[margin:] for line in lines[1:])])
 
 
 def callable_value(value: Any) -> bool:
@@ -547,7 +595,7 @@ def class_annotations(it: Interpreter, cls: ClassRef) -> dict[str, Any]:
                 and statement.lineno == line
                 and len(statement.targets) == 1
             ):
-                value = cls.module.evaluate(statement.value, line)
+                value = cls.module.evaluate(statement.value, line, None, {cls.node.name: cls})
                 if type(resolve(value)) is not dict:
                     break
                 return resolve(value)  # type: ignore[no-any-return]

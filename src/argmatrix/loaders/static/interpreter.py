@@ -49,6 +49,7 @@ from argmatrix.loaders.static.values import (
     describe,
     hashable,
     iterate,
+    plain_function,
     resolve,
     settle,
     short_source,
@@ -142,10 +143,6 @@ class Interpreter:
     def not_run(self, node: ast.stmt, reason: str) -> None:
         """A statement that could not be run: at a module's top level the name followed is then
         unknown; in a function the reading goes on, and says so if parser calls were missed."""
-        import os as _os  # DEBUG
-
-        if _os.environ.get("AMDEBUG"):
-            print("NOTRUN", self.module.path.name, node.lineno, self.strict, reason)
         if self.strict:
             raise CannotEvaluate(reason)
         if self.calls_parser(node):
@@ -207,7 +204,9 @@ class Interpreter:
         """A value whose truth or comparison static reading may decide: not a reference to
         something outside the code read (`sys.platform`, an imported class)."""
         value = resolve(self.eval(node))
-        if type(value) is ExternalRef and value.dotted in KNOWN_FUNCTIONS:
+        if (type(value) is ExternalRef and value.dotted in KNOWN_FUNCTIONS) or plain_function(
+            value
+        ):
             return value
         if isinstance(value, UNDECIDABLE) or type(value) is Unevaluated:
             raise CannotEvaluate(f"{describe(value)} depends on the running program")
@@ -251,6 +250,8 @@ class Interpreter:
             if not base.name:
                 return argparse_attribute(attr)
             return ExternalRef(f"argparse.{base.name}.{attr}")
+        if attr == "__doc__" and kind in (ClassRef, FunctionRef):
+            return declared.docstring(base.node)
         if kind is ClassRef:
             if attr == "__annotations__":
                 return declared.class_annotations(self, base)
@@ -361,7 +362,7 @@ class Interpreter:
         if not identity:
             return self.known(node)
         value = resolve(self.eval(node))
-        if type(value) in (ClassRef, FunctionRef):
+        if type(value) in (ClassRef, FunctionRef) or (type(value) is ArgparseRef and value.name):
             return value
         if isinstance(value, UNDECIDABLE) or type(value) is Unevaluated:
             raise CannotEvaluate(f"{describe(value)} depends on the running program")
@@ -468,6 +469,8 @@ class Interpreter:
         if kind is FunctionRef:
             return calls.call_function(self, function, node)
         if kind is declared.Modeled:
+            if not declared.next_allowed(function, node):
+                raise CannotEvaluate("`next` of anything but a generator expression")
             args, kwargs = calls.call_arguments(self, node)
             return declared.call(self, function, args, kwargs)
         if kind is ClassRef and declared.record_kind(self, function) is not None:

@@ -360,12 +360,19 @@ def _check_arithmetic(op: type, left: Any, right: Any, budget: Budget) -> None:
         budget.int_bits(max(_bits(left), _bits(right)) + 1)
 
 
+_HASHED = (dict, set, frozenset)
+
+
 def compare(op: type, left: Any, right: Any, budget: Budget) -> bool:
     left, right = resolve(left), resolve(right)
     if op not in (ast.Is, ast.IsNot, ast.In, ast.NotIn):
         left, right = settle(left), settle(right)  # values compared (and weighed): Deferred read
     elif op in (ast.In, ast.NotIn):  # compared or hashed, in depth
         weigh(left, "the value compared")
+        if type(right) in _HASHED:  # a key looked up: its hash, not the whole container
+            hashable([left])
+            budget.work(1)
+            return (left in right) == (op is ast.In)
         weigh(right, "the items compared")
     if op is ast.Eq or op is ast.NotEq:
         _charge_sizes(budget, left, right)

@@ -407,10 +407,19 @@ class SourceModule:
     def _evaluate(self, node: ast.expr) -> Any:
         return self.evaluate(node, node.lineno)
 
-    def evaluate(self, node: ast.expr, line: int, owner: ClassRef | None = None) -> Any:
+    def evaluate(
+        self,
+        node: ast.expr,
+        line: int,
+        owner: ClassRef | None = None,
+        scope: dict[str, Any] | None = None,
+    ) -> Any:
         """The value of an expression of this module, as of `line` (a class body's value, a
-        base class, a default), for `owner`'s members when it is inside a class."""
-        return Interpreter(self, {}, owner=owner, as_of=line).eval(node)
+        base class, a default), for `owner`'s members when it is inside a class; `scope`: the
+        names of the class body it is in."""
+        return Interpreter(self, scope if scope is not None else {}, owner=owner, as_of=line).eval(
+            node
+        )
 
     def _builtin(self, name: str) -> Any:
         if name in BUILTIN_CONSTANTS:

@@ -433,13 +433,18 @@ def short_source(text: str, width: int = 80) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
+def plain_function(value: Any) -> bool:
+    """A function of the source with no decorator: a function object, true as any."""
+    return type(value) is FunctionRef and not value.node.decorator_list
+
+
 def truth(value: Any) -> bool:
     """`bool(value)` where static reading can know it."""
     value = resolve(value)
     kind = type(value)
     if kind in PLAIN_TYPES:
         return bool(value)
-    if kind is ExternalRef and value.dotted in KNOWN_FUNCTIONS:
+    if (kind is ExternalRef and value.dotted in KNOWN_FUNCTIONS) or plain_function(value):
         return True
     if isinstance(value, UNDECIDABLE) or kind is Unevaluated:
         raise CannotEvaluate(f"the truth of {describe(value)} depends on the running program")
