@@ -12,6 +12,7 @@ misshapen row; `--fix` shrinking the allowlists byte for byte; the JSON and GitH
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -400,6 +401,27 @@ def test_a_missing_page_or_a_page_without_an_argument_table_is_one_located_error
     replace_in(root / CONFIG, "page: reference/gone.md", "page: reference/server_arguments.md")
     (root / MD_PAGE).write_text("# Server arguments\n\n| Name | Meaning |\n| - | - |\n| a | b |\n")
     one_error_line(check(root), "server_arguments.md:1: no argument table found", "(fix: ")
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo", "link out"])
+def test_a_page_that_is_no_regular_file_inside_the_project_is_refused_unread(
+    root: Path, tmp_path: Path, kind: str
+) -> None:
+    page = root / MD_PAGE
+    page.unlink()
+    if kind == "folder":
+        page.mkdir()
+        says = "it is a folder, not a regular file"
+    elif kind == "fifo":
+        os.mkfifo(page)
+        says = "it is a FIFO, not a regular file"
+    else:
+        secret = tmp_path / "secret.md"
+        secret.write_text("| Argument |\n| - |\n| `--s3cr3t` |\n")
+        page.symlink_to(secret)
+        says = "argmatrix.yaml:18: checks: coverage: page 'reference/server_arguments.md' is"
+    line = one_error_line(check(root), says)
+    assert "s3cr3t" not in line
 
 
 def test_an_mdx_expression_that_never_closes_is_one_located_error(root: Path) -> None:
