@@ -21,7 +21,7 @@ PYTHON_ENVS   := $(foreach version,$(OTHER_PYTHONS),.cache/py$(version))
 empty :=
 space := $(empty) $(empty)
 
-.PHONY: install docs serve test test-fast lint check-docs bench live-env pythons old-sglang new-sglang clean
+.PHONY: install docs docs-zensical serve test test-fast lint check-docs bench live-env pythons old-sglang new-sglang clean
 
 install: $(VENV)/.installed
 
@@ -84,6 +84,16 @@ docs: install
 	$(BIN)/argmatrix generate
 	$(BIN)/mkdocs build --strict
 	@echo "Site built in site/ -- open site/index.html, or run 'make serve'."
+
+# The same site from the same mkdocs.yml, built by Zensical into build/site-zensical (Zensical
+# has no option for the site folder: mkdocs.yml reads ARGMATRIX_SITE_DIR). Zensical ignores the
+# MkDocs plugin, so the showcase pages are generated first (build outputs, git-ignored) and the
+# directives of the hand-written pages are expanded by the Markdown extension (argmatrix.markdown).
+# --clean: Zensical's cache of rendered pages knows nothing of the registry or the manifests.
+docs-zensical: install
+	$(BIN)/argmatrix generate
+	ARGMATRIX_SITE_DIR=build/site-zensical $(BIN)/zensical build --clean
+	@echo "Site built in build/site-zensical/ -- open build/site-zensical/index.html."
 
 serve: install
 	$(BIN)/mkdocs serve

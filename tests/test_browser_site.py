@@ -2,6 +2,11 @@
 
 Skipped only when Chromium or its driver is not installed (Debian: chromium chromium-driver).
 A screenshot of every page visited is kept under tests/artifacts/.
+
+The showcase is checked as MkDocs builds it (`make docs`) and as Zensical builds it
+(`make docs-zensical`: the generated pages, the directives through the Markdown extension).
+Search is Material's own user interface and is checked on the MkDocs build only: Zensical's
+search is a different component.
 """
 
 from __future__ import annotations
@@ -14,7 +19,15 @@ import pytest
 from argmatrix.config import load_config
 from argmatrix.project import Project, project_from_config
 from e2e.browser import chromium, find_chromium, screenshot, wait_for
-from e2e.site import ARTIFACTS, build_site, copy_hostile_project, serve, showcase_site
+from e2e.site import (
+    ARTIFACTS,
+    Build,
+    build_site,
+    copy_hostile_project,
+    serve,
+    showcase_site,
+    showcase_zensical_site,
+)
 from helpers import REPO, git_ignores, git_lines
 
 
@@ -25,8 +38,24 @@ def browser() -> Iterator[Any]:
         yield driver
 
 
+ENGINES = {"mkdocs": showcase_site, "zensical": showcase_zensical_site}
+
+
+@pytest.fixture(scope="module", params=sorted(ENGINES))
+def engine(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
 @pytest.fixture(scope="module")
-def showcase_url() -> Iterator[str]:
+def showcase_url(engine: str) -> Iterator[str]:
+    result: Build = ENGINES[engine]()
+    assert result.code == 0, result.output
+    with serve(result.site) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def mkdocs_showcase_url() -> Iterator[str]:
     result = showcase_site()
     assert result.code == 0, result.output
     with serve(result.site) as url:
@@ -74,10 +103,10 @@ return Array.from(document.querySelectorAll('article table tbody tr'))
 
 
 def test_the_ascend_page_shows_a_row_per_argument(
-    browser: Any, showcase_url: str, showcase: Project
+    browser: Any, showcase_url: str, showcase: Project, engine: str
 ) -> None:
     open_page(browser, showcase_url + "showcase/ascend/")
-    screenshot(browser, "ascend")
+    screenshot(browser, f"{engine}-ascend")
     ascend = showcase.resolved["ascend"]
     visible = [a for a in showcase.registry.arguments if not a.hidden]
     counts = browser.execute_script(SUPPORT_ROWS)
@@ -88,13 +117,13 @@ def test_the_ascend_page_shows_a_row_per_argument(
 
 @pytest.mark.parametrize("page", ["showcase/ascend/", "showcase/matrix/"])
 def test_an_anchor_link_scrolls_its_argument_into_view(
-    browser: Any, showcase_url: str, page: str
+    browser: Any, showcase_url: str, page: str, engine: str
 ) -> None:
     open_page(browser, showcase_url + page + "#--page-size")
     where = wait_for(browser, "window.scrollY > 0 && true")
     assert where
     box = browser.execute_script(IN_VIEWPORT, "--page-size")
-    screenshot(browser, "anchor-" + page.split("/")[1])
+    screenshot(browser, f"{engine}-anchor-" + page.split("/")[1])
     assert box is not None, "no element with id --page-size"
     assert box["y"] > 0
     assert box["header"] <= box["top"] < box["height"], box
@@ -105,7 +134,7 @@ def test_an_anchor_link_scrolls_its_argument_into_view(
     assert "gradient" in highlight, "the linked row is not highlighted"
 
 
-def test_the_matrix_filter_narrows_the_rows(browser: Any, showcase_url: str) -> None:
+def test_the_matrix_filter_narrows_the_rows(browser: Any, showcase_url: str, engine: str) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
@@ -115,7 +144,7 @@ def test_the_matrix_filter_narrows_the_rows(browser: Any, showcase_url: str) -> 
     box = browser.find_element(By.NAME, "flag")
     box.send_keys("page-size")
     rows = browser.execute_script(VISIBLE_MATRIX_ROWS)
-    screenshot(browser, "matrix-filter-flag")
+    screenshot(browser, f"{engine}-matrix-filter-flag")
     assert 0 < len(rows) < len(every)
     assert all("page-size" in row for row in rows)
     assert (
@@ -137,7 +166,7 @@ def test_the_matrix_filter_narrows_the_rows(browser: Any, showcase_url: str) -> 
     Select(browser.find_element(By.NAME, "status")).select_by_value("not-applicable")
     Select(browser.find_element(By.NAME, "column")).select_by_visible_text("Ascend NPU A3")
     not_applicable = browser.execute_script(VISIBLE_MATRIX_ROWS)
-    screenshot(browser, "matrix-filter-status")
+    screenshot(browser, f"{engine}-matrix-filter-status")
     assert 0 < len(not_applicable) < len(every)
     assert (
         browser.execute_script(
@@ -149,10 +178,10 @@ def test_the_matrix_filter_narrows_the_rows(browser: Any, showcase_url: str) -> 
     )
 
 
-def test_search_finds_a_flag(browser: Any, showcase_url: str) -> None:
+def test_search_finds_a_flag(browser: Any, mkdocs_showcase_url: str) -> None:
     from selenium.webdriver.common.by import By
 
-    open_page(browser, showcase_url)
+    open_page(browser, mkdocs_showcase_url)
     search = browser.find_element(By.CSS_SELECTOR, "input.md-search__input")
     search.click()
     search.send_keys("--page-size")

@@ -12,7 +12,8 @@ from argmatrix.config import load_config
 from argmatrix.manifests.load import TOP_KEYS
 from argmatrix.model.platform import STATUS_LABELS
 from argmatrix.project import Project, project_from_config
-from e2e.site import Build, showcase_site
+from e2e.site import Build, showcase_site, showcase_zensical_site
+from e2e.tables import tables_of
 from helpers import REPO, git_ignores, git_lines, run_cli_in_process
 
 SHOWCASE_PAGES = (
@@ -128,3 +129,41 @@ def test_showcase_pages_are_build_outputs_only(showcase: Project) -> None:
     assert all(git_ignores(page) for page in pages)
     result = run_cli_in_process("check", cwd=REPO)
     assert result.code == 0, result.out + result.err
+
+
+# ------------------------------------------------------------------ the same site by Zensical
+
+
+@pytest.fixture(scope="module")
+def zensical_site() -> Build:
+    result = showcase_zensical_site()
+    assert result.code == 0, result.output
+    return result
+
+
+@pytest.mark.slow
+def test_zensical_builds_every_nav_page_of_the_same_mkdocs_yml(zensical_site: Build) -> None:
+    nav = re.findall(r":\s+([\w/.-]+\.md)\s*$", (REPO / "mkdocs.yml").read_text(), re.M)
+    for source in nav:
+        built = "" if source == "index.md" else source.removesuffix(".md") + "/"
+        assert (zensical_site.site / built / "index.html").is_file(), source
+    assert zensical_site.docs_changed == ()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "name",
+    [
+        "tutorials/lora-on-ascend",  # table directives, through the Markdown extension
+        "guide/manifests",  # a schema directive
+        "showcase/ascend",
+        "showcase/matrix",
+        "reference/cli",
+    ],
+)
+def test_zensical_and_mkdocs_show_the_same_tables(
+    site: Build, zensical_site: Build, name: str
+) -> None:
+    mkdocs_tables = tables_of(page(site, name))
+    assert mkdocs_tables, name
+    assert tables_of((zensical_site.site / name / "index.html").read_text()) == mkdocs_tables
