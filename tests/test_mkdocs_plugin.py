@@ -283,3 +283,15 @@ def test_the_config_schema_table_lists_every_key() -> None:
         assert f"| `pages[].{key}` |" in table
     for key in CONFIG_SCHEMA["properties"]["registry"]["properties"]:
         assert f"| `registry.{key}` |" in table
+
+
+def test_the_plugin_expands_a_page_directive_through_the_shared_path(project: Path) -> None:
+    """A stub page for Zensical (a page directive alone) reads the same under MkDocs."""
+    plugin = ArgmatrixPlugin()
+    plugin.config_path = project / "argmatrix.yaml"
+    plugin.project = plugin._load()
+    text = plugin._directives().expand('\n<!-- argmatrix page="reference/npu.md" -->\n', "stub.md")
+    generated = {page.spec.output: page.text for page in plugin.project.pages()}
+    assert text == generated["reference/npu.md"]
+    with pytest.raises(ArgmatrixError, match=r"stub\.md:1: a page directive must be alone"):
+        plugin._directives().expand('# Stub\n<!-- argmatrix page="reference/npu.md" -->', "stub.md")
