@@ -45,6 +45,28 @@ $(LIVE)/.installed: tests/live/requirements.txt
 	$(LIVE)/bin/pip install -q --no-deps $(SGLANG)
 	touch $@
 
+# lmdeploy's command line, read live with `mock: auto` (tests/test_live_lmdeploy.py): its sources
+# only, none of its dependencies (the stand-ins take their place).
+LMDEPLOY := .cache/lmdeploy-0.18.0
+.PHONY: lmdeploy-cli
+lmdeploy-cli: $(LMDEPLOY)/.installed
+test: lmdeploy-cli
+
+$(LMDEPLOY)/.installed:
+	$(BIN)/pip install -q --no-deps --target $(LMDEPLOY) lmdeploy==0.18.0
+	touch $@
+
+# pydantic, for a registry whose model is typed with stand-ins (tests/test_live_pydantic.py): not
+# a dependency of argmatrix, so it lives in its own folder, put on the path of that test's process.
+PYDANTIC := .cache/pydantic-2.14.3
+.PHONY: pydantic-lib
+pydantic-lib: $(PYDANTIC)/.installed
+test: pydantic-lib
+
+$(PYDANTIC)/.installed:
+	$(BIN)/pip install -q --target $(PYDANTIC) pydantic==2.14.3
+	touch $@
+
 $(MDX)/.installed:
 	npm install --prefix $(MDX) --no-audit --no-fund --save-exact \
 	  @mdx-js/mdx@3.1.1 remark-frontmatter@5.0.0 remark-gfm@4.0.1

@@ -287,6 +287,16 @@ def test_unresolved_values_are_named_on_stderr() -> None:
     json.loads(result.out)
 
 
+def test_mock_auto_leaves_another_librarys_optional_import_alone() -> None:
+    registry = live("uses_optional_cli:build_parser", auto_mock=True)
+    assert by_flag(registry)["--fast-json"].default is False
+
+
+def test_mock_auto_never_stands_in_for_the_target_itself() -> None:
+    message = refusal("no_such_registry_module:build", auto_mock=True)
+    assert "cannot import 'no_such_registry_module': no such module" in message
+
+
 def test_a_compiled_module_that_cannot_load_is_stood_in_for(tmp_path: Path) -> None:
     package = tmp_path / "cuda_pkg"
     package.mkdir()
@@ -309,7 +319,7 @@ def test_a_compiled_module_that_cannot_load_is_stood_in_for(tmp_path: Path) -> N
 
 
 def test_stand_ins_have_what_the_code_names_and_nothing_else() -> None:
-    with stand_ins((), auto=True):
+    with stand_ins((), auto=True, owners=[__name__.split(".", 1)[0]]):
         import not_installed_probe_lib as lib  # type: ignore[import-not-found]
 
         assert hasattr(lib, "npu") is False

@@ -270,7 +270,9 @@ def load_live(
         with (
             quiet(settings.verbose),
             environment(settings.env, argv),
-            stand_ins(settings.mock, settings.auto_mock) as stood_in,
+            stand_ins(
+                settings.mock, settings.auto_mock, _owners(module_name, settings)
+            ) as stood_in,
         ):
             recorder = Recorder()
             try:
@@ -286,6 +288,17 @@ def load_live(
     if failure is not None:
         raise failure
     return LiveResult(parser, recorder.sites, stood_in=list(dict.fromkeys(stood_in)))
+
+
+def _owners(module_name: str, settings: LiveSettings) -> set[str]:
+    """The registry's own packages: those whose failing imports `mock: auto` stands in for."""
+    named = [module_name, settings.parser_class or ""]
+    named += [v["call"] for v in (*settings.args, *(v for _, v in settings.kwargs)) if _is_call(v)]
+    return {name.split(":", 1)[0].split(".", 1)[0] for name in named if name}
+
+
+def _is_call(value: Any) -> bool:
+    return isinstance(value, dict) and list(value) == ["call"] and isinstance(value["call"], str)
 
 
 def _import(module_name: str, settings: LiveSettings) -> Any:
@@ -433,7 +446,7 @@ def _given_parser(settings: LiveSettings) -> argparse.ArgumentParser:
 
 def _value(value: Any, settings: LiveSettings) -> Any:
     """A builder argument: a plain value, or `{call: module:callable}`, what calling it gives."""
-    if isinstance(value, dict) and list(value) == ["call"] and isinstance(value["call"], str):
+    if _is_call(value):
         factory = _import_object(value["call"], "builder argument", settings)
         try:
             return factory()

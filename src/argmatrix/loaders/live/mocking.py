@@ -159,38 +159,58 @@ class _StubLoader(importlib.abc.Loader):
         return None
 
 
-def _importing() -> bool:
-    """Whether the import system is looking for a module to import (an `import` statement),
-    rather than code probing whether one exists (`importlib.util.find_spec`)."""
-    frame = sys._getframe(2)
-    for _ in range(8):
-        if frame is None:
-            return False
-        name = frame.f_code.co_name
-        if name == "_find_and_load_unlocked":
-            return True
-        if name == "find_spec" and "importlib" in frame.f_code.co_filename:  # importlib.util's
-            return False
-        frame = frame.f_back  # type: ignore[assignment]
-    return False
+def _importer() -> str | None:
+    """The module whose `import` statement (or `importlib.import_module` call) the import system
+    is looking for a module for; None when code is only probing whether one exists
+    (`importlib.util.find_spec`)."""
+    frame: Any = sys._getframe(2)
+    importing = False
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "find_spec" and "importlib" in code.co_filename:  # importlib.util's
+            return None
+        if code.co_name == "_find_and_load_unlocked":
+            importing = True
+        elif importing and not _import_machinery(code.co_filename):
+            return str(frame.f_globals.get("__name__", ""))
+        frame = frame.f_back
+    return None
+
+
+def _import_machinery(filename: str) -> bool:
+    return filename.startswith("<frozen importlib") or filename.endswith(
+        ("importlib/__init__.py", "importlib\\__init__.py")
+    )
 
 
 class StubFinder(importlib.abc.MetaPathFinder):
     """Stand-ins for the packages in `roots` (placed first), or, with `roots` None, for any
-    module no other finder finds (placed last: `mock: auto`)."""
+    module no other finder finds that the registry's own packages (`owners`) import, or that is
+    in a package already stood in for (placed last: `mock: auto`). An optional import of another
+    library (`try: import simplejson`) is left to fail, as it would without argmatrix."""
 
-    def __init__(self, roots: Iterable[str] | None) -> None:
+    def __init__(self, roots: Iterable[str] | None, owners: Iterable[str] = ()) -> None:
         self.roots = frozenset(roots) if roots is not None else None
+        self.owners = frozenset(owners)
         self.loader = _StubLoader()
         self.made: list[str] = []
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
-        if self.roots is not None and fullname.split(".", 1)[0] not in self.roots:
+        root = fullname.split(".", 1)[0]
+        if self.roots is not None and root not in self.roots:
             return None
-        if not _importing():
+        importer = _importer()
+        if importer is None:
+            return None
+        if self.roots is None and not self._stands_in_for(root, importer):
             return None
         self.made.append(fullname)
         return importlib.machinery.ModuleSpec(fullname, self.loader, is_package=True)
+
+    def _stands_in_for(self, root: str, importer: str) -> bool:
+        if importer.split(".", 1)[0] in self.owners:
+            return True
+        return isinstance(sys.modules.get(root), StubModule)
 
 
 class _FallibleExtensionLoader(importlib.abc.Loader):
@@ -216,12 +236,14 @@ class CompiledModuleGuard(importlib.abc.MetaPathFinder):
     """`mock: auto`, placed first: a compiled module that is there but fails to load (a CUDA
     library missing) becomes a stand-in instead of failing the import."""
 
-    def __init__(self, made: list[str]) -> None:
+    def __init__(self, made: list[str], owners: Iterable[str]) -> None:
         self.made = made
+        self.owners = frozenset(owners)
         self._busy = False
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
-        if self._busy:
+        importer = _importer()
+        if self._busy or importer is None or importer.split(".", 1)[0] not in self.owners:
             return None
         self._busy = True
         try:
@@ -247,9 +269,12 @@ def missing(names: Iterable[str]) -> list[str]:
 
 
 @contextmanager
-def stand_ins(names: Iterable[str], auto: bool = False) -> Iterator[list[str]]:
+def stand_ins(
+    names: Iterable[str], auto: bool = False, owners: Iterable[str] = ()
+) -> Iterator[list[str]]:
     """Install stand-ins for the missing ones of `names` (with `auto`, for every module that
-    fails to import) while the block runs; the list it gives names every module stood in for.
+    the packages `owners` fail to import) while the block runs; the list it gives names every
+    module stood in for.
     Afterwards the stand-in modules leave `sys.modules`. Modules imported meanwhile stay
     imported, and may still hold stand-ins they were given."""
     roots = missing(names)
@@ -261,7 +286,7 @@ def stand_ins(names: Iterable[str], auto: bool = False) -> Iterator[list[str]]:
         sys.meta_path.insert(0, named)
         finders.append(named)
     if auto:
-        guard, fallback = CompiledModuleGuard(made), StubFinder(None)
+        guard, fallback = CompiledModuleGuard(made, owners), StubFinder(None, owners)
         fallback.made = made
         sys.meta_path.insert(0, guard)
         sys.meta_path.append(fallback)

@@ -1,0 +1,120 @@
+"""lmdeploy 0.18.0's `lmdeploy serve api_server`, read live from `lmdeploy.cli.entrypoint:run`
+(which builds the whole command line in class bodies and parses it: no function returns the
+parser) with `mock: auto` for its GPU stack. `make lmdeploy-cli` installs its sources alone
+(`--no-deps`) into .cache/; a test installs nothing.
+
+The oracle is argparse itself: the same entry point, run in another process with
+`serve api_server --help` on its command line, prints its help; every flag, group title and help
+text of the model must be in it."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from argmatrix.loaders.load import RegistrySpec, load_registry
+from argmatrix.model.registry import Registry, Unevaluated, registry_to_dict
+from helpers import REPO
+
+LMDEPLOY = REPO / ".cache" / "lmdeploy-0.18.0"
+TARGET = "lmdeploy.cli.entrypoint:run"
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def lmdeploy_dir() -> Path:
+    if not (LMDEPLOY / ".installed").is_file():
+        pytest.fail(
+            f"lmdeploy 0.18.0 is not installed in {LMDEPLOY} (fix: run `make lmdeploy-cli`)",
+            pytrace=False,
+        )
+    return LMDEPLOY
+
+
+@pytest.fixture(scope="module")
+def registry(lmdeploy_dir: Path) -> Registry:
+    spec = RegistrySpec(
+        target=TARGET, base_dir=lmdeploy_dir, auto_mock=True, subcommand=("serve", "api_server")
+    )
+    try:
+        return load_registry(spec)
+    finally:
+        for name in [n for n in sys.modules if n.split(".")[0] == "lmdeploy"]:
+            del sys.modules[name]
+
+
+@pytest.fixture(scope="module")
+def argparse_help(lmdeploy_dir: Path) -> str:
+    """What argparse prints for `lmdeploy serve api_server --help`, in a process of its own."""
+    program = textwrap.dedent(
+        f"""
+        import sys
+        from argmatrix.loaders.live.mocking import stand_ins
+        sys.path.insert(0, {str(lmdeploy_dir)!r})
+        with stand_ins((), auto=True, owners=["lmdeploy"]):
+            sys.argv = ["lmdeploy", "serve", "api_server", "--help"]
+            from lmdeploy.cli.entrypoint import run
+            run()
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_every_argument_of_serve_api_server(registry: Registry, argparse_help: str) -> None:
+    assert registry.source == f"{TARGET} serve api_server"
+    assert len(registry.arguments) == 78
+    help_flags = set(re.findall(r"^\s{2,}(-[-\w]+)", argparse_help, re.MULTILINE))
+    help_flags |= set(re.findall(r"^\s{2,}-[-\w]+ .*?, (--[-\w]+)", argparse_help, re.MULTILINE))
+    model_flags = {flag for a in registry.arguments for flag in a.flags}
+    assert model_flags == help_flags - {"-h", "--help"}
+    positionals = [a for a in registry.arguments if not a.flags]
+    assert [a.dest for a in positionals] == ["model_path"]
+
+
+def test_sections_are_the_argument_groups(registry: Registry, argparse_help: str) -> None:
+    titles = re.findall(r"^(\S[^\n]*):$", argparse_help, re.MULTILINE)
+    assert set(registry.sections) == {t for t in titles if not t.startswith("usage")}
+    assert len([s for s in registry.sections if s not in ("options", "positional arguments")]) == 4
+
+
+def test_help_texts_are_argparses(registry: Registry, argparse_help: str) -> None:
+    # without any whitespace: argparse wraps the help, and breaks a long URL across lines
+    printed = "".join(argparse_help.split())
+    for argument in registry.arguments:
+        if isinstance(argument.help, Unevaluated):
+            continue
+        assert "".join(argument.help.split()) in printed, argument.flags
+
+
+def test_text_from_stand_ins_is_unresolved_and_named(registry: Registry) -> None:
+    unresolved = {a.flags[0] for a in registry.arguments if isinstance(a.help, Unevaluated)}
+    assert unresolved == {"--tool-call-parser", "--reasoning-parser"}
+    assert sorted(d.message.split(":")[0] for d in registry.diagnostics) == sorted(unresolved)
+    assert all("mmengine" in d.message for d in registry.diagnostics)
+    text = json.dumps(registry_to_dict(registry), ensure_ascii=False)
+    assert "<stand-in" not in text and "\ue000" not in text
+
+
+def test_choices_and_defaults_are_lmdeploys(registry: Registry, argparse_help: str) -> None:
+    by_flag = {a.flags[0]: a for a in registry.arguments if a.flags}
+    for flag, argument in by_flag.items():
+        if argument.choices and not isinstance(argument.choices, Unevaluated):
+            shown = "{" + ",".join(str(c) for c in argument.choices) + "}"
+            assert f"{flag} {shown}" in words(argparse_help), flag
+    assert by_flag["--server-name"].default == "0.0.0.0"
+    assert by_flag["--backend"].choices == ("pytorch", "turbomind")
