@@ -61,15 +61,16 @@ ZENSICAL = Path(sys.executable).with_name("zensical")
 
 
 def build_zensical(mkdocs_yml: Path, site_dir: Path, strict: bool = False) -> Build:
-    """`zensical build --clean` in a subprocess, from the folder of mkdocs.yml. Zensical has no
-    option for the site folder and wants it inside the project: mkdocs.yml reads it from
-    ARGMATRIX_SITE_DIR (`site_dir: !ENV [ARGMATRIX_SITE_DIR, site]`). `--clean` drops Zensical's
-    cache of rendered pages, which knows nothing of argmatrix's inputs."""
+    """`zensical build` in a subprocess, from the folder of mkdocs.yml. Zensical has no option
+    for the site folder and wants it inside the project: mkdocs.yml reads it from
+    ARGMATRIX_SITE_DIR (`site_dir: !ENV [ARGMATRIX_SITE_DIR, site]`). Never `--clean`: it empties
+    the project's whole `.cache` folder, which in this repository holds the test environments
+    (live sglang, the other Pythons, the MDX compiler) that the rest of the run needs."""
     docs = mkdocs_yml.parent / "docs"
     before = tree(docs)
     env = {**os.environ, "NO_COLOR": "1", "ARGMATRIX_SITE_DIR": str(site_dir)}
     result = subprocess.run(
-        [str(ZENSICAL), "build", "--clean", "-f", str(mkdocs_yml)]
+        [str(ZENSICAL), "build", "-f", str(mkdocs_yml)]
         + (["--strict"] if strict else []),
         cwd=mkdocs_yml.parent,
         capture_output=True,
