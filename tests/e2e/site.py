@@ -67,6 +67,9 @@ def build_zensical(mkdocs_yml: Path, site_dir: Path, strict: bool = False) -> Bu
     the project's whole `.cache` folder, which in this repository holds the test environments
     (live sglang, the other Pythons, the MDX compiler) that the rest of the run needs."""
     docs = mkdocs_yml.parent / "docs"
+    for entry in (mkdocs_yml.parent / ".cache").glob("[0-9]*"):
+        if entry.is_file():  # Zensical's cache of rendered pages: stale after an input changed
+            entry.unlink()
     before = tree(docs)
     env = {**os.environ, "NO_COLOR": "1", "ARGMATRIX_SITE_DIR": str(site_dir)}
     result = subprocess.run(
