@@ -73,8 +73,7 @@ def build_zensical(mkdocs_yml: Path, site_dir: Path, strict: bool = False) -> Bu
     before = tree(docs)
     env = {**os.environ, "NO_COLOR": "1", "ARGMATRIX_SITE_DIR": str(site_dir)}
     result = subprocess.run(
-        [str(ZENSICAL), "build", "-f", str(mkdocs_yml)]
-        + (["--strict"] if strict else []),
+        [str(ZENSICAL), "build", "-f", str(mkdocs_yml)] + (["--strict"] if strict else []),
         cwd=mkdocs_yml.parent,
         capture_output=True,
         text=True,

@@ -65,7 +65,7 @@ from argmatrix.project import Project
 from argmatrix.render.formats import OutputFormat
 from argmatrix.render.formats import tree as tree_cells
 from argmatrix.render.formats.myst import ROLE
-from argmatrix.render.formats.shared import flag_names
+from argmatrix.render.formats.shared import CODE, LINK, flag_names
 from argmatrix.render.views import SUPPORT_LAYOUTS, Cells, Row, SectionView, server_page
 from argmatrix.render.views import support_page as build_support_page
 
@@ -230,8 +230,13 @@ _TREE = cast(OutputFormat, tree_cells)  # the page model's cells as plain text a
 
 def _paragraph(text: str) -> nodes.paragraph:
     paragraph = nodes.paragraph()
-    for part, is_code in tree_cells.spans(text):
-        paragraph += nodes.literal(part, part) if is_code else nodes.Text(part)
+    for part, kind in tree_cells.spans(text):
+        if kind == CODE:
+            paragraph += nodes.literal(part, part)
+        elif kind == LINK:
+            paragraph += nodes.reference(part, part, refuri=part)
+        else:
+            paragraph += nodes.Text(part)
     return paragraph
 
 

@@ -138,7 +138,7 @@ class Cells:
             argument=argument,
             anchor=scope + anchor(argument.name),
             flags=fmt.flags_cell(argument, scope),
-            description=fmt.FILTERS["cell"](argument.help),
+            description=fmt.FILTERS["prose"](argument.help),
             default=fmt.default_cell(argument.default, argument),
             options=fmt.type_options_cell(argument),
         )
@@ -177,7 +177,7 @@ def server_page(registry: Registry, cells: Cells | None = None, scope: str = "")
         SubcommandView(
             name=code(sub.name),
             aliases=", ".join(code(a) for a in sub.aliases),
-            help=cell(sub.help),
+            help=cells.format.FILTERS["prose"](sub.help),
             page=server_page(sub.registry, cells, f"{scope}{anchor(sub.name)}"),
         )
         for sub in registry.subcommands
@@ -245,12 +245,12 @@ def _platform_cells(
     notes = [resolved.note] if resolved.note else []
     if layout == "variants" and resolved.reason:
         notes.insert(0, resolved.reason)  # no status column to carry the reason
-    cell = fmt.FILTERS["cell"]
+    prose = fmt.FILTERS["prose"]
     return (
         fmt.status_cell(resolved, variants),
         variant_marks(resolved, variants),
-        cell("; ".join(notes)) if notes else "",
-        cell(resolved.reason) if resolved.reason else "",
+        prose("; ".join(notes)) if notes else "",
+        prose(resolved.reason) if resolved.reason else "",
     )
 
 

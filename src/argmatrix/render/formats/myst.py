@@ -23,7 +23,14 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from argmatrix.render.formats.shared import CellWriter, RegionSyntax, anchor, folded
+from argmatrix.render.formats.shared import (
+    CellWriter,
+    ProseWriter,
+    RegionSyntax,
+    anchor,
+    folded,
+    markdown_link,
+)
 
 # The role the Sphinx extension defines (argmatrix/integrations/sphinx.py): `{ROLE}`--flag``.
 ROLE = "argmatrix-option"
@@ -154,11 +161,13 @@ flags_cell = _CELLS.flags_cell
 default_cell = _CELLS.default_cell
 type_options_cell = _CELLS.type_options_cell
 status_cell = _CELLS.status_cell
+prose = ProseWriter(cell=cell, code=code, link=markdown_link(cell)).prose
 
 
 # The filters templates use to put text into a page of this format.
 FILTERS: dict[str, Callable[..., str]] = {
     "cell": cell,
+    "prose": prose,
     "code": code,
     "anchor": anchor,
     "code_block": code_block,

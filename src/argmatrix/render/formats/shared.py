@@ -48,6 +48,91 @@ def anchor(name: str) -> str:
     return cleaned or "argument"
 
 
+# ------------------------------------------------------------------ prose: code spans and links
+
+# A code span as CommonMark reads one: a run of backticks, closed by the next run of the same
+# length. An unbalanced backtick stays a literal character (each format escapes it).
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+# A web address: http(s), then only characters no format reads as markup in a link's
+# destination (no quotes, brackets, braces, angle brackets, backslashes, pipes, parentheses).
+_URL = re.compile(r"\bhttps?://[A-Za-z0-9\-._~:/?#@!$&*+,;=%]+")
+_URL_TRAILING = ".,;:!?*"  # sentence punctuation after an address is not part of it
+
+TEXT, CODE, LINK = "text", "code", "link"
+
+
+def prose_parts(text: str) -> list[tuple[str, str]]:
+    """A help text's parts in order, as (kind, text): code spans (balanced backticks, their
+    content as CommonMark trims it), web addresses outside code, and the text between."""
+    parts: list[tuple[str, str]] = []
+    position = 0
+    for match in _CODE_SPAN.finditer(text):
+        parts.extend(_text_and_links(text[position : match.start()]))
+        content = match.group(2)
+        if content.startswith(" ") and content.endswith(" ") and content.strip():
+            content = content[1:-1]
+        parts.append((CODE, content))
+        position = match.end()
+    parts.extend(_text_and_links(text[position:]))
+    return [(kind, part) for kind, part in parts if part]
+
+
+def _text_and_links(text: str) -> list[tuple[str, str]]:
+    parts: list[tuple[str, str]] = []
+    position = 0
+    for match in _URL.finditer(text):
+        address = match.group(0).rstrip(_URL_TRAILING)
+        if len(address) <= len("https://"):
+            continue
+        parts.append((TEXT, text[position : match.start()]))
+        parts.append((LINK, address))
+        position = match.start() + len(address)
+    parts.append((TEXT, text[position:]))
+    return parts
+
+
+class ProseWriter(NamedTuple):
+    """Running text (a help, a note) in one format: code spans as code, web addresses as links,
+    the rest escaped as a cell's text."""
+
+    cell: Callable[[Any], str]
+    code: Callable[[Any], str]
+    link: Callable[[str], str]
+
+    def prose(self, value: Any) -> str:
+        text = folded(str(value)).strip()
+        if "`" not in text and "://" not in text:  # fast path: most help texts
+            return self.cell(text)
+        written = []
+        for kind, part in prose_parts(text):
+            if kind == CODE:
+                written.append(self.code(part))
+            elif kind == LINK:
+                written.append(self.link(part))
+            else:
+                written.append(_spaced(self.cell, part))
+        return "".join(written)
+
+
+def _spaced(cell: Callable[[Any], str], text: str) -> str:
+    """A text between code or links: escaped, keeping the space on either side of it."""
+    inner = cell(text)
+    before = " " if text[:1].isspace() else ""
+    after = " " if text[-1:].isspace() and inner else ""
+    return f"{before}{inner}{after}"
+
+
+def markdown_link(cell: Callable[[Any], str]) -> Callable[[str], str]:
+    """A link in Markdown syntax (CommonMark, GFM, MDX, MyST): the address as its escaped text.
+    Character references are read in a destination too, so its `&` is written `&amp;`: the link
+    goes where its text says."""
+
+    def link(address: str) -> str:
+        return f"[{cell(address)}]({address.replace('&', '&amp;')})"
+
+    return link
+
+
 class RegionSyntax(NamedTuple):
     """How a format marks an in-place region in a hand-written page.
 

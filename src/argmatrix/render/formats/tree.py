@@ -15,11 +15,23 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from argmatrix.render.formats.shared import CellWriter, anchor, folded
+from argmatrix.render.formats.shared import (
+    CODE,
+    LINK,
+    TEXT,
+    CellWriter,
+    ProseWriter,
+    anchor,
+    folded,
+)
 
 CODE_START = "\x0e"
 CODE_END = "\x0f"
-_SPANS = re.compile(f"{CODE_START}([^{CODE_END}]*){CODE_END}")
+LINK_START = "\x10"
+LINK_END = "\x11"
+_SPANS = re.compile(
+    f"{CODE_START}([^{CODE_END}]*){CODE_END}|{LINK_START}([^{LINK_END}]*){LINK_END}"
+)
 
 
 def cell(value: Any) -> str:
@@ -35,17 +47,24 @@ def code(value: Any) -> str:
     return f"{CODE_START}{text}{CODE_END}"
 
 
-def spans(text: str) -> list[tuple[str, bool]]:
-    """The parts of a cell in order: (text, is_code), empty texts left out."""
-    parts: list[tuple[str, bool]] = []
+def link(address: str) -> str:
+    """A web address shown as a link to itself."""
+    return f"{LINK_START}{address}{LINK_END}"
+
+
+def spans(text: str) -> list[tuple[str, str]]:
+    """The parts of a cell in order: (text, kind), kind `text`, `code` or `link`; empty texts
+    left out."""
+    parts: list[tuple[str, str]] = []
     position = 0
     for match in _SPANS.finditer(text):
         if match.start() > position:
-            parts.append((text[position : match.start()], False))
-        parts.append((match.group(1), True))
+            parts.append((text[position : match.start()], TEXT))
+        code_text, address = match.groups()
+        parts.append((code_text, CODE) if code_text is not None else (address, LINK))
         position = match.end()
     if position < len(text):
-        parts.append((text[position:], False))
+        parts.append((text[position:], TEXT))
     return parts
 
 
@@ -62,9 +81,11 @@ flags_cell = _CELLS.flags_cell
 default_cell = _CELLS.default_cell
 type_options_cell = _CELLS.type_options_cell
 status_cell = _CELLS.status_cell
+prose = ProseWriter(cell=cell, code=code, link=link).prose
 
 FILTERS: dict[str, Callable[..., str]] = {
     "cell": cell,
+    "prose": prose,
     "code": code,
     "anchor": anchor,
     "code_block": code_block,
