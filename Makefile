@@ -10,6 +10,8 @@ OLD_SGLANG := .cache/sglang-0.5.2
 # by defstruct, turned into arguments by a generic helper): its sources only, read statically
 # (tests/test_static_declarative_sglang.py).
 NEW_SGLANG := .cache/sglang-0.5.23
+# A Python that imports 0.5.23's registry live (CPU torch), for the same test's static-vs-live check.
+LIVE_0523 := .cache/live-sglang-0.5.23
 # The real MDX compiler (npm), with the frontmatter and GFM syntax Mintlify reads: every .mdx page
 # the tests generate must compile with it (tests/test_mdx_*.py run it through node).
 MDX := .cache/mdx
@@ -21,7 +23,7 @@ PYTHON_ENVS   := $(foreach version,$(OTHER_PYTHONS),.cache/py$(version))
 empty :=
 space := $(empty) $(empty)
 
-.PHONY: install docs docs-zensical serve test test-fast lint check-docs bench live-env pythons old-sglang new-sglang clean
+.PHONY: install docs docs-zensical serve test test-fast lint check-docs bench live-env pythons old-sglang new-sglang live-env-0523 clean
 
 install: $(VENV)/.installed
 
@@ -84,6 +86,16 @@ $(NEW_SGLANG)/.installed:
 	$(BIN)/pip install -q --no-deps --target $(NEW_SGLANG) sglang==0.5.23
 	touch $@
 
+live-env-0523: $(LIVE_0523)/.installed
+
+$(LIVE_0523)/.installed: tests/live/requirements-sglang-0.5.23.txt
+	$(PYTHON) -m venv $(LIVE_0523)
+	$(LIVE_0523)/bin/pip install -q --upgrade pip
+	$(LIVE_0523)/bin/pip install -q torch==2.13.0
+	$(LIVE_0523)/bin/pip install -q -r tests/live/requirements-sglang-0.5.23.txt
+	$(LIVE_0523)/bin/pip install -q --no-deps sglang==0.5.23
+	touch $@
+
 pythons: $(foreach env,$(PYTHON_ENVS),$(env)/.installed)
 
 # The interpreter: pyenv's, else the system's.
@@ -131,8 +143,9 @@ lint: install
 	$(BIN)/lint-imports
 
 # The full suite, with the coverage of src/argmatrix (the floor is in pyproject.toml).
-test: install live-env pythons old-sglang new-sglang $(MDX)/.installed lint
+test: install live-env live-env-0523 pythons old-sglang new-sglang $(MDX)/.installed lint
 	ARGMATRIX_LIVE_PYTHON=$(CURDIR)/$(LIVE)/bin/python \
+	ARGMATRIX_LIVE_PYTHON_0523=$(CURDIR)/$(LIVE_0523)/bin/python \
 	ARGMATRIX_PYTHONS=$(subst $(space),:,$(foreach env,$(PYTHON_ENVS),$(CURDIR)/$(env)/bin/python)) \
 	$(BIN)/pytest -q --cov --cov-report=term:skip-covered
 

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from argmatrix.errors import ArgmatrixError
 from argmatrix.model.registry import registry_to_dict
-from helpers import load, load_dict
+from helpers import REGISTRIES, line_of, load, load_dict, read_hostile, run_cli_in_process, stopped
 
 DATACLASS = "declared_cli.dataclass_args:build_parser"
 STRUCTS = "declared_cli.struct_args:Server.add_cli_args"
@@ -69,3 +71,101 @@ def test_sections_come_from_where_each_field_is_declared() -> None:
     dataclass_sections = {a.flags[0]: a.section for a in load(DATACLASS, "static").arguments}
     assert dataclass_sections["--port"] == "Network"
     assert dataclass_sections["--dtype"] == "Model loading"
+
+
+# ------------------------------------------------------------------ never part of a registry
+
+UNREADABLE = "declared_cli.unreadable"
+
+
+@pytest.mark.parametrize(
+    ("builder", "why"),
+    [
+        ("inherited", "the fields `Inherited` inherits from `settings_lib.BaseSettings`"),
+        ("foreign_metadata", "calls `settings_lib.ExternalOpt`"),
+        ("opaque_class", "`isinstance` of `settings_lib.BaseSettings` is not known"),
+    ],
+)
+def test_fields_static_reading_cannot_follow_stop_the_read_at_the_loop(
+    builder: str, why: str
+) -> None:
+    with pytest.raises(ArgmatrixError) as caught:
+        load(f"{UNREADABLE}:{builder}", "static")
+    (problem,) = caught.value.problems
+    assert problem.file == str(REGISTRIES / "declared_cli" / "options.py")
+    assert problem.line == line_of(REGISTRIES / "declared_cli" / "options.py", "for field in")
+    assert "the loop over `declared_fields(cls)` cannot be followed statically" in problem.message
+    assert why in problem.message
+
+
+def test_the_command_line_exits_2_with_one_located_line() -> None:
+    result = run_cli_in_process(
+        "export", "--static", "--registry", f"{UNREADABLE}:inherited", cwd=REGISTRIES
+    )
+    assert result.code == 2 and result.out == ""
+    (line,) = result.err.splitlines()
+    assert line.startswith(f"argmatrix: error: {REGISTRIES / 'declared_cli' / 'options.py'}:")
+
+
+# ------------------------------------------------------------------ hostile declarations
+
+HOSTILE_HEAD = """
+import argparse
+import dataclasses
+from typing import Annotated, get_type_hints
+
+import msgspec
+
+
+def add_fields(parser, cls):
+    hints = get_type_hints(cls, include_extras=True)
+    for field in dataclasses.fields(cls):
+        if field.default is dataclasses.MISSING:
+            default = field.default_factory()
+        else:
+            default = field.default
+        parser.add_argument("--" + field.name, help=hints[field.name].__metadata__[0], default=default)
+
+
+def build():
+    parser = argparse.ArgumentParser(prog="hostile")
+    add_fields(parser, Settings)
+    return parser
+"""
+
+
+@pytest.mark.parametrize(
+    "declaration",
+    [
+        # a class of a million fields, written by a loop no one wrote out
+        "@dataclasses.dataclass\nclass Settings:\n"
+        + "".join(f"    f{i}: Annotated[int, 'x'] = {i}\n" for i in range(60_000)),
+        # fields whose default factories call each other without end
+        "def again():\n    return again()\n\n@dataclasses.dataclass\nclass Settings:\n"
+        "    a: Annotated[list, 'x'] = dataclasses.field(default_factory=again)\n",
+        # bases that are each other's
+        "@dataclasses.dataclass\nclass Settings(Other):\n    a: int = 1\n\n"
+        "@dataclasses.dataclass\nclass Other(Settings):\n    b: int = 2\n",
+        # an annotation nested past any parser's patience
+        "@dataclasses.dataclass\nclass Settings:\n    a: '"
+        + "list[" * 5000
+        + "int"
+        + "]" * 5000
+        + "' = 1\n",
+        # defstruct handed a million fields
+        "Settings = msgspec.defstruct('Settings', [('f%d' % i, int, i) for i in range(10**7)])\n",
+    ],
+    ids=["many-fields", "endless-factory", "cyclic-bases", "deep-annotation", "huge-defstruct"],
+)
+def test_hostile_declarations_stop_in_time_with_one_line(
+    tmp_path: Path, declaration: str, request: pytest.FixtureRequest
+) -> None:
+    outcome = read_hostile(tmp_path, HOSTILE_HEAD + "\n\n" + declaration, generate=False)
+    words = {
+        "many": "step budget",
+        "endl": "call depth budget",
+        "cycl": "nested too deep",
+        "deep": "does not parse",
+        "huge": "size budget",
+    }
+    assert words[request.node.callspec.id[:4]] in stopped(outcome)

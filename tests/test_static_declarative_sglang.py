@@ -9,7 +9,10 @@ the other facts checked here are read from sglang's source by the test itself.
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -17,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from argmatrix.loaders.load import RegistrySpec, load_registry
-from argmatrix.model.registry import Registry
+from argmatrix.model.registry import Registry, registry_to_dict
 from helpers import REPO, time_limit
 
 SGLANG_DIR = REPO / ".cache" / "sglang-0.5.23"
@@ -87,9 +90,15 @@ def test_choices_and_types_come_from_the_annotations(registry: Registry) -> None
 
 def test_only_values_of_the_running_program_stay_unread(registry: Registry) -> None:
     """The 522 generated arguments are read exactly; what stays source text is said, and is
-    decided at run time (parsers registered by plugins, an enum of another package)."""
+    decided at run time (parsers registered by plugins, an environment variable, an enum of
+    another package)."""
     unread = {d.message.split(":")[0] for d in registry.diagnostics}
-    assert unread <= {"--reasoning-parser", "--tool-call-parser", "--kv-canary-real-data"}
+    assert unread <= {
+        "--reasoning-parser",
+        "--tool-call-parser",
+        "--kv-canary-real-data",
+        "--sampling-backend",
+    }
     assert all(d.file.endswith("server_args.py") for d in registry.diagnostics)
 
 
@@ -100,3 +109,59 @@ def test_the_read_takes_well_under_a_second_of_processor_time(sglang_0523: Path)
     load_static(TARGET, sglang_0523, [str(sglang_0523)])
     spent = time.thread_time() - start
     assert spent < time_limit() / 5, f"{spent:.2f} s"  # about 0.5 s on the CI's machines
+
+
+# ------------------------------------------------------------------ static against live
+
+LIVE_SCRIPT = """
+import json, sys
+sys.path.insert(0, {src!r})
+from argmatrix.model.registry import registry_to_dict
+from argmatrix.loaders.load import RegistrySpec, load_registry
+registry = load_registry(RegistrySpec({target!r}, mode="live", mock={mock!r}))
+print(json.dumps(registry_to_dict(registry)))
+"""
+MOCK = ("IPython", "torchvision", "sentencepiece")  # imported by sglang, never by the registry
+
+
+def live_python() -> Path:
+    path = Path(
+        os.environ.get("ARGMATRIX_LIVE_PYTHON_0523")
+        or REPO / ".cache" / "live-sglang-0.5.23" / "bin" / "python"
+    )
+    if not path.exists():
+        pytest.fail(
+            f"no Python that imports sglang 0.5.23 at {path} (fix: run `make live-env-0523`, or"
+            " point ARGMATRIX_LIVE_PYTHON_0523 at one)",
+            pytrace=False,
+        )
+    return path
+
+
+@pytest.mark.slow
+def test_static_equals_live_but_where_it_says_what_it_kept_as_source(registry: Registry) -> None:
+    script = LIVE_SCRIPT.format(src=str(REPO / "src"), target=TARGET, mock=MOCK)
+    run = subprocess.run(
+        [str(live_python()), "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "ARGMATRIX_CACHE": "off"},
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    live = json.loads(run.stdout.splitlines()[-1])
+    static = json.loads(json.dumps(registry_to_dict(registry)))
+    assert [a["flags"] for a in static["arguments"]] == [a["flags"] for a in live["arguments"]]
+    said = {
+        (d.message.split(":")[0], d.message.split(": ")[1].split()[0]) for d in registry.diagnostics
+    }
+    kept = set()
+    for mine, theirs in zip(static["arguments"], live["arguments"], strict=True):
+        for key, value in mine.items():
+            if key == "section" or value == theirs[key]:  # sections: see the tests above
+                continue
+            assert isinstance(value, dict) and "unevaluated" in value, (mine["flags"], key)
+            kept.add((mine["flags"][0], key))
+    assert kept == said  # every value kept as source text is said, and nothing else differs
+    assert len(kept) <= 8  # the hand-written arguments whose values the running program decides

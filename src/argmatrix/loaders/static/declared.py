@@ -61,6 +61,8 @@ MODELED = frozenset(
         "dataclasses.fields",
         "dataclasses.is_dataclass",
         "dataclasses.MISSING",
+        "dataclasses.KW_ONLY",
+        "dataclasses.InitVar",
         "msgspec.Struct",
         "msgspec.field",
         "msgspec.defstruct",
@@ -192,7 +194,7 @@ def subscript(base: Any, key: Any) -> Any:
             if name == "typing.Literal":
                 args = key if type(key) is tuple else (key,)
             return TypeForm(base, args)
-        if name in ("typing.Callable", "collections.abc.Callable"):
+        if name in ("typing.Callable", "collections.abc.Callable", "dataclasses.InitVar"):
             return TypeForm(base, args)
         return None
     if type(base) is BuiltinRef and base.name in ("list", "dict", "tuple", "set", "frozenset"):
@@ -273,6 +275,35 @@ def _lineage(cls: ClassRef) -> list[ClassRef]:
     return seen
 
 
+_NOT_FIELDS = (Modeled("dataclasses.KW_ONLY"), Modeled("dataclasses.InitVar"))
+_FIELDLESS_BASES = (Modeled("msgspec.Struct"), ExternalRef("object"))
+
+
+def _field_lineage(cls: ClassRef, depth: int) -> list[ClassRef]:
+    """The classes whose fields `cls` has, bases first; a base that is not read (a class of
+    another package, a name only running would tell) makes the fields unknown, never fewer."""
+    budget = cls.module.loader.budget
+    if depth > budget.limits.call_depth:
+        raise CannotEvaluate(f"the bases of `{cls.node.name}` are nested too deep")
+    chain: list[ClassRef] = []
+    for node in cls.node.bases:
+        budget.visit(4)
+        try:
+            base = resolve(cls.module.evaluate(node, cls.node.lineno))
+        except CannotEvaluate as exc:
+            raise CannotEvaluate(
+                f"a base class of `{cls.node.name}` is not known statically ({exc.reason})"
+            ) from None
+        if type(base) is ClassRef:
+            chain.extend(c for c in _field_lineage(base, depth + 1) if c not in chain)
+        elif base not in _FIELDLESS_BASES:
+            raise CannotEvaluate(
+                f"the fields `{cls.node.name}` inherits from {describe(base)} are not in the"
+                " source read"
+            )
+    return [*chain, cls]
+
+
 def _annotation(it: Interpreter, cls: ClassRef, node: ast.expr) -> Any:
     """An annotation's value in its module; a string annotation is parsed first."""
     if isinstance(node, ast.Constant) and type(node.value) is str:
@@ -300,13 +331,15 @@ def declared(it: Interpreter, cls: ClassRef) -> list[tuple[FieldInfo, Any]]:
     kind = record_kind(it, cls)
     missing = Modeled(_MISSING_OF.get(kind or "dataclass", "dataclasses.MISSING"))
     fields: dict[str, tuple[FieldInfo, Any]] = {}
-    for owner in _lineage(cls):
+    for owner in _field_lineage(cls, 0):
         for child in owner.node.body:
             if not (isinstance(child, ast.AnnAssign) and isinstance(child.target, ast.Name)):
                 continue
             it.budget.visit(4)
             hint = _annotation(it, owner, child.annotation)
             if type(hint) is TypeForm and hint.origin == Modeled("typing.ClassVar"):
+                continue
+            if hint in _NOT_FIELDS or (type(hint) is TypeForm and hint.origin in _NOT_FIELDS):
                 continue
             default, factory = missing, missing
             if child.value is not None:
@@ -418,6 +451,14 @@ def attribute(it: Interpreter, base: Any, attr: str) -> Any:
         if attr in base.namespace:
             return resolve(base.namespace[attr])
         raise CannotEvaluate(f"`{base.name}.{attr}` is not found in the source read")
+    if kind is TypeForm and attr in ("__metadata__", "__origin__", "__args__"):
+        annotated = base.origin == Modeled("typing.Annotated")
+        if attr == "__metadata__" and annotated:
+            return base.args[1:]
+        if attr == "__origin__":
+            return base.args[0] if annotated else base.origin
+        if attr == "__args__" and not annotated:
+            return base.args
     if kind is Modeled and base.dotted.startswith("typing.") and attr == "__name__":
         return base.dotted[7:]
     raise CannotEvaluate(f"{describe(base)} has no attribute `{attr}` static reading follows")

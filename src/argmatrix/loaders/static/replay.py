@@ -450,10 +450,11 @@ def replay_action(it: Interpreter, node: ast.Call, label: str, kwargs: dict[str,
         kwargs["action"] = argparse_class(action)
     elif isinstance(action, ClassRef):
         kwargs["action"] = it.recording.placeholder_action(action.node.name, argparse_base(action))
-        if "nargs" not in kwargs:
-            default_nargs = init_default(action, "nargs")
-            if default_nargs is not None:
-                kwargs["nargs"] = default_nargs  # as the class's own __init__ would
+        for key in ("nargs", "default", "const"):  # as the class's own __init__ would
+            if key not in kwargs:
+                value = init_default(action, key)
+                if value is not None:
+                    kwargs[key] = value
     else:
         if type(action) is Unevaluated:
             report_unevaluated(it, node, label, "action", action)

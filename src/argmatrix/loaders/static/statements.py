@@ -13,6 +13,8 @@ import ast
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from argmatrix.errors import ArgmatrixError
+from argmatrix.loaders.static.budget import FIX
 from argmatrix.loaders.static.declared import FieldInfo
 from argmatrix.loaders.static.values import (
     PLAIN_TYPES,
@@ -141,6 +143,9 @@ def undecided_if(it: Interpreter, node: ast.If, reason: str) -> None:
     recording = it.recording
     it.budget.visit(3 * len(it.scope))  # two copies of the scope and a look at each name
     before = dict(it.scope)
+    containers = {n: v for n, v in before.items() if type(v) in _CHANGED_IN_PLACE}
+    it.budget.visit(sum(len(v) for v in containers.values()))
+    copies = {name: type(value)(value) for name, value in containers.items()}
     recording.logging += 1
     start = len(recording.log)
     try:
@@ -167,6 +172,10 @@ def undecided_if(it: Interpreter, node: ast.If, reason: str) -> None:
     for name in [*first, *(n for n in second if n not in first)]:
         a, b = first.get(name, _MISSING), second.get(name, _MISSING)
         it.scope[name] = a if _same(a, b) else Unevaluated(name, why)
+    for name, copy in copies.items():  # `choices.add(x)` in a branch: changed or not
+        value = it.scope.get(name)
+        if value is containers[name] and (len(value) != len(copy) or value != copy):
+            it.scope[name] = Unevaluated(name, f"changed in place {why[4:]}")
     condition = it.quoted(node.test)
     if calls[0] != calls[1]:
         it.report(
@@ -180,6 +189,9 @@ def undecided_if(it: Interpreter, node: ast.If, reason: str) -> None:
             f"a branch of the condition `{condition}` {interrupted}; static"
             " reading cannot decide it and goes on past it",
         )
+
+
+_CHANGED_IN_PLACE = (list, dict, set)
 
 
 def branch(it: Interpreter, body: list[ast.stmt]) -> str:
@@ -237,7 +249,19 @@ def once(it: Interpreter, node: ast.For | ast.AsyncFor | ast.While, what: str, r
     """A loop static reading cannot follow: its body is read once, and that is said if the
     body replays parser calls."""
     calls = it.recording.calls
-    loop_body(it, node.body)
+    try:
+        loop_body(it, node.body)
+    except ArgmatrixError as exc:
+        if any(problem.fix == FIX for problem in exc.problems):
+            raise  # a budget spent: said as it is
+        raise ArgmatrixError.at(
+            f"{what} cannot be followed statically ({reason}), and the arguments its body adds"
+            f" cannot be read without it ({exc.problems[0].message})",
+            file=str(it.module.path),
+            line=node.lineno,
+            fix="declare the arguments in source static reading can follow, or load the"
+            " registry live (registry.mode: live)",
+        ) from None
     if it.recording.calls > calls:
         it.report(node, f"{what} cannot be followed statically ({reason}): its body was read once")
 
