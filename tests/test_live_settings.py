@@ -246,6 +246,15 @@ def test_a_missing_compiled_submodule_asks_for_mock_auto() -> None:
     assert "mock: auto" in message
 
 
+def test_a_submodule_named_in_mock_is_stood_in_for_though_its_package_is_installed() -> None:
+    registry = live(
+        "live_compiled.server_args:add_cli_args",
+        mock=("not_installed_gpu_lib", "live_compiled.ops"),
+    )
+    assert by_flag(registry)["--device"].choices == ("cpu",)
+    assert "live_compiled.ops" not in sys.modules  # the stand-in leaves with the load
+
+
 def test_mock_auto_stands_in_honestly() -> None:
     registry = live("live_compiled.server_args:add_cli_args", auto_mock=True)
     arguments = by_flag(registry)

@@ -25,7 +25,7 @@ import tempfile
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -522,30 +522,68 @@ _CHECKED = ("help", "default", "const", "choices", "metavar", "type")
 
 
 def unresolved_stand_ins(
-    parser: argparse.ArgumentParser, sites: Mapping[int, CallSite]
+    parser: argparse.ArgumentParser, sites: dict[int, CallSite]
 ) -> list[Diagnostic]:
     """Every value of the parser built from a stand-in becomes `Unevaluated` (its text, with
-    the stand-in's name), and is reported: a stand-in's text never reads as the project's."""
+    the stand-in's name), and is reported: a stand-in's text never reads as the project's.
+    A keyword outside argparse's (`bind_to=`) made of stand-ins on many arguments is reported
+    once, with the first argument's place and how many there are."""
     diagnostics: list[Diagnostic] = []
+    keywords: dict[str, list[tuple[str, CallSite | None, str]]] = {}
     for action in _all_actions(parser):
+        label = action.option_strings[0] if action.option_strings else action.dest
+        site = sites.get(id(action))
         for name in _CHECKED:
-            value = getattr(action, name, None)
-            text = _stand_in_text(value)
+            text = _stand_in_text(getattr(action, name, None))
             if text is None:
                 continue
-            names = ", ".join(dict.fromkeys(stand_in_names(text) or [text]))
-            label = action.option_strings[0] if action.option_strings else action.dest
             setattr(action, name, unmarked(text) if name == "type" else Unevaluated(unmarked(text)))
-            site = sites.get(id(action))
-            diagnostics.append(
-                Diagnostic(
-                    site.file if site else "<live>",
-                    site.line if site else None,
-                    f"{label}: the {name} comes from a stand-in ({unmarked(names)}), kept as"
-                    " unresolved; install the module for the real value",
-                )
-            )
+            diagnostics.append(_unresolved(label, site, f"the {name}", text))
+        for name, text in _unresolved_keywords(action, sites):
+            keywords.setdefault(name, []).append((label, site, text))
+    for name, found in keywords.items():
+        label, site, text = found[0]
+        if len(found) > 1:
+            label += f" and {len(found) - 1} other argument{'s' if len(found) > 2 else ''}"
+        diagnostics.append(_unresolved(label, site, f"'{name}'", text))
     return diagnostics
+
+
+def _unresolved(label: str, site: CallSite | None, what: str, text: str) -> Diagnostic:
+    names = ", ".join(dict.fromkeys(stand_in_names(text) or [text]))
+    return Diagnostic(
+        site.file if site else "<live>",
+        site.line if site else None,
+        f"{label}: {what} comes from a stand-in ({unmarked(names)}), kept as unresolved;"
+        " install the module for the real value",
+    )
+
+
+def _unresolved_keywords(
+    action: argparse.Action, sites: dict[int, CallSite]
+) -> list[tuple[str, str]]:
+    """The keywords outside argparse's own (recorded at the call, or set on the action) that
+    hold a stand-in: each is replaced by `Unevaluated`; returns their names and texts."""
+    found: list[tuple[str, str]] = []
+    site = sites.get(id(action))
+    if site is not None and site.extra:
+        extra = []
+        for key, value in site.extra:
+            text = _stand_in_text(value)
+            if text is not None:
+                found.append((key, text))
+                value = Unevaluated(unmarked(text))
+            extra.append((key, value))
+        sites[id(action)] = replace(site, extra=tuple(extra))
+    for key, value in list(vars(action).items()):
+        if key.startswith("_") or key in _CHECKED or key in ARGPARSE_KEYWORDS:
+            continue
+        text = _stand_in_text(value)
+        if text is not None:
+            setattr(action, key, Unevaluated(unmarked(text)))
+            if key not in dict(found):
+                found.append((key, text))
+    return found
 
 
 def _all_actions(parser: argparse.ArgumentParser) -> Iterator[argparse.Action]:

@@ -1,9 +1,11 @@
 """Stand-ins for modules that are not installed, so a docs machine needs no GPU stack.
 
-Only modules that really are missing get a stand-in: a module named in `mock` that is installed is
-imported for real, so the mock can never hide a real bug. With `mock: auto` every import that
-fails gets one: a package that is not installed, and a compiled submodule of an installed package
-that is absent or cannot be loaded (built for CUDA, say).
+Only packages that really are missing get a stand-in: a package named in `mock` that is installed
+is imported for real, so the mock can never hide a real bug. A submodule named in `mock`
+(`rtp_llm.ops`) is the exception: a part of an installed package its author asks to stand in for
+(its `__init__` looks for a library built with CUDA, say). With `mock: auto` every import the
+registry's own code makes that fails gets one: a package that is not installed, and a compiled
+submodule of an installed package that is absent or cannot be loaded.
 
 Stand-ins are honest about what they are not:
 
@@ -189,15 +191,21 @@ class StubFinder(importlib.abc.MetaPathFinder):
     in a package already stood in for (placed last: `mock: auto`). An optional import of another
     library (`try: import simplejson`) is left to fail, as it would without argmatrix."""
 
-    def __init__(self, roots: Iterable[str] | None, owners: Iterable[str] = ()) -> None:
+    def __init__(
+        self, roots: Iterable[str] | None, owners: Iterable[str] = (), exact: bool = False
+    ) -> None:
         self.roots = frozenset(roots) if roots is not None else None
         self.owners = frozenset(owners)
+        self.exact = exact  # roots are dotted modules: stand in for them even if present
         self.loader = _StubLoader()
         self.made: list[str] = []
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
         root = fullname.split(".", 1)[0]
-        if self.roots is not None and root not in self.roots:
+        if self.exact:
+            if not any(fullname == r or fullname.startswith(r + ".") for r in self.roots or ()):
+                return None
+        elif self.roots is not None and root not in self.roots:
             return None
         importer = _importer()
         if importer is None:
@@ -277,9 +285,16 @@ def stand_ins(
     module stood in for.
     Afterwards the stand-in modules leave `sys.modules`. Modules imported meanwhile stay
     imported, and may still hold stand-ins they were given."""
+    names = list(names)
     roots = missing(names)
+    submodules = [n for n in names if "." in n and n.split(".", 1)[0] not in roots]
     made: list[str] = []
     finders: list[importlib.abc.MetaPathFinder] = []
+    if submodules:  # `mock: [rtp_llm.ops]`: that part of an installed package, by request
+        exact = StubFinder(submodules, exact=True)
+        exact.made = made
+        sys.meta_path.insert(0, exact)
+        finders.append(exact)
     if roots:
         named = StubFinder(roots)
         named.made = made

@@ -1,0 +1,107 @@
+"""RTP-LLM's server arguments read live from its source (../shared/real-registries, unpacked in a
+temporary folder): `setup_args()` builds an `EnvArgumentParser`, fills it through
+`init_all_group_args(parser, configs)` across 33 files, and parses the command line. Its compiled
+module `rtp_llm.ops` is not built here (`mock: [rtp_llm.ops]`), the modules the subset leaves out
+are stood in for (`mock: auto`), and a group wrapper swallows `env_name=` and `bind_to=`."""
+
+from __future__ import annotations
+
+import sys
+import tarfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from argmatrix.loaders.load import RegistrySpec, load_registry
+from argmatrix.model.registry import Registry, Unevaluated
+from helpers import SEEDS, chdir
+
+RTP_SOURCE = SEEDS.parent / "real-registries" / "rtp-llm-server-args-4b8d39cd5.tgz"
+MODULE = "rtp_llm.server.server_args.server_args"
+LIVE = {"auto_mock": True, "mock": ("rtp_llm.ops",)}
+
+
+@pytest.fixture(scope="module")
+def rtp_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    folder = tmp_path_factory.mktemp("rtp")
+    with tarfile.open(RTP_SOURCE) as archive:
+        members = archive.getmembers()
+        assert all(m.isfile() or m.isdir() for m in members)
+        assert not [m.name for m in members if m.name.startswith("/") or ".." in m.name]
+        if hasattr(tarfile, "data_filter"):
+            archive.extractall(folder, members=members, filter="data")
+        else:
+            archive.extractall(folder, members=members)
+    with chdir(folder):  # a default is os.path.join(os.getcwd(), ...)
+        yield folder
+
+
+def read(folder: Path, target: str, **settings: Any) -> Registry:
+    try:
+        return load_registry(RegistrySpec(target=f"{MODULE}:{target}", base_dir=folder, **settings))
+    finally:
+        for name in [n for n in sys.modules if n.split(".")[0] == "rtp_llm"]:
+            del sys.modules[name]
+
+
+@pytest.fixture(scope="module")
+def from_setup_args(rtp_folder: Path) -> Registry:
+    return read(rtp_folder, "setup_args", **LIVE)
+
+
+@pytest.fixture(scope="module")
+def from_filler(rtp_folder: Path) -> Registry:
+    """The filler itself, handed the project's parser class and a configuration object."""
+    return read(
+        rtp_folder,
+        "init_all_group_args",
+        parser_class=f"{MODULE}:EnvArgumentParser",
+        args=({"call": "rtp_llm.config.py_config_modules:PyEnvConfigs"},),
+        **LIVE,
+    )
+
+
+def test_setup_args_is_read_where_it_parses(from_setup_args: Registry) -> None:
+    assert len(from_setup_args.arguments) == 324
+    assert len(from_setup_args.sections) == 35
+    assert all(a.extra.get("env_name") for a in from_setup_args.arguments)
+
+
+def test_the_group_wrapper_injects_metavars_from_types(from_setup_args: Registry) -> None:
+    for argument in from_setup_args.arguments:
+        expected = {"int": "INT", "str": "STR"}.get(str(argument.type))
+        if expected is not None:
+            assert argument.metavar == expected, argument.flags
+
+
+def test_the_entry_point_and_the_filler_give_one_model(
+    from_setup_args: Registry, from_filler: Registry
+) -> None:
+    assert from_setup_args.arguments == from_filler.arguments
+    assert from_setup_args.sections == from_filler.sections
+
+
+def test_values_of_the_compiled_module_are_unresolved(from_setup_args: Registry) -> None:
+    by_flag = from_setup_args.by_flag()
+    assert by_flag["--cp_rotate_method"].default == Unevaluated(
+        "rtp_llm.ops.CPRotateMethod.DISABLED"
+    )
+    bind_to = by_flag["--rank_factor"].extra["bind_to"]
+    assert isinstance(bind_to, Unevaluated) and "CacheStoreConfig()" in str(bind_to)
+    messages = [d.message for d in from_setup_args.diagnostics]
+    assert any(
+        m.startswith("--cp_rotate_method: the default comes from a stand-in") for m in messages
+    )
+    assert any("other arguments: 'bind_to' comes from a stand-in" in m for m in messages)
+    assert len(messages) < 10  # one line for a keyword on 200 arguments, not 200
+
+
+def test_live_and_static_agree_on_what_both_read(rtp_folder: Path, from_filler: Registry) -> None:
+    static = read(rtp_folder, "init_all_group_args", mode="static")
+    assert len(static.arguments) == len(from_filler.arguments)
+    for mine, theirs in zip(from_filler.arguments, static.arguments, strict=True):
+        for field in ("flags", "dest", "section", "action", "choices", "nargs", "help"):
+            assert getattr(mine, field) == getattr(theirs, field), (mine.flags, field)
+        assert mine.extra.get("env_name") == theirs.extra.get("env_name"), mine.flags
