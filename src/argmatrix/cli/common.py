@@ -69,7 +69,8 @@ def source_options_parser() -> argparse.ArgumentParser:
         metavar="WORDS",
         type=_words,
         help="Live mode: the command line the registry sees after the program name, as one"
-        " shell-quoted text ('--argv \"serve --help\"').",
+        " shell-quoted text ('--argv \"serve --help\"'; '--argv=--help' for one that starts"
+        " with a dash).",
     )
     group.add_argument(
         "--subcommand",

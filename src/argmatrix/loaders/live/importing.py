@@ -265,7 +265,7 @@ def load_live(
     program = module_name.rsplit(".", 1)[-1]
     argv = [program, *(settings.argv or ())]
     sys.path.insert(0, path_entry)
-    failure: ArgmatrixError | None = None
+    recorder = Recorder()
     try:
         with (
             quiet(settings.verbose),
@@ -273,20 +273,14 @@ def load_live(
             stand_ins(
                 settings.mock, settings.auto_mock, _owners(module_name, settings)
             ) as stood_in,
+            recorder.recording(),
         ):
-            recorder = Recorder()
-            try:
-                with recorder.recording():
-                    module = _import(module_name, settings)
-                    builder = _resolve(module, module_name, attr)
-                    parser = _build(builder, target, settings)
-            except ArgmatrixError as error:
-                failure = error
+            module = _import(module_name, settings)
+            builder = _resolve(module, module_name, attr)
+            parser = _build(builder, target, settings)
     finally:
         if path_entry in sys.path:
             sys.path.remove(path_entry)
-    if failure is not None:
-        raise failure
     return LiveResult(parser, recorder.sites, stood_in=list(dict.fromkeys(stood_in)))
 
 
