@@ -296,6 +296,13 @@ def test_unresolved_values_are_named_on_stderr() -> None:
     json.loads(result.out)
 
 
+def test_auto_among_the_mock_names_is_the_setting_from_any_front_end() -> None:
+    spec = RegistrySpec(target="x:y", mock=("torch", "auto"))
+    assert (spec.mock, spec.auto_mock) == (("torch",), True)
+    registry = live("live_compiled.server_args:add_cli_args", mock=("auto",))
+    assert by_flag(registry)["--device"].choices == ("cpu",)
+
+
 def test_mock_auto_leaves_another_librarys_optional_import_alone() -> None:
     registry = live("uses_optional_cli:build_parser", auto_mock=True)
     assert by_flag(registry)["--fast-json"].default is False

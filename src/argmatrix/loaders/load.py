@@ -19,6 +19,7 @@ from argmatrix.loaders.snapshot import read_snapshot
 from argmatrix.loaders.target import descend
 from argmatrix.model.registry import Registry
 
+AUTO_MOCK = "auto"  # `mock: auto`, `--mock auto`: stand in for every module that fails to import
 Mode = Literal["live", "static", "snapshot"]
 MODES: tuple[str, ...] = ("live", "static", "snapshot")
 
@@ -41,6 +42,13 @@ class RegistrySpec:
     kwargs: tuple[tuple[str, Any], ...] = ()
     # Both modes: the subcommands that lead from the target's parser to the registry.
     subcommand: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        # `auto` among the names (from any front end, `argmatrix diff --mock auto` too) is the
+        # setting, not a module.
+        if AUTO_MOCK in self.mock:
+            object.__setattr__(self, "mock", tuple(m for m in self.mock if m != AUTO_MOCK))
+            object.__setattr__(self, "auto_mock", True)
 
     @property
     def source(self) -> str:
@@ -195,9 +203,6 @@ def _read_file(name: str) -> str | None:
 
 def mock_list(values: Sequence[str] | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(values or ()))
-
-
-AUTO_MOCK = "auto"  # `mock: auto`, `--mock auto`: stand in for every module that fails to import
 
 
 def split_mock(values: Sequence[str]) -> tuple[tuple[str, ...], bool]:
