@@ -14,11 +14,12 @@ from typing import Any
 import pytest
 
 from argmatrix.errors import ArgmatrixError
-from argmatrix.model.registry import registry_to_dict
+from argmatrix.model.registry import Unevaluated, registry_to_dict
 from helpers import REGISTRIES, line_of, load, load_dict, read_hostile, run_cli_in_process, stopped
 
 DATACLASS = "declared_cli.dataclass_args:build_parser"
 STRUCTS = "declared_cli.struct_args:Server.add_cli_args"
+MADE = "declared_cli.dataclass_args:build_extra"
 
 
 @pytest.fixture(autouse=True)
@@ -29,7 +30,7 @@ def _forget_fixture_modules() -> Iterator[None]:
         del sys.modules[name]
 
 
-@pytest.mark.parametrize("target", [DATACLASS, STRUCTS])
+@pytest.mark.parametrize("target", [DATACLASS, STRUCTS, MADE])
 def test_static_equals_live_on_declared_fields(target: str) -> None:
     static = load(target, "static")
     assert "declared_cli" not in sys.modules, "static reading imported the registry"
@@ -169,3 +170,23 @@ def test_hostile_declarations_stop_in_time_with_one_line(
         "huge": "size budget",
     }
     assert words[request.node.callspec.id[:4]] in stopped(outcome)
+
+
+def test_what_an_undecidable_branch_changes_in_place_is_unknown(tmp_path: Path) -> None:
+    (tmp_path / "branchy_cli.py").write_text(
+        "import argparse\nimport os\n\n\ndef build():\n"
+        "    parser = argparse.ArgumentParser()\n"
+        "    choices = {'a', 'b'}\n"
+        "    kwargs = {'help': 'Pick one.'}\n"
+        "    if os.environ.get('EXTRA'):\n"
+        "        choices.add('c')\n"
+        "        kwargs['default'] = 'a'\n"
+        "    parser.add_argument('--pick', choices=sorted(choices), **kwargs)\n"
+        "    return parser\n"
+    )
+    registry = load("branchy_cli:build", "static", base_dir=tmp_path)
+    pick = registry.by_flag()["--pick"]
+    assert pick.help == "Pick one."
+    assert isinstance(pick.choices, Unevaluated) and isinstance(pick.default, Unevaluated)
+    said = " ".join(d.message for d in registry.diagnostics)
+    assert "choices kept as source text" in said and "default kept as source text" in said

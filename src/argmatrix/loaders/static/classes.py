@@ -13,6 +13,7 @@ from argmatrix.loaders.static.values import (
     ArgparseRef,
     CannotEvaluate,
     ClassRef,
+    Deferred,
     EnumMember,
     ExternalRef,
     FunctionRef,
@@ -24,11 +25,41 @@ def _evaluate(cls: ClassRef, node: ast.expr, line: int, owner: ClassRef | None =
     return cls.module.evaluate(node, line, owner)
 
 
+MEMBER_NODE = ast.Constant(None)  # what a Deferred of a member evaluates: nothing, see Member
+
+
+class Member:
+    """Reads one member of a class when a `Deferred` asks for it (`vars(cls)`'s values)."""
+
+    __slots__ = ("cls", "name")
+
+    def __init__(self, cls: ClassRef, name: str) -> None:
+        self.cls = cls
+        self.name = name
+
+    def try_eval(self, node: ast.expr) -> Any:
+        try:
+            return class_attribute(self.cls, self.name)
+        except CannotEvaluate as exc:
+            return Unevaluated(f"{self.cls.node.name}.{self.name}", exc.reason)
+
+
+def member_scope(cls: ClassRef, line: int, node: ast.expr) -> dict[str, Any]:
+    """The names of a class body that `node` (at `line` in the body) reads and the body has
+    bound before it, each read (as a class attribute) when asked."""
+    members = cls.module.loader.members(cls.node)[0]
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    cls.module.loader.budget.visit(len(names))
+    return {
+        name: Deferred(Member(cls, name), MEMBER_NODE)
+        for name in names
+        if name in members and getattr(members[name], "lineno", line) < line
+    }
+
+
 def body_scope(cls: ClassRef, line: int, node: ast.expr) -> dict[str, Any]:
     """The names of the class body `node` reads that the body has bound before `line`, as a
     statement of the body sees them (`ALL = (FULL, EMPTY)`), each read when asked for."""
-    from argmatrix.loaders.static.declared import member_scope
-
     return member_scope(cls, line, node)
 
 

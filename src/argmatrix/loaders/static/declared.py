@@ -19,6 +19,13 @@ import ast
 import sys
 from typing import TYPE_CHECKING, Any
 
+from argmatrix.loaders.static.classes import (
+    MEMBER_NODE,
+    Member,
+    ancestors,
+    class_attribute,
+    member_scope,
+)
 from argmatrix.loaders.static.syntax import class_members
 from argmatrix.loaders.static.values import (
     BuiltinRef,
@@ -32,7 +39,6 @@ from argmatrix.loaders.static.values import (
     describe,
     resolve,
 )
-from argmatrix.model.registry import Unevaluated
 
 if TYPE_CHECKING:
     from argmatrix.loaders.static.interpreter import Interpreter
@@ -66,6 +72,7 @@ MODELED = frozenset(
         "msgspec.Struct",
         "msgspec.field",
         "msgspec.defstruct",
+        "dataclasses.make_dataclass",
         "msgspec.NODEFAULT",
         "msgspec.structs.fields",
         "isinstance",
@@ -103,6 +110,9 @@ class TypeForm(_Ref):
     def __init__(self, origin: Any, args: tuple[Any, ...]) -> None:
         self.origin = origin
         self.args = args
+
+
+_ABSENT: Any = object()  # a keyword `field(...)` was not given (its default may be None)
 
 
 class FieldSpec(_Ref):
@@ -143,15 +153,19 @@ class FieldInfo(_Ref):
 
 
 class Record(_Ref):
-    """A class built by `msgspec.defstruct`: its fields and its namespace."""
+    """A class built by `msgspec.defstruct` or `dataclasses.make_dataclass`: its fields and its
+    namespace; `kind` "struct" or "dataclass"."""
 
-    __slots__ = ("fields", "name", "namespace")
+    __slots__ = ("fields", "kind", "name", "namespace")
     _compared = ("name",)
 
-    def __init__(self, name: str, fields: tuple[FieldInfo, ...], namespace: dict[str, Any]):
+    def __init__(
+        self, name: str, fields: tuple[FieldInfo, ...], namespace: dict[str, Any], kind: str
+    ) -> None:
         self.name = name
         self.fields = fields
         self.namespace = namespace
+        self.kind = kind
 
 
 class Instance(_Ref):
@@ -242,7 +256,7 @@ def args_of(tp: Any) -> tuple[Any, ...]:
 def record_kind(it: Interpreter, cls: Any) -> str | None:
     """ "dataclass", "struct" or None: how a class of the source declares its fields."""
     if type(cls) is Record:
-        return "struct"
+        return cls.kind
     if type(cls) is not ClassRef:
         return None
     for decorator in cls.node.decorator_list:
@@ -253,8 +267,6 @@ def record_kind(it: Interpreter, cls: Any) -> str | None:
             continue
         if value == Modeled("dataclasses.dataclass"):
             return "dataclass"
-    from argmatrix.loaders.static.classes import ancestors
-
     for base in ancestors(cls):
         if base == Modeled("msgspec.Struct"):
             return "struct"
@@ -265,8 +277,6 @@ def record_kind(it: Interpreter, cls: Any) -> str | None:
 
 def _lineage(cls: ClassRef) -> list[ClassRef]:
     """The class and its ancestors of the source, bases first (the order fields come in)."""
-    from argmatrix.loaders.static.classes import ancestors
-
     chain = [cls, *(a for a in ancestors(cls) if type(a) is ClassRef)]
     seen: list[ClassRef] = []
     for item in reversed(chain):
@@ -345,8 +355,7 @@ def declared(it: Interpreter, cls: ClassRef) -> list[tuple[FieldInfo, Any]]:
             if child.value is not None:
                 value = resolve(owner.module.evaluate(child.value, child.lineno, owner))
                 if type(value) is FieldSpec:
-                    default = missing if value.default is None else value.default
-                    factory = missing if value.factory is None else value.factory
+                    default, factory = _spec_values(value, missing)
                 else:
                     default = value
             site = Site(str(owner.module.path), child.lineno, owner.node.lineno, owner.node.name)
@@ -405,30 +414,40 @@ def instance(it: Interpreter, cls: ClassRef, args: list[Any], kwargs: dict[str, 
     return Instance(cls, tuple(values))
 
 
-def defstruct(it: Interpreter, args: list[Any], kwargs: dict[str, Any]) -> Record:
+def defstruct(it: Interpreter, args: list[Any], kwargs: dict[str, Any], kind: str) -> Record:
+    """`msgspec.defstruct(name, fields, namespace=...)` (kind "struct") or
+    `dataclasses.make_dataclass(name, fields, namespace=...)` (kind "dataclass")."""
+    what = "`msgspec.defstruct`" if kind == "struct" else "`dataclasses.make_dataclass`"
     if not args or type(args[0]) is not str or len(args) > 2:
-        raise CannotEvaluate("`msgspec.defstruct` is called with a name and its fields")
+        raise CannotEvaluate(f"{what} is called with a name and its fields")
+    if resolve(kwargs.get("bases")) not in (None, ()):
+        raise CannotEvaluate(f"{what} is given base classes, whose fields are not followed")
     specs = resolve(args[1] if len(args) > 1 else kwargs.get("fields", []))
     namespace = resolve(kwargs.get("namespace")) or {}
     if type(specs) not in (list, tuple) or type(namespace) is not dict:
-        raise CannotEvaluate("the fields of `msgspec.defstruct` are not known statically")
-    missing = Modeled("msgspec.NODEFAULT")
+        raise CannotEvaluate(f"the fields of {what} are not known statically")
+    missing = Modeled(_MISSING_OF[kind])
     fields: list[FieldInfo] = []
     for spec in specs:
         spec = resolve(spec)
         if type(spec) is str:
             spec = (spec, Modeled("typing.Any"))
         if type(spec) not in (list, tuple) or not 2 <= len(spec) <= 3 or type(spec[0]) is not str:
-            raise CannotEvaluate("a field of `msgspec.defstruct` is not (name, type[, default])")
+            raise CannotEvaluate(f"a field of {what} is not (name, type[, default])")
         default, factory = (spec[2], missing) if len(spec) == 3 else (missing, missing)
         if type(default) is FieldSpec:
-            spec_of: FieldSpec = default
-            default = missing if spec_of.default is None else spec_of.default
-            factory = missing if spec_of.factory is None else spec_of.factory
+            default, factory = _spec_values(default, missing)
         site = it.loader.type_sites.get(id(spec[1]), (None, None))[1]
         fields.append(FieldInfo(spec[0], spec[1], default, factory, site))
     it.budget.visit(len(fields))
-    return Record(args[0], tuple(fields), namespace)
+    return Record(args[0], tuple(fields), namespace, kind)
+
+
+def _spec_values(spec: FieldSpec, missing: Modeled) -> tuple[Any, Any]:
+    return (
+        missing if spec.default is _ABSENT else spec.default,
+        missing if spec.factory is _ABSENT else spec.factory,
+    )
 
 
 # ------------------------------------------------------------------ attributes and calls
@@ -442,8 +461,6 @@ def attribute(it: Interpreter, base: Any, attr: str) -> Any:
         for name, value in base.values:
             if name == attr:
                 return value
-        from argmatrix.loaders.static.classes import class_attribute
-
         return class_attribute(base.cls, attr)
     if kind is Record:
         if attr == "__name__":
@@ -491,9 +508,11 @@ def call(it: Interpreter, function: Modeled, args: list[Any], kwargs: dict[str, 
     if name in ("dataclasses.field", "msgspec.field"):
         if args:
             raise CannotEvaluate(f"`{name}` is called with positional arguments")
-        return FieldSpec(kwargs.get("default"), kwargs.get("default_factory"))
+        return FieldSpec(kwargs.get("default", _ABSENT), kwargs.get("default_factory", _ABSENT))
     if name == "msgspec.defstruct":
-        return defstruct(it, args, kwargs)
+        return defstruct(it, args, kwargs, "struct")
+    if name == "dataclasses.make_dataclass":
+        return defstruct(it, args, kwargs, "dataclass")
     if name == "isinstance":
         return _isinstance(it, args[0], args[1])
     if name == "issubclass":
@@ -536,6 +555,10 @@ def _isinstance(it: Interpreter, value: Any, kinds: Any) -> bool:
                 return True
             if type(value) in _PLAIN_NAMES or value is None or type(value) is Instance:
                 continue
+        elif type(kind) is BuiltinRef and type(value) is Instance:
+            if any(type(b) is not ClassRef for b in _bases_beyond_records(value.cls)):
+                raise CannotEvaluate(f"`{value.cls.node.name}` derives from a class not read")
+            continue  # a record class of the source, deriving from no builtin
         elif type(kind) is BuiltinRef and type(value) in _PLAIN_NAMES:
             if _PLAIN_NAMES[type(value)] == kind.name or (
                 kind.name == "int" and type(value) is bool
@@ -550,6 +573,11 @@ def _isinstance(it: Interpreter, value: Any, kinds: Any) -> bool:
             continue
         raise CannotEvaluate(f"`isinstance` of {describe(value)} is not known statically")
     return False
+
+
+def _bases_beyond_records(cls: ClassRef) -> list[Any]:
+    """The bases of a record class other than the markers of its kind (`msgspec.Struct`)."""
+    return [b for b in ancestors(cls) if b not in _FIELDLESS_BASES]
 
 
 def _issubclass(it: Interpreter, cls: Any, base: Any) -> bool:
@@ -567,45 +595,12 @@ def _hasattr(value: Any, name: Any) -> bool:
     raise CannotEvaluate(f"whether {describe(value)} has `{name}` is not known statically")
 
 
-class _Member:
-    """Reads one member of a class when a `Deferred` asks for it (`vars(cls)`'s values)."""
-
-    __slots__ = ("cls", "name")
-
-    def __init__(self, cls: ClassRef, name: str) -> None:
-        self.cls = cls
-        self.name = name
-
-    def try_eval(self, node: ast.expr) -> Any:
-        from argmatrix.loaders.static.classes import class_attribute
-
-        try:
-            return class_attribute(self.cls, self.name)
-        except CannotEvaluate as exc:
-            return Unevaluated(f"{self.cls.node.name}.{self.name}", exc.reason)
-
-
-def member_scope(cls: ClassRef, line: int, node: ast.expr) -> dict[str, Any]:
-    """The names of a class body that `node` (at `line` in the body) reads and the body has
-    bound before it, each read (as a class attribute) when asked."""
-    members = cls.module.loader.members(cls.node)[0]
-    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-    cls.module.loader.budget.visit(len(names))
-    placeholder = ast.Constant(None)
-    return {
-        name: Deferred(_Member(cls, name), placeholder)
-        for name in names
-        if name in members and getattr(members[name], "lineno", line) < line
-    }
-
-
 def _vars(it: Interpreter, cls: Any) -> dict[str, Any]:
     if type(cls) is not ClassRef:
         raise CannotEvaluate(f"`vars` of {describe(cls)} is not known statically")
     members = class_members(cls.node)[0]
     it.budget.visit(len(members))
-    placeholder = ast.Constant(None)
-    return {name: Deferred(_Member(cls, name), placeholder) for name in members}
+    return {name: Deferred(Member(cls, name), MEMBER_NODE) for name in members}
 
 
 def docstring(node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
@@ -618,6 +613,32 @@ def docstring(node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> st
     margins = [len(line) - len(line.lstrip()) for line in lines[1:] if line.strip()]
     margin = min(margins, default=0)
     return "\n".join([lines[0].lstrip(), *(line[margin:] for line in lines[1:])])
+
+
+def spelled(value: Any) -> str:
+    """How a value of this model reads as source (`Optional[int]`, `dataclasses.MISSING`): the
+    name the model keeps of it, never the interpreter's own representation."""
+    kind = type(value)
+    if kind is Modeled:
+        return value.dotted  # type: ignore[no-any-return]
+    if kind is TypeForm:
+        inner = ", ".join(spelled(a) for a in value.args)
+        return f"{spelled(value.origin)}[{inner}]"
+    if kind is Record:
+        return value.name  # type: ignore[no-any-return]
+    if kind is Instance:
+        return f"{value.cls.node.name}(...)"
+    if kind is FieldInfo:
+        return f"<field {value.name}>"
+    if kind is FieldSpec:
+        return "field(...)"
+    if kind in (ClassRef, FunctionRef):
+        return value.node.name  # type: ignore[no-any-return]
+    if kind in (BuiltinRef,):
+        return value.name  # type: ignore[no-any-return]
+    if kind is ExternalRef:
+        return value.dotted  # type: ignore[no-any-return]
+    return repr(value) if value is None or kind in (str, int, float, bool) else kind.__name__
 
 
 def callable_value(value: Any) -> bool:

@@ -474,7 +474,9 @@ class Interpreter:
             args, kwargs = calls.call_arguments(self, node)
             return declared.call(self, function, args, kwargs)
         if kind is ClassRef and declared.record_kind(self, function) is not None:
-            args, kwargs = calls.call_arguments(self, node)
+            # `Opt(help=..., choices=SET_AT_RUN_TIME)`: a field value only running would tell
+            # is kept as source text, the others are known
+            args, kwargs = calls.lenient_arguments(self, node)
             return declared.instance(self, function, args, kwargs)
         if kind in (BuiltinRef, MethodRef, LambdaRef):
             args, kwargs = calls.call_arguments(self, node)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.convert import ARGPARSE_KEYWORDS
 from argmatrix.loaders.sections import CallSite
+from argmatrix.loaders.static import declared
 from argmatrix.loaders.static.argparse_names import (
     argparse_class,
     is_action_class,
@@ -90,6 +91,8 @@ def callable_name(value: Any) -> str:
         return value.name
     if isinstance(value, Unevaluated):
         return value.source
+    if type(value) in declared.VALUES:
+        return declared.spelled(value)
     return type(value).__name__
 
 
@@ -104,6 +107,8 @@ def final_value(value: Any, depth: int = 0) -> Any:
     kind = type(value)
     if kind is EnumMember:
         return Opaque(str(value))
+    if kind in declared.VALUES:
+        return Unevaluated(declared.spelled(value), "only running the code would give its value")
     if isinstance(value, REFS):
         if isinstance(value, ExternalRef):
             name = value.dotted

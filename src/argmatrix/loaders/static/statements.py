@@ -174,8 +174,15 @@ def undecided_if(it: Interpreter, node: ast.If, reason: str) -> None:
         it.scope[name] = a if _same(a, b) else Unevaluated(name, why)
     for name, copy in copies.items():  # `choices.add(x)` in a branch: changed or not
         value = it.scope.get(name)
-        if value is containers[name] and (len(value) != len(copy) or value != copy):
-            it.scope[name] = Unevaluated(name, f"changed in place {why[4:]}")
+        if value is not containers[name] or (len(value) == len(copy) and value == copy):
+            continue
+        changed = f"changed in place {why[4:]}"
+        if type(value) is dict:  # `kwargs["choices"] = x` in a branch: that key is unknown
+            for key in [k for k in value if k not in copy or value[k] is not copy[k]]:
+                if type(value[key]) is not Unevaluated:
+                    value[key] = Unevaluated(f"{name}[{key!r}]", changed)
+        else:
+            it.scope[name] = Unevaluated(name, changed)
     condition = it.quoted(node.test)
     if calls[0] != calls[1]:
         it.report(
