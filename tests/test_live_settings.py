@@ -368,6 +368,12 @@ def test_keywords_a_group_wrapper_swallows_are_recorded_from_the_outer_call() ->
     assert arguments["--workers"].extra == {}
 
 
+def test_a_wrappers_positional_parameters_are_flags_not_keywords() -> None:
+    registry = live("wrapper_cli:flag_first")
+    assert by_flag(registry)["--threads"].extra == {"env_name": "THREADS", "unit": "cores"}
+    assert by_flag(registry)["--quiet"].extra == {}
+
+
 def test_a_parser_subclass_keyword_is_still_recorded() -> None:
     registry = live("env_cli:make_parser")
     assert by_flag(registry)["--queue-url"].extra == {"env_name": "WORKER_QUEUE_URL"}
@@ -472,6 +478,17 @@ def test_the_command_line_options_reach_the_loader() -> None:
 def test_a_bad_env_option_is_a_usage_error() -> None:
     result = run_cli_in_process("export", "--registry", "env_cli:make_parser", "--env", "NOVALUE")
     assert result.code == 2 and "NAME=VALUE" in result.err
+
+
+def test_a_call_argparse_refuses_is_located_in_the_registry(tmp_path: Path) -> None:
+    (tmp_path / "unknown_keyword.py").write_text(
+        "import argparse\n\ndef build():\n    p = argparse.ArgumentParser()\n"
+        "    p.add_argument('--x', unit='s')\n    return p\n",
+        encoding="utf-8",
+    )
+    message = refusal("unknown_keyword:build", base_dir=tmp_path)
+    assert "unknown_keyword.py:5:" in message and "unexpected keyword argument 'unit'" in message
+    sys.modules.pop("unknown_keyword", None)
 
 
 def test_a_builder_argument_made_by_a_call(tmp_path: Path) -> None:

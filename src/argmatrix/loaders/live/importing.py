@@ -126,15 +126,15 @@ def _outermost_site(frame: Any, kwargs: Mapping[str, Any]) -> CallSite:
 
 def _keywords_of(frame: Any) -> dict[str, Any]:
     """The keyword arguments outside argparse's own that an `add_argument` frame was given: its
-    named parameters (a None is an unset default, left out) and its `**kwargs`."""
+    keyword-only parameters (`*args, env_name=None`; a None is an unset default, left out) and
+    its `**kwargs`. Positional parameters are the flags, never keywords."""
     code, local = frame.f_code, frame.f_locals
     if code is _RECORDING_CODE:
         kwargs = local.get("kwargs", {})
         return {k: v for k, v in kwargs.items() if k not in ARGPARSE_KEYWORDS}
     named = code.co_argcount + code.co_kwonlyargcount
-    names = list(code.co_varnames[:named])
     found: dict[str, Any] = {}
-    for name in names[1:] if names and names[0] in ("self", "cls") else names:
+    for name in code.co_varnames[code.co_argcount : named]:
         value = local.get(name)
         if name not in ARGPARSE_KEYWORDS and value is not None:
             found[name] = value
@@ -490,7 +490,9 @@ def _registry_frame(exc: BaseException) -> traceback.FrameSummary | None:
     own = [
         f
         for f in frames
-        if "argmatrix" not in Path(f.filename).parts[-3:-1] and not f.filename.startswith("<")
+        if "argmatrix" not in Path(f.filename).parts[-3:-1]
+        and not f.filename.startswith("<")
+        and f.filename != argparse.__file__  # argparse refusing a call: the call is the place
     ]
     return own[-1] if own else (frames[-1] if frames else None)
 
