@@ -108,7 +108,7 @@ def test_the_read_takes_well_under_a_second_of_processor_time(sglang_0523: Path)
     start = time.thread_time()
     load_static(TARGET, sglang_0523, [str(sglang_0523)])
     spent = time.thread_time() - start
-    assert spent < time_limit() / 5, f"{spent:.2f} s"  # about 0.5 s on the CI's machines
+    assert spent < time_limit() / 3, f"{spent:.2f} s"  # about 0.5 s here; 1.7 s is the alarm
 
 
 # ------------------------------------------------------------------ static against live
