@@ -86,3 +86,18 @@ def test_a_desktop_keeps_the_tables(site_url: str) -> None:
     assert desktop_table_class is None
     first = data["rows"][0]
     assert first["support"][0]["left"] >= first["flag"]["right"] - 0.5
+
+
+def test_the_matrix_filter_hides_cards_on_a_phone(phone: Any, site_url: str) -> None:
+    """Cards are flex boxes; a row the filter hides must not come back as one."""
+    from selenium.webdriver.common.by import By
+
+    phone.get(f"{site_url}/showcase/matrix/")
+    wait_for(phone, "document.querySelector('form[data-am-matrix-filter]:not([hidden])')")
+    phone.find_element(By.NAME, "flag").send_keys("page-size")
+    shown = phone.execute_script(
+        "return [...document.querySelectorAll('article tbody tr')]"
+        ".filter(tr => tr.getClientRects().length > 0).map(tr => tr.textContent)"
+    )
+    screenshot(phone, "phone-matrix-filter")
+    assert shown and all("page-size" in text for text in shown), shown

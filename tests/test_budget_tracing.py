@@ -38,3 +38,15 @@ def test_the_backstop_grows_under_a_tracer(untraced: None) -> None:
     finally:
         sys.settrace(None)
     assert seconds == 4.0 * TRACED_SLOWDOWN
+
+
+def test_a_read_under_a_tracer_gets_the_longer_backstop(untraced: None) -> None:
+    from argmatrix.loaders.static.budget import Budget
+
+    assert Budget(Limits(seconds=4.0)).seconds == 4.0
+    sys.settrace(_tracer)
+    try:
+        traced_budget = Budget(Limits(seconds=4.0))
+    finally:
+        sys.settrace(None)
+    assert traced_budget.seconds == 4.0 * TRACED_SLOWDOWN

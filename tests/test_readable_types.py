@@ -65,3 +65,8 @@ def test_no_source_expression_reaches_a_page(source: str) -> None:
 
 def test_lists_read_their_items_type() -> None:
     assert value_description(argument("str2bool", nargs="+")) == "List[bool]"
+
+
+def test_the_standard_json_parser_reads_as_json() -> None:
+    assert readable_type(argument("json.loads")) == "JSON"  # static reading's name
+    assert readable_type(argument("loads")) == "JSON"  # the function's own name, live

@@ -137,6 +137,8 @@ def project_inputs(
         inputs.append((str(config.file), f"the configuration {config.file.name}"))
     for manifest in config.manifests:
         inputs.append((str(manifest), f"the manifest {_shown(manifest, config.root)}"))
+    for history in config.history_files():
+        inputs.append((str(history), f"the history facts {_shown(history, config.root)}"))
     snapshot = config.registry is not None and config.registry.mode == "snapshot"
     what = "the snapshot" if snapshot else "the registry source"
     if registry_files is None:

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-from argmatrix.adoption.registry_diff import flatten, pair_arguments, snapshot_form
+from argmatrix.adoption.registry_diff import flatten, pair_arguments, same_value, snapshot_form
+from argmatrix.model.history import HISTORY_FORMAT
 from argmatrix.model.registry import Argument, Registry
 
-HISTORY_FORMAT = "argmatrix-history/1"
 
 
 @dataclass
@@ -36,7 +36,7 @@ class Lineage:
         self.flags = argument.flags
         self.present.append(release)
         default = snapshot_form(argument.default)
-        if not self.defaults or self.defaults[-1][1] != default:
+        if not self.defaults or not same_value(self.defaults[-1][1], default):
             self.defaults.append((release, default))
 
 

@@ -86,9 +86,17 @@ def field_changes(
     changes = []
     for name in fields:
         before, after = snapshot_form(getattr(old, name)), snapshot_form(getattr(new, name))
-        if before != after:
+        if not same_value(before, after):
             changes.append(FieldChange(name, before, after))
     return tuple(changes)
+
+
+def same_value(first: Any, second: Any) -> bool:
+    """Equal JSON-safe values of the same kinds throughout: `0`, `False` and `0.0` differ (in
+    Python they compare equal, and a default going from 0 to False would go unreported)."""
+    return first == second and json.dumps(first, sort_keys=True) == json.dumps(
+        second, sort_keys=True
+    )
 
 
 def flatten(registry: Registry, prefix: str = "") -> Registry:

@@ -12,6 +12,7 @@ Only regular files with relative names that stay inside the folder are copied (n
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import os
 import re
@@ -19,15 +20,21 @@ import subprocess
 import tarfile
 import tempfile
 import zipfile
-from collections.abc import Iterator
+import zlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import IO
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.load import RegistrySpec
 
 MAX_MEMBER_BYTES = 16 * 1024 * 1024
-MAX_TOTAL_BYTES = 256 * 1024 * 1024
+MAX_TOTAL_BYTES = 256 * 1024 * 1024  # of sources copied out
+# Of every member, as declared: sglang's largest wheel (compiled kernels) is under 100 MB.
+MAX_DECLARED_BYTES = 2 * 1024 * 1024 * 1024
+MAX_MEMBERS = 100_000
+MAX_DEPTH = 32
 SOURCE_SUFFIXES = (".py", ".pyi")
 SOURCE_FIX = "name a snapshot (.json), a folder, a wheel (.whl), an sdist (.tar.gz) or git:REVISION"
 
@@ -69,15 +76,20 @@ def releases_in(folder: Path) -> list[ReleaseSource]:
 
 
 def _is_release(entry: Path) -> bool:
-    return entry.is_dir() or entry.name.endswith((".json", ".whl", ".tar.gz", ".zip"))
+    return entry.is_dir() or entry.name.endswith((".json", ".whl", ".tar.gz", ".tgz", ".zip"))
 
 
-_VERSION = re.compile(r"(\d+(?:\.\d+)*(?:(?:a|b|rc|\.post|\.dev)\d+)?)")
+# A version in a file or folder name: dotted numbers after the start or a separator, with
+# PEP 440's suffixes (`0.5.0rc2`, `0.5.1.post1`, `0.5.1.dev0`); `llama2-server-1.0` is 1.0.
+_VERSION = re.compile(
+    r"(?:^|(?<=[-_]))(\d+(?:\.\d+)+(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d+)?)(?![\w])"
+)
 
 
 def _version_in(name: str) -> str | None:
-    """The version a file or folder name carries: the first dotted number after the package
-    name (`sglang-0.5.7-py3-none-any.whl` -> `0.5.7`)."""
+    """The version a release's name carries (`sglang-0.5.7-py3-none-any.whl` -> `0.5.7`)."""
+    for suffix in (".whl", ".tar.gz", ".tgz", ".zip", ".json"):
+        name = name.removesuffix(suffix)
     match = _VERSION.search(name)
     return match.group(1) if match else None
 
@@ -92,9 +104,11 @@ def _version_key(version: str) -> tuple[tuple[int, ...], int, int, int, int]:
     if match is None:
         return ((), 0, 0, 0, 0)
     release, pre, pre_number, post, dev = match.groups()
+    # A development release comes before the pre-releases of its version (PEP 440).
+    rank = -1 if dev is not None and pre is None and post is None else _PRE_RANK[pre]
     return (
         tuple(int(p) for p in release.split(".")),
-        _PRE_RANK[pre],
+        rank,
         int(pre_number or 0),
         int(post) if post is not None else -1,
         int(dev) if dev is not None else 1 << 30,
@@ -147,7 +161,8 @@ def _release_spec(
         yield _static(target, path, base_dir), None
     elif source.endswith((".whl", ".zip", ".tar.gz", ".tgz")) and path.is_file():
         with _unpacked(path, source) as folder:
-            yield _static(target, _package_root(folder), base_dir), folder
+            sdist = source.endswith((".tar.gz", ".tgz"))
+            yield _static(target, _package_root(folder) if sdist else folder, base_dir), folder
     else:
         raise ArgmatrixError.at(
             f"cannot read release {release.label!r} from {source!r}",
@@ -157,12 +172,16 @@ def _release_spec(
 
 
 def _static(target: str, folder: Path, base_dir: Path) -> RegistrySpec:
-    return RegistrySpec(target, mode="static", base_dir=base_dir, search_path=(str(folder),))
+    """Static reading of the release's folder only. Its base folder is the release's too: a
+    static read searches its base folder first, and the current folder (the project's working
+    tree, say) would otherwise hide the release."""
+    return RegistrySpec(target, mode="static", base_dir=folder, search_path=(str(folder),))
 
 
 def _package_root(folder: Path) -> Path:
     """An sdist holds its sources one or two levels down (`name-1.0/`, `name-1.0/python/`):
-    the folder to search is the one whose children are the packages."""
+    the folder to search is the one whose children are the packages. (A wheel holds them at
+    its top.)"""
     entries = [e for e in folder.iterdir() if e.is_dir()]
     if len(entries) == 1 and not (entries[0] / "__init__.py").exists():
         inner = entries[0]
@@ -185,9 +204,12 @@ def _git_archive(revision_and_folder: str, base_dir: Path) -> bytes:
             file="<command line>",
             fix="write git:REVISION or git:REVISION:FOLDER, e.g. git:v0.5.7:python",
         )
-    command = ["git", "-C", str(base_dir), "archive", "--format=tar", revision]
-    if folder:
-        command += ["--", folder]
+    # Only the sources (a pathspec's `*` crosses folders), so a large repository's other files
+    # never reach memory. A revision never starts with `-` (refused above): no option injection.
+    prefix = f"{folder.rstrip('/')}/" if folder else ""
+    # One pathspec for .py and .pyi (git refuses a pathspec that matches nothing).
+    command = ["git", "-C", str(base_dir), "archive", "--format=tar", revision, "--"]
+    command.append(f"{prefix}*.py*")
     try:
         done = subprocess.run(command, capture_output=True, check=False, timeout=120)
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -209,55 +231,97 @@ def _unpacked(archive: Path | bytes, where: str) -> Iterator[Path]:
     with tempfile.TemporaryDirectory(prefix="argmatrix-release-") as folder:
         root = Path(folder)
         try:
-            members = _members(archive)
-            _write_sources(members, root, where)
-        except (zipfile.BadZipFile, tarfile.TarError, OSError, EOFError) as exc:
+            _write_sources(_members(archive), root, where)
+        except ArgmatrixError:
+            raise
+        except (
+            zipfile.BadZipFile,
+            zipfile.LargeZipFile,
+            tarfile.TarError,
+            OSError,
+            EOFError,
+            RuntimeError,  # an encrypted member
+            NotImplementedError,  # a compression method Python does not have
+            ValueError,
+            zlib.error,
+        ) as exc:
+            shown = str(exc).replace(f"{root}{os.sep}", "")
             raise ArgmatrixError.at(
-                f"cannot read the archive: {exc}", file=where, fix=SOURCE_FIX
+                f"cannot read the archive: {shown}", file=where, fix=SOURCE_FIX
             ) from None
         yield root
 
 
-def _members(archive: Path | bytes) -> Iterator[tuple[str, int, io.BufferedIOBase | None]]:
-    """(name, declared size, reader) of every regular file; links and devices get no reader."""
+Member = tuple[str, int, Callable[[], IO[bytes]] | None]
+
+
+def _members(archive: Path | bytes) -> Iterator[Member]:
+    """(name, declared size, opener) of every member; only regular files can be opened (links,
+    devices and folders get None), and nothing is opened unless asked (an encrypted or oddly
+    compressed member that is not a source is never read)."""
     if isinstance(archive, Path) and archive.name.endswith((".whl", ".zip")):
         with zipfile.ZipFile(archive) as bundle:
             for info in bundle.infolist():
                 regular = not info.is_dir() and (info.external_attr >> 28) in (0, 0o10)
-                yield info.filename, info.file_size, bundle.open(info) if regular else None  # type: ignore[misc]
+                opener = functools.partial(bundle.open, info) if regular else None
+                yield info.filename, info.file_size, opener
         return
     source = {"fileobj": io.BytesIO(archive)} if isinstance(archive, bytes) else {"name": archive}
     with tarfile.open(mode="r:*", **source) as bundle:
         for member in bundle:
-            reader = bundle.extractfile(member) if member.isreg() else None
-            yield member.name, member.size, reader  # type: ignore[misc]
+            opener = functools.partial(_extracted, bundle, member) if member.isreg() else None
+            yield member.name, member.size, opener
 
 
-def _write_sources(
-    members: Iterator[tuple[str, int, io.BufferedIOBase | None]], root: Path, where: str
-) -> None:
-    total = 0
-    for name, size, reader in members:
+def _extracted(bundle: tarfile.TarFile, member: tarfile.TarInfo) -> IO[bytes]:
+    reader = bundle.extractfile(member)
+    assert reader is not None  # a regular file
+    return reader
+
+
+def _write_sources(members: Iterator[Member], root: Path, where: str) -> None:
+    """Copy the sources out, within the bounds: the declared size of every member counts
+    (skipping a member of a compressed tar decompresses it), so a small file that unpacks to
+    gigabytes stops at its header; so do a million members."""
+    declared = written = count = 0
+    for name, size, opener in members:
+        count += 1
+        declared += max(size, 0)
+        if count > MAX_MEMBERS or declared > MAX_DECLARED_BYTES:
+            _too_large(where, name)
         relative = _safe_name(name)
-        if reader is None or relative is None or not relative.name.endswith(SOURCE_SUFFIXES):
+        if opener is None or relative is None or not relative.name.endswith(SOURCE_SUFFIXES):
             continue
-        data = reader.read(MAX_MEMBER_BYTES + 1)
-        total += len(data)
-        if len(data) > MAX_MEMBER_BYTES or total > MAX_TOTAL_BYTES or size > MAX_MEMBER_BYTES:
-            raise ArgmatrixError.at(
-                f"the archive's sources are larger than argmatrix reads ({name})",
-                file=where,
-                fix="point at the intended release; argmatrix reads nothing this large",
-            )
+        with opener() as reader:
+            data = reader.read(MAX_MEMBER_BYTES + 1)
+        written += len(data)
+        if len(data) > MAX_MEMBER_BYTES or written > MAX_TOTAL_BYTES:
+            _too_large(where, name)
         path = root.joinpath(*relative.parts)
+        if path.is_dir():
+            continue  # a folder of that name came first: the member cannot be a module
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
 
 
+def _too_large(where: str, name: str) -> None:
+    raise ArgmatrixError.at(
+        f"the archive is larger than argmatrix reads (at {name[:100]!r})",
+        file=where,
+        fix="point at the intended release; argmatrix reads nothing this large",
+    )
+
+
 def _safe_name(name: str) -> PurePosixPath | None:
-    """A member name as a relative path inside the folder, or None (absolute, `..`, odd)."""
+    """A member name as a relative path inside the folder, or None (absolute, `..`, too deep
+    or too long for a file system, odd characters)."""
     path = PurePosixPath(name.replace("\\", "/"))
     parts = [p for p in path.parts if p not in ("", ".")]
-    if path.is_absolute() or not parts or any(p == ".." or "\x00" in p for p in parts):
+    if (
+        path.is_absolute()
+        or not parts
+        or len(parts) > MAX_DEPTH
+        or any(p == ".." or "\x00" in p or len(p.encode()) > 255 for p in parts)
+    ):
         return None
     return PurePosixPath(*parts)

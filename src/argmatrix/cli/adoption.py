@@ -257,7 +257,7 @@ def _history(args: argparse.Namespace) -> int:
         write_text_atomically(cwd / args.output, text)
         print(f"argmatrix history: wrote {args.output} ({len(releases)} releases)", file=sys.stderr)
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(json_for_log(text))  # a terminal or CI log: no raw control characters
     return EXIT_OK
 
 
@@ -283,7 +283,7 @@ def _read_release(source: ReleaseSource, target: str, cwd: Path) -> Registry:
                     replace(
                         p,
                         file=read.shown(p.file, source.source) if p.file else p.file,
-                        message=read.shown(p.message, source.source),
+                        message=f"release {source.label}: {read.shown(p.message, source.source)}",
                     )
                     for p in error.problems
                 )
@@ -307,6 +307,9 @@ def _diff_spec(
             )
         )
     search = tuple(str((cwd / p).resolve()) for p in paths) if paths else None
+    # Static reading searches its base folder first: with --old-path/--new-path, that is the
+    # first of them, so the current folder (a working tree) cannot hide the release.
+    base = Path(search[0]) if search else cwd
     return RegistrySpec(
-        target=target, mode=mode, mock=mock_list(mock), base_dir=cwd, search_path=search
+        target=target, mode=mode, mock=mock_list(mock), base_dir=base, search_path=search
     )

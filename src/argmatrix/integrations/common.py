@@ -35,7 +35,7 @@ def load_engine_project(config_path: Path, fresh_modules: bool = False) -> Proje
 def input_paths(project: Project) -> list[Path]:
     """The configuration, the manifests, the project templates and the registry's source."""
     settings = project.config
-    paths = [p for p in (settings.file, *settings.manifests) if p is not None]
+    paths = [p for p in (settings.file, *settings.manifests, *settings.history_files()) if p]
     if settings.templates_dir.is_dir():
         paths.append(settings.templates_dir)
     source = registry_source(settings.registry) if settings.registry else None

@@ -54,6 +54,8 @@ def readable_type(argument: Argument, names: Mapping[str, str] | None = None) ->
         return raw
     match = _CALLABLE_NAME.match(raw)
     name = match.group(1).lower() if match else ""
+    if raw in ("json.loads", "loads"):  # the standard JSON parser, as live and static name it
+        return "JSON"
     for word in ("bool", "json"):
         if word in name:
             return _NAME_WORDS[word]

@@ -160,7 +160,19 @@ TRACED_SLOWDOWN = 3.0
 
 def processor_seconds(limits: Limits) -> float:
     """The processor-time limit of a read in this thread: `limits.seconds`, scaled when traced."""
-    return limits.seconds * (TRACED_SLOWDOWN if sys.gettrace() is not None else 1.0)
+    return limits.seconds * (TRACED_SLOWDOWN if traced() else 1.0)
+
+
+def traced() -> bool:
+    """Whether a tracer watches this thread: `sys.settrace`'s, or (Python 3.12 and later)
+    coverage or a debugger through `sys.monitoring`, which coverage uses on 3.14 by default."""
+    if sys.gettrace() is not None:
+        return True
+    monitoring = getattr(sys, "monitoring", None)
+    if monitoring is None:
+        return False
+    tools = (monitoring.COVERAGE_ID, monitoring.DEBUGGER_ID, monitoring.PROFILER_ID)
+    return any(monitoring.get_tool(tool) is not None for tool in tools)
 
 
 class Budget:
