@@ -490,11 +490,13 @@ def _registry_frame(exc: BaseException) -> traceback.FrameSummary | None:
     own = [
         f
         for f in frames
-        if "argmatrix" not in Path(f.filename).parts[-3:-1]
-        and not f.filename.startswith("<")
+        if not f.filename.startswith((_ARGMATRIX, "<"))
         and f.filename != argparse.__file__  # argparse refusing a call: the call is the place
     ]
     return own[-1] if own else (frames[-1] if frames else None)
+
+
+_ARGMATRIX = str(Path(__file__).resolve().parents[2])  # frames of argmatrix itself
 
 
 def _user_code_error(doing: str, exc: BaseException, verbose: bool) -> ArgmatrixError:
