@@ -353,6 +353,13 @@ def test_stand_ins_have_what_the_code_names_and_nothing_else() -> None:
 
         assert A.__mro__[1] is B.__mro__[1]
         assert "not_installed_probe_lib" in f"{lib.dtype}"
+
+        class Cache(lib.LRUCache[str, int]):  # type: ignore[misc,name-defined]
+            def __init__(self) -> None:
+                super().__init__(1024, getsizeof=len)
+
+        assert Cache[str, int] is Cache and isinstance(Cache(), Cache)  # parametrised, built
+        assert "not_installed_probe_lib" in str("op_" + lib.schema())  # still a stand-in's text
     assert "not_installed_probe_lib" not in sys.modules
 
 

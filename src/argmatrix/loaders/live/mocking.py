@@ -63,7 +63,18 @@ _base_classes: dict[str, type] = {}
 def _base_class(name: str) -> type:
     """The one class a stand-in is as a base: `class A(nn.Module)` and `class B(nn.Module)` share it."""
     if name not in _base_classes:
-        _base_classes[name] = type(name.rsplit(".", 1)[-1], (), {"__module__": "stand-in"})
+        _base_classes[name] = type(
+            name.rsplit(".", 1)[-1],
+            (),
+            {
+                "__module__": "stand-in",
+                # what a subclass may do with its base: parametrise it (`Base[K, V]`), call its
+                # __init__ with the base's arguments, pass class keywords
+                "__class_getitem__": classmethod(lambda cls, item: cls),
+                "__init__": lambda self, *args, **kwargs: None,
+                "__init_subclass__": classmethod(lambda cls, **kwargs: None),
+            },
+        )
     return _base_classes[name]
 
 
@@ -115,6 +126,14 @@ class Stub:
         return self
 
     __ror__ = __or__
+
+    def _combined(self, other: Any) -> Stub:
+        return Stub(f"{self._stub_name}(...)")
+
+    # Arithmetic and text built with a stand-in (`op_name + schema`) is a stand-in too: its text
+    # stays marked, so a help built from it is still reported as unresolved.
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _combined
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _combined
 
     def __repr__(self) -> str:
         return f"<stand-in {self._stub_name}>"
