@@ -23,7 +23,7 @@ PYTHON_ENVS   := $(foreach version,$(OTHER_PYTHONS),.cache/py$(version))
 empty :=
 space := $(empty) $(empty)
 
-.PHONY: install docs docs-zensical serve test test-fast lint check-docs bench live-env pythons old-sglang new-sglang live-env-0523 clean
+.PHONY: install docs docs-zensical serve test test-fast lint check-docs history bench live-env pythons old-sglang new-sglang live-env-0523 clean
 
 install: $(VENV)/.installed
 
@@ -114,7 +114,10 @@ pythons: $(foreach env,$(PYTHON_ENVS),$(env)/.installed)
 	.cache/py$*/bin/pip install -q -e .
 	touch $@
 
-docs: install
+# The showcase of sglang 0.5.23 (showcase/sglang-0.5.23/) reads the sources `new-sglang` installs.
+SHOWCASE_0523 := showcase/sglang-0.5.23/argmatrix.yaml
+
+docs: install new-sglang
 	$(BIN)/argmatrix generate
 	$(BIN)/mkdocs build --strict
 	@echo "Site built in site/ -- open site/index.html, or run 'make serve'."
@@ -126,13 +129,14 @@ docs: install
 # Not --clean, which would empty all of .cache (the test environments); Zensical's own cache
 # entries (files named by a number at the top of .cache) are dropped instead, as they know
 # nothing of the registry or the manifests.
-docs-zensical: install
+docs-zensical: install new-sglang
 	$(BIN)/argmatrix generate
+	$(BIN)/argmatrix generate --config $(SHOWCASE_0523)
 	find .cache -maxdepth 1 -type f -name '[0-9]*' -delete 2>/dev/null || true
 	ARGMATRIX_SITE_DIR=build/site-zensical $(BIN)/zensical build
 	@echo "Site built in build/site-zensical/ -- open build/site-zensical/index.html."
 
-serve: install
+serve: install new-sglang
 	$(BIN)/mkdocs serve
 
 # Style, types and the direction of imports (the layers are in pyproject.toml).
@@ -153,9 +157,24 @@ test: install live-env live-env-0523 pythons old-sglang new-sglang $(MDX)/.insta
 test-fast: install old-sglang new-sglang $(MDX)/.installed
 	$(BIN)/pytest -q -x -m "not slow" --ignore=tests/test_browser_site.py --ignore=tests/test_python_versions.py
 
-check-docs: install
+check-docs: install new-sglang
 	$(BIN)/argmatrix check
 	$(BIN)/argmatrix check --config docs/reference/argmatrix.yaml
+	$(BIN)/argmatrix check --config $(SHOWCASE_0523)
+
+# When each sglang flag arrived: every release since 0.5.0 (0.5.0rc2, the first on PyPI), as
+# wheels in .cache/sglang-releases (sources only are read, statically), into the showcase's
+# committed facts file. Run it when sglang releases; `make check-docs` does not need it.
+SGLANG_RELEASES := 0.5.0rc2 $(foreach n,1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23,0.5.$(n))
+
+history: install
+	mkdir -p .cache/sglang-releases
+	for version in $(SGLANG_RELEASES); do \
+	  ls .cache/sglang-releases/sglang-$$version-*.whl >/dev/null 2>&1 || \
+	  $(BIN)/pip download -q --no-deps --only-binary=:all: -d .cache/sglang-releases sglang==$$version; \
+	done
+	$(BIN)/argmatrix history --target sglang.srt.server_args:ServerArgs.add_cli_args \
+	  --releases .cache/sglang-releases --output showcase/sglang-0.5.23/history.json
 
 bench: install live-env
 	ARGMATRIX_LIVE_PYTHON=$(CURDIR)/$(LIVE)/bin/python $(BIN)/python bench/run.py

@@ -9,6 +9,7 @@ import stat
 import subprocess
 import sys
 import tarfile
+import tempfile
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ import pytest
 
 from argmatrix.adoption.history import history_dict
 from argmatrix.model.registry import Argument, Registry, Subcommand
-from helpers import run_cli_in_process
+from helpers import REPO, run_cli_in_process
 
 TARGET = "relserver.args:build"
 
@@ -397,3 +398,389 @@ def test_releases_are_ordered_as_versions(tmp_path: Path) -> None:
         "0.5.9",
         "0.5.10",
     ]
+
+
+# ------------------------------------------------------------------ pages: "Added in", removed
+
+
+def history_project(tmp_path: Path, fmt: str = "markdown") -> Path:
+    """The newest release as the project's registry, the facts of all four in a file, and a
+    server-arguments page that names the facts."""
+    project = tmp_path / "project"
+    write_release(project, RELEASES["1.10"])
+    releases = tmp_path / "releases"
+    for label, body in RELEASES.items():
+        write_release(releases / f"relserver-{label}", body)
+    result = run_cli_in_process(
+        "history",
+        "--target",
+        TARGET,
+        "--releases",
+        "../releases",
+        "--output",
+        "facts.json",
+        cwd=project,
+    )
+    assert result.code == 0, result.err
+    template, output = (
+        ("server_arguments.myst.j2", "ref.md")
+        if fmt == "myst"
+        else ("server_arguments.md.j2", "ref.md")
+    )
+    (project / "argmatrix.yaml").write_text(
+        f"registry: {{target: '{TARGET}', mode: static, search_path: ['.']}}\n"
+        "docs_dir: docs\n"
+        f"pages:\n  - {{template: {template}, output: {output}, format: {fmt},"
+        " history: facts.json}\n"
+    )
+    (project / "docs").mkdir()
+    return project
+
+
+def page_rows(text: str) -> dict[str, list[str]]:
+    from helpers import tables
+
+    return {row[0].split(",")[0].strip(): row for table in tables(text) for row in table.rows}
+
+
+def test_a_page_shows_when_each_argument_arrived(tmp_path: Path) -> None:
+    project = history_project(tmp_path)
+    result = run_cli_in_process("generate", cwd=project)
+    assert result.code == 0, result.err
+    text = (project / "docs" / "ref.md").read_text()
+    assert "| Argument | Description | Default | Type / options | Added in |" in text
+    rows = page_rows(text)
+    assert rows["--alpha"][-1] == "1.0"
+    assert rows["--fresh"][-1] == "1.1"
+    assert rows["--tp-size"][-1] == "1.0"  # renamed in 1.9, there since 1.0
+    assert rows["--new-name"][-1] == "1.0"
+    assert rows["--gone"][-1] == "1.0"
+
+
+def test_a_page_lists_the_arguments_since_removed(tmp_path: Path) -> None:
+    project = history_project(tmp_path)
+    # The newest release as the registry, but facts that end at 1.9: --gone was removed then.
+    facts = json.loads((project / "facts.json").read_text())
+    facts["releases"] = facts["releases"][:3]
+    for entry in facts["arguments"]:
+        if entry["name"] == "--gone":
+            entry["removed"], entry["missing"] = "1.9", []
+    (project / "facts.json").write_text(json.dumps(facts))
+    assert run_cli_in_process("generate", cwd=project).code == 0
+    text = (project / "docs" / "ref.md").read_text()
+    removed = text.split("## Removed arguments")[1]
+    assert "| `--gone` | 1.0 | 1.9 |" in removed
+
+
+def test_a_page_without_history_has_no_such_column(tmp_path: Path) -> None:
+    project = history_project(tmp_path)
+    config = project / "argmatrix.yaml"
+    config.write_text(config.read_text().replace(", history: facts.json", ""))
+    assert run_cli_in_process("generate", cwd=project).code == 0
+    text = (project / "docs" / "ref.md").read_text()
+    assert "Added in" not in text and "Removed arguments" not in text
+
+
+def test_myst_pages_show_it_too(tmp_path: Path) -> None:
+    project = history_project(tmp_path, "myst")
+    assert run_cli_in_process("generate", cwd=project).code == 0
+    text = (project / "docs" / "ref.md").read_text()
+    assert "| Type / options | Added in |" in text
+    assert "| 1.1 |" in text
+
+
+def test_changed_facts_make_the_page_stale(tmp_path: Path) -> None:
+    project = history_project(tmp_path)
+    assert run_cli_in_process("generate", cwd=project).code == 0
+    assert run_cli_in_process("check", cwd=project).code == 0
+    facts = project / "facts.json"
+    facts.write_text(facts.read_text().replace('"added": "1.1"', '"added": "1.0"'))
+    result = run_cli_in_process("check", cwd=project)
+    assert result.code == 1 and "stale-page" in result.out, result.out
+
+
+@pytest.mark.parametrize(
+    ("facts", "words"),
+    [
+        ("{not json", "the history facts file is not JSON"),
+        ('{"format": "other"}', "not an argmatrix history file"),
+        (
+            '{"format": "argmatrix-history/1", "releases": ["1"]}',
+            "needs 'releases' and 'arguments'",
+        ),
+        (
+            '{"format": "argmatrix-history/1", "releases": ["1"], "arguments": [{"name": "--a",'
+            ' "flags": ["--a"], "added": "9"}]}',
+            "history entry '--a'",
+        ),
+    ],
+)
+def test_a_bad_facts_file_is_one_located_error(tmp_path: Path, facts: str, words: str) -> None:
+    project = history_project(tmp_path)
+    (project / "facts.json").write_text(facts)
+    result = run_cli_in_process("generate", cwd=project)
+    assert result.code == 2
+    [line] = result.err.strip().splitlines()
+    assert "facts.json" in line and words in line and "(fix: " in line, line
+    assert not (project / "docs" / "ref.md").exists()
+
+
+def test_a_missing_facts_file_is_one_located_error(tmp_path: Path) -> None:
+    project = history_project(tmp_path)
+    (project / "facts.json").unlink()
+    result = run_cli_in_process("generate", cwd=project)
+    assert result.code == 2
+    [line] = result.err.strip().splitlines()
+    assert "facts.json" in line and "not found" in line, line
+
+
+# ------------------------------------------------------------------ found by review
+
+
+def test_the_current_folder_never_hides_a_release(tmp_path: Path) -> None:
+    """A static read searches its base folder first: with the working tree's package in the
+    current folder, every release used to read the working tree."""
+    write_release(tmp_path, 'parser.add_argument("--working-tree-only")')
+    wheel(tmp_path / "relserver-1.0-py3-none-any.whl", RELEASES["1.0"])
+    data = history_of(tmp_path, "--release", "1.0=relserver-1.0-py3-none-any.whl")
+    assert "--working-tree-only" not in by_name(data) and "--alpha" in by_name(data)
+
+
+def test_diff_paths_are_not_hidden_by_the_current_folder(tmp_path: Path) -> None:
+    write_release(tmp_path, 'parser.add_argument("--working-tree-only")')
+    write_release(tmp_path / "old", RELEASES["1.0"])
+    write_release(tmp_path / "new", RELEASES["1.1"])
+    result = run_cli_in_process(
+        "diff",
+        TARGET,
+        TARGET,
+        "--old-path",
+        "old",
+        "--new-path",
+        "new",
+        "--format",
+        "json",
+        cwd=tmp_path,
+    )
+    assert result.code == 0, result.err
+    assert [a["name"] for a in json.loads(result.out)["added"]] == ["--fresh"]
+
+
+def test_a_default_changing_kind_is_recorded(tmp_path: Path) -> None:
+    """0, False and 0.0 are equal in Python but not the same default."""
+    for label, value in (("1.0", "0"), ("1.1", "False"), ("1.2", "0.0")):
+        write_release(
+            tmp_path / f"relserver-{label}", f'parser.add_argument("--x", default={value})'
+        )
+    data = history_of(
+        tmp_path,
+        "--release",
+        "1.0=relserver-1.0",
+        "--release",
+        "1.1=relserver-1.1",
+        "--release",
+        "1.2=relserver-1.2",
+    )
+    assert by_name(data)["--x"]["defaults"] == [
+        {"release": "1.0", "value": 0},
+        {"release": "1.1", "value": False},
+        {"release": "1.2", "value": 0.0},
+    ]
+
+
+def test_a_release_that_cannot_be_read_is_named(tmp_path: Path) -> None:
+    write_release(tmp_path / "r1", RELEASES["1.0"])
+    (tmp_path / "r2").mkdir()  # the package is missing
+    result = run_cli_in_process(
+        "history", "--target", TARGET, "--release", "1=r1", "--release", "2=r2", cwd=tmp_path
+    )
+    assert result.code == 2
+    [line] = result.err.strip().splitlines()
+    assert "release 2:" in line, line
+
+
+def test_control_characters_never_reach_the_terminal(tmp_path: Path) -> None:
+    write_release(tmp_path / "r1", 'parser.add_argument("--x", default="\\u009b2J\\u202eevil")')
+    result = run_cli_in_process("history", "--target", TARGET, "--release", "1=r1", cwd=tmp_path)
+    assert result.code == 0, result.err
+    assert "\u009b" not in result.out and "\u202e" not in result.out
+    assert json.loads(result.out)["arguments"][0]["defaults"][0]["value"] == "\u009b2J\u202eevil"
+
+
+@pytest.mark.parametrize(
+    ("names", "labels"),
+    [
+        (["llama2-server-1.0", "llama2-server-1.1"], ["1.0", "1.1"]),
+        (["py3server-0.5.0"], ["0.5.0"]),
+        (["p-0.5.1", "p-0.5.1.dev0", "p-0.5.1rc0"], ["0.5.1.dev0", "0.5.1rc0", "0.5.1"]),
+    ],
+)
+def test_labels_come_from_the_version_not_other_digits(
+    tmp_path: Path, names: list[str], labels: list[str]
+) -> None:
+    from argmatrix.adoption.releases import releases_in
+
+    for name in names:
+        (tmp_path / name).mkdir()
+    assert [r.label for r in releases_in(tmp_path)] == labels
+
+
+def test_sdists_named_tgz_are_releases_too(tmp_path: Path) -> None:
+    releases = tmp_path / "releases"
+    releases.mkdir()
+    sdist(releases / "relserver-1.1.tgz", RELEASES["1.1"])
+    assert history_of(tmp_path, "--releases", "releases")["releases"] == ["1.1"]
+
+
+def _zip_with_method(path: Path, name: str, method: int) -> None:
+    """A stored member whose compression method is then set to one Python does not have."""
+    with zipfile.ZipFile(path, "w") as bundle:
+        bundle.writestr("relserver/__init__.py", "")
+        bundle.writestr("relserver/args.py", module_source(RELEASES["1.0"]))
+        bundle.writestr(name, "x = 1\n")
+    data = bytearray(path.read_bytes())
+    encoded = name.encode()
+    for signature, offset in ((b"PK\x03\x04", 8), (b"PK\x01\x02", 10)):
+        start = 0
+        while (start := data.find(signature, start)) != -1:
+            name_at = start + (30 if signature == b"PK\x03\x04" else 46)
+            if data[name_at : name_at + len(encoded)] == encoded:
+                data[start + offset : start + offset + 2] = method.to_bytes(2, "little")
+            start += 4
+    path.write_bytes(bytes(data))
+
+
+def test_an_odd_member_that_is_no_source_is_never_opened(tmp_path: Path) -> None:
+    path = tmp_path / "relserver-1.0-py3-none-any.whl"
+    _zip_with_method(path, "relserver-1.0.dist-info/RECORD", 99)
+    assert "--alpha" in by_name(history_of(tmp_path, "--release", f"1.0={path.name}"))
+
+
+def test_a_source_python_cannot_decompress_is_one_error_line(tmp_path: Path) -> None:
+    path = tmp_path / "relserver-1.0-py3-none-any.whl"
+    _zip_with_method(path, "relserver/extra.py", 99)
+    result = run_cli_in_process(
+        "history", "--target", TARGET, "--release", f"1.0={path.name}", cwd=tmp_path
+    )
+    assert result.code == 2
+    [line] = result.err.strip().splitlines()
+    assert "cannot read the archive" in line and path.name in line, line
+
+
+def test_a_member_declaring_gigabytes_stops_at_its_header(tmp_path: Path) -> None:
+    """Skipping a member of a compressed tar decompresses it: a small file can unpack to
+    gigabytes. The declared sizes are added up first."""
+    header = tarfile.TarInfo("relserver-1.0/data.bin")
+    header.size = 3 * 1024**3
+    path = tmp_path / "relserver-1.0.tar.gz"
+    import gzip
+
+    path.write_bytes(gzip.compress(header.tobuf() + b"\0" * 512))
+    result = run_cli_in_process(
+        "history", "--target", TARGET, "--release", f"1.0={path.name}", cwd=tmp_path
+    )
+    assert result.code == 2
+    [line] = result.err.strip().splitlines()
+    assert "larger than argmatrix reads" in line and path.name in line, line
+
+
+def test_too_many_members_stop_the_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from argmatrix.adoption import releases
+
+    monkeypatch.setattr(releases, "MAX_MEMBERS", 5)
+    path = wheel(
+        tmp_path / "relserver-1.0-py3-none-any.whl",
+        RELEASES["1.0"],
+        {f"relserver/m{i}.py": b"" for i in range(10)},
+    )
+    result = run_cli_in_process(
+        "history", "--target", TARGET, "--release", f"1.0={path.name}", cwd=tmp_path
+    )
+    assert result.code == 2 and "larger than argmatrix reads" in result.err
+
+
+def test_escaping_members_land_nowhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The private folder is made under the temporary folder: make that one of this test's, so
+    an escape by `..` would be seen."""
+    temporary = tmp_path / "tmp" / "deeper"
+    temporary.mkdir(parents=True)
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    path = wheel(
+        tmp_path / "relserver-1.0-py3-none-any.whl",
+        RELEASES["1.0"],
+        {"../escaped.py": b"x = 1\n", "../../up.py": b"x = 1\n", "a/" * 40 + "deep.py": b""},
+    )
+    data = history_of(tmp_path, "--release", f"1.0={path.name}")
+    assert "--alpha" in by_name(data)
+    assert sorted(p.name for p in (tmp_path / "tmp").rglob("*")) == ["deeper"]
+
+
+# ------------------------------------------------------------------ the sglang 0.5.23 showcase
+
+NEW_SGLANG = REPO / ".cache" / "sglang-0.5.23"
+SHOWCASE_0523 = REPO / "showcase" / "sglang-0.5.23"
+
+
+@pytest.fixture(scope="module")
+def sglang_0523() -> Path:
+    if not (NEW_SGLANG / ".installed").is_file():
+        pytest.fail(
+            f"sglang 0.5.23 is not installed in {NEW_SGLANG} (fix: run `make new-sglang`)",
+            pytrace=False,
+        )
+    return NEW_SGLANG
+
+
+def test_the_showcase_page_shows_added_in_for_every_flag(sglang_0523: Path, tmp_path: Path) -> None:
+    """The committed facts cover every release since 0.5.0 and every flag of 0.5.23: each row
+    of the generated page names the release its flag arrived in."""
+    facts = json.loads((SHOWCASE_0523 / "history.json").read_text())
+    assert facts["releases"][0] == "0.5.0rc2" and facts["releases"][-1] == "0.5.23"
+    assert "help" not in json.dumps(facts)  # flag names, defaults, releases: no help text
+    config = SHOWCASE_0523 / "argmatrix.yaml"
+    docs = tmp_path / "docs"
+    text = config.read_text().replace("docs_dir: ../../docs", f"docs_dir: {docs}")
+    (tmp_path / "argmatrix.yaml").write_text(
+        text.replace("../../.cache/sglang-0.5.23", str(sglang_0523)).replace(
+            "history: history.json", f"history: {SHOWCASE_0523 / 'history.json'}"
+        )
+    )
+    result = run_cli_in_process("generate", cwd=tmp_path)
+    assert result.code == 0, result.err
+    from helpers import tables
+
+    page = (docs / "showcase" / "sglang-0.5.23.md").read_text()
+    shown = [t for t in tables(page) if t.header[-1] == "Added in"]
+    rows = [row for table in shown for row in table.rows]
+    export = json.loads(run_cli_in_process("export", cwd=tmp_path).out)["registry"]
+    listed = [a for a in export["arguments"] if not a["hidden"] and not a["deprecated"]]
+    assert len(rows) == len(listed) > 500  # every argument a reader can use has a row
+    assert all(row[-1] in facts["releases"] for row in rows), [r for r in rows if not r[-1]][:3]
+
+
+def test_diff_of_057_and_0523_names_the_tp_size_rename(sglang_0523: Path, tmp_path: Path) -> None:
+    import importlib.util
+
+    spec = importlib.util.find_spec("sglang")
+    assert spec is not None and spec.submodule_search_locations
+    old = Path(next(iter(spec.submodule_search_locations))).parent
+    target = "sglang.srt.server_args:ServerArgs.add_cli_args"
+    result = run_cli_in_process(
+        "diff",
+        target,
+        target,
+        "--old-path",
+        str(old),
+        "--new-path",
+        str(sglang_0523),
+        "--format",
+        "json",
+        cwd=tmp_path,
+    )
+    assert result.code == 0, result.err
+    renamed = {r["old"]: r for r in json.loads(result.out)["renamed"]}
+    assert renamed["--tensor-parallel-size"]["new"] == "--tp-size"
+    assert renamed["--tensor-parallel-size"]["changes"]["dest"] == {
+        "old": "tensor_parallel_size",
+        "new": "tp_size",
+    }

@@ -93,13 +93,14 @@ def showcase_zensical_site() -> Build:
     """The repository's own site built by Zensical (`make docs-zensical`), built once. Zensical
     ignores the MkDocs plugin: the showcase pages are generated first, as `make docs` does, and
     the directives of the hand-written pages are expanded by the Python-Markdown extension."""
-    subprocess.run(
-        [sys.executable, "-m", "argmatrix", "generate"],
-        cwd=ROOT,
-        capture_output=True,
-        check=True,
-        timeout=300,
-    )
+    for config in ("argmatrix.yaml", "showcase/sglang-0.5.23/argmatrix.yaml"):
+        subprocess.run(
+            [sys.executable, "-m", "argmatrix", "generate", "--config", config],
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
+            timeout=300,
+        )
     (ROOT / "build").mkdir(exist_ok=True)  # git-ignored; Zensical's site must be in the project
     site = Path(tempfile.mkdtemp(prefix="zensical-site-", dir=ROOT / "build"))
     atexit.register(shutil.rmtree, site, True)
