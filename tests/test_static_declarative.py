@@ -190,3 +190,25 @@ def test_what_an_undecidable_branch_changes_in_place_is_unknown(tmp_path: Path) 
     assert isinstance(pick.choices, Unevaluated) and isinstance(pick.default, Unevaluated)
     said = " ".join(d.message for d in registry.diagnostics)
     assert "choices kept as source text" in said and "default kept as source text" in said
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'def f():\n    """  First.\n\n        More.\n    Back.\n\t\tTabbed.\n      \n    End.\n    """\n',
+        'def f():\n    """One line."""\n',
+        'def f():\n    """\n    Next line.\n      deeper\n    """\n',
+        'def f():\n    """Text\n\t    mixed tab\n        spaces\n  """\n',
+    ],
+)
+def test_doc_is_the_running_pythons(source: str) -> None:
+    """`f.__doc__` as this Python compiles it (3.13 strips the indentation)."""
+    import ast
+
+    from argmatrix.loaders.static.declared import docstring
+
+    namespace: dict[str, Any] = {}
+    exec(compile(source, "<docstring>", "exec"), namespace)  # our own literal source
+    node = ast.parse(source).body[0]
+    assert isinstance(node, ast.FunctionDef)
+    assert docstring(node) == namespace["f"].__doc__
