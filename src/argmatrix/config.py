@@ -36,6 +36,7 @@ PAGE_KEYS = (
     "inplace",
     "committed",
     "format",
+    "history",
 )
 # The output formats of a page (render/formats/ has a module for each); without `format:` a page
 # is MDX if its output ends in .mdx, else Markdown.
@@ -72,6 +73,8 @@ class PageSpec:
     committed: bool = True  # False: a build output (git-ignored); check does not compare it
     output_line: int | None = None  # the line of 'output:', where errors about it point
     format: str | None = None  # one of PAGE_FORMATS; None: from the output's extension
+    # An `argmatrix history` facts file (relative to the configuration): an "Added in" column.
+    history: str | None = None
 
     @property
     def output_format(self) -> str:
@@ -127,6 +130,13 @@ class Config:
     def project(self) -> Path:
         """The folder nothing is read from or written to outside of (symbolic links resolved)."""
         return self.project_dir or Path(os.path.realpath(self.root))
+
+    def history_file(self, page: PageSpec) -> Path | None:
+        """Where a page's history facts are read from: relative to the configuration."""
+        return self.root / page.history if page.history else None
+
+    def history_files(self) -> list[Path]:
+        return sorted({path for page in self.pages if (path := self.history_file(page))})
 
     def line_of_page(self, page: PageSpec) -> str:
         return f"{self.file}:{page.line}" if self.file and page.line else str(self.file or "")
@@ -619,9 +629,26 @@ def _pages(raw: Any, where: str, line: int | None, problems: list[Problem]) -> t
                 bool(item.get("committed", True)),
                 output_line,
                 _page_format(item, output, where, problems),
+                _page_history(item, where, problems),
             )
         )
     return tuple(pages)
+
+
+def _page_history(item: dict[str, Any], where: str, problems: list[Problem]) -> str | None:
+    """The page's `history:` facts file, as written (read when the page renders)."""
+    value = item.get("history")
+    if value is None or (isinstance(value, str) and value.strip() and not has_control(value)):
+        return value
+    problems.append(
+        Problem(
+            "page: 'history' must be the path of a facts file",
+            where,
+            line_of(item, "history"),
+            "write e.g. history: docs/reference/history.json (made by argmatrix history)",
+        )
+    )
+    return None
 
 
 def _page_format(item: dict[str, Any], output: str, where: str, problems: list[Problem]) -> str:

@@ -51,7 +51,13 @@ class Project:
         if registry_files is None:
             return None
         config_file = [str(self.config.file)] if self.config.file else []
-        return [*registry_files, *(str(m) for m in self.config.manifests), *config_file]
+        histories = [str(path) for path in self.config.history_files()]
+        return [
+            *registry_files,
+            *(str(m) for m in self.config.manifests),
+            *config_file,
+            *histories,
+        ]
 
     def pages(self) -> list[Any]:
         """Every configured page, rendered (or reused, when every input is as before), with

@@ -219,6 +219,12 @@ CONFIG_SCHEMA: dict[str, Any] = {
                         "description": "The page's syntax: markdown, or mdx (Mintlify and"
                         " other MDX sites). Default: mdx for an .mdx output, else markdown.",
                     },
+                    "history": {
+                        "type": "string",
+                        "description": "A facts file written by `argmatrix history`, relative"
+                        " to this file: the page shows when each argument arrived (an 'Added"
+                        " in' column) and the arguments since removed.",
+                    },
                 },
             },
         },

@@ -20,7 +20,6 @@ from argmatrix.model.history import HISTORY_FORMAT
 from argmatrix.model.registry import Argument, Registry
 
 
-
 @dataclass
 class Lineage:
     """One argument through the releases, whatever it was called in each."""

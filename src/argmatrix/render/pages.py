@@ -6,6 +6,7 @@ plugin serves it; none of them renders on its own.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,9 +15,12 @@ from typing import Any, NamedTuple
 import jinja2
 
 from argmatrix._runtime.cache import fingerprint, memo
+from argmatrix._runtime.files import read_user_file
 from argmatrix._runtime.parallel import can_fork, in_background
 from argmatrix.config import Config, PageSpec
+from argmatrix.errors import ArgmatrixError
 from argmatrix.manifests.resolve import ResolvedPlatform
+from argmatrix.model.history import FIX, History, history_from_dict
 from argmatrix.model.registry import Registry
 from argmatrix.render.environment import (
     Templates,
@@ -66,6 +70,21 @@ def render_project(
     )
 
 
+def read_histories(config: Config) -> dict[Path | None, History]:
+    """The history facts every page names, read once each."""
+    found: dict[Path | None, History] = {}
+    for path in config.history_files():
+        text = read_user_file(path, "the history facts file", FIX)
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise ArgmatrixError.at(
+                f"the history facts file is not JSON: {exc}", file=str(path), fix=FIX
+            ) from None
+        found[path] = history_from_dict(data, str(path))
+    return found
+
+
 class _Format(NamedTuple):
     """What the pages of one output format render with: its environment, its cells and the
     server page built from them."""
@@ -90,11 +109,14 @@ def _render_pages(
         env = project_environment(config, templates, name)
         formats[name] = _Format(env, cells, server_page(registry, cells))
 
+    histories = read_histories(config)
+
     def render(specs: Sequence[PageSpec]) -> list[RenderedPage]:
         pages = []
         for page in specs:
             env, cells, server = formats[page.output_format]
-            context = page_context(page, registry, platforms, where, server, cells)
+            history = histories.get(config.history_file(page))
+            context = page_context(page, registry, platforms, where, server, cells, history)
             path = config.docs_dir / page.output
             if page.inplace:
                 text = splice(path, env, page, context, read_existing)

@@ -15,6 +15,7 @@ from argmatrix.config import PageSpec
 from argmatrix.errors import ArgmatrixError
 from argmatrix.manifests.resolve import ResolvedPlatform
 from argmatrix.model.findings import Finding
+from argmatrix.model.history import History
 from argmatrix.model.platform import STATUS_LABELS, Capability, Platform, Resolved
 from argmatrix.model.registry import Argument, Diagnostic, Opaque, Registry, Subcommand, Unevaluated
 from argmatrix.render.formats import FORMATS, OutputFormat
@@ -337,12 +338,14 @@ def page_context(
     where: str,
     server: ServerPage | None = None,
     cells: Cells | None = None,
+    history: History | None = None,
 ) -> dict[str, Any]:
     """What a page's template can use (docs/reference/template-context.md), its texts escaped
     for the page's format (`cells` must be of that format)."""
     cells = cells or Cells(FORMATS[page.output_format])
     cell = cells.format.FILTERS["cell"]
     context: dict[str, Any] = {
+        "history": HistoryView(history, cells.format) if history is not None else None,
         "registry": registry,
         "server": server or server_page(registry, cells),
         "title": cell(page.title) if page.title else page.title,
@@ -385,6 +388,34 @@ def read_only(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return tuple(read_only(item) for item in value)
     return value
+
+
+class HistoryView:
+    """What a page shows of a history facts file (`argmatrix history`): the release each
+    argument arrived in, and the arguments since removed, as cells of the page's format."""
+
+    def __init__(self, history: History, fmt: OutputFormat) -> None:
+        self._history = history
+        self._cell = fmt.FILTERS["cell"]
+        self._code = fmt.FILTERS["code"]
+        self.releases = tuple(self._cell(r) for r in history.releases)
+
+    def added(self, argument: Argument) -> str:
+        """The release the argument arrived in ("" when the facts do not know it)."""
+        release = self._history.added_in(argument)
+        return self._cell(release) if release is not None else ""
+
+    @property
+    def removed(self) -> tuple[tuple[str, str, str], ...]:
+        """(flags, added in, removed in) of every argument no longer in the newest release."""
+        return tuple(
+            (
+                ", ".join(self._code(flag) for flag in (entry.flags or (entry.name,))),
+                self._cell(entry.added),
+                self._cell(entry.removed or ""),
+            )
+            for entry in self._history.removed
+        )
 
 
 class MatrixColumn(NamedTuple):
@@ -443,4 +474,5 @@ PAGE_MODEL_TYPES: tuple[type, ...] = (
     ServerPage,
     SupportPage,
     MatrixColumn,
+    HistoryView,
 )
