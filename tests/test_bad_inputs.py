@@ -204,6 +204,39 @@ CASES = [
         None,
     ),
     Case(
+        "a page format argmatrix does not write",
+        _append(CONFIG, "  - {template: server_arguments.md.j2, output: x.rst, format: rst}\n"),
+        "page: unknown format 'rst'",
+        "argmatrix.yaml",
+        "format: rst",
+    ),
+    Case(
+        "a page's history facts that are not JSON",
+        _both(
+            _write("history.json", "{not json"),
+            _append(
+                CONFIG,
+                "  - {template: server_arguments.md.j2, output: h.md, history: history.json}\n",
+            ),
+        ),
+        "the history facts file is not JSON",
+        "history.json",
+        None,
+    ),
+    Case(
+        "a page's history facts written by something else",
+        _both(
+            _write("history.json", '{"format": "other"}'),
+            _append(
+                CONFIG,
+                "  - {template: server_arguments.md.j2, output: h.md, history: history.json}\n",
+            ),
+        ),
+        "not an argmatrix history file",
+        "history.json",
+        None,
+    ),
+    Case(
         "a template with a syntax error",
         _both(
             _write("templates/broken.md.j2", "line one\n{% for %}\n"),
