@@ -82,9 +82,10 @@ UNREADABLE = "declared_cli.unreadable"
 @pytest.mark.parametrize(
     ("builder", "why"),
     [
-        ("inherited", "the fields `Inherited` inherits from `settings_lib.BaseSettings`"),
+        ("inherited", "`Inherited` derives from `settings_lib.BaseSettings`, which is not in"),
         ("foreign_metadata", "calls `settings_lib.ExternalOpt`"),
         ("opaque_class", "`isinstance` of `settings_lib.BaseSettings` is not known"),
+        ("decorated", "`Decorated` is decorated with `settings_lib.settings`, which static"),
     ],
 )
 def test_fields_static_reading_cannot_follow_stop_the_read_at_the_loop(

@@ -254,25 +254,70 @@ def args_of(tp: Any) -> tuple[Any, ...]:
 
 
 def record_kind(it: Interpreter, cls: Any) -> str | None:
-    """ "dataclass", "struct" or None: how a class of the source declares its fields."""
+    """ "dataclass", "struct" or None: how a class declares its fields. None only when that is
+    certain from the source: a decorator or a base class static reading does not follow (one
+    of another package, a metaclass) makes it unknown (`CannotEvaluate`), never "no fields"."""
     if type(cls) is Record:
         return cls.kind
+    if type(cls) is Instance:
+        return record_kind(it, cls.cls)
     if type(cls) is not ClassRef:
         return None
-    for decorator in cls.node.decorator_list:
-        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    cache: dict[Any, Any] = it.loader.declarations
+    key = ("kind", id(cls.node))
+    found = cache.get(key)
+    if found is None or found[0] is not cls.node:
         try:
-            value = cls.module.evaluate(target, cls.node.lineno)
-        except CannotEvaluate:
-            continue
-        if value == Modeled("dataclasses.dataclass"):
-            return "dataclass"
-    for base in ancestors(cls):
+            found = (cls.node, _kind_of(cls, 0))
+        except CannotEvaluate as exc:
+            found = (cls.node, exc)
+        cache[key] = found
+    if isinstance(found[1], CannotEvaluate):
+        raise CannotEvaluate(found[1].reason)
+    return found[1]
+
+
+def is_record_class(it: Interpreter, cls: ClassRef) -> bool:
+    """Whether calling `cls` builds a record of the source (`Opt(help=...)`): false too when
+    that is unknown, and the call is then not evaluated, as any other class's."""
+    try:
+        return record_kind(it, cls) is not None
+    except CannotEvaluate:
+        return False
+
+
+def _kind_of(cls: ClassRef, depth: int) -> str | None:
+    budget = cls.module.loader.budget
+    if depth > budget.limits.call_depth:
+        raise CannotEvaluate(f"the bases of `{cls.node.name}` are nested too deep")
+    name = cls.node.name
+    kind = None
+    for decorator in cls.node.decorator_list:
+        budget.visit(4)
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        value = cls.module.evaluate(target, cls.node.lineno)
+        if value != Modeled("dataclasses.dataclass"):
+            raise CannotEvaluate(
+                f"`{name}` is decorated with {describe(value)}, which static reading does not run"
+            )
+        kind = "dataclass"
+    if any(keyword.arg == "metaclass" for keyword in cls.node.keywords):
+        raise CannotEvaluate(f"`{name}` has a metaclass, which static reading does not run")
+    for node in cls.node.bases:
+        budget.visit(4)
+        base = resolve(cls.module.evaluate(node, cls.node.lineno))
         if base == Modeled("msgspec.Struct"):
             return "struct"
-        if type(base) is ClassRef and record_kind(it, base) == "dataclass":
-            return "dataclass"
-    return None
+        if type(base) is ClassRef:
+            inherited = _kind_of(base, depth + 1)
+            if inherited == "struct":
+                return "struct"
+            kind = kind or inherited
+        elif base != ExternalRef("object"):
+            raise CannotEvaluate(
+                f"`{name}` derives from {describe(base)}, which is not in the source read"
+            )
+    return kind
 
 
 def _lineage(cls: ClassRef) -> list[ClassRef]:
@@ -334,7 +379,7 @@ def _annotation(it: Interpreter, cls: ClassRef, node: ast.expr) -> Any:
 def declared(it: Interpreter, cls: ClassRef) -> list[tuple[FieldInfo, Any]]:
     """The fields of a dataclass or Struct of the source, in order, each with its full
     annotation (`Annotated` kept). Worked out once per class and read."""
-    cache: dict[int, Any] = it.loader.declarations
+    cache: dict[Any, Any] = it.loader.declarations
     found = cache.get(id(cls.node))
     if found is not None and found[0] is cls.node:
         return found[1]  # type: ignore[no-any-return]

@@ -473,7 +473,7 @@ class Interpreter:
                 raise CannotEvaluate("`next` of anything but a generator expression")
             args, kwargs = calls.call_arguments(self, node)
             return declared.call(self, function, args, kwargs)
-        if kind is ClassRef and declared.record_kind(self, function) is not None:
+        if kind is ClassRef and declared.is_record_class(self, function):
             # `Opt(help=..., choices=SET_AT_RUN_TIME)`: a field value only running would tell
             # is kept as source text, the others are known
             args, kwargs = calls.lenient_arguments(self, node)

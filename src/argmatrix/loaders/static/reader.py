@@ -93,7 +93,7 @@ class StaticLoader:
         self.class_values: dict[tuple[int, str], tuple[ast.ClassDef, Any]] = {}
         # Declared fields (`declared`): per class, the type value of each field with where it
         # is declared, and the field a loop is at (its arguments get its section).
-        self.declarations: dict[int, Any] = {}
+        self.declarations: dict[Any, Any] = {}
         self.type_sites: dict[int, tuple[Any, Site]] = {}
         self.declaring: Site | None = None
         self.class_members: dict[int, tuple[ast.ClassDef, dict[str, Any], dict[str, int]]] = {}
