@@ -23,6 +23,7 @@ PYTHON_ENVS   := $(foreach version,$(OTHER_PYTHONS),.cache/py$(version))
 empty :=
 space := $(empty) $(empty)
 
+.PHONY: properdocs
 .PHONY: install docs docs-zensical serve test test-fast lint check-docs history bench live-env pythons old-sglang new-sglang live-env-0523 clean
 
 install: $(VENV)/.installed
@@ -56,6 +57,18 @@ test: lmdeploy-cli
 
 $(LMDEPLOY)/.installed:
 	$(BIN)/pip install -q --no-deps --target $(LMDEPLOY) lmdeploy==0.18.0
+	touch $@
+
+# ProperDocs (continues MkDocs 1.x, finds plugins under properdocs.plugins), in a venv of its own
+# without MkDocs: tests/test_properdocs.py builds a project with the argmatrix plugin in it.
+PROPERDOCS := .cache/properdocs
+properdocs: $(PROPERDOCS)/.installed
+test: properdocs
+
+$(PROPERDOCS)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(PROPERDOCS)
+	$(PROPERDOCS)/bin/pip install -q properdocs==1.6.7 properdocs-theme-mkdocs==1.6.7
+	$(PROPERDOCS)/bin/pip install -q -e .
 	touch $@
 
 # pydantic, for a registry whose model is typed with stand-ins (tests/test_live_pydantic.py): not
@@ -94,6 +107,21 @@ $(LIVE_0523)/.installed: tests/live/requirements-sglang-0.5.23.txt
 	$(LIVE_0523)/bin/pip install -q torch==2.13.0
 	$(LIVE_0523)/bin/pip install -q -r tests/live/requirements-sglang-0.5.23.txt
 	$(LIVE_0523)/bin/pip install -q --no-deps sglang==0.5.23
+	touch $@
+
+# A Python that imports vLLM 0.33.0's command line live (CPU torch, vLLM --no-deps, its light
+# dependencies; argmatrix stands in for xgrammar and llguidance), for tests/test_live_vllm.py and
+# the benchmark. Built once, cached in .cache/.
+LIVE_VLLM := .cache/live-vllm
+.PHONY: live-env-vllm
+live-env-vllm: $(LIVE_VLLM)/.installed
+
+$(LIVE_VLLM)/.installed: tests/live/requirements-vllm-0.33.0.txt
+	$(PYTHON) -m venv $(LIVE_VLLM)
+	$(LIVE_VLLM)/bin/pip install -q --upgrade pip
+	$(LIVE_VLLM)/bin/pip install -q torch==2.13.0
+	$(LIVE_VLLM)/bin/pip install -q -r tests/live/requirements-vllm-0.33.0.txt
+	$(LIVE_VLLM)/bin/pip install -q --no-deps vllm==0.33.0
 	touch $@
 
 pythons: $(foreach env,$(PYTHON_ENVS),$(env)/.installed)
