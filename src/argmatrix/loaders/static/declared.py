@@ -39,6 +39,7 @@ from argmatrix.loaders.static.values import (
     describe,
     resolve,
 )
+from argmatrix.model.registry import Unevaluated
 
 if TYPE_CHECKING:
     from argmatrix.loaders.static.interpreter import Interpreter
@@ -239,15 +240,23 @@ def _type_value(value: Any) -> Any:
 
 
 def origin_of(tp: Any) -> Any:
-    if type(tp) is not TypeForm:
-        return None
-    return tp.origin
+    if type(tp) is TypeForm:
+        return tp.origin
+    _not_a_form(tp)
+    return None
 
 
 def args_of(tp: Any) -> tuple[Any, ...]:
-    if type(tp) is not TypeForm:
-        return ()
-    return tp.args
+    if type(tp) is TypeForm:
+        return tp.args
+    _not_a_form(tp)
+    return ()
+
+
+def _not_a_form(tp: Any) -> None:
+    """A name from another package may be a typing form itself (`Maybe = Optional[int]`)."""
+    if type(tp) in (ExternalRef, Unevaluated):
+        raise CannotEvaluate(f"whether {describe(tp)} is a typing form is not known statically")
 
 
 # ------------------------------------------------------------------ record classes
