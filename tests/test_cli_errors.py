@@ -41,8 +41,10 @@ def assert_one_line_error(result: Run, *expected: str) -> str:
 
 def test_export_live_prints_registry_and_platforms() -> None:
     data = export("--registry", "grouped_cli:build_parser")
-    assert set(data) == {"registry", "platforms"}
+    assert set(data) == {"registry", "platforms", "arguments"}
     assert data["registry"] == load_dict("grouped_cli:build_parser")
+    # How each argument reads on a page: no `environment:` configured, no variable.
+    assert {a["environment_variable"] for a in data["arguments"].values()} == {None}
 
 
 def test_export_static_needs_no_mock() -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 from argmatrix._runtime.cache import MISSING, cached, lookup
 from argmatrix._runtime.parallel import can_fork, in_background
-from argmatrix.config import Config, find_config, load_config
+from argmatrix.config import CONFIG_NAME, Config, find_config, load_config
 from argmatrix.errors import ArgmatrixError, Problem
 from argmatrix.loaders.load import (
     RegistrySpec,
@@ -31,6 +31,7 @@ from argmatrix.manifests.load import load_manifest
 from argmatrix.manifests.resolve import ResolvedPlatform, resolve_platform
 from argmatrix.model.platform import Platform
 from argmatrix.model.registry import Registry, json_value
+from argmatrix.model.values import readable_type
 
 
 @dataclass
@@ -81,13 +82,34 @@ class Project:
         return resolve_outputs(self.config, self.config.pages, inputs)
 
     def export(self) -> dict[str, Any]:
-        return export_dict(
+        data = export_dict(
             self.registry,
             {
                 name: platform_export(resolved, self.registry)
                 for name, resolved in self.resolved.items()
             },
         )
+        data["arguments"] = self.display_export()
+        return data
+
+    def display_export(self) -> dict[str, Any]:
+        """How each argument reads on the pages (the configuration's `environment:`, `types:`
+        and `computed_defaults:` applied), keyed by name; a subcommand's as 'COMMAND --flag'."""
+        facts = self.config.display.facts(self.registry, str(self.config.file or CONFIG_NAME))
+        shown: dict[str, Any] = {}
+
+        def add(registry: Registry, scope: str) -> None:
+            for argument in registry.arguments:
+                shown[scope + argument.name] = {
+                    "environment_variable": facts.variable_of(argument) or None,
+                    "computed_default": facts.computed_of(argument),
+                    "type": readable_type(argument, facts.types),
+                }
+            for sub in registry.subcommands:
+                add(sub.registry, f"{scope}{sub.name} ")
+
+        add(self.registry, "")
+        return shown
 
 
 def platform_export(resolved: ResolvedPlatform, registry: Registry) -> dict[str, Any]:
@@ -104,6 +126,7 @@ def platform_export(resolved: ResolvedPlatform, registry: Registry) -> dict[str,
             "default": json_value(capability.effective_default(argument)),
             "note": capability.note,
             "reason": capability.reason,
+            "computed_default": capability.computed,
         }
     return {"title": platform.title, "variants": list(platform.variants), "arguments": arguments}
 

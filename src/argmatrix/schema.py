@@ -8,6 +8,7 @@ from argmatrix.config import (
     CHECK_KEYS,
     CHECK_KINDS,
     COVERAGE_KEYS,
+    ENVIRONMENT_KEYS,
     MAX_COLUMNS,
     PAGE_FORMATS,
     PAGE_KEYS,
@@ -49,6 +50,12 @@ def _entry(keys: tuple[str, ...]) -> dict[str, Any]:
             "type": "string",
             "description": "Why it is not supported; required for"
             " unsupported and not-applicable, and the heading they are grouped under.",
+        },
+        "computed_default": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The default is computed at run time on this platform: a short"
+            " text said instead of the value (not with 'default').",
         },
     }
     return {
@@ -286,9 +293,46 @@ CONFIG_SCHEMA: dict[str, Any] = {
                 },
             },
         },
+        "environment": {
+            "type": "object",
+            "description": "Where an argument's environment variable comes from: its entry"
+            " in 'arguments', else the add_argument keyword 'keyword' names, else 'prefix'"
+            " + the dest upper-cased. Pages show an 'Environment variable' column.",
+            "additionalProperties": False,
+            "properties": {
+                "keyword": {
+                    "type": "string",
+                    "pattern": "^[A-Za-z_][A-Za-z0-9_]*$",
+                    "description": "The add_argument keyword holding the variable (env_name).",
+                },
+                "prefix": {
+                    "type": "string",
+                    "pattern": "^[A-Za-z_][A-Za-z0-9_]*$",
+                    "description": "A prefix the dest is appended to, upper-cased (SGLANG_).",
+                },
+                "arguments": {
+                    "type": "object",
+                    "additionalProperties": {"type": "string", "minLength": 1},
+                    "description": "Flag -> variable, for arguments the rules above miss.",
+                },
+            },
+        },
+        "types": {
+            "type": "object",
+            "additionalProperties": {"type": "string", "minLength": 1},
+            "description": "Converter name (as the registry records the type) -> the text"
+            " pages show for it, e.g. {str2bool: bool}.",
+        },
+        "computed_defaults": {
+            "type": "object",
+            "additionalProperties": {"type": "string", "minLength": 1},
+            "description": "Flag -> a short text said instead of a default computed at run"
+            " time ('chosen from GPU memory at start-up').",
+        },
     },
 }
 assert set(CONFIG_SCHEMA["properties"]["registry"]["properties"]) == set(REGISTRY_KEYS)
+assert set(CONFIG_SCHEMA["properties"]["environment"]["properties"]) == set(ENVIRONMENT_KEYS)
 assert set(CONFIG_SCHEMA["properties"]["pages"]["items"]["properties"]) == set(PAGE_KEYS)
 assert set(CONFIG_SCHEMA["properties"]["checks"]["properties"]) == set(CHECK_KEYS)
 assert set(

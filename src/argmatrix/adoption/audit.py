@@ -78,12 +78,16 @@ class AuditReport:
         return {kind: counted[kind] for kind in KINDS if counted[kind]}
 
 
-def audit_page(page: Page, registry: Registry) -> AuditReport:
+def audit_page(
+    page: Page, registry: Registry, computed: Mapping[str, str] | None = None
+) -> AuditReport:
+    """`computed`: defaults computed at run time (argument name -> the configuration's text,
+    `computed_defaults:`), which a page may say in words instead of the registry's value."""
     flags = RegistryFlags.of(registry)
     findings: list[Finding] = []
     first_line: dict[str, int] = {}
     for row in page.rows:
-        findings.extend(_row_findings(page, row, flags, first_line))
+        findings.extend(_row_findings(page, row, flags, first_line, computed or {}))
     documented = {name for name in first_line if name in flags.index}
     findings.extend(missing_flags(page, registry, documented))
     return AuditReport(page, tuple(findings))
@@ -96,7 +100,11 @@ def _finding(
 
 
 def _row_findings(
-    page: Page, row: Row, flags: RegistryFlags, first_line: dict[str, int]
+    page: Page,
+    row: Row,
+    flags: RegistryFlags,
+    first_line: dict[str, int],
+    computed: Mapping[str, str],
 ) -> list[Finding]:
     found = flags.resolve(row)
     key = found.key()
@@ -113,7 +121,7 @@ def _row_findings(
     if argument is None or registry_kind(argument) is None:
         findings.extend(self_contradicting_type(page, row))
     if argument is not None:
-        findings.extend(value_findings(page, row, argument))
+        findings.extend(value_findings(page, row, argument, computed.get(argument.name)))
     return findings
 
 
@@ -142,9 +150,11 @@ def broken_row(page: Page, row: Row) -> list[Finding]:
     ]
 
 
-def value_findings(page: Page, row: Row, argument: Argument) -> list[Finding]:
+def value_findings(
+    page: Page, row: Row, argument: Argument, computed: str | None = None
+) -> list[Finding]:
     """What the row says about the argument's values: default, options, type."""
-    found = wrong_default(page, row, argument)
+    found = wrong_default(page, row, argument, computed)
     options = row.cell(OPTIONS)
     if options is not None:
         found += wrong_options(page, row, argument, options)
@@ -281,17 +291,23 @@ def missing_flags(page: Page, registry: Registry, documented: set[str]) -> list[
 # ------------------------------------------------------------------ defaults
 
 
-def wrong_default(page: Page, row: Row, argument: Argument) -> list[Finding]:
+def wrong_default(
+    page: Page, row: Row, argument: Argument, computed: str | None = None
+) -> list[Finding]:
     cell = row.cell(DEFAULT)
-    if cell is None or default_agrees(cell.text, argument) is not False:
+    if cell is None or default_agrees(cell.text, argument, computed) is not False:
         return []
-    expected = page_text(argument.default)
+    expected = page_text(argument.default) if computed is None else computed
+    says = (
+        f"the registry says {_quoted(expected)}{_class_difference(cell.text, argument.default)}"
+        if computed is None
+        else f"it is computed at run time ({_quoted(computed)})"
+    )
     return [
         _finding(
             page,
             "wrong-default",
-            f"{argument.name}: the page says the default is {_quoted(cell.text)}, the registry"
-            f" says {_quoted(expected)}{_class_difference(cell.text, argument.default)}",
+            f"{argument.name}: the page says the default is {_quoted(cell.text)}, {says}",
             argument.name,
             row.line,
             f"write {_quoted(expected)}; a platform's own default belongs in its manifest"

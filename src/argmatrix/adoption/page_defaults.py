@@ -26,11 +26,18 @@ always accepted:
 
 4. A registry default computed at run time (an unevaluated expression, an object) is not
    compared; a required argument without a default may read `required`.
+
+5. A default the configuration marks as computed at run time (`computed_defaults:`, e.g.
+   `--mem-fraction-static: chosen from GPU memory at start-up`) is said right by the registry's
+   value (rules 1-3), by the configured text (markup, quotes and case aside), and by any text
+   saying the value is decided when the server runs ("computed at start-up", "auto",
+   "determined by the GPU"): see `RUN_TIME_WORDS`.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -141,8 +148,45 @@ def same_value(page: Any, registry: Any) -> bool:
     return False
 
 
-def default_agrees(text: str, argument: Argument) -> bool | None:
-    """Whether the page's default text says the registry default; None if not comparable."""
+# Words that say a default is decided when the server runs (rule 5).
+RUN_TIME_WORDS = frozenset(
+    {
+        "auto",
+        "automatic",
+        "automatically",
+        "computed",
+        "calculated",
+        "chosen",
+        "derived",
+        "determined",
+        "depends",
+        "dynamic",
+        "inferred",
+        "runtime",
+        "start-up",
+        "startup",
+    }
+)
+_WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
+
+
+def says_computed(text: str, computed: str) -> bool:
+    """Whether a page's default cell says a run-time default (rule 5): the configured text, or
+    words saying the value is decided when the server runs."""
+    said = _plain_words(text)
+    return said == _plain_words(computed) or not RUN_TIME_WORDS.isdisjoint(said.split())
+
+
+def _plain_words(text: str) -> str:
+    """A text's words, lower case, without markup (`code`, *emphasis*, quotes)."""
+    return " ".join(_WORD.findall(text.lower()))
+
+
+def default_agrees(text: str, argument: Argument, computed: str | None = None) -> bool | None:
+    """Whether the page's default text says the registry default; None if not comparable.
+    `computed`: the configuration's text for a default computed at run time (rule 5)."""
+    if computed is not None and says_computed(text, computed):
+        return True
     value = argument.default
     if not comparable(value):
         return None

@@ -180,11 +180,16 @@ def _register_history(commands: Commands) -> None:
 def _audit(args: argparse.Namespace) -> int:
     from argmatrix.adoption.audit import audit_page, emit
     from argmatrix.adoption.handwritten import read_page
-    from argmatrix.project import load_registry_only
+    from argmatrix.project import config_with
 
     page = read_page(Path(args.page))
-    registry = load_registry_only(source_options(args))
-    report = audit_page(page, registry)
+    options = source_options(args)
+    config = config_with(options)
+    assert config.registry is not None
+    registry = load_registry(config.registry, verbose=options.verbose)
+    # Defaults the configuration says are computed at run time may be said in words.
+    computed = config.display.facts(registry, str(config.file or "argmatrix.yaml")).computed
+    report = audit_page(page, registry, computed)
     emit(report, args.format, sys.stdout)
     return EXIT_FINDINGS if report.findings else EXIT_OK
 

@@ -301,7 +301,8 @@ class ArgmatrixDirective(SphinxDirective):
             self._warn(f"{shown} (fix: use a registry section: {', '.join(registry.sections)})")
             return []
         platform = self.options.get("platform")
-        cells = Cells(_TREE)
+        config = project.config
+        cells = Cells(_TREE, config.display.facts(registry, str(config.file or "argmatrix.yaml")))
         if platform is None:
             views = [s for s in server_page(registry, cells).sections if _of(s, section)]
             return [self._server_table(views[0])] if views else []
@@ -344,8 +345,13 @@ class ArgmatrixDirective(SphinxDirective):
     def _server_table(self, section: SectionView) -> nodes.table:
         headers = [str(_("Argument")), str(_("Description")), str(_("Default"))]
         headers.append(str(_("Type / options")))
+        env = _has_env(section)
+        headers += [str(_(ENV_HEADER))] if env else []
         rows = [
-            self._body_row(r, [r.description, _label(r.default), r.options]) for r in section.rows
+            self._body_row(
+                r, [r.description, _label(r.default), r.options] + ([r.env] if env else [])
+            )
+            for r in section.rows
         ]
         return _table(headers, rows)
 
@@ -353,24 +359,30 @@ class ArgmatrixDirective(SphinxDirective):
         self, section: SectionView, variants: tuple[str, ...], layout: str
     ) -> nodes.table:
         note = [str(_("Note"))] if section.has_notes else []
+        env = _has_env(section)
+        env_header = [str(_(ENV_HEADER))] if env else []
         if layout == "variants":
             headers = [str(_("Argument")), str(_("Description")), str(_("Default"))]
-            headers += [str(_("Options")), *variants, *note]
+            headers += [str(_("Options")), *env_header, *variants, *note]
             rows = [
                 self._body_row(
                     r,
-                    [r.description, _label(r.default), r.options, *map(_label, r.marks)]
+                    [r.description, _label(r.default), r.options]
+                    + ([r.env] if env else [])
+                    + [*map(_label, r.marks)]
                     + ([r.note] if section.has_notes else []),
                 )
                 for r in section.rows
             ]
             return _table(headers, rows)
-        headers = [str(_("Argument")), str(_("Default")), str(_("Options"))]
+        headers = [str(_("Argument")), str(_("Default")), str(_("Options")), *env_header]
         headers += [str(_("Server supported")), *note]
         rows = [
             self._body_row(
                 r,
-                [_label(r.default), r.options, _label(r.status)]
+                [_label(r.default), r.options]
+                + ([r.env] if env else [])
+                + [_label(r.status)]
                 + ([r.note] if section.has_notes else []),
             )
             for r in section.rows
@@ -384,6 +396,14 @@ _LABELS = frozenset({*STATUS_LABELS.values(), "✓ (experimental)", "required"})
 
 def _label(text: str) -> str:
     return str(_(text)) if text in _LABELS else text
+
+
+ENV_HEADER = "Environment variable"  # docs/assets/argmatrix.js reads it as no support column
+
+
+def _has_env(section: SectionView) -> bool:
+    """Whether the table has an environment variable column: some row has one."""
+    return any(row.env for row in section.rows)
 
 
 def _of(section: SectionView, name: str) -> bool:

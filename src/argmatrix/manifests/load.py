@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from argmatrix._runtime.yamlfile import Located, line_of, load_yaml_file
-from argmatrix.errors import ArgmatrixError, Problem
+from argmatrix.errors import ArgmatrixError, Problem, has_control
 from argmatrix.model.platform import NEEDS_REASON, STATUSES, Capability, Platform
 
 TOP_KEYS = ("platform", "title", "description", "variants", "default", "sections", "arguments")
-ENTRY_KEYS = ("status", "variants", "options", "default", "note", "reason")
+ENTRY_KEYS = ("status", "variants", "options", "default", "note", "reason", "computed_default")
 SECTION_ENTRY_KEYS = ("status", "variants", "note", "reason")
 _BARE_STATUSES = frozenset(STATUSES) - NEEDS_REASON  # a status that is a whole, valid entry
 PLATFORM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -216,6 +216,23 @@ def _entry(
     if note is not None and not isinstance(note, str):
         problems.add(f"{name}: 'note' must be text", line_of(value, "note") or line)
         ok = False
+    computed = value.get("computed_default")
+    if computed is not None and not (
+        isinstance(computed, str) and computed.strip() and not has_control(computed)
+    ):
+        problems.add(
+            f"{name}: 'computed_default' must be a short text on one line",
+            line_of(value, "computed_default") or line,
+            "say how the value is chosen, e.g. 'computed_default: chosen from GPU memory'",
+        )
+        ok = False
+    elif computed is not None and "default" in value:
+        problems.add(
+            f"{name}: 'computed_default' and 'default' say two things of one default",
+            line_of(value, "computed_default") or line,
+            "keep one of them",
+        )
+        ok = False
     entry_variants = _entry_variants(name, value, line, variants, status, problems)
     options = value.get("options")
     if options is not None and not isinstance(options, list):
@@ -231,6 +248,7 @@ def _entry(
         has_default="default" in value,
         note=note,
         reason=reason,
+        computed=computed.strip() if computed else None,
         line=line,
     )
 

@@ -136,6 +136,7 @@ def _resolved(
         chosen.note,
         chosen.reason,
         origin,
+        entry.computed if entry is not None else None,
     )
 
 

@@ -45,6 +45,7 @@ class Capability(NamedTuple):
     has_default: bool = False
     note: str | None = None
     reason: str | None = None
+    computed: str | None = None  # the default is computed at run time: what to say instead
     line: int | None = None  # where the entry is written, for messages
 
 
@@ -78,6 +79,7 @@ class Resolved(NamedTuple):
     note: str | None
     reason: str | None
     origin: str  # "argument", "section", "default" or "none"
+    computed: str | None = None  # the default is computed at run time on this platform: how
 
     def effective_default(self, argument: Argument) -> Any:
         return self.default if self.default_overridden else argument.default

@@ -195,7 +195,11 @@ class Directives:
                 output=where,
                 options={"html": True} if self.html else {},
             )
-            self._context = page_context(spec, self.registry, self.platforms, str(self.config.file))
+            config_file = str(self.config.file)
+            display = self.config.display.facts(self.registry, config_file)
+            self._context = page_context(
+                spec, self.registry, self.platforms, config_file, display=display
+            )
             self._env = environment(self.config.templates_dir)
         return fragment(self._env, self._context, attrs, "server_arguments.md.j2", where, line)
 

@@ -110,7 +110,12 @@ def fragment(
             fix=f"use one of: {', '.join(sorted(platforms)) or 'no manifests loaded'}",
         )
     layout = attrs.get("layout", "status")
-    page = support_page(registry, platforms[platform_name], layout, cells=Cells(output_format))
+    page = support_page(
+        registry,
+        platforms[platform_name],
+        layout,
+        cells=Cells(output_format, context.get("display")),
+    )
     views = [s for s in page.sections if s.rows[0].argument.section == section]
     return str(macros.support_table(views[0], page, **html)).strip("\n") if views else ""
 

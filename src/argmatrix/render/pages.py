@@ -104,8 +104,9 @@ def _render_pages(
     where = str(config.file or "argmatrix.yaml")
     by_format = pages_by_format(config.pages)
     formats: dict[str, _Format] = {}
+    display = config.display.facts(registry, where)
     for name in by_format:
-        cells = Cells(FORMATS[name])
+        cells = Cells(FORMATS[name], display)
         env = project_environment(config, templates, name)
         formats[name] = _Format(env, cells, server_page(registry, cells))
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from argmatrix.config import PageSpec
+from argmatrix.config import DisplayFacts, PageSpec
 from argmatrix.errors import ArgmatrixError
 from argmatrix.manifests.resolve import ResolvedPlatform
 from argmatrix.model.findings import Finding
@@ -42,6 +42,8 @@ class Row(NamedTuple):
     note: str = ""
     reason: str = ""
     replacement: str = ""
+    env: str = ""  # the environment variable, as code ("" when it has none)
+    computed: str = ""  # a default computed at run time: the text said instead (also `default`)
 
 
 @dataclass(frozen=True)
@@ -106,8 +108,11 @@ class Cells:
     """The registry's own cells of each argument, escaped once per render however many pages
     and platforms show them, in one output format (Markdown unless told)."""
 
-    def __init__(self, output_format: OutputFormat | None = None) -> None:
+    def __init__(
+        self, output_format: OutputFormat | None = None, display: DisplayFacts | None = None
+    ) -> None:
         self.format: OutputFormat = output_format or FORMATS["markdown"]
+        self.display = display  # the configuration's env vars, `types:`, computed defaults
         self._rows: dict[int, tuple[Argument, Row]] = {}
         self._sections: dict[int, tuple[Registry, dict[str, list[Argument]]]] = {}
         self._section_rows: dict[int, tuple[Registry, dict[str, list[Row]]]] = {}
@@ -134,14 +139,19 @@ class Cells:
         cached = self._rows.get(id(argument))
         if cached is not None and cached[0] is argument:
             return cached[1]
-        fmt = self.format
+        fmt, display = self.format, self.display
+        variable = display.variable_of(argument) if display else ""
+        computed = display.computed_of(argument) if display else None
+        computed_cell = fmt.FILTERS["cell"](computed) if computed else ""
         row = Row(
             argument=argument,
             anchor=scope + anchor(argument.name),
             flags=fmt.flags_cell(argument, scope),
             description=fmt.FILTERS["prose"](argument.help),
-            default=fmt.default_cell(argument.default, argument),
-            options=fmt.type_options_cell(argument),
+            default=computed_cell or fmt.default_cell(argument.default, argument),
+            options=fmt.type_options_cell(argument, None, display.types if display else None),
+            env=fmt.FILTERS["code"](variable) if variable else "",
+            computed=computed_cell,
         )
         self._rows[id(argument)] = (argument, row)
         return row
@@ -260,25 +270,35 @@ def _support_row(
 ) -> Row:
     """The registry's cells of `base`, the platform's after them. Built 10^5 times on a large
     project: a tuple concatenation unless the platform overrides the default or the options."""
-    if not resolved.default_overridden and resolved.options is None:
-        return Row._make(base[:6] + platform_cells + ("",))
+    own = base[_REPLACEMENT + 1 :]  # the registry's cells after the platform's (env, computed)
+    if not resolved.default_overridden and resolved.options is None and not resolved.computed:
+        return Row._make(base[:6] + platform_cells + ("",) + own)
     argument = base.argument
+    computed = fmt.FILTERS["cell"](resolved.computed) if resolved.computed else ""
+    default = base.default
+    if computed:
+        default = computed
+    elif resolved.default_overridden:
+        default, computed = fmt.default_cell(resolved.default, argument), ""
     return Row._make(
         (
             argument,
             base.anchor,
             base.flags,
             base.description,
-            fmt.default_cell(resolved.default, argument)
-            if resolved.default_overridden
-            else base.default,
-            fmt.type_options_cell(argument, resolved.options)
-            if resolved.options is not None
-            else base.options,
+            default,
+            base.options
+            if resolved.options is None
+            else fmt.type_options_cell(argument, resolved.options),
             *platform_cells,
             "",
+            base.env,
+            computed if (computed or resolved.default_overridden) else base.computed,
         )
     )
+
+
+_REPLACEMENT = Row._fields.index("replacement")
 
 
 def support_page(
@@ -339,12 +359,15 @@ def page_context(
     server: ServerPage | None = None,
     cells: Cells | None = None,
     history: History | None = None,
+    display: DisplayFacts | None = None,
 ) -> dict[str, Any]:
     """What a page's template can use (docs/reference/template-context.md), its texts escaped
-    for the page's format (`cells` must be of that format)."""
-    cells = cells or Cells(FORMATS[page.output_format])
+    for the page's format (`cells` must be of that format; without them, `display` says how
+    arguments read)."""
+    cells = cells or Cells(FORMATS[page.output_format], display)
     cell = cells.format.FILTERS["cell"]
     context: dict[str, Any] = {
+        "display": cells.display,
         "history": HistoryView(history, cells.format) if history is not None else None,
         "registry": registry,
         "server": server or server_page(registry, cells),
@@ -475,4 +498,5 @@ PAGE_MODEL_TYPES: tuple[type, ...] = (
     SupportPage,
     MatrixColumn,
     HistoryView,
+    DisplayFacts,
 )

@@ -14,7 +14,7 @@ its bundled templates in `render/templates/`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from types import ModuleType
 from typing import Any, Protocol, cast
 
@@ -37,7 +37,10 @@ class OutputFormat(Protocol):
     def default_cell(self, value: Any, argument: Argument | None = None) -> str: ...
 
     def type_options_cell(
-        self, argument: Argument, options: Iterable[Any] | None = None
+        self,
+        argument: Argument,
+        options: Iterable[Any] | None = None,
+        names: Mapping[str, str] | None = None,
     ) -> str: ...
 
     def status_cell(self, resolved: Resolved, variants: tuple[str, ...]) -> str: ...

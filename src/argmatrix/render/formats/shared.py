@@ -8,7 +8,7 @@ syntax, and `render/inplace.py` reads them from the format module.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
 from argmatrix.model.platform import STATUS_LABELS, Resolved
@@ -169,8 +169,14 @@ class CellWriter(NamedTuple):
             return "required"
         return self.code(value_text(value))
 
-    def type_options_cell(self, argument: Argument, options: Iterable[Any] | None = None) -> str:
-        """Options: the platform's subset, else the choices, else a description of the value."""
+    def type_options_cell(
+        self,
+        argument: Argument,
+        options: Iterable[Any] | None = None,
+        names: Mapping[str, str] | None = None,
+    ) -> str:
+        """Options: the platform's subset, else the choices, else a description of the value
+        (`names`: the configuration's `types:`, converter -> display text)."""
         code = self.code
         if options is not None:
             return ", ".join(code(value_text(o)) for o in options)
@@ -178,7 +184,7 @@ class CellWriter(NamedTuple):
             if isinstance(argument.choices, tuple):
                 return ", ".join(code(value_text(c)) for c in argument.choices)
             return code(value_text(argument.choices)) + " (computed)"
-        return self.cell(value_description(argument))
+        return self.cell(value_description(argument, names))
 
     def status_cell(self, resolved: Resolved, variants: tuple[str, ...]) -> str:
         status = resolved.status
