@@ -204,6 +204,20 @@ CASES = [
         None,
     ),
     Case(
+        "arguments declared as fields of a class whose base static reading cannot see",
+        _write(
+            "tinyserver.py",
+            "import argparse\nimport dataclasses\n\nfrom settings_lib import BaseSettings\n\n\n"
+            "@dataclasses.dataclass\nclass ServerArgs(BaseSettings):\n    port: int = 80\n\n"
+            "    @staticmethod\n    def add_cli_args(parser: argparse.ArgumentParser) -> None:\n"
+            "        for field in dataclasses.fields(ServerArgs):\n"
+            '            parser.add_argument("--" + field.name, default=field.default)\n',
+        ),
+        "cannot be followed statically",
+        "tinyserver.py",
+        "for field in dataclasses.fields(ServerArgs):",
+    ),
+    Case(
         "a page format argmatrix does not write",
         _append(CONFIG, "  - {template: server_arguments.md.j2, output: x.rst, format: rst}\n"),
         "page: unknown format 'rst'",
