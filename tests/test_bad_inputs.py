@@ -251,6 +251,27 @@ CASES = [
         None,
     ),
     Case(
+        "an environment variable prefix that cannot start a variable",
+        _append(CONFIG, "environment: {prefix: 'SG LANG'}\n"),
+        "environment: 'prefix' must start a variable's name",
+        "argmatrix.yaml",
+        "environment:",
+    ),
+    Case(
+        "a computed default for a flag the registry does not have",
+        _append(CONFIG, "computed_defaults:\n  --no-such-flag: chosen at start-up\n"),
+        "computed_defaults: '--no-such-flag' is not an argument of the registry",
+        "argmatrix.yaml",
+        "--no-such-flag",
+    ),
+    Case(
+        "a manifest's computed default that is not a text",
+        _append(MANIFEST, "  --port: {status: supported, computed_default: [a]}\n"),
+        "--port: 'computed_default' must be a short text on one line",
+        "npu.yaml",
+        "computed_default: [a]",
+    ),
+    Case(
         "a template with a syntax error",
         _both(
             _write("templates/broken.md.j2", "line one\n{% for %}\n"),
