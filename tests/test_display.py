@@ -43,9 +43,11 @@ PAGES = (
 )
 ENV = "Environment variable"
 # The texts of the fixture, as a reader must see them.
-HOSTILE_ENV = "CACHE_TIMEOUT|`<b>{x}</b>`*_[a](b)_*"  # from the registry (env_name=)
+HOSTILE_ENV = "CACHE_TIMEOUT|`<b>{{x}}</b>`*_[a](b)_* <!-- $y$"  # from the registry (env_name=)
 PORT_ENV = "PORT|`<i>{p}</i>`"  # from the configuration (environment: arguments:)
-COMPUTED = "chosen from GPU memory at start-up | *not* `<b>{bold}</b>`"  # computed_defaults:
+COMPUTED = (
+    "chosen from GPU memory at start-up | *not* `<b>{bold}</b>` {{ z }} {#x#}"  # computed_defaults:
+)
 PLATFORM_COMPUTED = "all visible devices | `<x>`"  # the manifest's computed_default
 EXPECTED_ENV = {
     "--model-path": "ENV_MODEL_PATH",  # env_name= (the prefix would give the same)
@@ -186,7 +188,8 @@ def test_sphinx_reads_the_myst_pages_and_the_directive(tmp_path: Path) -> None:
     docs.mkdir()
     (docs / "conf.py").write_text(
         'project = "envserver"\nextensions = ["myst_parser", "argmatrix.sphinx"]\n'
-        'argmatrix_config = "../argmatrix.yaml"\nexclude_patterns = ["_build"]\n',
+        'argmatrix_config = "../argmatrix.yaml"\nexclude_patterns = ["_build"]\n'
+        "smartquotes = False  # typography, not markup: texts compare as written\n",
         encoding="utf-8",
     )
     (docs / "index.md").write_text(
