@@ -348,3 +348,28 @@ def test_a_bad_manifest_entry_is_one_line(tmp_path: Path, entry: str, message: s
     one_error_line(
         run_cli_in_process("generate", cwd=root), f"gpu.yaml:{number + 1}:", f"--devices: {message}"
     )
+
+
+def test_a_project_template_reads_the_display_facts(tmp_path: Path) -> None:
+    """`display` in the template context: the raw variable and computed text of an argument."""
+    root = copy_display(tmp_path / "display")
+    (root / "templates").mkdir()
+    (root / "templates" / "vars.md.j2").write_text(
+        "{% for a in registry.arguments %}"
+        "{{ a.name }} {{ display.variable_of(a) | length }} {{ display.computed_of(a) is none }}\n"
+        "{% endfor %}",
+        encoding="utf-8",
+    )
+    config = root / "argmatrix.yaml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(
+        text[: text.index("pages:")] + "pages:\n  - {template: vars.md.j2, output: vars.md}\n",
+        encoding="utf-8",
+    )
+    result = run_cli_in_process("generate", cwd=root)
+    assert result.code == 0, result.err
+    lines = (root / "docs" / "vars.md").read_text(encoding="utf-8").splitlines()
+    assert lines == [
+        f"{flag} {len(variable)} {flag != '--mem-fraction-static'}"
+        for flag, variable in EXPECTED_ENV.items()
+    ]
