@@ -48,11 +48,15 @@ def readable_type(argument: Argument, names: Mapping[str, str] | None = None) ->
     then a converter named for numbers (`positive_int`: int); else `value`.
     """
     raw = argument.type or "str"
-    if names and raw in names:
-        return names[raw]
+    match = _CALLABLE_NAME.match(raw)
+    if names:
+        # As recorded (`_grpc_config_from_json(grpc_config)`), else the callable it names
+        # (`_grpc_config_from_json`, `module.parse`), else its last name (`parse`).
+        for key in (raw, match.group(0) if match else "", match.group(1) if match else ""):
+            if key in names:
+                return names[key]
     if raw in PLAIN_TYPES:
         return raw
-    match = _CALLABLE_NAME.match(raw)
     name = match.group(1).lower() if match else ""
     if raw in ("json.loads", "loads"):  # the standard JSON parser, as live and static name it
         return "JSON"
