@@ -373,3 +373,26 @@ def test_a_project_template_reads_the_display_facts(tmp_path: Path) -> None:
         f"{flag} {len(variable)} {flag != '--mem-fraction-static'}"
         for flag, variable in EXPECTED_ENV.items()
     ]
+
+
+@pytest.mark.parametrize(
+    ("recorded", "names", "shown"),
+    [
+        (
+            "_positive_or_unlimited",
+            {"_positive_or_unlimited": "int or unlimited"},
+            "int or unlimited",
+        ),
+        ("_from_json(cfg)", {"_from_json": "JSON object"}, "JSON object"),  # the callable
+        ("_from_json(cfg)", {"_from_json(cfg)": "config"}, "config"),  # as recorded
+        ("pkg.mod.parse", {"parse": "size"}, "size"),  # its last name
+        ("pkg.mod.parse", {"pkg.mod.parse": "size"}, "size"),
+        ("str2bool", {"other": "x"}, "bool"),  # not named: the built-in reading
+        ("int", {"int": "whole number"}, "whole number"),  # the project's word wins
+    ],
+)
+def test_types_name_a_converter(recorded: str, names: dict[str, str], shown: str) -> None:
+    from argmatrix.model.registry import Argument
+    from argmatrix.model.values import readable_type
+
+    assert readable_type(Argument(flags=("--x",), dest="x", type=recorded), names) == shown
