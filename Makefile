@@ -115,6 +115,7 @@ $(LIVE_0523)/.installed: tests/live/requirements-sglang-0.5.23.txt
 LIVE_VLLM := .cache/live-vllm
 .PHONY: live-env-vllm
 live-env-vllm: $(LIVE_VLLM)/.installed
+test: live-env-vllm
 
 $(LIVE_VLLM)/.installed: tests/live/requirements-vllm-0.33.0.txt
 	$(PYTHON) -m venv $(LIVE_VLLM)

@@ -13,6 +13,8 @@ Stand-ins are honest about what they are not:
   too, so module-level code runs; an attribute asked for by name at run time (`hasattr(torch,
   "npu")`, `getattr(x, name, None)`) is not there. Code that probes for an optional backend
   finds none, as on a machine without it. `importlib.util.find_spec` finds no stand-in either.
+  A lazy proxy module (vLLM's `LazyLoader`) forwards a lookup from its `__getattr__`: the code
+  that asked the proxy decides whether the name was written or probed.
 - A stand-in can be a base class (each one names one class, shared by every subclass), a type
   annotation (of a pydantic model too) and the second argument of `isinstance` (nothing is an
   instance of it).
@@ -48,13 +50,24 @@ _NAMED_ACCESS = frozenset(
 
 
 def _named_in_code(depth: int) -> bool:
-    """Whether the attribute lookup that called us was written as `x.name` in the caller."""
-    frame = sys._getframe(depth + 1)
-    if frame.f_code.co_name == "_handle_fromlist":  # `from stand_in import name`
-        return True
-    code = frame.f_code.co_code
-    lasti = frame.f_lasti
-    return 0 <= lasti < len(code) and code[lasti] in _NAMED_ACCESS
+    """Whether the attribute lookup that called us was written as `x.name` in the caller. A
+    proxy's `__getattr__` that forwards the lookup (`getattr(self._module, item)`: vLLM's
+    LazyLoader) asks for what its own caller asked for, so its caller decides."""
+    frame: Any = sys._getframe(depth + 1)
+    for _ in range(_PROXY_DEPTH):
+        if frame.f_code.co_name == "_handle_fromlist":  # `from stand_in import name`
+            return True
+        code = frame.f_code.co_code
+        lasti = frame.f_lasti
+        if 0 <= lasti < len(code) and code[lasti] in _NAMED_ACCESS:
+            return True
+        if frame.f_code.co_name != "__getattr__" or frame.f_back is None:
+            return False
+        frame = frame.f_back
+    return False
+
+
+_PROXY_DEPTH = 4  # proxies of proxies followed, at most
 
 
 _base_classes: dict[str, type] = {}
