@@ -308,7 +308,8 @@ CONFIG_SCHEMA: dict[str, Any] = {
                 "prefix": {
                     "type": "string",
                     "pattern": "^[A-Za-z_][A-Za-z0-9_]*$",
-                    "description": "A prefix the dest is appended to, upper-cased (SGLANG_).",
+                    "description": "Put before the dest in capitals: MYSERVER_ gives"
+                    " --model-path the variable MYSERVER_MODEL_PATH.",
                 },
                 "arguments": {
                     "type": "object",
@@ -320,8 +321,8 @@ CONFIG_SCHEMA: dict[str, Any] = {
         "types": {
             "type": "object",
             "additionalProperties": {"type": "string", "minLength": 1},
-            "description": "Converter name (as the registry records the type) -> the text"
-            " pages show for it, e.g. {str2bool: bool}.",
+            "description": "Converter (as the registry records the type, or the callable"
+            " it calls) -> the text pages show for it, e.g. {str2bool: bool}.",
         },
         "computed_defaults": {
             "type": "object",
