@@ -274,12 +274,14 @@ def _support_row(
     if not resolved.default_overridden and resolved.options is None and not resolved.computed:
         return Row._make(base[:6] + platform_cells + ("",) + own)
     argument = base.argument
+    # The platform's computed default, else its own value, else the registry's (either kind).
     computed = fmt.FILTERS["cell"](resolved.computed) if resolved.computed else ""
-    default = base.default
     if computed:
         default = computed
     elif resolved.default_overridden:
-        default, computed = fmt.default_cell(resolved.default, argument), ""
+        default = fmt.default_cell(resolved.default, argument)
+    else:
+        default, computed = base.default, base.computed
     return Row._make(
         (
             argument,
@@ -293,7 +295,7 @@ def _support_row(
             *platform_cells,
             "",
             base.env,
-            computed if (computed or resolved.default_overridden) else base.computed,
+            computed,
         )
     )
 
