@@ -396,3 +396,23 @@ def test_types_name_a_converter(recorded: str, names: dict[str, str], shown: str
     from argmatrix.model.values import readable_type
 
     assert readable_type(Argument(flags=("--x",), dest="x", type=recorded), names) == shown
+
+
+def test_a_platforms_own_default_wins_over_a_computed_one(tmp_path: Path) -> None:
+    """The configuration says the default is computed; a manifest that gives the platform's
+    value is what that platform's page shows. The server page keeps the computed text."""
+    root = copy_display(tmp_path / "display")
+    manifest = root / "capabilities" / "gpu.yaml"
+    manifest.write_text(
+        manifest.read_text(encoding="utf-8")
+        + "  --mem-fraction-static: {status: supported, default: 0.8}\n",
+        encoding="utf-8",
+    )
+    assert run_cli_in_process("generate", cwd=root).code == 0
+    docs = root / "docs"
+    for page in ("gpu.md", "gpu_variants.md"):
+        rows = rows_by_flag(tables((docs / page).read_text(encoding="utf-8")))
+        assert rows["--mem-fraction-static"]["Default"] == "0.8", page
+        assert rows["--devices"]["Default"] == PLATFORM_COMPUTED, page
+    server = rows_by_flag(tables((docs / "server_arguments.md").read_text(encoding="utf-8")))
+    assert server["--mem-fraction-static"]["Default"] == COMPUTED
