@@ -31,6 +31,7 @@ from typing import Any, cast
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.convert import ARGPARSE_KEYWORDS
+from argmatrix.loaders.live.fields import FieldFinder
 from argmatrix.loaders.live.mocking import (
     is_stand_in,
     stand_in_names,
@@ -77,6 +78,7 @@ class Recorder:
     def __init__(self) -> None:
         self.sites: dict[int, CallSite] = {}
         self._keep: list[argparse.Action] = []  # keep actions alive so ids stay unique
+        self.fields = FieldFinder()
 
     def wrap(self, container: argparse._ActionsContainer) -> None:
         method = type(container).add_argument
@@ -86,7 +88,8 @@ class Recorder:
             action = method(container, *args, **kwargs)
             if isinstance(action, argparse.Action):
                 recorder._keep.append(action)
-                recorder.sites[id(action)] = _outermost_site(sys._getframe(1), kwargs)
+                site = _outermost_site(sys._getframe(1), kwargs, recorder.fields)
+                recorder.sites[id(action)] = site
             return action
 
         container.add_argument = add_argument  # type: ignore[method-assign]
@@ -109,16 +112,20 @@ class Recorder:
 _RECORDING_CODE: Any = None  # the code of Recorder.wrap's add_argument, set below
 
 
-def _outermost_site(frame: Any, kwargs: Mapping[str, Any]) -> CallSite:
+def _outermost_site(frame: Any, kwargs: Mapping[str, Any], fields: FieldFinder) -> CallSite:
     """The call site of the outermost of the nested `add_argument` calls that made an action,
     and the keyword arguments argparse does not know, as that call passed them: a wrapper
-    (RTP-LLM's group wrapper) takes `env_name=` and calls the group without it."""
+    (RTP-LLM's group wrapper) takes `env_name=` and calls the group without it. An argument
+    a generic helper makes of a declared field is placed where the field is declared."""
     extra = {k: v for k, v in kwargs.items() if k not in ARGPARSE_KEYWORDS}
     while frame is not None and frame.f_code.co_name == "add_argument":
         extra = {**extra, **_keywords_of(frame)}  # the outer call's words win
         frame = frame.f_back
     if frame is None:
         return CallSite("", 0, 0, tuple(extra.items()))
+    declared = fields.declaration(frame)
+    if declared is not None:
+        return declared.site(tuple(extra.items()))
     return CallSite(
         frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_firstlineno, tuple(extra.items())
     )
