@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from argmatrix.config import load_config  # noqa: E402
+from bench.registries import section as registries_section  # noqa: E402
 from bench.synth import write_project  # noqa: E402
 
 VENV_BIN = Path(sys.executable).parent
@@ -31,6 +32,7 @@ LIVE_PYTHON = os.environ.get("ARGMATRIX_LIVE_PYTHON", str(ROOT / ".cache/live-sg
 SGLANG_TARGET = "sglang.srt.server_args:ServerArgs.add_cli_args"
 SGLANG_MOCK = ("IPython", "torchvision", "sentencepiece")
 REPEAT = int(os.environ.get("BENCH_REPEAT", "5"))
+LIVE_REPEAT = int(os.environ.get("BENCH_LIVE_REPEAT", "3"))  # a live import of vLLM takes ~10 s
 SCALES = (1000, 5000, 10000)
 PLATFORMS = 20
 
@@ -176,6 +178,10 @@ def main() -> None:
         say("")
         say(f"Live import not measured: no heavy environment at {LIVE_PYTHON} (`make live-env`).")
     say("")
+
+    registry_lines, registry_targets = registries_section(REPEAT, LIVE_REPEAT)
+    lines.extend(registry_lines)
+    targets.extend(registry_targets)
 
     say(f"## Scale: synthetic registries, {PLATFORMS} platform manifests, every page")
     say("")
