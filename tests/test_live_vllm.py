@@ -7,13 +7,16 @@ The oracle is vLLM itself: its own entry point, run in another process of that P
 parser `vllm serve` parses with (tests/live/vllm_serve_parser.py dumps it). Every argument must be
 argmatrix's, field by field: flags, dest, section, action, type, default, choices, nargs,
 required, metavar, help (with its placeholders filled as argparse fills them) and the keywords
-vLLM's own action keeps (`negative_option_strings`)."""
+vLLM's own action keeps (`negative_option_strings`). Static reading of the same target must
+give the same arguments or stop with one line naming where in vLLM's source it cannot follow."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -127,3 +130,38 @@ def test_live_export_is_vllms_own_parser(
     flags = {f for a in real["arguments"] for f in a["flags"]}
     assert ("--model" in flags) is (argv == "[--help]")
     assert len(real["arguments"]) == (321 if argv == "[--help]" else 320)  # as vLLM 0.33.0 has
+
+
+def test_static_reading_equals_it_or_says_where_it_stops(vllm_python: Path, tmp_path: Path) -> None:
+    """Static reading (argmatrix's own Python, vLLM's source only): the same arguments, or one
+    line naming the file and line of vLLM's source it cannot follow, exit 2."""
+    site = next(vllm_python.parent.parent.glob("lib/python3*/site-packages"))
+    (tmp_path / "argmatrix.yaml").write_text(
+        "registry:\n"
+        "  target: vllm.entrypoints.common.cli_args:make_arg_parser\n"
+        "  mode: static\n"
+        f"  search_path: [{json.dumps(str(site))}]\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "argmatrix", "export"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    if done.returncode == 0:
+        built = start(
+            [str(vllm_python), str(ORACLE), "--help-texts", "--", "serve", "facebook/opt-125m"],
+            tmp_path,
+            {"VLLM_TARGET_DEVICE": "cpu"},
+        )
+        real = json.loads(finish(built))["arguments"]
+        exported = json.loads(done.stdout)["registry"]["arguments"]
+        assert [a["dest"] for a in exported] == [a["dest"] for a in real]
+        assert differences(exported, real) == []
+        return
+    assert done.returncode == 2, done.stderr[-2000:]
+    (line,) = done.stderr.strip().splitlines()
+    assert re.match(rf"argmatrix: error: {re.escape(str(site / 'vllm'))}/\S+\.py:\d+: ", line), line
+    assert "(fix: " in line
