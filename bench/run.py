@@ -106,6 +106,7 @@ def extraction(python: str, mode: str, repeat: int = REPEAT) -> tuple[float, flo
 
 
 def main() -> None:
+    load_at_start = os.getloadavg()[0]
     lines: list[str] = []
     say = lines.append
     cold = {"ARGMATRIX_NO_CACHE": "1"}
@@ -253,6 +254,10 @@ def main() -> None:
         f" {os.cpu_count()} cores, Python {platform.python_version()},"
         f" {platform.system()} {platform.release()}. Reproduce with `make bench`.",
         "argmatrix's modules are byte-compiled first, as a wheel install would have them.",
+        f"Load average (1 minute) when the run started: {load_at_start:.1f}, when it ended:"
+        f" {os.getloadavg()[0]:.1f}, on {os.cpu_count()} cores: above the core count, other work",
+        "shared the machine and wall times are longer than on an idle one (processor times,",
+        "where given, are not).",
         "",
     ]
     text = "\n".join(header + lines) + "\n"
