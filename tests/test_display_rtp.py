@@ -37,7 +37,7 @@ def rtp(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "argmatrix.yaml").write_text(
         f"registry: {{target: '{TARGET}', mode: static}}\n"
         "environment: {keyword: env_name}\n"
-        "types: {_positive_or_unlimited: int or unlimited, _grpc_config_from_json: JSON object}\n"
+        "types: {_positive_or_unlimited: int or unlimited, converter: JSON object}\n"
         "docs_dir: docs\n"
         "pages:\n"
         "  - {template: server_arguments.md.j2, output: server_arguments.md}\n",
@@ -78,6 +78,6 @@ def test_no_type_cell_shows_a_converter_name(rtp: Path) -> None:
     assert len(types) > 300
     assert not {flag: t for flag, t in types.items() if CONVERTER.search(t)}
     assert types["--jit_cache_setup_timeout_s"] == "Type: int or unlimited"  # types:
-    # types: names the callable; the registry records the call `_grpc_config_from_json(...)`.
+    # types: names the converter `_grpc_config_from_json(...)` returns, as argparse holds it.
     assert types["--grpc_config_json"] == types["--dash_sc_grpc_config_json"] == "Type: JSON object"
     assert sum(t == "Type: bool" for t in types.values()) >= 85  # str2bool

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from argmatrix.loaders.load import RegistrySpec, load_registry
-from argmatrix.model.registry import Registry, Unevaluated
+from argmatrix.model.registry import Opaque, Registry, Unevaluated
 from helpers import SEEDS, chdir
 
 RTP_SOURCE = SEEDS.parent / "real-registries" / "rtp-llm-server-args-4b8d39cd5.tgz"
@@ -98,10 +98,65 @@ def test_values_of_the_compiled_module_are_unresolved(from_setup_args: Registry)
     assert len(messages) < 10  # one line for a keyword on 200 arguments, not 200
 
 
-def test_live_and_static_agree_on_what_both_read(rtp_folder: Path, from_filler: Registry) -> None:
-    static = read(rtp_folder, "init_all_group_args", mode="static")
-    assert len(static.arguments) == len(from_filler.arguments)
-    for mine, theirs in zip(from_filler.arguments, static.arguments, strict=True):
-        for field in ("flags", "dest", "section", "action", "choices", "nargs", "help"):
+@pytest.fixture(scope="module")
+def static_setup_args(rtp_folder: Path) -> Registry:
+    return read(rtp_folder, "setup_args", mode="static")
+
+
+def _stood_in(value: object) -> bool:
+    return isinstance(value, Unevaluated) and value.source.startswith("rtp_llm.ops.")
+
+
+def test_static_equals_live_through_the_same_entry_point(
+    from_setup_args: Registry, static_setup_args: Registry
+) -> None:
+    """Everything argparse holds (flags, dest, section, action, type, metavar, choices, nargs,
+    help, env_name) is equal; a default differs only where live has a stand-in for the compiled
+    module (static reads its `.pyi` stub: the member live names) or where static keeps
+    `os.getcwd()` as source text; a `bind_to` differs only where static keeps it as source text
+    (the configuration objects are not built)."""
+    live, static = from_setup_args, static_setup_args
+    assert static.sections == live.sections and static.description == live.description
+    assert len(static.arguments) == len(live.arguments) == 324
+    differing: dict[str, str] = {}
+    for mine, theirs in zip(static.arguments, live.arguments, strict=True):
+        flag = mine.flags[0]
+        assert (mine.flags, mine.dest, mine.section) == (theirs.flags, theirs.dest, theirs.section)
+        for field in ("action", "type", "metavar", "choices", "nargs", "help", "required"):
+            assert getattr(mine, field) == getattr(theirs, field), (flag, field)
+        assert mine.extra.get("env_name") == theirs.extra.get("env_name"), flag
+        assert set(theirs.extra) <= set(mine.extra), flag
+        for key in mine.extra:
+            if mine.extra[key] != theirs.extra.get(key):
+                assert key == "bind_to" and isinstance(mine.extra[key], Unevaluated), (flag, key)
+        if mine.default == theirs.default:
+            continue
+        if _stood_in(theirs.default):
+            assert isinstance(mine.default, Opaque), flag
+            assert theirs.default.source.endswith("." + str(mine.default)), flag
+            differing[flag] = "stub"
+        else:
+            assert isinstance(mine.default, Unevaluated), flag
+            assert "os.getcwd()" in mine.default.source, flag
+            differing[flag] = "cwd"
+    stood_in = {a.flags[0] for a in live.arguments if _stood_in(a.default)}
+    assert {f for f, why in differing.items() if why == "stub"} == stood_in
+    assert list(differing.values()).count("cwd") == 1
+
+
+def test_metavars_come_from_the_group_wrapper_statically(static_setup_args: Registry) -> None:
+    injected = [a for a in static_setup_args.arguments if a.metavar in ("INT", "STR", "BOOL")]
+    assert len(injected) == sum(str(a.type) in ("int", "str", "bool") for a in injected) > 200
+
+
+def test_the_static_filler_with_a_plain_parser_has_no_injected_metavars(
+    rtp_folder: Path, static_setup_args: Registry
+) -> None:
+    """The filler alone is handed argparse's parser (no parser class statically): the wrapper
+    never runs, so metavars differ from the entry point's read, and everything else agrees."""
+    filler = read(rtp_folder, "init_all_group_args", mode="static")
+    for mine, theirs in zip(filler.arguments, static_setup_args.arguments, strict=True):
+        for field in ("flags", "dest", "section", "action", "type", "choices", "nargs", "help"):
             assert getattr(mine, field) == getattr(theirs, field), (mine.flags, field)
         assert mine.extra.get("env_name") == theirs.extra.get("env_name"), mine.flags
+        assert mine.metavar is None

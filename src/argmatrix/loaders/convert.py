@@ -303,6 +303,9 @@ def normalise_value(value: Any) -> Any:
         return value
     if isinstance(value, enum.Enum):
         return Opaque(f"{type(value).__name__}.{_enum_name(value)}")
+    native = _native_enum_name(value)
+    if native is not None:
+        return Opaque(f"{type(value).__name__}.{native}")
     if isinstance(value, str):
         return clean_text(value) if type(value) is str else clean_text(str(value))
     if isinstance(value, list):
@@ -317,6 +320,20 @@ def normalise_value(value: Any) -> Any:
     if isinstance(value, (set, frozenset)):
         return type(value)(normalise_value(v) for v in value)
     return Opaque(clean_text(repr_of(value)))
+
+
+def _native_enum_name(value: Any) -> str | None:
+    """The name of a member of a compiled module's enum (pybind11's: its class maps
+    `__members__` names to members, as an Enum does, without deriving from enum.Enum), so that
+    it reads `Class.MEMBER` as an Enum member does, and as static reading gives it from the
+    module's `.pyi` stub."""
+    members = getattr(type(value), "__members__", None)
+    if not isinstance(members, Mapping) or isinstance(value, (str, int, float, bool)):
+        return None
+    for name, member in members.items():
+        if member is value and isinstance(name, str):
+            return name
+    return None
 
 
 def normalise_choices(choices: Any) -> Any:

@@ -4,6 +4,7 @@ that takes a function (`key=`, `map`) calls back into the interpreter through `C
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -15,6 +16,7 @@ from argmatrix.loaders.static.values import (
     CannotEvaluate,
     describe,
     hashable,
+    is_plain,
     iterate,
     resolve,
     settle,
@@ -336,3 +338,86 @@ BUILTIN_TYPES: dict[str, type] = {
 
 def call_builtin(ctx: Caller, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
     return BUILTINS[name](ctx, args, kwargs)
+
+
+# ------------------------------------------------------------------ functions of the stdlib
+
+_JSON_OPEN = frozenset("[{")
+_JSON_CLOSE = frozenset("]}")
+
+
+def _json_depth(text: str) -> int:
+    """How deep a JSON text nests (outside its strings), read before Python's parser, whose
+    recursion a text of a million brackets would exhaust."""
+    depth = deepest = 0
+    quoted = escaped = False
+    for char in text:
+        if quoted:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                quoted = False
+        elif char == '"':
+            quoted = True
+        elif char in _JSON_OPEN:
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in _JSON_CLOSE:
+            depth -= 1
+    return deepest
+
+
+def _json_loads(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """`json.loads(text)` of a text known statically: plain data, within the budget."""
+    _arity(args, 1, 1)
+    _no_keywords(kwargs)
+    text = resolve(args[0])
+    if type(text) is not str:
+        raise CannotEvaluate(f"`json.loads` of {describe(text)}")
+    ctx.budget.size(len(text), "a JSON text")
+    ctx.budget.visit(len(text) >> 3)
+    if _json_depth(text) > ctx.budget.limits.nesting:
+        raise CannotEvaluate("a JSON text nested deeper than static reading follows")
+    value = json.loads(text)
+    weigh(value, "a value read from JSON")
+    return value
+
+
+def _json_dumps(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> str:
+    """`json.dumps(data, separators=..., sort_keys=..., indent=..., ensure_ascii=...)` of plain
+    data, its length checked against the budget."""
+    _arity(args, 1, 1)
+    _no_keywords(kwargs, ("separators", "sort_keys", "indent", "ensure_ascii"))
+    data = settle(args[0])
+    if not is_plain(data):
+        raise CannotEvaluate(f"`json.dumps` of {describe(data)}")
+    options = {k: resolve(v) for k, v in kwargs.items()}
+    separators = options.get("separators")
+    if separators is not None and (
+        type(separators) not in (tuple, list)
+        or len(separators) != 2
+        or any(type(s) is not str or len(s) > 8 for s in separators)
+    ):
+        raise CannotEvaluate("`json.dumps` separators that are not two short texts")
+    indent = options.get("indent")
+    if indent is not None and (type(indent) is not int or not 0 <= indent <= 16):
+        raise CannotEvaluate("`json.dumps` with an indent that is not a small number")
+    weight = weigh(data, "a value written as JSON")
+    ctx.budget.size(weight * (2 + (indent or 0)), "a JSON text")
+    ctx.budget.visit(weight)
+    return json.dumps(
+        data,
+        separators=tuple(separators) if separators is not None else None,
+        sort_keys=truth(options.get("sort_keys", False)),
+        indent=indent,
+        ensure_ascii=truth(options.get("ensure_ascii", True)),
+    )
+
+
+# Functions of other modules of the standard library, by their dotted name.
+LIBRARY_FUNCTIONS: dict[str, Callable[[Caller, list[Any], dict[str, Any]], Any]] = {
+    "json.loads": _json_loads,
+    "json.dumps": _json_dumps,
+}

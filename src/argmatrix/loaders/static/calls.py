@@ -19,8 +19,8 @@ from argmatrix.loaders.static.values import (
     FunctionRef,
     LambdaRef,
     MethodRef,
-    ParserHandle,
     describe,
+    is_parserish,
     resolve,
     settle,
     short_source,
@@ -178,7 +178,7 @@ def call_function(it: Interpreter, function: FunctionRef, node: ast.Call) -> Any
     """Follow a helper that adds arguments: `add_model_args(parser)`, `cls._more(parser)`."""
     receiver = [function.owner] if skips_first(function) else []
     args, kwargs = lenient_arguments(it, node)
-    involves_parser = any(isinstance(v, ParserHandle) for v in [*args, *kwargs.values()])
+    involves_parser = any(is_parserish(v) for v in [*receiver, *args, *kwargs.values()])
     if not involves_parser and not it.loader.walked(function.node, returns_parser):
         return computed(it, function, [*receiver, *args], kwargs)
     return it.follow(function, [*receiver, *args], kwargs)
@@ -188,11 +188,9 @@ def computed(
     it: Interpreter, function: FunctionRef, args: list[Any], kwargs: dict[str, Any]
 ) -> Any:
     """A helper that adds no argument (`_unwrap_optional(tp)`, `default_ports()`): its value,
-    if every statement it runs can be followed exactly; else it is unknown. Its arguments
-    must be known: one kept as source text makes the call unknown at once."""
-    for value in [*args, *kwargs.values()]:
-        if type(value) is Unevaluated:
-            raise CannotEvaluate(value.reason or f"`{value.source}` is not known statically")
+    if every statement it runs can be followed exactly; else it is unknown. An argument kept as
+    source text is given as such: whatever reads it cannot be computed, so the call is unknown
+    unless the helper only closes over it (`make_converter(config)` returning `converter`)."""
     if function.node.decorator_list:
         raise CannotEvaluate(
             f"calls `{function.node.name}`, whose decorators static reading does not run"
@@ -206,7 +204,7 @@ def parser_passed(it: Interpreter, node: ast.Call, reason: str) -> None:
     if not (node.args or node.keywords):  # most calls that fail have no argument worth a look
         return
     args, kwargs = lenient_arguments(it, node, strict_spreads=False)
-    if any(isinstance(v, ParserHandle) for v in [*args, *kwargs.values()]):
+    if any(is_parserish(v) for v in [*args, *kwargs.values()]):
         it.report(
             node,
             f"`{it.quoted(node.func)}(...)` is handed a parser, but static"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -142,6 +143,8 @@ def class_attribute(cls: ClassRef, attr: str, depth: int = 0) -> Any:
             f"`{cls.node.name}.{attr}` is changed in the class body at line {changed[attr]}"
         )
     node = members.get(attr)
+    if cls.module.is_stub:
+        return _stub_attribute(cls, attr, node)
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return FunctionRef(cls.module, node, cls)
     if isinstance(node, ast.ClassDef):
@@ -157,6 +160,61 @@ def class_attribute(cls: ClassRef, attr: str, depth: int = 0) -> Any:
         if isinstance(base, ClassRef) and depth < cls.module.loader.budget.limits.call_depth:
             return class_attribute(base, attr, depth + 1)
     raise CannotEvaluate(f"`{cls.node.name}.{attr}` is not found in the source read")
+
+
+# stubgen writes a pybind11 enum member as `NAME: typing.ClassVar[Cls]  # value = <Cls.NAME: 0>`
+_STUB_VALUE = re.compile(r"#\s*value\s*=\s*<(\w+)\.(\w+):\s*(-?\d{1,18})>")
+
+
+def _stub_attribute(cls: ClassRef, attr: str, node: Any) -> Any:
+    """A name of a class of a `.pyi` stub: a nested class, or a member of an enum of a compiled
+    module (the class declares `__members__`, the member is a ClassVar of the class itself,
+    its value in stubgen's comment). Anything else is known only to the compiled module."""
+    if isinstance(node, ast.ClassDef):
+        return ClassRef(cls.module, node)
+    cache = cls.module.loader.class_values
+    key = (id(cls.node), attr)
+    found = cache.get(key)
+    if found is None or found[0] is not cls.node:
+        found = (cls.node, _stub_member(cls, attr))
+        cache[key] = found
+    if found[1] is None:
+        raise CannotEvaluate(f"`{cls.node.name}.{attr}` is known only to the compiled module")
+    return found[1]
+
+
+def _stub_member(cls: ClassRef, attr: str) -> EnumMember | None:
+    declared: ast.AnnAssign | None = None
+    enum = False
+    for child in cls.node.body:
+        if not (isinstance(child, ast.AnnAssign) and isinstance(child.target, ast.Name)):
+            continue
+        if child.target.id == "__members__":
+            enum = True
+        elif child.target.id == attr and child.value is None and _class_var_of(child, cls):
+            declared = declared or child
+    if not enum or declared is None:
+        return None
+    lines = cls.module.text.splitlines()
+    line = lines[declared.lineno - 1] if declared.lineno <= len(lines) else ""
+    match = _STUB_VALUE.search(line)
+    value: Any
+    if match and match.group(1) == cls.node.name and match.group(2) == attr:
+        value = int(match.group(3))
+    else:
+        value = Unevaluated(f"{cls.node.name}.{attr}", "the stub does not say its value")
+    return EnumMember(cls.node.name, attr, value, True)
+
+
+def _class_var_of(node: ast.AnnAssign, cls: ClassRef) -> bool:
+    """`typing.ClassVar[Cls]` (or `ClassVar[Cls]`) of the class itself."""
+    annotation = node.annotation
+    if not isinstance(annotation, ast.Subscript):
+        return False
+    outer = annotation.value
+    name = outer.attr if isinstance(outer, ast.Attribute) else getattr(outer, "id", "")
+    inner = annotation.slice
+    return name == "ClassVar" and isinstance(inner, ast.Name) and inner.id == cls.node.name
 
 
 def _class_value(cls: ClassRef, attr: str, value: ast.expr) -> Any:

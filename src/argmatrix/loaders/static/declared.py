@@ -19,6 +19,7 @@ import ast
 import sys
 from typing import TYPE_CHECKING, Any
 
+from argmatrix.loaders.static.builtins import BUILTIN_TYPES
 from argmatrix.loaders.static.classes import (
     MEMBER_NODE,
     Member,
@@ -605,8 +606,10 @@ def _isinstance(it: Interpreter, value: Any, kinds: Any) -> bool:
     for kind in kinds if type(kinds) is tuple else (kinds,):
         kind = resolve(kind)
         if kind == Modeled("type"):
-            if type(value) in (ClassRef, Record):
+            if type(value) in (ClassRef, Record) or _builtin_type(value) is not None:
                 return True
+            if type(value) in (FunctionRef, LambdaRef):  # a converter function is no class
+                continue
             if type(value) in _PLAIN_NAMES or value is None or type(value) is Instance:
                 continue
         elif type(kind) is BuiltinRef and type(value) is Instance:
@@ -634,8 +637,26 @@ def _bases_beyond_records(cls: ClassRef) -> list[Any]:
     return [b for b in ancestors(cls) if b not in _FIELDLESS_BASES]
 
 
+def _builtin_type(value: Any) -> type | None:
+    """The builtin type a value names (`int`, `str`, `bool`...), if it names one."""
+    if type(value) is BuiltinRef:
+        return BUILTIN_TYPES.get(value.name)
+    return None
+
+
 def _issubclass(it: Interpreter, cls: Any, base: Any) -> bool:
     base = resolve(base)
+    if type(base) is tuple:
+        return any(_issubclass(it, cls, b) for b in base)
+    builtin, builtin_base = _builtin_type(cls), _builtin_type(base)
+    if builtin is not None and builtin_base is not None:
+        return issubclass(builtin, builtin_base)
+    if builtin is not None and type(base) is ClassRef:
+        return False  # a class of the source is never a base of a builtin
+    if type(cls) is ClassRef and builtin_base is not None:
+        if any(type(b) is not ClassRef for b in ancestors(cls)):
+            raise CannotEvaluate(f"`{cls.node.name}` derives from a class not read")
+        return False
     if base == Modeled("msgspec.Struct"):
         return record_kind(it, cls) == "struct"
     if type(cls) is ClassRef and type(base) is ClassRef:

@@ -10,10 +10,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from argmatrix.errors import ArgmatrixError
-from argmatrix.loaders.static import calls, declared
+from argmatrix.loaders.static import calls, declared, objects
 from argmatrix.loaders.static.argparse_names import argparse_attribute
 from argmatrix.loaders.static.budget import FIX, BudgetExceeded
-from argmatrix.loaders.static.builtins import BUILTIN_TYPES
+from argmatrix.loaders.static.builtins import BUILTIN_TYPES, LIBRARY_FUNCTIONS
 from argmatrix.loaders.static.classes import ancestors, class_attribute, is_parser_class
 from argmatrix.loaders.static.formatting import format_value
 from argmatrix.loaders.static.ops import binary, compare, method, unary, unbound_method
@@ -26,7 +26,7 @@ from argmatrix.loaders.static.statements import (
     bind,
     exec_other,
 )
-from argmatrix.loaders.static.syntax import PARSER_METHODS, calls_parser, function_start
+from argmatrix.loaders.static.syntax import calls_parser, function_start
 from argmatrix.loaders.static.values import (
     KNOWN_FUNCTIONS,
     PLAIN_TYPES,
@@ -45,9 +45,12 @@ from argmatrix.loaders.static.values import (
     ModuleRef,
     ParserHandle,
     ParserMethod,
+    SourceObject,
+    SuperOf,
     SuperRef,
     describe,
     hashable,
+    is_parserish,
     iterate,
     plain_function,
     resolve,
@@ -93,10 +96,15 @@ class Interpreter:
         self.strict = strict
         self.enclosing = enclosing  # scopes of the functions this one is defined in
         self.alternatives = 0  # inside the second branch of an `if` static reading cannot decide
+        self.receiver: SourceObject | None = None  # `self` of a method run on an object
 
     # -------------------------------------------------------------- reporting
 
     def report(self, node: ast.AST, message: str) -> None:
+        where = self.loader.argument_site  # an argument added through a wrapper: its call
+        if where is not None:
+            self.loader.report(where[0], where[1], message)
+            return
         self.loader.report(str(self.module.path), getattr(node, "lineno", None), message)
 
     def calls_parser(self, node: ast.AST) -> bool:
@@ -269,9 +277,11 @@ class Interpreter:
         if kind is BuiltinRef and base.name in BUILTIN_TYPES:
             return unbound_method(BUILTIN_TYPES[base.name], attr)
         if kind is ParserHandle:
-            if attr in PARSER_METHODS and hasattr(base.target, attr):
-                return ParserMethod(base, attr)
-            raise CannotEvaluate(f"`{attr}` of a parser is not read statically")
+            return objects.parser_attribute(base, attr)
+        if kind is SourceObject:
+            return objects.attribute(self, base, attr)
+        if kind is SuperOf:
+            return objects.super_attribute(self, base, attr)
         raise CannotEvaluate(f"{describe(base)} has no attribute `{attr}` static reading follows")
 
     def eval_List(self, node: ast.List) -> list[Any]:
@@ -453,6 +463,8 @@ class Interpreter:
         if isinstance(node.func, ast.Name) and node.func.id == "super" and not node.args:
             if self.owner is None:
                 raise CannotEvaluate("super() outside a class")
+            if self.receiver is not None:
+                return SuperOf(self.owner, self.receiver)
             return SuperRef(self.owner)
         try:
             function = resolve(self.eval(node.func))
@@ -462,6 +474,11 @@ class Interpreter:
         kind = type(function)
         if kind is ParserMethod:
             return parser_call(self, function, node)
+        if kind in objects.CALLED:
+            return objects.call(self, function, node)
+        if kind is ClassRef and is_parser_class(function) and objects.writes_methods(function):
+            args, kwargs = calls.lenient_arguments(self, node)
+            return objects.new_object(self, function, node, args, kwargs)
         if (kind is ArgparseRef and function.name == "ArgumentParser") or (
             kind is ClassRef and is_parser_class(function)
         ):
@@ -478,6 +495,13 @@ class Interpreter:
             # is kept as source text, the others are known
             args, kwargs = calls.lenient_arguments(self, node)
             return declared.instance(self, function, args, kwargs)
+        if kind is ClassRef:  # a wrapper given a parser or a group: an object of the source
+            args, kwargs = calls.lenient_arguments(self, node)
+            if any(is_parserish(v) for v in [*args, *kwargs.values()]):
+                return objects.new_object(self, function, node, args, kwargs)
+        if kind is ExternalRef and function.dotted in LIBRARY_FUNCTIONS:
+            args, kwargs = calls.call_arguments(self, node)
+            return LIBRARY_FUNCTIONS[function.dotted](self, args, kwargs)
         if kind in (BuiltinRef, MethodRef, LambdaRef):
             args, kwargs = calls.call_arguments(self, node)
             return calls.call_value(self, function, args, kwargs)
@@ -545,5 +569,9 @@ def run_function(
         strict=strict,
         enclosing=function.enclosing,
     )
+    if function.module.is_stub:
+        raise CannotEvaluate(f"`{node.name}` is declared in a stub: only running it would tell")
+    if function.owner is not None and args and type(args[0]) is SourceObject:
+        interpreter.receiver = args[0]
     calls.bind_parameters(interpreter, node, args, kwargs)
     return interpreter.run(node.body)

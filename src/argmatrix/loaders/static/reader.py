@@ -29,6 +29,7 @@ from argmatrix.loaders.static.argparse_names import argparse_attribute
 from argmatrix.loaders.static.budget import FIX, Budget, BudgetExceeded, Limits
 from argmatrix.loaders.static.declared import Site, external
 from argmatrix.loaders.static.interpreter import Interpreter, run_function
+from argmatrix.loaders.static.objects import Captured, WrapperCall
 from argmatrix.loaders.static.outline import StatementOutline
 from argmatrix.loaders.static.replay import Recording
 from argmatrix.loaders.static.source import SourceModule, find_module_file, inside_search_folder
@@ -41,6 +42,7 @@ from argmatrix.loaders.static.values import (
     FunctionRef,
     ModuleRef,
     ParserHandle,
+    SourceObject,
     settle,
 )
 from argmatrix.loaders.target import split_target
@@ -96,6 +98,12 @@ class StaticLoader:
         self.declarations: dict[Any, Any] = {}
         self.type_sites: dict[int, tuple[Any, Site]] = {}
         self.declaring: Site | None = None
+        # The add_argument methods of the source being followed, outermost first (`objects`).
+        self.wrapper_calls: list[WrapperCall] = []
+        self.stubs: dict[str, SourceModule | None] = {}
+        # Where what is said about the argument being replayed is located, if not at the call
+        # being replayed (the outermost call of a wrapper's add_argument).
+        self.argument_site: tuple[str, int] | None = None
         self.class_members: dict[int, tuple[ast.ClassDef, dict[str, Any], dict[str, int]]] = {}
         self._diagnostics: dict[tuple[str, int | None, str], None] = {}
         self._dropped = 0
@@ -143,10 +151,10 @@ class StaticLoader:
             self.modules[name] = self._read(name)
         return self.modules[name]
 
-    def _read(self, name: str) -> SourceModule | None:
-        path = find_module_file(name, self.search_path, self.missing)
+    def _read(self, name: str, path: Path | None = None) -> SourceModule | None:
+        path = path or find_module_file(name, self.search_path, self.missing)
         if path is None:
-            return None
+            return self.stub(name) if self.in_package(name) else None
         self.budget.check_time()
         real = inside_search_folder(path, self.search_path)
         if real is None:
@@ -174,22 +182,64 @@ class StaticLoader:
             raise ArgmatrixError.at(f"cannot read {path}: {exc}", file=str(path)) from None
         return SourceModule(name, path, text, self, lazy=not self.reading_target)
 
+    def stub(self, name: str, near: Path | None = None) -> SourceModule | None:
+        """The `.pyi` stub of a compiled module: a module of the package found only as a stub
+        (`rtp_llm/ops/libth.pyi`), or a top-level module whose stub lies beside the module that
+        imports it (a compiled module loaded from a folder added to sys.path at run time). Its
+        classes and constants are read (enum members from stubgen's `# value = <...>`
+        comments); its functions are never run. Other stubs (the standard library's, a
+        package's outside the registry's) are not looked at."""
+        key = f"{name}@{near}"
+        if key in self.stubs:
+            return self.stubs[key]
+        if name in self.stubs:  # found already, from beside another module
+            return self.stubs[name]
+        parts = name.split(".")
+        candidates: list[Path] = []
+        if all(part.isidentifier() for part in parts):
+            if near is not None and len(parts) == 1:
+                candidates.append(near / f"{name}.pyi")
+            if self.in_package(name) and len(parts) > 1:
+                candidates += [
+                    Path(entry or ".").joinpath(*parts[:-1], f"{parts[-1]}.pyi")
+                    for entry in self.search_path
+                ]
+        found: SourceModule | None = None
+        for path in candidates:
+            self.budget.steps += _LOOKUP_STEPS
+            if path.is_file() and inside_search_folder(path, self.search_path) is not None:
+                found = self._read(name, path)
+                break
+        self.stubs[key] = found
+        if found is not None:
+            self.stubs[name] = found
+        return found
+
     def in_package(self, name: str) -> bool:
         return name == self.package or name.startswith(self.package + ".")
 
-    def imported(self, module: str, attr: str | None) -> Any:
+    def imported(self, module: str, attr: str | None, near: Path | None = None) -> Any:
+        """What `from module import attr` (or `import module`) binds; `near`: the folder of
+        the importing module, where the stub of a compiled module may lie."""
         if module == "argparse":
             return argparse_attribute(attr) if attr else ArgparseRef("")
-        if attr is None:
-            return ModuleRef(module) if self.in_package(module) else ExternalRef(module)
         if not self.in_package(module):
-            return external(f"{module}.{attr}")
+            stub = self.stub(module, near)
+            if stub is None:
+                return ExternalRef(module) if attr is None else external(f"{module}.{attr}")
+            if attr is None:
+                return ModuleRef(module)
+            return stub_value(stub, attr, f"{module}.{attr}")
+        if attr is None:
+            return ModuleRef(module)
         source = self.module(module)
         if source is None:
             submodule = self.module(f"{module}.{attr}")
             if submodule is not None:
                 return ModuleRef(f"{module}.{attr}")
             return external(f"{module}.{attr}")
+        if source.is_stub:
+            return stub_value(source, attr, f"{module}.{attr}")
         try:
             return source.global_value(attr)
         except CannotEvaluate:
@@ -210,6 +260,16 @@ class StaticLoader:
             found = (node, members, changed)
             self.class_members[id(node)] = found
         return found[1], found[2]
+
+
+def stub_value(stub: SourceModule, attr: str, dotted: str) -> Any:
+    """A name of a stub: a class or a constant it gives a value; anything else (`X: int`,
+    `X: int = ...`) is known only to the compiled module."""
+    try:
+        value = stub.global_value(attr)
+    except CannotEvaluate:
+        return ExternalRef(dotted)
+    return ExternalRef(dotted) if value is Ellipsis else value
 
 
 # ------------------------------------------------------------------ entry point
@@ -272,11 +332,16 @@ def _build(
     required = len(params) - len(function.node.args.defaults)
     receiver: list[Any] = [function.owner] if skip else []
     given: ParserHandle | None = None
-    if required >= 1:
-        given = loader.recording.parser(add_help=False)
-        result = run_function(function, [*receiver, given], {})
-    else:
-        result = run_function(function, receiver, {})
+    try:
+        if required >= 1:
+            given = loader.recording.parser(add_help=False)
+            result = run_function(function, [*receiver, given], {})
+        else:
+            result = run_function(function, receiver, {})
+    except Captured as captured:  # it parses its command line: that parser is the registry
+        result = captured.handle
+    if isinstance(result, SourceObject):  # the project's own parser class
+        result = result.parser
     handle = result if isinstance(result, ParserHandle) else given
     if handle is None or not isinstance(handle.target, argparse.ArgumentParser):
         raise ArgmatrixError.at(
@@ -294,7 +359,9 @@ def files_read(read_source: Callable[[str], str | None]) -> list[str]:
     loader = getattr(read_source, "loader", None)
     if loader is None:
         return []
-    return [*(str(m.path) for m in loader.modules.values() if m is not None), *loader.missing]
+    read = [*loader.modules.values(), *loader.stubs.values()]
+    paths = dict.fromkeys(str(m.path) for m in read if m is not None)
+    return [*paths, *loader.missing]
 
 
 def diagnostics_of(read_source: Callable[[str], str | None]) -> tuple[Diagnostic, ...]:

@@ -36,6 +36,7 @@ from argmatrix.loaders.static.values import (
     REFS,
     ActionHandle,
     ArgparseRef,
+    BoundMethod,
     BuiltinRef,
     ClassRef,
     EnumMember,
@@ -45,6 +46,7 @@ from argmatrix.loaders.static.values import (
     MethodRef,
     ParserHandle,
     ParserMethod,
+    SourceObject,
     _deeper,
     contains_unevaluated,
     first_unevaluated,
@@ -89,6 +91,10 @@ def callable_name(value: Any) -> str:
         return "<lambda>"
     if isinstance(value, MethodRef):
         return value.name
+    if isinstance(value, SourceObject):
+        return f"{value.cls.node.name}()"
+    if isinstance(value, BoundMethod):
+        return value.function.node.name
     if isinstance(value, Unevaluated):
         return value.source
     if type(value) in declared.VALUES:
@@ -299,6 +305,31 @@ def new_parser(it: Interpreter, node: ast.Call, kind: Any = None) -> ParserHandl
         raise argparse_error(it, node, exc) from None
 
 
+def parser_from_keywords(it: Interpreter, node: ast.Call, given: dict[str, Any]) -> ParserHandle:
+    """The parser a subclass of the source makes when its `__init__` reaches argparse's
+    (`super().__init__(*args, **kwargs)`): argparse's keywords of those it was given."""
+    it.budget.visit(REPLAY_STEPS["ArgumentParser"])
+    it.recording.note("ArgumentParser", [], {"at": node.lineno})
+    kwargs: dict[str, Any] = {}
+    for key, value in given.items():
+        if key not in PARSER_KEYWORDS:
+            continue
+        if key == "parents":
+            kwargs["parents"] = parents(it, node, resolve(value))
+            continue
+        value = final_value(value)
+        if contains_unevaluated(value):
+            report_unevaluated(it, node, "the parser", key, value, "left out")
+            continue
+        kwargs[key] = value
+    try:
+        return it.recording.parser(**kwargs)
+    except (BudgetExceeded, ArgmatrixError):
+        raise
+    except Exception as exc:
+        raise argparse_error(it, node, exc) from None
+
+
 def parents(it: Interpreter, node: ast.Call, value: Any) -> list[argparse.ArgumentParser]:
     if type(value) not in (list, tuple) or not all(
         isinstance(p, ParserHandle) and isinstance(p.target, argparse.ArgumentParser) for p in value
@@ -373,6 +404,19 @@ def add_argument(
             fix="use literal flag strings or constants, or load the registry live",
         )
     it.recording.note("add_argument", [handle, *flags], kwargs)
+    wrappers = it.loader.wrapper_calls
+    if not wrappers:
+        return _add_argument(it, handle, node, flags, kwargs)
+    it.loader.argument_site = (wrappers[0].file, wrappers[0].line)
+    try:
+        return _add_argument(it, handle, node, flags, kwargs)
+    finally:
+        it.loader.argument_site = None
+
+
+def _add_argument(
+    it: Interpreter, handle: ParserHandle, node: ast.Call, flags: list[str], kwargs: dict[str, Any]
+) -> ActionHandle | None:
     label = _label(flags, kwargs)
     extra: dict[str, Any] = {}
     for key, value in kwargs.items():
@@ -386,7 +430,13 @@ def add_argument(
     )
     _check_nargs(it, ready.get("nargs"))
     declaring = it.loader.declaring
-    if declaring is None:
+    wrappers = it.loader.wrapper_calls
+    if wrappers:  # a wrapper's add_argument of the source: the outermost call is the site
+        for call in reversed(wrappers):
+            extra.update(call.extra)
+        outer = wrappers[0]
+        site = CallSite(outer.file, outer.line, outer.start, tuple(extra.items()))
+    elif declaring is None:
         site = CallSite(str(it.module.path), node.lineno, it.function_start, tuple(extra.items()))
     else:  # a field's argument, made by a generic helper: the section of its declaration
         site = CallSite(

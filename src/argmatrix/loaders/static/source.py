@@ -125,6 +125,7 @@ class SourceModule:
     ) -> None:
         self.name = name
         self.path = path
+        self.is_stub = path.suffix == ".pyi"  # a compiled module's stub: nothing of it runs
         self.text = text
         self.loader = loader
         self.tree: ast.Module | None = None
@@ -437,14 +438,14 @@ class SourceModule:
         if isinstance(statement, ast.Import):
             for alias in statement.names:
                 if alias.asname == name:
-                    return loader.imported(alias.name, None)
+                    return loader.imported(alias.name, None, self.path.parent)
                 if not alias.asname and alias.name.split(".", 1)[0] == name:
-                    return loader.imported(name, None)
+                    return loader.imported(name, None, self.path.parent)
         else:
             base = self.absolute(statement.module, statement.level)
             for alias in statement.names:
                 if (alias.asname or alias.name) == name:
-                    return loader.imported(base, alias.name)
+                    return loader.imported(base, alias.name, self.path.parent)
         raise CannotEvaluate(f"`{name}` is not imported here")
 
     # -------------------------------------------------------------- following a name's history

@@ -22,6 +22,7 @@ from argmatrix.loaders.static.values import (
     CannotEvaluate,
     FunctionRef,
     ParserHandle,
+    SourceObject,
     hashable,
     is_plain,
     iterate,
@@ -304,12 +305,14 @@ def exec_import(it: Interpreter, node: ast.Import | ast.ImportFrom) -> None:
     if isinstance(node, ast.Import):
         for alias in node.names:
             top = alias.name if alias.asname else alias.name.split(".", 1)[0]
-            it.scope[alias.asname or top] = loader.imported(top, None)
+            it.scope[alias.asname or top] = loader.imported(top, None, it.module.path.parent)
         return
     base = it.module.absolute(node.module, node.level)
     for alias in node.names:
         if alias.name != "*":
-            it.scope[alias.asname or alias.name] = loader.imported(base, alias.name)
+            it.scope[alias.asname or alias.name] = loader.imported(
+                base, alias.name, it.module.path.parent
+            )
 
 
 def exec_break(it: Interpreter, node: ast.Break) -> None:
@@ -381,7 +384,7 @@ def bind(it: Interpreter, target: ast.expr, value: Any) -> None:
                 reason = getattr(value, "reason", "") or "cannot be unpacked statically"
                 bind(it, element, Unevaluated(it.module.segment(element), reason))
     elif isinstance(target, ast.Attribute):
-        bind_attribute(it, target)
+        bind_attribute(it, target, value)
     elif it.strict:
         raise CannotEvaluate(f"cannot assign to `{it.quoted(target)}` statically")
 
@@ -404,7 +407,7 @@ def bind_item(it: Interpreter, target: ast.Subscript, value: Any) -> None:
         raise CannotEvaluate(f"`{it.quoted(target)}` cannot be assigned statically")
 
 
-def bind_attribute(it: Interpreter, target: ast.Attribute) -> None:
+def bind_attribute(it: Interpreter, target: ast.Attribute, value: Any = None) -> None:
     if it.strict:
         raise CannotEvaluate(
             f"`{it.quoted(target)}` is assigned; static reading does not follow attributes"
@@ -412,6 +415,9 @@ def bind_attribute(it: Interpreter, target: ast.Attribute) -> None:
     try:
         base = it.eval(target.value)
     except CannotEvaluate:
+        return
+    if type(base) is SourceObject:  # `self._group = group` in a method of the source
+        base.attrs[target.attr] = value
         return
     if (isinstance(base, ActionHandle) and target.attr in _ACTION_FIELDS) or (
         isinstance(base, ParserHandle) and not target.attr.startswith("_")

@@ -226,12 +226,86 @@ class ActionHandle:
         self.target = target
 
 
+class SourceObject:
+    """(See `objects`.) An instance of a class of the source: its attributes, and the parser it is (if its
+    class derives from ArgumentParser, once argparse's `__init__` has run)."""
+
+    __slots__ = ("attrs", "cls", "parser")
+
+    def __init__(self, cls: ClassRef) -> None:
+        self.cls = cls
+        self.attrs: dict[str, Any] = {}
+        self.parser: ParserHandle | None = None
+
+    def __repr__(self) -> str:
+        return f"<{self.cls.node.name} object>"
+
+
+class BoundMethod:
+    """A method of the source looked up on an object: called with the object as `self`."""
+
+    __slots__ = ("function", "receiver")
+
+    def __init__(self, function: FunctionRef, receiver: SourceObject) -> None:
+        self.function = function
+        self.receiver = receiver
+
+
+class SuperOf:
+    """`super()` in a method of `owner` run on `receiver` (see `objects`)."""
+
+    __slots__ = ("owner", "receiver")
+
+    def __init__(self, owner: ClassRef, receiver: SourceObject) -> None:
+        self.owner = owner
+        self.receiver = receiver
+
+
+class ParseMethod:
+    """`parser.parse_args` of a parser: calling it captures the parser."""
+
+    __slots__ = ("handle",)
+
+    def __init__(self, handle: ParserHandle) -> None:
+        self.handle = handle
+
+
+class ArgparseInit:
+    """`super().__init__` reaching argparse's: makes the replayed parser of `receiver`."""
+
+    __slots__ = ("receiver",)
+
+    def __init__(self, receiver: SourceObject) -> None:
+        self.receiver = receiver
+
+
+def is_parserish(value: Any) -> bool:
+    """A parser, a group, or an object of the source that is one or holds one."""
+    value = resolve(value)
+    if type(value) is ParserHandle:
+        return True
+    if type(value) is SourceObject:
+        return value.parser is not None or any(
+            type(v) in (ParserHandle, SourceObject) for v in value.attrs.values()
+        )
+    return False
+
+
 # Functions of the standard library a registry passes as `type=`: true, as any function.
 KNOWN_FUNCTIONS = frozenset(
     {"json.loads", "ast.literal_eval", "os.path.expanduser", "os.path.abspath", "pathlib.Path"}
 )
 # Values whose truth or comparison only running the program would tell.
-UNDECIDABLE = (ClassRef, FunctionRef, ExternalRef, ModuleRef, SuperRef, ArgparseRef)
+UNDECIDABLE = (
+    ClassRef,
+    FunctionRef,
+    ExternalRef,
+    ModuleRef,
+    SuperRef,
+    ArgparseRef,
+    SourceObject,
+    BoundMethod,
+)
 # References that stand for a name in the final model (`default=sys.maxsize`).
 REFS = (
     ClassRef,
@@ -246,6 +320,11 @@ REFS = (
     ParserMethod,
     ParserHandle,
     ActionHandle,
+    SourceObject,
+    BoundMethod,
+    SuperOf,
+    ParseMethod,
+    ArgparseInit,
 )
 
 
@@ -424,6 +503,10 @@ def describe(value: Any) -> str:
         return f"`{value.source}`"
     if isinstance(value, (ParserHandle, ParserMethod, ActionHandle)):
         return "a parser object"
+    if isinstance(value, SourceObject):
+        return f"an object of `{value.cls.node.name}`"
+    if isinstance(value, BoundMethod):
+        return f"`{value.function.node.name}`"
     return f"a {type(value).__name__}"
 
 

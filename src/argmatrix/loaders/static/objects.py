@@ -1,0 +1,244 @@
+"""Objects of the source's own classes, as far as a parser builder needs them: a project's
+`ArgumentParser` subclass and a wrapper around an argument group, run as written.
+
+A registry may build its parser with its own subclass (`EnvArgumentParser`) whose
+`add_argument_group` returns a wrapper whose `add_argument` rewrites the keywords (injects a
+`metavar`, swallows `env_name=`) and then calls the real group's. Static reading makes such an
+object a `SourceObject`: its class, the attributes its methods set, and, for a parser subclass,
+the real parser being replayed behind it. A method written in the source is followed as any
+function of the source, with the object as `self`; `super()` reaches the next class of the
+source, then argparse's own methods on the replayed parser. Objects are made only of a parser
+subclass, or of a class given a parser or a group when it is made: any other class of the
+source (a configuration object) stays unknown, as before.
+
+The keyword arguments a wrapper's `add_argument` is given beyond argparse's (its keyword-only
+parameters and its `**kwargs`, as live reading records them) are kept from the outermost call,
+which is also the argument's call site. A parser asked to parse its command line
+(`parse_args`, `parse_known_args`, ...) is the registry: the read stops there (`Captured`), as
+live reading does; the method is not run (it reads the command line and the environment).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+from typing import TYPE_CHECKING, Any
+
+from argmatrix.loaders.convert import ARGPARSE_KEYWORDS
+from argmatrix.loaders.static.calls import lenient_arguments
+from argmatrix.loaders.static.classes import ancestors, class_attribute
+from argmatrix.loaders.static.replay import final_value, parser_from_keywords, report_unevaluated
+from argmatrix.loaders.static.syntax import PARSER_METHODS
+from argmatrix.loaders.static.values import (
+    ArgparseInit,
+    ArgparseRef,
+    BoundMethod,
+    CannotEvaluate,
+    ClassRef,
+    FunctionRef,
+    ParseMethod,
+    ParserHandle,
+    ParserMethod,
+    SourceObject,
+    SuperOf,
+)
+
+if TYPE_CHECKING:
+    from argmatrix.loaders.static.interpreter import Interpreter
+
+PARSE_METHODS = frozenset(
+    {"parse_args", "parse_known_args", "parse_intermixed_args", "parse_known_intermixed_args"}
+)
+# Containers of an argparse parser a subclass may hand to a wrapper (`self._optionals`).
+_CONTAINERS = ("_positionals", "_optionals")
+
+
+class Captured(BaseException):
+    """The registry asked a parser to parse its command line: that parser is the registry. A
+    BaseException, so that nothing of the interpreter takes it for a failed statement."""
+
+    def __init__(self, handle: ParserHandle) -> None:
+        super().__init__()
+        self.handle = handle
+
+
+class WrapperCall:
+    """An `add_argument` of the source being followed: where it is called and the keywords it
+    was given that argparse does not know (recorded from the outermost such call)."""
+
+    __slots__ = ("extra", "file", "line", "start")
+
+    def __init__(self, file: str, line: int, start: int, extra: dict[str, Any]) -> None:
+        self.file = file
+        self.line = line
+        self.start = start
+        self.extra = extra
+
+
+# What calling each of these means (see `call`).
+CALLED = frozenset({BoundMethod, ParseMethod, ArgparseInit})
+
+
+# ------------------------------------------------------------------ which classes make objects
+
+
+def _source_lineage(cls: ClassRef) -> list[ClassRef]:
+    """The class and its ancestors read from source, nearest first."""
+    return [cls, *(a for a in ancestors(cls) if isinstance(a, ClassRef))]
+
+
+def _derives_from_parser(cls: ClassRef) -> bool:
+    return any(isinstance(b, ArgparseRef) and b.name == "ArgumentParser" for b in ancestors(cls))
+
+
+def writes_methods(cls: ClassRef) -> bool:
+    """A parser subclass whose own source defines methods (beyond argparse's): followed as an
+    object. One that defines none is argparse's parser (see `replay.new_parser`)."""
+    for owner in _source_lineage(cls):
+        members = owner.module.loader.members(owner.node)[0]
+        if any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) for n in members.values()):
+            return True
+    return False
+
+
+def new_object(
+    it: Interpreter, cls: ClassRef, node: ast.Call, args: list[Any], kwargs: dict[str, Any]
+) -> SourceObject:
+    """`Cls(...)`: an object whose `__init__` (the first the source defines) is followed; a
+    parser subclass whose `__init__` never reached argparse's gets its parser from the call."""
+    obj = SourceObject(cls)
+    it.budget.visit(10)
+    init = _method(cls, "__init__")
+    if init is not None:
+        it.follow(init, [obj, *args], kwargs)
+    if obj.parser is None and _derives_from_parser(cls):
+        make_parser(it, obj, node, kwargs)
+    return obj
+
+
+def make_parser(it: Interpreter, obj: SourceObject, node: ast.Call, kwargs: dict[str, Any]) -> None:
+    obj.parser = parser_from_keywords(it, node, kwargs)
+
+
+def _method(cls: ClassRef, name: str, after: ClassRef | None = None) -> FunctionRef | None:
+    """The method `name` the source defines for `cls` (after `after` in its lineage, for
+    `super()`); None where argparse's own (or nobody's) would be used."""
+    lineage = _source_lineage(cls)
+    if after is not None:
+        lineage = lineage[lineage.index(after) + 1 :] if after in lineage else []
+    for owner in lineage:
+        member = owner.module.loader.members(owner.node)[0].get(name)
+        if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return FunctionRef(owner.module, member, owner)
+        if member is not None:
+            return None
+    return None
+
+
+# ------------------------------------------------------------------ attributes
+
+
+def attribute(it: Interpreter, obj: SourceObject, attr: str) -> Any:
+    if attr in obj.attrs:
+        return obj.attrs[attr]
+    method = _method(obj.cls, attr)
+    if method is not None:
+        return _bound(method, obj)
+    try:
+        return class_attribute(obj.cls, attr)
+    except CannotEvaluate:
+        pass
+    if obj.parser is not None:
+        return parser_attribute(obj.parser, attr)
+    getattr_ = _method(obj.cls, "__getattr__")
+    if getattr_ is not None:
+        return it.follow(getattr_, [obj, attr], {})
+    raise CannotEvaluate(f"`{obj.cls.node.name}` objects have no `{attr}` static reading follows")
+
+
+def _bound(method: FunctionRef, obj: SourceObject) -> Any:
+    names = {getattr(d, "id", getattr(d, "attr", "")) for d in method.node.decorator_list}
+    if "staticmethod" in names:
+        return FunctionRef(method.module, method.node, None, method.enclosing)
+    if "classmethod" in names or "property" in names:
+        raise CannotEvaluate(f"`{method.node.name}` is a {'/'.join(sorted(names))} method")
+    return BoundMethod(method, obj)
+
+
+def parser_attribute(handle: ParserHandle, attr: str) -> Any:
+    """What the registry may take from a parser being replayed: its methods of parser calls,
+    its parse methods (which capture it), the containers a wrapper is given."""
+    if attr in PARSER_METHODS and hasattr(handle.target, attr):
+        return ParserMethod(handle, attr)
+    if attr in PARSE_METHODS and isinstance(handle.target, argparse.ArgumentParser):
+        return ParseMethod(handle)
+    if attr in _CONTAINERS and isinstance(handle.target, argparse.ArgumentParser):
+        return ParserHandle(getattr(handle.target, attr))
+    raise CannotEvaluate(f"`{attr}` of a parser is not read statically")
+
+
+def super_attribute(it: Interpreter, base: SuperOf, attr: str) -> Any:
+    method = _method(base.receiver.cls, attr, after=base.owner)
+    if method is not None:
+        return _bound(method, base.receiver)
+    if attr == "__init__":
+        return ArgparseInit(base.receiver)
+    if base.receiver.parser is None:
+        raise CannotEvaluate(f"`super().{attr}` of an object that is no parser yet")
+    return parser_attribute(base.receiver.parser, attr)
+
+
+def set_attribute(obj: SourceObject, attr: str, value: Any) -> None:
+    obj.attrs[attr] = value
+
+
+# ------------------------------------------------------------------ calls
+
+
+def call(it: Interpreter, function: Any, node: ast.Call) -> Any:
+    kind = type(function)
+    if kind is ParseMethod:
+        raise Captured(function.handle)
+    args, kwargs = lenient_arguments(it, node)
+    if kind is ArgparseInit:
+        make_parser(it, function.receiver, node, kwargs)
+        return None
+    assert kind is BoundMethod
+    if function.function.node.name != "add_argument":
+        return it.follow(function.function, [function.receiver, *args], kwargs)
+    calls = it.loader.wrapper_calls
+    calls.append(_wrapper_call(it, function.function.node, node, kwargs))
+    try:
+        return it.follow(function.function, [function.receiver, *args], kwargs)
+    finally:
+        calls.pop()
+
+
+def _wrapper_call(
+    it: Interpreter,
+    method: ast.FunctionDef | ast.AsyncFunctionDef,
+    node: ast.Call,
+    kwargs: dict[str, Any],
+) -> WrapperCall:
+    """The keywords an `add_argument` of the source takes beyond argparse's, as live reading
+    records them: its keyword-only parameters given a value other than None, and what lands in
+    its `**kwargs`. Positional parameters are the flags, never keywords."""
+    named = {a.arg for a in [*method.args.posonlyargs, *method.args.args]}
+    keyword_only = {a.arg for a in method.args.kwonlyargs}
+    extra: dict[str, Any] = {}
+    for key, value in kwargs.items():
+        if key in ARGPARSE_KEYWORDS or key in named:
+            continue
+        if key in keyword_only or method.args.kwarg is not None:
+            value = final_value(value)
+            if value is None and key in keyword_only:
+                continue
+            extra[key] = value
+    label = next((a for a in _flags(node) if a.startswith("--")), "an argument")
+    for key, value in extra.items():
+        report_unevaluated(it, node, label, key, value)
+    return WrapperCall(str(it.module.path), node.lineno, it.function_start, extra)
+
+
+def _flags(node: ast.Call) -> list[str]:
+    return [a.value for a in node.args if isinstance(a, ast.Constant) and type(a.value) is str]
