@@ -59,7 +59,8 @@ class FieldFinder:
 
     def __init__(self) -> None:
         self._found: dict[tuple[int, str], Declaration | None] = {}
-        self._keep: list[type] = []  # classes looked at stay alive, so their ids stay theirs
+        self._keep: list[object] = []  # what was looked at stays alive: its id stays its own
+        self._modules: dict[int, dict[str, list[tuple[type, Declaration]]]] = {}
         self._files: dict[str, tuple[ClassFields, tuple[tuple[int, int, str], ...]]] = {}
 
     def declaration(self, frame: Any) -> Declaration | None:
@@ -120,13 +121,34 @@ class FieldFinder:
         """A class assembled from namespace classes (`defstruct`, `make_dataclass`) has no body
         of its own: the field is declared by a class of its module that declares a field of
         that name, and, if several do, of that annotation."""
-        module = _module_of(cls)
-        values = list(vars(module).values()) if module is not None else []
-        owners = list({id(v): v for v in values if isinstance(v, type)}.values())
-        found = [(o, d) for o in owners if (d := self._declared_by(o, field.name)) is not None]
+        found = self._declarers(_module_of(cls)).get(field.name, [])
         if len(found) > 1:
             found = [(o, d) for o, d in found if _same_hint(o, field)]
         return found[0][1] if len(found) == 1 else None
+
+    def _declarers(self, module: Any) -> dict[str, list[tuple[type, Declaration]]]:
+        """The classes of a module's namespace declaring each field name, worked out once."""
+        if module is None:
+            return {}
+        if id(module) not in self._modules:
+            self._keep.append(module)
+            values = {id(v): v for v in list(vars(module).values()) if isinstance(v, type)}
+            found: dict[str, list[tuple[type, Declaration]]] = {}
+            for owner in values.values():
+                for name in self._declared_names(owner):
+                    declared = self._declared_by(owner, name)
+                    if declared is not None:
+                        found.setdefault(name, []).append((owner, declared))
+            self._modules[id(module)] = found
+        return self._modules[id(module)]
+
+    def _declared_names(self, owner: type) -> list[str]:
+        file = getattr(_module_of(owner), "__file__", None)
+        qualname = getattr(owner, "__qualname__", None)
+        if not (isinstance(file, str) and isinstance(qualname, str)):
+            return []
+        entry = self._read(file)[0].get(qualname)
+        return list(entry[1]) if entry is not None else []
 
     def _declared_by(self, owner: type, name: str) -> Declaration | None:
         file = getattr(_module_of(owner), "__file__", None)
