@@ -20,8 +20,7 @@ other threads count: the synthetic registry above takes 1.5 s, under 2.5 s on a 
 whose other core competes for the caches), is the backstop for what steps cannot see: CPython
 itself slows down in places, such as a recursion that goes back and forth over a boundary of
 its frame stack (a chunk is allocated and freed at every crossing: a loop seven helpers deep
-ran four times slower per step). Under a tracer (coverage, a debugger) the limit is three times
-as long, as every step is.
+ran four times slower per step).
 
 Exceeding a bound stops the read with a located error (`BudgetExceeded` is turned into an
 `ArgmatrixError` where the file and line are known).
@@ -153,28 +152,6 @@ def active_budget() -> Budget | None:
     return found
 
 
-# A tracer (coverage, a debugger, a profiler) makes every step about three times slower; the
-# processor-time backstop grows with it, while steps, the real bound, stay the same.
-TRACED_SLOWDOWN = 3.0
-
-
-def processor_seconds(limits: Limits) -> float:
-    """The processor-time limit of a read in this thread: `limits.seconds`, scaled when traced."""
-    return limits.seconds * (TRACED_SLOWDOWN if traced() else 1.0)
-
-
-def traced() -> bool:
-    """Whether a tracer watches this thread: `sys.settrace`'s, or (Python 3.12 and later)
-    coverage or a debugger through `sys.monitoring`, which coverage uses on 3.14 by default."""
-    if sys.gettrace() is not None:
-        return True
-    monitoring = getattr(sys, "monitoring", None)
-    if monitoring is None:
-        return False
-    tools = (monitoring.COVERAGE_ID, monitoring.DEBUGGER_ID, monitoring.PROFILER_ID)
-    return any(monitoring.get_tool(tool) is not None for tool in tools)
-
-
 class Budget:
     """The counters of one read, checked against its `Limits`."""
 
@@ -184,7 +161,7 @@ class Budget:
         self.limits = limits
         self.steps = 0
         self.built = 0
-        self.seconds = processor_seconds(limits)
+        self.seconds = limits.seconds
         self.started = time.thread_time()
         self._next_check = min(_CHECK_EVERY, limits.steps + 1)
 
