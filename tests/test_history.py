@@ -749,7 +749,7 @@ def test_the_showcase_page_shows_added_in_for_every_flag(sglang_0523: Path, tmp_
     assert result.code == 0, result.err
     from helpers import tables
 
-    page = (docs / "showcase" / "sglang-0.5.23.md").read_text()
+    page = (docs / "showcase-0.5.23" / "server_arguments.md").read_text()
     shown = [t for t in tables(page) if t.header[-1] == "Added in"]
     rows = [row for table in shown for row in table.rows]
     export = json.loads(run_cli_in_process("export", cwd=tmp_path).out)["registry"]
