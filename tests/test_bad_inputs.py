@@ -304,6 +304,15 @@ CASES = [
         "def broken(:",
     ),
     Case(
+        "a parser class that is no ArgumentParser (static)",
+        _replace(
+            CONFIG, "  mode: static\n", "  mode: static\n  parser_class: tinyserver:ServerArgs\n"
+        ),
+        "parser_class 'tinyserver:ServerArgs' is not a subclass of argparse.ArgumentParser",
+        "tinyserver.py",
+        "class ServerArgs",
+    ),
+    Case(
         "a registry of zero arguments",
         _replace(CONFIG, "tinyserver:ServerArgs.add_cli_args", "empty_registry:build"),
         "has no arguments",

@@ -144,19 +144,38 @@ def test_static_equals_live_through_the_same_entry_point(
     assert list(differing.values()).count("cwd") == 1
 
 
+def test_static_says_once_what_it_keeps_as_source_text_for_many(
+    static_setup_args: Registry,
+) -> None:
+    kept = [
+        a.flags[0]
+        for a in static_setup_args.arguments
+        if isinstance(a.extra.get("bind_to"), Unevaluated)
+    ]
+    messages = [d.message for d in static_setup_args.diagnostics]
+    assert len(messages) < 10, messages  # one line for a keyword on 300 arguments, not 300
+    said = [m for m in messages if "bind_to kept as source text" in m]
+    assert len(said) == 1
+    assert said[0].startswith(f"{kept[0]} and {len(kept) - 1} other arguments: ")
+
+
 def test_metavars_come_from_the_group_wrapper_statically(static_setup_args: Registry) -> None:
     injected = [a for a in static_setup_args.arguments if a.metavar in ("INT", "STR", "BOOL")]
     assert len(injected) == sum(str(a.type) in ("int", "str", "bool") for a in injected) > 200
 
 
-def test_the_static_filler_with_a_plain_parser_has_no_injected_metavars(
-    rtp_folder: Path, static_setup_args: Registry
+def test_the_filler_handed_the_project_parser_class_reads_the_same_statically(
+    rtp_folder: Path, static_setup_args: Registry, from_filler: Registry
 ) -> None:
-    """The filler alone is handed argparse's parser (no parser class statically): the wrapper
-    never runs, so metavars differ from the entry point's read, and everything else agrees."""
-    filler = read(rtp_folder, "init_all_group_args", mode="static")
-    for mine, theirs in zip(filler.arguments, static_setup_args.arguments, strict=True):
-        for field in ("flags", "dest", "section", "action", "type", "choices", "nargs", "help"):
-            assert getattr(mine, field) == getattr(theirs, field), (mine.flags, field)
-        assert mine.extra.get("env_name") == theirs.extra.get("env_name"), mine.flags
-        assert mine.metavar is None
+    """`parser_class` is read from source in static mode too: the filler alone gives what the
+    entry point gives, and what the filler gives live."""
+    filler = read(
+        rtp_folder,
+        "init_all_group_args",
+        mode="static",
+        parser_class=f"{MODULE}:EnvArgumentParser",
+    )
+    assert filler.arguments == static_setup_args.arguments
+    assert filler.sections == static_setup_args.sections == from_filler.sections
+    live_metavars = [a.metavar for a in from_filler.arguments]
+    assert [a.metavar for a in filler.arguments] == live_metavars

@@ -126,6 +126,27 @@ def test_static_equals_live_but_for_what_only_the_compiled_module_knows(
         assert mine == theirs, mine.flags
 
 
+def test_a_filler_handed_the_project_parser_class(project: Path, static: Registry) -> None:
+    """`parser_class` in static mode: the class read from source, made as live mode makes it."""
+    settings = {"parser_class": "rtp_like.args:EnvArgumentParser"}
+    filler = "rtp_like.groups:init_all_group_args"
+    try:
+        live = load_registry(
+            RegistrySpec(
+                filler, base_dir=project, args=({"call": "rtp_like.args:Configs"},), **settings
+            )
+        )
+    finally:
+        _forget_fixture()
+    found = load_registry(RegistrySpec(filler, mode="static", base_dir=project, **settings))
+    assert found.arguments == static.arguments
+    for mine, theirs in zip(found.arguments, live.arguments, strict=True):
+        if mine.flags == ("--max_tokens",):  # as above: the stub declares no value
+            assert theirs.default == 4096
+            continue
+        assert mine == theirs, mine.flags
+
+
 def test_the_wrapper_runs_as_written(live: Registry, static: Registry) -> None:
     metavars = {a.flags[0]: a.metavar for a in static.arguments}
     assert metavars == {a.flags[0]: a.metavar for a in live.arguments}

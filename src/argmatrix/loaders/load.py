@@ -164,7 +164,9 @@ def adopt_input_files(spec: RegistrySpec, files: list[str] | None) -> None:
 def _static_key(spec: RegistrySpec) -> tuple[Any, ...]:
     # Where modules are looked for is part of the key: another environment (another sys.path)
     # may hold another version of the same package.
-    key = (spec.target, str(spec.base_dir), spec.search_path or tuple(sys.path))
+    key: tuple[Any, ...] = (spec.target, str(spec.base_dir), spec.search_path or tuple(sys.path))
+    if spec.parser_class:  # the project's parser class a filler is handed, read statically too
+        key = (*key, ("parser_class", spec.parser_class))
     return (*key, spec.subcommand) if spec.subcommand else key
 
 
@@ -180,7 +182,9 @@ def input_files(spec: RegistrySpec) -> list[str] | None:
 def _read_static(spec: RegistrySpec) -> tuple[Registry, list[str]]:
     from argmatrix.loaders.static.reader import diagnostics_of, files_read, load_static
 
-    parser, sites, read_source = load_static(spec.target, spec.base_dir, spec.search_path)
+    parser, sites, read_source = load_static(
+        spec.target, spec.base_dir, spec.search_path, parser_class=spec.parser_class
+    )
     parser = descend(parser, spec.subcommand, spec.target)
     registry = registry_from_parser(parser, spec.source, sites, read_source)
     diagnostics = diagnostics_of(read_source)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from argmatrix.loaders.convert import ARGPARSE_KEYWORDS
 from argmatrix.loaders.static.calls import lenient_arguments
 from argmatrix.loaders.static.classes import ancestors, class_attribute
-from argmatrix.loaders.static.replay import final_value, parser_from_keywords, report_unevaluated
+from argmatrix.loaders.static.replay import final_value, parser_from_keywords, report_keyword
 from argmatrix.loaders.static.syntax import PARSER_METHODS
 from argmatrix.loaders.static.values import (
     ArgparseInit,
@@ -236,7 +236,7 @@ def _wrapper_call(
             extra[key] = value
     label = next((a for a in _flags(node) if a.startswith("--")), "an argument")
     for key, value in extra.items():
-        report_unevaluated(it, node, label, key, value)
+        report_keyword(it, node, label, key, value)
     return WrapperCall(str(it.module.path), node.lineno, it.function_start, extra)
 
 

@@ -27,11 +27,12 @@ from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.sections import CallSite, remember_tree
 from argmatrix.loaders.static.argparse_names import argparse_attribute
 from argmatrix.loaders.static.budget import FIX, Budget, BudgetExceeded, Limits
+from argmatrix.loaders.static.classes import is_parser_class
 from argmatrix.loaders.static.declared import Site, external
 from argmatrix.loaders.static.interpreter import Interpreter, run_function
-from argmatrix.loaders.static.objects import Captured, WrapperCall
+from argmatrix.loaders.static.objects import Captured, WrapperCall, new_object, writes_methods
 from argmatrix.loaders.static.outline import StatementOutline
-from argmatrix.loaders.static.replay import Recording
+from argmatrix.loaders.static.replay import Recording, new_parser
 from argmatrix.loaders.static.source import SourceModule, find_module_file, inside_search_folder
 from argmatrix.loaders.static.syntax import class_members, parameters, skips_first
 from argmatrix.loaders.static.values import (
@@ -107,6 +108,7 @@ class StaticLoader:
         self.class_members: dict[int, tuple[ast.ClassDef, dict[str, Any], dict[str, int]]] = {}
         self._diagnostics: dict[tuple[str, int | None, str], None] = {}
         self._dropped = 0
+        self._keywords: dict[tuple[str, str], list[Any]] = {}
         self._walked: dict[tuple[int, Callable[[Any], bool]], tuple[ast.AST, bool]] = {}
 
     def walked(self, node: ast.AST, test: Callable[[Any], bool]) -> bool:
@@ -132,8 +134,31 @@ class StaticLoader:
             return
         self._diagnostics[key] = None
 
+    def report_keyword(
+        self, file: str, line: int | None, label: str, keyword: str, source: str, reason: str
+    ) -> None:
+        """A keyword beyond argparse's kept as source text (`bind_to=` of 300 arguments, all for
+        one reason): one line for all the arguments it is said of, at the first of them."""
+        group = (keyword, reason)
+        found = self._keywords.get(group)
+        if found is not None:
+            found[1] += 1
+            return
+        self._keywords[group] = [(file, line, label, source), 1]
+        self.report(file, line, f"\0{keyword}\0{reason}")  # a place kept for the group's line
+
+    def _keyword_line(self, key: tuple[str, int | None, str]) -> Diagnostic:
+        _, keyword, reason = key[2].split("\0", 2)
+        (file, line, label, source), count = self._keywords[(keyword, reason)]
+        said = f"{label} and {count - 1} other arguments" if count > 1 else label
+        because = f" ({reason})" if reason else ""
+        return Diagnostic(file, line, f"{said}: {keyword} kept as source text: `{source}`{because}")
+
     def diagnostics(self) -> tuple[Diagnostic, ...]:
-        found = [Diagnostic(*key) for key in self._diagnostics]
+        found = [
+            self._keyword_line(key) if key[2].startswith("\0") else Diagnostic(*key)
+            for key in self._diagnostics
+        ]
         if self._dropped:
             last = found[-1]
             found.append(
@@ -280,9 +305,12 @@ def load_static(
     base_dir: Path | None = None,
     search_path: Sequence[str] | None = None,
     limits: Limits | None = None,
+    parser_class: str | None = None,
 ) -> tuple[argparse.ArgumentParser, dict[int, CallSite], Callable[[str], str | None]]:
     """Build the target's parser from source; return it, its call sites and a source reader
-    (which also knows the files read and the diagnostics: `files_read`, `diagnostics_of`)."""
+    (which also knows the files read and the diagnostics: `files_read`, `diagnostics_of`).
+    `parser_class` (module:Class): the project's parser class a filler is handed, read from
+    source as the target is."""
     module_name, attr = split_target(target)
     path = [str(base_dir or Path.cwd()), *(search_path if search_path is not None else sys.path)]
     loader = StaticLoader(
@@ -293,7 +321,7 @@ def load_static(
     )
     try:
         with loader.budget.active():
-            parser = _build(loader, target, module_name, attr)
+            parser = _build(loader, target, module_name, attr, parser_class)
     except BudgetExceeded as exc:  # outside any expression: reading the target's module
         raise ArgmatrixError.at(
             exc.message, file=_module_file(loader, module_name), line=1, fix=FIX
@@ -316,7 +344,7 @@ def _module_file(loader: StaticLoader, name: str) -> str | None:
 
 
 def _build(
-    loader: StaticLoader, target: str, module_name: str, attr: str
+    loader: StaticLoader, target: str, module_name: str, attr: str, parser_class: str | None
 ) -> argparse.ArgumentParser:
     loader.reading_target = True  # its syntax errors are reported, as importing it would
     module = loader.module(module_name)
@@ -331,11 +359,19 @@ def _build(
     params = parameters(function.node)[1 if skip else 0 :]
     required = len(params) - len(function.node.args.defaults)
     receiver: list[Any] = [function.owner] if skip else []
+    if parser_class is not None and required < 1:
+        raise ArgmatrixError.at(
+            f"parser_class is set, but {target} is given no parser (it takes no parameter for one)",
+            file=str(module.path),
+            line=function.node.lineno,
+            fix="remove parser_class, or name the function that fills a parser it is given",
+        )
     given: ParserHandle | None = None
     try:
         if required >= 1:
-            given = loader.recording.parser(add_help=False)
-            result = run_function(function, [*receiver, given], {})
+            made = _given_parser(loader, parser_class)
+            given = made.parser if isinstance(made, SourceObject) else made
+            result = run_function(function, [*receiver, made], {})
         else:
             result = run_function(function, receiver, {})
     except Captured as captured:  # it parses its command line: that parser is the registry
@@ -352,6 +388,36 @@ def _build(
             " or load the registry live",
         )
     return handle.target
+
+
+def _given_parser(loader: StaticLoader, parser_class: str | None) -> ParserHandle | SourceObject:
+    """What a filler is handed: argparse's parser, or the project's class made as live mode
+    makes it (`Class(add_help=False)`), its methods run as written (see `objects`)."""
+    if parser_class is None:
+        return loader.recording.parser(add_help=False)
+    module_name, name = split_target(parser_class)
+    module = loader.module(module_name)
+    cls: Any = None
+    if module is not None:
+        try:
+            cls = module.global_value(name)
+        except CannotEvaluate:
+            cls = None
+    if not isinstance(cls, ClassRef) or not is_parser_class(cls):
+        raise ArgmatrixError.at(
+            f"parser_class {parser_class!r} is not a subclass of argparse.ArgumentParser"
+            " in the source static reading finds",
+            file=str(module.path) if module is not None else None,
+            line=cls.node.lineno if isinstance(cls, (ClassRef, FunctionRef)) else None,
+            fix="name the class the project's own command line builds its parser with",
+        )
+    call = ast.Call(ast.Name(name, ast.Load()), [], [ast.keyword("add_help", ast.Constant(False))])
+    ast.copy_location(call, cls.node)
+    ast.fix_missing_locations(call)
+    it = Interpreter(module, {}, cls.node.lineno)  # type: ignore[arg-type]
+    if writes_methods(cls):
+        return new_object(it, cls, call, [], {"add_help": False})
+    return new_parser(it, call, cls)
 
 
 def files_read(read_source: Callable[[str], str | None]) -> list[str]:

@@ -422,7 +422,7 @@ def _add_argument(
     for key, value in kwargs.items():
         if key not in ARGPARSE_KEYWORDS:
             extra[key] = final_value(value)
-            report_unevaluated(it, node, label, key, extra[key])
+            report_keyword(it, node, label, key, extra[key])
     prog = getattr(handle.target, "prog", None) or it.recording.prog  # a group has none
     names = sum(len(flag) + 4 for flag in flags) + len(str(prog))
     ready = argparse_ready(
@@ -545,6 +545,18 @@ def report_unevaluated(
         return
     reason = f" ({found.reason})" if found.reason else ""
     it.report(node, f"{label}: {key} {outcome}: `{short_source(found.source)}`{reason}")
+
+
+def report_keyword(it: Interpreter, node: ast.AST, label: str, key: str, value: Any) -> None:
+    """A keyword argparse does not know (`env_name=`, `bind_to=`) kept as source text: said once
+    for all the arguments it is kept for, for one reason (see `StaticLoader.report_keyword`)."""
+    found = first_unevaluated(value)
+    if found is None:
+        return
+    where = it.loader.argument_site or (str(it.module.path), getattr(node, "lineno", None))
+    it.loader.report_keyword(
+        where[0], where[1], label, key, short_source(found.source), found.reason or ""
+    )
 
 
 def argparse_error(it: Interpreter, node: ast.Call, exc: Exception) -> ArgmatrixError:
