@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -128,6 +129,13 @@ def run_cli_in_process(*argv: str, cwd: Path | None = None) -> Run:
     return Run(code, out.getvalue(), err.getvalue())
 
 
+def signals_as_a_shell_starts_them() -> None:
+    """For `preexec_fn`: Ctrl-C (SIGINT) at its default, as a shell starts a command in the
+    foreground. A test run started in the background by a shell without job control inherits
+    SIGINT ignored, and Python then never turns it into KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def run_cli_in_subprocess(
     *argv: str, cwd: Path, env: Mapping[str, str] | None = None, timeout: float = 120
 ) -> Run:
@@ -138,6 +146,7 @@ def run_cli_in_subprocess(
         [sys.executable, "-m", "argmatrix", *argv],
         cwd=cwd,
         env=None if env is None else dict(env),
+        preexec_fn=signals_as_a_shell_starts_them,
         capture_output=True,
         text=True,
         timeout=timeout,

@@ -31,6 +31,7 @@ from helpers import (
     replace_in,
     run_cli_in_process,
     run_cli_in_subprocess,
+    signals_as_a_shell_starts_them,
 )
 
 CONFIG = "argmatrix.yaml"
@@ -458,6 +459,7 @@ def test_sigterm_from_outside_while_writing_removes_the_temporary_files(
     root, old, _ = old_and_new
     process = subprocess.Popen(
         [sys.executable, "-m", "argmatrix", "generate"],
+        preexec_fn=signals_as_a_shell_starts_them,
         cwd=root,
         env=_environment(root, {"ARGMATRIX_TEST_STEP_DELAY": "0.5"}),
         stdout=subprocess.PIPE,
@@ -499,6 +501,7 @@ def test_two_runs_at_once_end_with_the_pages_of_one_of_them(tmp_path: Path) -> N
         runs = [
             subprocess.Popen(
                 [sys.executable, "-m", "argmatrix", *args],
+                preexec_fn=signals_as_a_shell_starts_them,
                 cwd=root,
                 env=_environment(root, env),
                 stdout=subprocess.PIPE,
@@ -664,6 +667,7 @@ def test_the_forked_reader_ends_with_its_parent(
     ends too, and soon: no reader left hanging, no orphan reading on."""
     parent = subprocess.Popen(
         [sys.executable, "-c", _BACKGROUND, child],
+        preexec_fn=signals_as_a_shell_starts_them,
         env=_environment(tmp_path),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
