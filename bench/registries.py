@@ -148,7 +148,13 @@ def rows(scratch: Path) -> list[Row]:
         Row(
             "vLLM 0.33.0 (`make_arg_parser`, `vllm serve`)",
             Mode(
-                venv, {"target": vllm, "mode": "static", "search_path": [str(p) for p in vllm_site]}
+                venv,
+                {
+                    "target": vllm,
+                    "mode": "static",
+                    "parser_class": "vllm.utils.argparse_utils:FlexibleArgumentParser",
+                    "search_path": [str(p) for p in vllm_site],
+                },
             ),
             Mode(
                 vllm_python,

@@ -139,6 +139,7 @@ def test_static_reading_equals_it_or_says_where_it_stops(vllm_python: Path, tmp_
     (tmp_path / "argmatrix.yaml").write_text(
         "registry:\n"
         "  target: vllm.entrypoints.common.cli_args:make_arg_parser\n"
+        "  parser_class: vllm.utils.argparse_utils:FlexibleArgumentParser\n"
         "  mode: static\n"
         f"  search_path: [{json.dumps(str(site))}]\n"
     )
