@@ -155,6 +155,15 @@ def run_cli_in_subprocess(
     return Run(done.returncode, done.stdout, done.stderr)
 
 
+def run_cli_untraced(*argv: str, cwd: Path, timeout: float = 300) -> Run:
+    """`run_cli_in_subprocess` without coverage tracing (no COV_CORE_*/COVERAGE_* variables):
+    for a read of a real registry that takes most of a second, which tracing makes about three
+    times slower and a busy machine slower still, past static reading's 4 s processor-time
+    backstop. What it covers is measured by the tests of the parts it runs."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("COV_CORE_", "COVERAGE_"))}
+    return run_cli_in_subprocess(*argv, cwd=cwd, env=env, timeout=timeout)
+
+
 def one_error_line(result: Run, *fragments: str) -> str:
     """The one line of a refusal: exit 2, one line on stderr, no traceback, every fragment in
     that line."""

