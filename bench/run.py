@@ -255,9 +255,8 @@ def main() -> None:
         f" {platform.system()} {platform.release()}. Reproduce with `make bench`.",
         "argmatrix's modules are byte-compiled first, as a wheel install would have them.",
         f"Load average (1 minute) when the run started: {load_at_start:.1f}, when it ended:"
-        f" {os.getloadavg()[0]:.1f}, on {os.cpu_count()} cores: above the core count, other work",
-        "shared the machine and wall times are longer than on an idle one (processor times,",
-        "where given, are not).",
+        f" {os.getloadavg()[0]:.1f}, on {os.cpu_count()} cores. Other work on the machine makes",
+        "wall times longer than on an idle one; processor times, where given, are not.",
         "",
     ]
     text = "\n".join(header + lines) + "\n"
