@@ -27,8 +27,13 @@ SPHINX_FIXTURE = FIXTURES / "sphinx"
 
 
 def sphinx_build(source: Path, out: Path, *options: str) -> subprocess.CompletedProcess[str]:
-    """`sphinx-build -W -b html` (warnings are errors), as a user runs it."""
-    command = [sys.executable, "-m", "sphinx", "-W", "-b", "html", *options, str(source), str(out)]
+    """`sphinx-build -W -b html` (warnings are errors), as a user runs it.
+
+    `--no-color`: Sphinx colours its log when FORCE_COLOR is set (CI machines set it), and the
+    tests read the log's lines as a user's tools would read them.
+    """
+    command = [sys.executable, "-m", "sphinx", "-W", "--no-color", "-b", "html", *options]
+    command += [str(source), str(out)]
     return subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
 
 

@@ -126,6 +126,7 @@ def _render(template: str, **context: object) -> str:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(help_text=HELP, choice=HELP)
+@example(help_text="0`\n|`", choice="")  # a code span that starts with a space and holds a pipe
 def test_server_table_keeps_its_shape_and_text(help_text: str, choice: str) -> None:
     registry = _registry(help_text, choice)
     page = _render("server_arguments.md.j2", server=server_page(registry), title=None)
