@@ -5,12 +5,13 @@ from __future__ import annotations
 import math
 import sys
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.load import Mode
-from argmatrix.model.registry import Argument, Registry
+from argmatrix.model.registry import Argument, Registry, Unevaluated
 from helpers import DEMO_SERVER, HEAVY_MODULE, PARITY_TARGETS, REGISTRIES, line_of, load, load_dict
 
 
@@ -348,6 +349,35 @@ IDIOM_TARGETS = [
 @pytest.mark.parametrize("target", IDIOM_TARGETS)
 def test_live_and_static_agree_on_idioms(target: str) -> None:
     assert load_dict(target, "live") == load_dict(target, "static")
+
+
+def test_iterating_an_enum_lists_its_members_in_order_without_aliases(mode: Mode) -> None:
+    registry = load("enum_cli:build_parser", mode)
+    assert arg(registry, "--hash-mode").choices == ("none", "partial", "all")
+    assert arg(registry, "--levels").choices == ("low", "high")
+
+
+ENUM_STATIC_UNKNOWN = {
+    "auto": "class M(enum.Enum):\n    A = enum.auto()\n    B = enum.auto()\n",
+    "flag": "class M(enum.Flag):\n    A = 1\n    B = 2\n",
+    "unknown value": "class M(enum.Enum):\n    A = os.sep\n    B = 'b'\n",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(ENUM_STATIC_UNKNOWN))
+def test_enum_members_static_reading_cannot_know_are_said_never_fewer(
+    kind: str, tmp_path: Path
+) -> None:
+    (tmp_path / "enum_unknown_cli.py").write_text(
+        "import argparse\nimport enum\nimport os\n\n"
+        + ENUM_STATIC_UNKNOWN[kind]
+        + "\n\ndef build_parser():\n    parser = argparse.ArgumentParser()\n"
+        + "    parser.add_argument('--m', choices=[m.name for m in M])\n    return parser\n",
+        encoding="utf-8",
+    )
+    registry = load("enum_unknown_cli:build_parser", "static", base_dir=tmp_path)
+    assert isinstance(arg(registry, "--m").choices, Unevaluated)
+    assert [d.message.split(":")[0] for d in registry.diagnostics] == ["--m"]
 
 
 def test_keyword_dicts_spread_into_add_argument(mode: Mode) -> None:

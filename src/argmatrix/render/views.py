@@ -19,7 +19,7 @@ from argmatrix.model.history import History
 from argmatrix.model.platform import STATUS_LABELS, Capability, Platform, Resolved
 from argmatrix.model.registry import Argument, Diagnostic, Opaque, Registry, Subcommand, Unevaluated
 from argmatrix.render.formats import FORMATS, OutputFormat
-from argmatrix.render.formats.shared import anchor
+from argmatrix.render.formats.shared import anchor, flag_names
 
 SUPPORT_LAYOUTS = ("status", "variants")
 _FLAG_IN_TEXT = re.compile(r"(?<![\w-])--[A-Za-z0-9][A-Za-z0-9_-]*")
@@ -44,6 +44,9 @@ class Row(NamedTuple):
     replacement: str = ""
     env: str = ""  # the environment variable, as code ("" when it has none)
     computed: str = ""  # a default computed at run time: the text said instead (also `default`)
+    # The flags as code spans joined by ", " (no anchors, no HTML): a plain GFM table's first
+    # cell. Precomputed because tables of 10^5 rows write it per row.
+    plain_flags: str = ""
 
 
 @dataclass(frozen=True)
@@ -152,6 +155,7 @@ class Cells:
             options=fmt.type_options_cell(argument, None, display.types if display else None),
             env=fmt.FILTERS["code"](variable) if variable else "",
             computed=computed_cell,
+            plain_flags=", ".join(map(fmt.FILTERS["code"], flag_names(argument))),
         )
         self._rows[id(argument)] = (argument, row)
         return row
@@ -296,6 +300,7 @@ def _support_row(
             "",
             base.env,
             computed,
+            base.plain_flags,
         )
     )
 

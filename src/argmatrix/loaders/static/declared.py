@@ -20,11 +20,13 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from argmatrix.loaders.static.builtins import BUILTIN_TYPES
+from argmatrix.loaders.static import values as values_module
 from argmatrix.loaders.static.classes import (
     MEMBER_NODE,
     Member,
     ancestors,
     class_attribute,
+    enum_kind,
     member_scope,
 )
 from argmatrix.loaders.static.syntax import class_members
@@ -33,11 +35,13 @@ from argmatrix.loaders.static.values import (
     CannotEvaluate,
     ClassRef,
     Deferred,
+    EnumMember,
     ExternalRef,
     FunctionRef,
     LambdaRef,
     _Ref,
     describe,
+    is_plain,
     resolve,
 )
 from argmatrix.model.registry import Unevaluated
@@ -676,6 +680,55 @@ def _vars(it: Interpreter, cls: Any) -> dict[str, Any]:
     members = class_members(cls.node)[0]
     it.budget.visit(len(members))
     return {name: Deferred(Member(cls, name), MEMBER_NODE) for name in members}
+
+
+# ------------------------------------------------------------------ Enum classes
+
+
+_FLAG_BASES = ("enum.Flag", "enum.IntFlag", "Flag", "IntFlag")
+
+
+def enum_members(cls: ClassRef, budget: Any) -> list[Any]:
+    """`list(Color)` of an Enum class read from source: its members in the order written, an
+    alias (a later name with an earlier member's value) left out as Python leaves it out. Any
+    member whose value is not known, an `auto()`, or a Flag (whose iteration depends on the
+    values' bits) makes the members unknown, never fewer."""
+    kind = enum_kind(cls)
+    if kind is None:
+        raise CannotEvaluate(f"cannot iterate over `{cls.node.name}` without running the code")
+    if any(type(b) is ExternalRef and b.dotted in _FLAG_BASES for b in ancestors(cls)):
+        raise CannotEvaluate(f"the members of the Flag `{cls.node.name}` are not listed statically")
+    members: list[Any] = []
+    seen: list[Any] = []
+    for child in cls.node.body:
+        budget.visit(2)
+        if isinstance(child, ast.Assign) and len(child.targets) == 1:
+            target = child.targets[0]
+        elif isinstance(child, ast.AnnAssign) and child.value is not None:
+            target = child.target
+        else:
+            continue
+        if not isinstance(target, ast.Name) or target.id.startswith("_"):
+            continue
+        member = class_attribute(cls, target.id)
+        if type(member) is not EnumMember or type(member.value) is Unevaluated:
+            raise CannotEvaluate(
+                f"the value of `{cls.node.name}.{target.id}` is not known statically"
+            )
+        value = resolve(member.value)
+        if type(value) is ExternalRef or not is_plain(value):
+            raise CannotEvaluate(
+                f"the value of `{cls.node.name}.{target.id}` is not known statically"
+            )
+        if value in seen:
+            continue  # an alias
+        seen.append(value)
+        members.append(member)
+    budget.work(len(members))
+    return members
+
+
+values_module.class_items = enum_members
 
 
 def docstring(node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:

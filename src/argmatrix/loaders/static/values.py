@@ -22,6 +22,7 @@ it first (`weigh`): a value may repeat another a thousand times over, a thousand
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from argmatrix.loaders.static.budget import DEFAULT_LIMITS, Budget, BudgetExceeded, active_budget
@@ -534,6 +535,11 @@ def truth(value: Any) -> bool:
     return True  # a parser, a lambda, a builtin, an Enum member: all true in Python
 
 
+# The members of an Enum class read from source, in order, as a `for` over the class sees
+# them. The class model is built on these values, so it registers this (declared.py).
+class_items: Callable[[ClassRef, Budget], list[Any]] | None = None
+
+
 def iterate(value: Any, budget: Budget) -> list[Any]:
     """The items a `for` over `value` would see, as a new list."""
     value = resolve(value)
@@ -543,4 +549,6 @@ def iterate(value: Any, budget: Budget) -> list[Any]:
         if kind is bytes:
             return list(value)
         return list(value)  # a dict gives its keys, a str its characters
+    if kind is ClassRef and class_items is not None:
+        return class_items(value, budget)
     raise CannotEvaluate(f"cannot iterate over {describe(value)} without running the code")
