@@ -19,8 +19,8 @@ import ast
 import sys
 from typing import TYPE_CHECKING, Any
 
-from argmatrix.loaders.static.builtins import BUILTIN_TYPES
 from argmatrix.loaders.static import values as values_module
+from argmatrix.loaders.static.builtins import BUILTIN_TYPES
 from argmatrix.loaders.static.classes import (
     MEMBER_NODE,
     Member,
