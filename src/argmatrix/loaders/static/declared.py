@@ -16,6 +16,7 @@ argument a loop makes of it gets the section of its declaration (`Site`).
 from __future__ import annotations
 
 import ast
+import itertools
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +53,13 @@ if TYPE_CHECKING:
 # ------------------------------------------------------------------ the names modelled
 
 _ALIASES = {"typing_extensions": "typing"}
+# pydantic's names where they are defined, and where its documentation imports them from
+_DOTTED_ALIASES = {
+    "pydantic.main.BaseModel": "pydantic.BaseModel",
+    "pydantic.fields.Field": "pydantic.Field",
+    "pydantic.config.ConfigDict": "pydantic.ConfigDict",
+    "pydantic.fields.PydanticUndefined": "pydantic_core.PydanticUndefined",
+}
 _TYPING_ORIGINS = {"List": "list", "Dict": "dict", "Tuple": "tuple", "Set": "set"}
 MODELED = frozenset(
     {
@@ -81,6 +89,10 @@ MODELED = frozenset(
         "dataclasses.make_dataclass",
         "msgspec.NODEFAULT",
         "msgspec.structs.fields",
+        "pydantic.BaseModel",
+        "pydantic.Field",
+        "pydantic.ConfigDict",
+        "pydantic_core.PydanticUndefined",
         "isinstance",
         "issubclass",
         "hasattr",
@@ -91,20 +103,28 @@ MODELED = frozenset(
 )
 BUILTIN_NAMES = frozenset({"isinstance", "issubclass", "hasattr", "vars", "type", "next"})
 _TYPE_MODULES = ("typing.", "types.", "collections.abc.")
-_MISSING_OF = {"dataclass": "dataclasses.MISSING", "struct": "msgspec.NODEFAULT"}
+_MISSING_OF = {
+    "dataclass": "dataclasses.MISSING",
+    "struct": "msgspec.NODEFAULT",
+    "pydantic": "pydantic_core.PydanticUndefined",
+}
 
 
 class Modeled(_Ref):
-    """A name of `typing`, `dataclasses`, `msgspec` or a builtin, as this module models it."""
+    """A name of `typing`, `dataclasses`, `msgspec`, `pydantic` or a builtin, as this module
+    models it; `bound`: the value a modelled method is read from (`field.is_required`)."""
 
-    __slots__ = ("dotted",)
-    _compared = ("dotted",)
+    __slots__ = ("bound", "dotted")
+    _compared = ("dotted", "bound")
 
-    def __init__(self, dotted: str) -> None:
+    def __init__(self, dotted: str, bound: Any = None) -> None:
         self.dotted = dotted
+        self.bound = bound
 
 
 NONE_TYPE = Modeled("types.NoneType")
+BASE_MODEL = Modeled("pydantic.BaseModel")
+UNDEFINED = Modeled("pydantic_core.PydanticUndefined")
 
 
 class TypeForm(_Ref):
@@ -130,6 +150,51 @@ class FieldSpec(_Ref):
     def __init__(self, default: Any, factory: Any) -> None:
         self.default = default
         self.factory = factory
+
+
+class ModelFieldSpec(_Ref):
+    """What `pydantic.Field(...)` returns: the default or factory, and what it says of the
+    field. `constrained`: it was given a constraint (`gt=0`), which pydantic keeps in the
+    field's `metadata` as objects static reading does not build."""
+
+    __slots__ = ("constrained", "default", "factory", "says")
+    _compared = ("default", "factory", "says", "constrained")
+
+    def __init__(
+        self, default: Any, factory: Any, says: tuple[tuple[str, Any], ...], constrained: bool
+    ) -> None:
+        self.default = default
+        self.factory = factory
+        self.says = says
+        self.constrained = constrained
+
+
+# What a `FieldInfo` of pydantic tells beyond its annotation and default (None when not said).
+_MODEL_FIELD_SAYS = ("description", "title", "alias", "examples", "json_schema_extra")
+_FIELD_KEYWORDS = frozenset({"default", "default_factory", *_MODEL_FIELD_SAYS})
+
+
+class ModelField(_Ref):
+    """One field of a pydantic model, as `Model.model_fields[name]` describes it."""
+
+    __slots__ = ("annotation", "constrained", "default", "default_factory", "metadata", "says")
+    _compared = ("annotation", "default", "default_factory", "says", "metadata")
+
+    def __init__(
+        self,
+        annotation: Any,
+        default: Any,
+        default_factory: Any,
+        says: dict[str, Any],
+        metadata: list[Any],
+        constrained: bool,
+    ) -> None:
+        self.annotation = annotation
+        self.default = default
+        self.default_factory = default_factory
+        self.says = tuple(sorted(says.items()))
+        self.metadata = metadata
+        self.constrained = constrained
 
 
 class Site:
@@ -185,13 +250,14 @@ class Instance(_Ref):
         self.values = values
 
 
-VALUES = (Modeled, TypeForm, FieldSpec, FieldInfo, Record, Instance)
+VALUES = (Modeled, TypeForm, FieldSpec, FieldInfo, Record, Instance, ModelFieldSpec, ModelField)
 
 
 def external(dotted: str) -> Any:
     """The model of a name imported from outside the source read, else an `ExternalRef`."""
     head, _, rest = dotted.partition(".")
     dotted = f"{_ALIASES.get(head, head)}.{rest}" if rest else dotted
+    dotted = _DOTTED_ALIASES.get(dotted, dotted)
     if dotted.startswith("typing.") and dotted[7:] in _TYPING_ORIGINS:
         return BuiltinRef(_TYPING_ORIGINS[dotted[7:]])
     if dotted in MODELED:
@@ -322,10 +388,12 @@ def _kind_of(cls: ClassRef, depth: int) -> str | None:
         base = resolve(cls.module.evaluate(node, cls.node.lineno))
         if base == Modeled("msgspec.Struct"):
             return "struct"
+        if base == BASE_MODEL:
+            return "pydantic"
         if type(base) is ClassRef:
             inherited = _kind_of(base, depth + 1)
-            if inherited == "struct":
-                return "struct"
+            if inherited in ("struct", "pydantic"):
+                return inherited
             kind = kind or inherited
         elif base != ExternalRef("object"):
             raise CannotEvaluate(
@@ -345,7 +413,7 @@ def _lineage(cls: ClassRef) -> list[ClassRef]:
 
 
 _NOT_FIELDS = (Modeled("dataclasses.KW_ONLY"), Modeled("dataclasses.InitVar"))
-_FIELDLESS_BASES = (Modeled("msgspec.Struct"), ExternalRef("object"))
+_FIELDLESS_BASES = (Modeled("msgspec.Struct"), BASE_MODEL, ExternalRef("object"))
 
 
 def _field_lineage(cls: ClassRef, depth: int) -> list[ClassRef]:
@@ -404,6 +472,8 @@ def declared(it: Interpreter, cls: ClassRef) -> list[tuple[FieldInfo, Any]]:
         for child in owner.node.body:
             if not (isinstance(child, ast.AnnAssign) and isinstance(child.target, ast.Name)):
                 continue
+            if kind == "pydantic" and child.target.id.startswith("_"):
+                continue  # a private attribute of a model, not a field
             it.budget.visit(4)
             hint = _annotation(it, owner, child.annotation)
             if type(hint) is TypeForm and hint.origin == Modeled("typing.ClassVar"):
@@ -415,7 +485,9 @@ def declared(it: Interpreter, cls: ClassRef) -> list[tuple[FieldInfo, Any]]:
                 value = resolve(owner.module.evaluate(child.value, child.lineno, owner))
                 if type(value) is FieldSpec:
                     default, factory = _spec_values(value, missing)
-                else:
+                elif type(value) is ModelFieldSpec:
+                    default, factory = value.default, value.factory
+                elif value is not Ellipsis or kind != "pydantic":
                     default = value
             site = Site(str(owner.module.path), child.lineno, owner.node.lineno, owner.node.name)
             name = child.target.id
@@ -424,6 +496,172 @@ def declared(it: Interpreter, cls: ClassRef) -> list[tuple[FieldInfo, Any]]:
     result = list(fields.values())
     cache[id(cls.node)] = (cls.node, result)
     return result
+
+
+# ------------------------------------------------------------------ pydantic models
+
+MODEL_ATTRIBUTES = frozenset({"model_fields", "__fields__"})
+
+
+def model_attribute(it: Interpreter, cls: ClassRef, attr: str) -> Any:
+    """`Model.model_fields` of a pydantic model of the source; of any other class, the class
+    attribute of that name."""
+    if record_kind(it, cls) != "pydantic":
+        return class_attribute(cls, attr)
+    return dict(model_fields(it, cls))
+
+
+def model_fields(it: Interpreter, cls: ClassRef) -> dict[str, ModelField]:
+    """The fields of a pydantic model, bases first, as pydantic describes them: the annotation
+    without `Annotated` (its other metadata in `metadata`), the default (`PydanticUndefined`
+    when required) or factory (else None), and what `Field(...)` says. With
+    `model_config = ConfigDict(use_attribute_docstrings=True)`, a string right after a field
+    is its description unless `Field` gives one."""
+    cache: dict[Any, Any] = it.loader.declarations
+    key = ("model", id(cls.node))
+    found = cache.get(key)
+    if found is not None and found[0] is cls.node:
+        return found[1]  # type: ignore[no-any-return]
+    docstrings = _attribute_docstrings(cls) if _uses_attribute_docstrings(it, cls) else {}
+    result: dict[str, ModelField] = {}
+    for info, hint in declared(it, cls):
+        it.budget.visit(4)
+        annotation = hint
+        metadata: list[Any] = []
+        specs: list[Any] = []
+        if type(hint) is TypeForm and hint.origin == Modeled("typing.Annotated"):
+            annotation = hint.args[0]
+            for item in hint.args[1:]:
+                (specs if type(resolve(item)) is ModelFieldSpec else metadata).append(item)
+        says: dict[str, Any] = dict.fromkeys(_MODEL_FIELD_SAYS)
+        default, factory = info.default, info.default_factory
+        constrained = False
+        for spec in specs:  # `Annotated[int, Field(...)]`: an assigned value wins
+            spec = resolve(spec)
+            says.update((k, v) for k, v in spec.says)
+            constrained = constrained or spec.constrained
+            if default == UNDEFINED and factory == UNDEFINED:
+                default, factory = spec.default, spec.factory
+        assigned = _assigned_spec(it, cls, info)
+        if assigned is not None:
+            says.update((k, v) for k, v in assigned.says)
+            constrained = constrained or assigned.constrained
+        if says["description"] is None and info.name in docstrings:
+            says["description"] = docstrings[info.name]
+        result[info.name] = ModelField(
+            annotation,
+            default,
+            None if factory == UNDEFINED else factory,
+            says,
+            metadata,
+            constrained,
+        )
+    cache[key] = (cls.node, result)
+    return result
+
+
+def _assigned_spec(it: Interpreter, cls: ClassRef, info: FieldInfo) -> ModelFieldSpec | None:
+    """The `Field(...)` a field is assigned, if it is (read again where it is declared)."""
+    if info.site is None:
+        return None
+    for owner in _field_lineage(cls, 0):
+        if owner.node.name != info.site.cls or str(owner.module.path) != info.site.file:
+            continue
+        for child in owner.node.body:
+            if (
+                isinstance(child, ast.AnnAssign)
+                and child.lineno == info.site.line
+                and child.value is not None
+            ):
+                value = resolve(owner.module.evaluate(child.value, child.lineno, owner))
+                return value if type(value) is ModelFieldSpec else None
+    return None
+
+
+def _uses_attribute_docstrings(it: Interpreter, cls: ClassRef) -> bool:
+    """`model_config` (a `ConfigDict` or a dict) says `use_attribute_docstrings=True`; a
+    config static reading cannot read makes the descriptions unknown, never absent."""
+    for owner in reversed(_field_lineage(cls, 0)):
+        if "model_config" not in owner.module.loader.members(owner.node)[0]:
+            continue
+        config = resolve(class_attribute(owner, "model_config"))
+        if type(config) is not dict:
+            raise CannotEvaluate(f"`{owner.node.name}.model_config` is not known statically")
+        return config.get("use_attribute_docstrings") is True
+    return False
+
+
+def _attribute_docstrings(cls: ClassRef) -> dict[str, str]:
+    """A string statement right after an annotated field, per field, in the class and its
+    bases of the source (the nearest class wins), cleaned as pydantic cleans it."""
+    found: dict[str, str] = {}
+    for owner in _lineage(cls):
+        body = owner.node.body
+        for child, following in itertools.pairwise(body):
+            if (
+                isinstance(child, ast.AnnAssign)
+                and isinstance(child.target, ast.Name)
+                and isinstance(following, ast.Expr)
+                and isinstance(following.value, ast.Constant)
+                and type(following.value.value) is str
+            ):
+                found[child.target.id] = _cleaned_docstring(following.value.value)
+    return found
+
+
+def _cleaned_docstring(text: str) -> str:
+    """`inspect.cleandoc`, which pydantic applies to an attribute's docstring."""
+    lines = text.expandtabs().split("\n")
+    margins = [len(line) - len(line.lstrip()) for line in lines[1:] if line.strip()]
+    margin = min(margins, default=0)
+    cleaned = [lines[0].lstrip(), *(line[margin:] for line in lines[1:])]
+    while cleaned and not cleaned[-1].strip():
+        cleaned.pop()
+    while cleaned and not cleaned[0].strip():
+        cleaned.pop(0)
+    return "\n".join(line.rstrip() for line in cleaned)
+
+
+def field_spec(args: list[Any], kwargs: dict[str, Any]) -> ModelFieldSpec:
+    """`pydantic.Field(default, *, default_factory=..., description=..., ...)`."""
+    if len(args) > 1:
+        raise CannotEvaluate("`pydantic.Field` is called with more than one positional argument")
+    default = args[0] if args else kwargs.get("default", UNDEFINED)
+    if default is Ellipsis:
+        default = UNDEFINED
+    factory = kwargs.get("default_factory", UNDEFINED)
+    says = tuple((k, kwargs[k]) for k in _MODEL_FIELD_SAYS if k in kwargs)
+    constrained = any(k not in _FIELD_KEYWORDS for k in kwargs)
+    return ModelFieldSpec(default, factory, says, constrained)
+
+
+def _model_field_attribute(it: Interpreter, field: ModelField, attr: str) -> Any:
+    if attr in ("annotation", "default", "default_factory"):
+        return getattr(field, attr)
+    if attr in _MODEL_FIELD_SAYS:
+        return dict(field.says)[attr]
+    if attr == "metadata":
+        if field.constrained:
+            raise CannotEvaluate("a field's constraints are objects static reading does not build")
+        return list(field.metadata)
+    if attr in ("is_required", "get_default"):
+        return Modeled(f"pydantic.FieldInfo.{attr}", field)
+    raise CannotEvaluate(f"a pydantic field's `{attr}` is not known statically")
+
+
+def _model_field_call(it: Interpreter, function: Modeled, args: list[Any], kwargs: Any) -> Any:
+    field: ModelField = function.bound
+    if function.dotted.endswith(".is_required") and not args and not kwargs:
+        return field.default == UNDEFINED and field.default_factory is None
+    if function.dotted.endswith(".get_default") and not args:
+        if field.default_factory is None:
+            return field.default
+        if kwargs.get("call_default_factory") is True:
+            return it.call_value(field.default_factory, [])
+        return None
+    raise CannotEvaluate(
+        f"`{function.dotted}` is called with arguments static reading does not know"
+    )
 
 
 def record_fields(it: Interpreter, cls: Any) -> tuple[FieldInfo, ...]:
@@ -514,6 +752,8 @@ def _spec_values(spec: FieldSpec, missing: Modeled) -> tuple[Any, Any]:
 
 def attribute(it: Interpreter, base: Any, attr: str) -> Any:
     kind = type(base)
+    if kind is ModelField:
+        return _model_field_attribute(it, base, attr)
     if kind is FieldInfo and attr in ("name", "type", "default", "default_factory"):
         return getattr(base, attr)
     if kind is Instance:
@@ -553,6 +793,14 @@ def call(it: Interpreter, function: Modeled, args: list[Any], kwargs: dict[str, 
     it.budget.visit(4)
     args = [resolve(a) for a in args]
     name = function.dotted
+    if function.bound is not None:
+        return _model_field_call(it, function, args, kwargs)
+    if name == "pydantic.Field":
+        return field_spec(args, kwargs)
+    if name == "pydantic.ConfigDict":
+        if args:
+            raise CannotEvaluate("`pydantic.ConfigDict` is called with positional arguments")
+        return dict(kwargs)
     if name == "typing.get_type_hints":
         extras = kwargs.get("include_extras", False)
         return type_hints(it, args[0], extras is True)

@@ -241,7 +241,10 @@ class Interpreter:
         return self.module.global_value(node.id, self.as_of)
 
     def eval_Attribute(self, node: ast.Attribute) -> Any:
-        return self.attribute(self.eval(node.value), node.attr)
+        base = self.eval(node.value)
+        if type(base) is objects.GroupActions:
+            return objects.group_actions_attribute(self, base, node)
+        return self.attribute(base, node.attr)
 
     def attribute(self, base: Any, attr: str) -> Any:
         base = resolve(base)
@@ -263,6 +266,8 @@ class Interpreter:
         if kind is ClassRef:
             if attr == "__annotations__":
                 return declared.class_annotations(self, base)
+            if attr in declared.MODEL_ATTRIBUTES:
+                return declared.model_attribute(self, base, attr)
             return class_attribute(base, attr)
         if kind is SuperRef:
             for ancestor in ancestors(base.owner):
