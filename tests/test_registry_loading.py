@@ -343,6 +343,7 @@ IDIOM_TARGETS = [
     "idioms_cli:build_parser",
     "starred_flags_cli:build_parser",
     "enum_cli:build_parser",
+    "star_cli.cli:build_parser",
 ]
 
 
@@ -355,6 +356,27 @@ def test_iterating_an_enum_lists_its_members_in_order_without_aliases(mode: Mode
     registry = load("enum_cli:build_parser", mode)
     assert arg(registry, "--hash-mode").choices == ("none", "partial", "all")
     assert arg(registry, "--levels").choices == ("low", "high")
+
+
+def test_names_from_star_imports_follow_all_and_the_later_import(mode: Mode) -> None:
+    registry = load("star_cli.cli:build_parser", mode)
+    assert arg(registry, "--target-modules").choices == ("q_proj", "k_proj", "v_proj", "ALL")
+    assert (arg(registry, "--port").default, arg(registry, "--host").default) == (
+        30000,
+        "127.0.0.1",
+    )
+
+
+def test_a_star_import_from_outside_the_source_makes_a_name_unknown(tmp_path: Path) -> None:
+    (tmp_path / "outside_star_cli.py").write_text(
+        "import argparse\nfrom os.path import *\n\n\ndef build_parser():\n"
+        "    parser = argparse.ArgumentParser()\n"
+        "    parser.add_argument('--sep', default=sep)\n    return parser\n",
+        encoding="utf-8",
+    )
+    registry = load("outside_star_cli:build_parser", "static", base_dir=tmp_path)
+    assert isinstance(arg(registry, "--sep").default, Unevaluated)
+    assert "from ... import *" in registry.diagnostics[0].message
 
 
 ENUM_STATIC_UNKNOWN = {

@@ -107,7 +107,12 @@ def _code_text(value: str) -> str:
     if not text.strip():
         return '`""`' if text == "" else f'`"{text}"`'
     if "`" in text or "|" in text or "\\" in text or _code_span_unsafe(text):
-        return cell(text)
+        # as escaped text, which a cell trims: a space at either edge is kept outside it
+        # (in running text, `` a` |` `` must not read "a|")
+        inner = cell(text)
+        before = " " if text[:1] == " " and inner else ""
+        after = " " if text[-1:] == " " and inner else ""
+        return f"{before}{inner}{after}"
     return f"`{text}`"  # Markdown escapes what is inside a code span itself
 
 

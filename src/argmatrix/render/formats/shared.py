@@ -106,23 +106,12 @@ class ProseWriter(NamedTuple):
         written = []
         for kind, part in prose_parts(text):
             if kind == CODE:
-                written.append(self._code(part))
+                written.append(self.code(part))
             elif kind == LINK:
                 written.append(self.link(part))
             else:
                 written.append(_spaced(self.cell, part))
         return "".join(written)
-
-    def _code(self, content: str) -> str:
-        """A code span whose content starts or ends with a space keeps that space outside the
-        span: a format may write the content as escaped text (a `|` in a Markdown table), and
-        escaped text loses its edge spaces."""
-        inner = content.strip()
-        if not inner or inner == content:
-            return self.code(content)
-        before = " " if content[:1].isspace() else ""
-        after = " " if content[-1:].isspace() else ""
-        return f"{before}{self.code(inner)}{after}"
 
 
 def _spaced(cell: Callable[[Any], str], text: str) -> str:
