@@ -174,11 +174,15 @@ def call_lambda(
     return inner.eval(function.node.body)
 
 
-def call_function(it: Interpreter, function: FunctionRef, node: ast.Call) -> Any:
-    """Follow a helper that adds arguments: `add_model_args(parser)`, `cls._more(parser)`."""
+def call_function(
+    it: Interpreter, function: FunctionRef, node: ast.Call, builds: bool = False
+) -> Any:
+    """Follow a helper that adds arguments: `add_model_args(parser)`, `cls._more(parser)`, or
+    a method of a class whose body builds parsers (`builds`), which may add to them through the
+    class (`CLI.subparsers.add_parser(...)`)."""
     receiver = [function.owner] if skips_first(function) else []
     args, kwargs = lenient_arguments(it, node)
-    involves_parser = any(is_parserish(v) for v in [*receiver, *args, *kwargs.values()])
+    involves_parser = builds or any(is_parserish(v) for v in [*receiver, *args, *kwargs.values()])
     if not involves_parser and not it.loader.walked(function.node, returns_parser):
         return computed(it, function, [*receiver, *args], kwargs)
     return it.follow(function, [*receiver, *args], kwargs)

@@ -1,5 +1,11 @@
-"""Classes read from source: their bases, members and class-level values, worked out without
-running the class body (a dataclass field default, an Enum member, an action's `nargs`)."""
+"""Classes read from source: their bases, members and class-level values.
+
+A class body that only binds values (a dataclass field default, an Enum member, an action's
+`nargs`) is not run: each value is worked out when it is asked for. A class body that builds a
+parser (`parser = ArgumentParser(...)`, `parser.add_argument(...)`, `CLI.subparsers.add_parser(...)`
+in the body, as lmdeploy's `CLI` does) is run once per read, statement by statement, the first
+time the class is read (see `StaticLoader.class_namespace`): its attributes are then the values the
+body left, the same parser handles at every read."""
 
 from __future__ import annotations
 
@@ -10,6 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from argmatrix.loaders.static.argparse_names import argparse_class, is_action_class
+from argmatrix.loaders.static.syntax import DEFINITION, PARSER_METHODS
 from argmatrix.loaders.static.values import (
     ArgparseRef,
     CannotEvaluate,
@@ -132,11 +139,33 @@ def is_parser_class(cls: ClassRef) -> bool:
     )
 
 
+def builds_in_body(node: ast.ClassDef) -> bool:
+    """The class body itself (not its methods) makes a parser or calls a parser method."""
+    for statement in node.body:
+        if isinstance(statement, DEFINITION):
+            continue
+        for child in ast.walk(statement):
+            if not isinstance(child, ast.Call):
+                continue
+            func = child.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name in PARSER_METHODS or name == "ArgumentParser":
+                return True
+    return False
+
+
+def runs_body(cls: ClassRef) -> bool:
+    """A class whose body is run (once per read) rather than read value by value."""
+    return not cls.module.is_stub and cls.module.loader.walked(cls.node, builds_in_body)
+
+
 def class_attribute(cls: ClassRef, attr: str, depth: int = 0) -> Any:
     """A class-level value: a dataclass field default, a constant, a nested class or method."""
     patched = cls.module.attribute_changes.get(cls.node.name, {}).get(attr)
     if patched is not None:
         raise CannotEvaluate(f"`{cls.node.name}.{attr}` is assigned again at line {patched}")
+    if runs_body(cls):
+        return _body_attribute(cls, attr, depth)
     members, changed = cls.module.loader.members(cls.node)
     if attr in changed:
         raise CannotEvaluate(
@@ -151,6 +180,29 @@ def class_attribute(cls: ClassRef, attr: str, depth: int = 0) -> Any:
         return ClassRef(cls.module, node)
     if node is not None:
         return _class_value(cls, attr, node)
+    return _inherited(cls, attr, depth)
+
+
+def _body_attribute(cls: ClassRef, attr: str, depth: int) -> Any:
+    """An attribute of a class whose body was run: what the body left bound to the name (a
+    method or nested class as any class's), else what a base class has."""
+    namespace = cls.module.loader.class_namespace(cls)
+    node = cls.module.loader.members(cls.node)[0].get(attr)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return FunctionRef(cls.module, node, cls)
+    if isinstance(node, ast.ClassDef):
+        return ClassRef(cls.module, node)
+    if attr in namespace:
+        value = namespace[attr]
+        if type(value) is Unevaluated:
+            raise CannotEvaluate(
+                value.reason or f"`{cls.node.name}.{attr}` cannot be computed statically"
+            )
+        return value
+    return _inherited(cls, attr, depth)
+
+
+def _inherited(cls: ClassRef, attr: str, depth: int) -> Any:
     for base_node in cls.node.bases:
         cls.module.loader.budget.visit(4)  # a scope to evaluate the base in
         try:

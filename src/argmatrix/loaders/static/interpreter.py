@@ -14,7 +14,12 @@ from argmatrix.loaders.static import calls, declared, objects
 from argmatrix.loaders.static.argparse_names import argparse_attribute
 from argmatrix.loaders.static.budget import FIX, BudgetExceeded
 from argmatrix.loaders.static.builtins import BUILTIN_TYPES, LIBRARY_FUNCTIONS
-from argmatrix.loaders.static.classes import ancestors, class_attribute, is_parser_class
+from argmatrix.loaders.static.classes import (
+    ancestors,
+    class_attribute,
+    is_parser_class,
+    runs_body,
+)
 from argmatrix.loaders.static.formatting import format_value
 from argmatrix.loaders.static.ops import binary, compare, method, unary, unbound_method
 from argmatrix.loaders.static.replay import new_parser, parser_call
@@ -489,7 +494,10 @@ class Interpreter:
         ):
             return new_parser(self, node, function)
         if kind is FunctionRef:
-            return calls.call_function(self, function, node)
+            owner = function.owner
+            return calls.call_function(
+                self, function, node, builds=owner is not None and runs_body(owner)
+            )
         if kind is declared.Modeled:
             if not declared.next_allowed(function, node):
                 raise CannotEvaluate("`next` of anything but a generator expression")

@@ -30,6 +30,7 @@ from argmatrix.loaders.static.classes import ancestors, class_attribute
 from argmatrix.loaders.static.replay import final_value, parser_from_keywords, report_keyword
 from argmatrix.loaders.static.syntax import PARSER_METHODS
 from argmatrix.loaders.static.values import (
+    ActionHandle,
     ArgparseInit,
     ArgparseRef,
     BoundMethod,
@@ -41,6 +42,7 @@ from argmatrix.loaders.static.values import (
     ParserMethod,
     SourceObject,
     SuperOf,
+    resolve,
 )
 
 if TYPE_CHECKING:
@@ -73,10 +75,6 @@ class WrapperCall:
         self.line = line
         self.start = start
         self.extra = extra
-
-
-# What calling each of these means (see `call`).
-CALLED = frozenset({BoundMethod, ParseMethod, ArgparseInit})
 
 
 # ------------------------------------------------------------------ which classes make objects
@@ -141,6 +139,10 @@ def _method(cls: ClassRef, name: str, after: ClassRef | None = None) -> Function
 def attribute(it: Interpreter, obj: SourceObject, attr: str) -> Any:
     if attr in obj.attrs:
         return obj.attrs[attr]
+    if attr in PARSE_METHODS and obj.parser is not None:
+        # the parser is taken where it would parse: a `parse_args` the project overrides (to
+        # rewrite the command line first) is not followed, as live reading does not run it
+        return ParseMethod(obj.parser)
     method = _method(obj.cls, attr)
     if method is not None:
         return _bound(method, obj)
@@ -174,7 +176,66 @@ def parser_attribute(handle: ParserHandle, attr: str) -> Any:
         return ParseMethod(handle)
     if attr in _CONTAINERS and isinstance(handle.target, argparse.ArgumentParser):
         return ParserHandle(getattr(handle.target, attr))
+    if attr == "_group_actions" and isinstance(handle.target, argparse._ArgumentGroup):
+        return GroupActions(handle)
     raise CannotEvaluate(f"`{attr}` of a parser is not read statically")
+
+
+# ------------------------------------------------------------------ a group's list of actions
+
+
+class GroupActions:
+    """`group._group_actions`, argparse's list of the actions a group lists in help. A registry
+    appends an action added through another group to it (lmdeploy lists its engine arguments
+    under both engines' titles); the first group that lists an action stays its section. Only
+    `append` of an action is followed; anything else done to the list is said (the section an
+    argument is listed under may then differ from live reading's), as the list is not read."""
+
+    __slots__ = ("handle",)
+
+    def __init__(self, handle: ParserHandle) -> None:
+        self.handle = handle
+
+
+class GroupAppend:
+    """`group._group_actions.append`, replayed on the group when called."""
+
+    __slots__ = ("handle",)
+
+    def __init__(self, handle: ParserHandle) -> None:
+        self.handle = handle
+
+
+# What calling each of these means (see `call`).
+CALLED = frozenset({BoundMethod, ParseMethod, ArgparseInit, GroupAppend})
+
+
+def group_actions_attribute(it: Interpreter, base: GroupActions, node: ast.Attribute) -> Any:
+    if node.attr == "append":
+        return GroupAppend(base.handle)
+    raise _not_followed(it, node, f"`{node.attr}` of it is not")
+
+
+def _not_followed(it: Interpreter, node: ast.expr, what: str) -> CannotEvaluate:
+    reason = (
+        f"argparse's private list of a group's actions is followed only to append an"
+        f" argument to it; {what}"
+    )
+    it.report(
+        node,
+        f"`{it.quoted(node)}` is not followed statically ({reason}): the section an argument"
+        " is listed under may differ",
+    )
+    return CannotEvaluate(reason)
+
+
+def _group_append(it: Interpreter, function: GroupAppend, node: ast.Call) -> None:
+    args, kwargs = lenient_arguments(it, node)
+    action = resolve(args[0]) if len(args) == 1 and not kwargs else None
+    if type(action) is not ActionHandle:
+        raise _not_followed(it, node, "what is appended is no argument static reading made")
+    it.budget.visit(1)
+    function.handle.target._group_actions.append(action.target)
 
 
 def super_attribute(it: Interpreter, base: SuperOf, attr: str) -> Any:
@@ -199,6 +260,9 @@ def call(it: Interpreter, function: Any, node: ast.Call) -> Any:
     kind = type(function)
     if kind is ParseMethod:
         raise Captured(function.handle)
+    if kind is GroupAppend:
+        _group_append(it, function, node)
+        return None
     args, kwargs = lenient_arguments(it, node)
     if kind is ArgparseInit:
         make_parser(it, function.receiver, node, kwargs)

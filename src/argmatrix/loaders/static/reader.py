@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -27,7 +28,7 @@ from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.sections import CallSite, remember_tree
 from argmatrix.loaders.static.argparse_names import argparse_attribute
 from argmatrix.loaders.static.budget import FIX, Budget, BudgetExceeded, Limits
-from argmatrix.loaders.static.classes import is_parser_class
+from argmatrix.loaders.static.classes import is_parser_class, runs_body
 from argmatrix.loaders.static.declared import Site, external
 from argmatrix.loaders.static.interpreter import Interpreter, run_function
 from argmatrix.loaders.static.objects import Captured, WrapperCall, new_object, writes_methods
@@ -68,6 +69,8 @@ MAX_DIAGNOSTICS = 200  # per read; beyond, one line says how many more there wer
 _MESSAGE_LENGTH = 400  # characters of one diagnostic (a reason may quote a long value)
 _LOOKUP_STEPS = 50  # looking for a module's file on the search path, in steps (about its time)
 _BYTES_A_STEP = 4  # 2**4 bytes of a module read count a step
+# A module whose text may call a parser method (in a class body the target's import runs).
+_BUILDS = re.compile(r"\.(?:add_argument|add_subparsers|add_parser|add_argument_group)\s*\(")
 
 
 # ------------------------------------------------------------------ the loader of one read
@@ -110,6 +113,12 @@ class StaticLoader:
         self._dropped = 0
         self._keywords: dict[tuple[str, str], list[Any]] = {}
         self._walked: dict[tuple[int, Callable[[Any], bool]], tuple[ast.AST, bool]] = {}
+        # Class bodies that build parsers, run once per read (`class_namespace`): per class,
+        # the names its body left (None while it runs). The target's module, whose imports
+        # run such bodies in the order it imports them, once the first of them is read.
+        self.class_bodies: dict[int, tuple[ast.ClassDef, dict[str, Any] | None]] = {}
+        self.target: SourceModule | None = None
+        self._imports_run = False
 
     def walked(self, node: ast.AST, test: Callable[[Any], bool]) -> bool:
         """`test(node)` (a walk of the node's subtree), once per node and read: a statement that
@@ -277,6 +286,75 @@ class StaticLoader:
 
     # -------------------------------------------------------------- classes
 
+    def class_namespace(self, cls: ClassRef) -> dict[str, Any]:
+        """The names a class body that builds a parser leaves bound, the body run once per read
+        (as importing its module would run it once): `CLI.parser` is the same parser at every
+        read. The bodies the target's module runs by importing its own modules are run first,
+        in that order, so that subcommands added by class bodies come in the order live reading
+        gives them. The body runs as a function's statements do, within the same budget; a
+        parser call it cannot follow is said, a budget spent stops the read."""
+        found = self.class_bodies.get(id(cls.node))
+        if found is None or found[0] is not cls.node:
+            self._run_imports()
+            found = self.class_bodies.get(id(cls.node))
+        if found is None or found[0] is not cls.node:
+            self._run_body(cls)
+            found = self.class_bodies[id(cls.node)]
+        if found[1] is None:
+            raise CannotEvaluate(f"`{cls.node.name}` is read in its own class body")
+        return found[1]
+
+    def _run_body(self, cls: ClassRef) -> None:
+        key = id(cls.node)
+        namespace: dict[str, Any] = {}
+        self.class_bodies[key] = (cls.node, None)
+        line = cls.node.lineno
+        try:
+            Interpreter(cls.module, namespace, line, owner=cls, as_of=line).exec_block(
+                cls.node.body
+            )
+        except BaseException:
+            del self.class_bodies[key]
+            raise
+        self.class_bodies[key] = (cls.node, namespace)
+
+    def _run_imports(self) -> None:
+        """What importing the target's module runs of the bodies that build parsers: those of
+        the package's modules it imports, then its own, in source order (one level: a module
+        it imports is looked into only if its text calls a parser method)."""
+        target = self.target
+        if self._imports_run or target is None or target.tree is None:
+            return
+        self._imports_run = True
+        for statement in target.tree.body:
+            if isinstance(statement, ast.ClassDef):
+                self._run_if_building(ClassRef(target, statement))
+                continue
+            if isinstance(statement, ast.ImportFrom):
+                names = [target.absolute(statement.module, statement.level)]
+            elif isinstance(statement, ast.Import):
+                names = [alias.name for alias in statement.names]
+            else:
+                continue
+            for name in names:
+                if name == target.name or not self.in_package(name):
+                    continue
+                module = self.module(name)
+                if module is None or module.is_stub or not _BUILDS.search(module.text):
+                    continue
+                self.budget.work(len(module.text))
+                module.parse()
+                assert module.tree is not None
+                for node in module.tree.body:
+                    if isinstance(node, ast.ClassDef):
+                        self._run_if_building(ClassRef(module, node))
+
+    def _run_if_building(self, cls: ClassRef) -> None:
+        if runs_body(cls):
+            found = self.class_bodies.get(id(cls.node))
+            if found is None or found[0] is not cls.node:
+                self._run_body(cls)
+
     def members(self, node: ast.ClassDef) -> tuple[dict[str, Any], dict[str, int]]:
         """A class body's names (see `class_members`), worked out once per read."""
         found = self.class_members.get(id(node))
@@ -349,6 +427,7 @@ def _build(
     loader.reading_target = True  # its syntax errors are reported, as importing it would
     module = loader.module(module_name)
     loader.reading_target = False
+    loader.target = module
     if module is None:
         raise ArgmatrixError.at(
             f"cannot find the source of module {module_name!r} on sys.path",
