@@ -338,6 +338,15 @@ def argument(**fields: object) -> Argument:
         # Containers, item by item with the same rule.
         ("[]", {"default": []}, True),
         ("a, b", {"default": ["a", "b"]}, True),
+        ("`a`, `b`", {"default": ["a", "b"]}, True),
+        ("`a`,`b`", {"default": ["a", "b"]}, True),
+        ("`a`, `c`", {"default": ["a", "b"]}, False),
+        ("`a`", {"default": ["a", "b"]}, False),
+        # NaN is a number equal to NaN here, as a reader means it.
+        ("nan", {"default": float("nan"), "type": "float"}, True),
+        ("NaN", {"default": float("nan"), "type": "float"}, True),
+        ("0.0", {"default": float("nan"), "type": "float"}, False),
+        ("nan", {"default": 0.0, "type": "float"}, False),
         ("['a', 'b']", {"default": ["a", "b"]}, True),
         ("('a', 'b')", {"default": ["a", "b"]}, True),
         ("[1, 2]", {"default": ["1", "2"]}, False),

@@ -22,7 +22,8 @@ always accepted:
 
 3. Two ways of writing a value that a reader types on the command line are accepted as well:
    the bare text of a string default (`8` for the string `"8"`, `{}` for the string `"{}"`), and
-   the items of a list default separated by commas (`a, b` for `['a', 'b']`).
+   the items of a list default separated by commas (`a, b` for `['a', 'b']`, each item in a
+   code span or the whole list in one). `nan` matches a NaN default.
 
 4. A registry default computed at run time (an unevaluated expression, an object) is not
    compared; a required argument without a default may read `required`.
@@ -37,6 +38,7 @@ always accepted:
 from __future__ import annotations
 
 import ast
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -48,6 +50,8 @@ NONE_TEXTS = frozenset(("", "none", "null", "n/a", "-", "—"))
 _BOOLS = {"true": True, "false": False}
 _LITERAL_LIMIT = 2000  # characters: a longer cell is not read as a Python literal
 _NUMBER_LIMIT = 100  # characters: a longer cell is not read as a number
+_SPAN = re.compile(r"`([^`]*)`")
+_SPAN_LIST = re.compile(r"`[^`]*`(?: ?, ?`[^`]*`)+")
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,9 @@ def page_value(text: str) -> PageValue:
     folded = " ".join(text.split()).strip()
     if folded and not folded.strip("`"):
         return PageValue("", "", True)  # `` : an empty code span, the empty string
+    if _SPAN_LIST.fullmatch(folded):  # `a`, `b`: items each in a code span (rule 3)
+        items = ", ".join(item.strip() for item in _SPAN.findall(folded))
+        return PageValue(items, items, False)
     shown = folded.strip("`").strip()
     if _is_quoted(shown):
         return PageValue(shown[1:-1], shown[1:-1], True)
@@ -130,7 +137,9 @@ def same_value(page: Any, registry: Any) -> bool:
     if registry is None or isinstance(registry, bool):
         return page is registry
     if isinstance(registry, (int, float)):
-        return isinstance(page, (int, float)) and not isinstance(page, bool) and page == registry
+        if not isinstance(page, (int, float)) or isinstance(page, bool):
+            return False
+        return page == registry or (math.isnan(page) and math.isnan(registry))
     if isinstance(registry, str):
         return isinstance(page, str) and page == registry
     if isinstance(registry, (list, tuple)):
