@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -463,3 +464,92 @@ def test_the_check_passes_on_the_generated_showcase_page_and_catches_a_lost_row(
     assert [(f["kind"], f["flag"]) for f in found if f["kind"] != "stale-page"] == [
         ("undocumented-flag", "--port")
     ]
+
+
+# ------------------------------------------------------------------ MyST list tables
+
+
+def _as_list_tables(markdown: str, fence: str) -> str:
+    """The Markdown page with each pipe table written as a MyST `{list-table}` (header row
+    first), as a Sphinx + MyST project writes its reference by hand."""
+    out: list[str] = []
+    table: list[list[str]] = []
+    for line in [*markdown.split("\n"), ""]:
+        if line.startswith("| ") and not line.startswith("| ---"):
+            cells = re.split(r"(?<!\\)\|", line.strip().strip("|"))
+            table.append([cell.strip().replace("\\|", "|") for cell in cells])
+            continue
+        if line.startswith("| ---"):
+            continue
+        if table:
+            out += [f"{fence}{{list-table}}", ":header-rows: 1", ""]
+            for row in table:
+                out += [f"* - {row[0]}", *(f"  - {cell}" for cell in row[1:])]
+            out += [fence]
+            table = []
+        out.append(line)
+    return "\n".join(out)
+
+
+@pytest.fixture(params=["```", ":::"])
+def myst_root(root: Path, request: pytest.FixtureRequest) -> Path:
+    page = root / "docs" / "reference" / "server_arguments.md"
+    text = page.read_text(encoding="utf-8")
+    text = text.replace("```text\n| `--port` |", "```text\n- `--port` |")  # keep the example
+    page.write_text(_as_list_tables(text, request.param), encoding="utf-8")
+    assert "| --- |" not in page.read_text(encoding="utf-8")
+    return root
+
+
+def test_myst_list_tables_are_read_as_tables(myst_root: Path) -> None:
+    result = check(myst_root)
+    assert (result.code, result.out) == (0, "argmatrix check: everything agrees\n"), result.out
+
+
+def test_a_new_flag_without_a_list_table_row_is_found_at_the_row_before_it(
+    myst_root: Path,
+) -> None:
+    add_flag(myst_root, 'parser.add_argument("--enable-lora", action="store_true", help="L.")')
+    found = [where(f) for f in findings(myst_root) if f["file"].endswith(MD_PAGE.name)]
+    assert found == [
+        ("undocumented-flag", MD_PAGE.name, line_of(myst_root / MD_PAGE, "* - `--log-level`"))
+    ]
+
+
+def test_a_list_table_row_with_a_cell_too_few_is_misshapen(myst_root: Path) -> None:
+    page = myst_root / MD_PAGE
+    row = line_of(page, "* - `--port`")
+    lines = page.read_text(encoding="utf-8").split("\n")
+    del lines[row]  # the row's Description cell
+    page.write_text("\n".join(lines), encoding="utf-8")
+    found = [where(f) for f in findings(myst_root)]
+    assert ("misshapen-row", MD_PAGE.name, row) in found
+
+
+def test_list_tables_read_as_myst_parser_builds_them(myst_root: Path) -> None:
+    """The rows and cells read here are the ones myst-parser (docutils) builds from the page
+    (their text compared without white space: the reader spaces code apart from the text)."""
+    from docutils import nodes
+    from docutils.core import publish_doctree
+    from myst_parser.parsers.docutils_ import Parser
+
+    text = (myst_root / MD_PAGE).read_text(encoding="utf-8")
+    tree = publish_doctree(
+        text,
+        parser=Parser(),
+        settings_overrides={"myst_enable_extensions": ["colon_fence"], "report_level": 5},
+    )
+    for raw in list(tree.findall(nodes.raw)):  # `<br>`: markup, a space as text
+        raw.parent.replace(raw, nodes.Text(" "))
+    built = [
+        ["".join(entry.astext().split()) for entry in row.findall(nodes.entry)]
+        for table in tree.findall(nodes.table)
+        for row in table.findall(nodes.row)
+    ]
+    read = [
+        ["".join(cell.text.split()) for cell in row.cells]
+        for table in read_tables(text, str(MD_PAGE), "markdown")
+        for row in table.rows
+    ]
+    assert len(built) > 10
+    assert read == built

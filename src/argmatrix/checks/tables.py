@@ -1,8 +1,10 @@
 """The tables of a hand-maintained page, as rows of cells with their lines, whatever the syntax.
 
-Two syntaxes are read, both in one page: Markdown pipe tables (markdown-it, the parser the rest
-of argmatrix uses) and HTML or JSX `<table>` elements with `<tr>`/`<th>`/`<td>` rows, as SGLang
-writes its MDX pages (the standard library's `html.parser`, which never raises on broken markup).
+Three syntaxes are read, all in one page: Markdown pipe tables (markdown-it, the parser the rest
+of argmatrix uses), MyST's `{list-table}` directive (a list of rows, each a list of cells, in a
+backtick, tilde or colon fence; `:header-rows:` says how many rows are the header), and HTML or
+JSX `<table>` elements with `<tr>`/`<th>`/`<td>` rows, as SGLang writes its MDX pages (the
+standard library's `html.parser`, which never raises on broken markup).
 
 Before the HTML is read, what is not markup is blanked (every newline kept, so lines still
 count): fenced and indented code, the lines of pipe tables, a frontmatter block; in MDX, the
@@ -99,7 +101,7 @@ def read_tables(text: str, file: str, syntax: Syntax) -> list[PageTable]:
         _pipe_table(tokens, i, lines) for i, t in enumerate(tokens) if t.type == "table_open"
     ]
     markup = _markup_only(text, tokens, syntax, file)
-    tables = [*markdown, *_html_tables(markup)]
+    tables = [*markdown, *_list_tables(lines), *_html_tables(markup)]
     return sorted(tables, key=lambda table: table.line)
 
 
@@ -193,6 +195,74 @@ def _inline_cell(inline: Token) -> Cell:
         position = end + length
     text = _TAG.sub(" ", "".join(parts))
     return Cell(" ".join(text.split()), tuple(codes))
+
+
+# ------------------------------------------------------------------ MyST list tables
+
+_LIST_TABLE = re.compile(r"^ {0,3}(`{3,}|~{3,}|:{3,})\s*\{list-table\}")
+_HEADER_ROWS = re.compile(r"^\s*:header-rows:\s*(\d{1,4})\s*$")
+
+
+def _list_tables(lines: list[str]) -> list[PageTable]:
+    """Every `{list-table}` directive of a MyST page, read from its fence's content."""
+    tables = []
+    index = 0
+    while index < len(lines):
+        opening = _LIST_TABLE.match(lines[index])
+        if opening is None:
+            index += 1
+            continue
+        fence = opening.group(1)
+        end = index + 1
+        while end < len(lines) and not _closes(lines[end], fence):
+            end += 1
+        tables.append(_list_table(lines[index + 1 : end], index + 2, index + 1))
+        index = end + 1
+    return tables
+
+
+def _closes(line: str, fence: str) -> bool:
+    stripped = line.strip()
+    return len(stripped) >= len(fence) and set(stripped) == {fence[0]}
+
+
+def _list_table(content: list[str], first_line: int, line: int) -> PageTable:
+    """A list table's rows: each item of the outer list is a row, each item of its inner list a
+    cell. `first_line`: the page's line of the content's first line."""
+    header_rows = 0
+    for text in content:
+        match = _HEADER_ROWS.match(text)
+        if match:
+            header_rows = int(match.group(1))
+    tokens = _MD.parse("\n".join(content))
+    rows: list[TableRow] = []
+    depth = 0
+    cells: list[Cell] = []
+    row_line = first_line
+    cell_parts: list[Token] = []
+    for token in tokens:
+        if token.type == "bullet_list_open":
+            depth += 1
+        elif token.type == "bullet_list_close":
+            depth -= 1
+        elif token.type == "list_item_open" and depth == 1:
+            cells, row_line = [], first_line + (token.map[0] if token.map else 0)
+        elif token.type == "list_item_open" and depth == 2:
+            cell_parts = []
+        elif token.type == "inline" and depth >= 2:
+            cell_parts.append(token)
+        elif token.type == "list_item_close" and depth == 2:
+            cells.append(_joined_cell(cell_parts))
+        elif token.type == "list_item_close" and depth == 1:
+            rows.append(TableRow(row_line, tuple(cells), header=len(rows) < header_rows))
+    return PageTable(line, tuple(rows))
+
+
+def _joined_cell(inlines: list[Token]) -> Cell:
+    """A cell of paragraphs (or nested lists): their text and code, in order."""
+    parts = [_inline_cell(inline) for inline in inlines]
+    text = " ".join(part.text for part in parts if part.text)
+    return Cell(text, tuple(code for part in parts for code in part.codes))
 
 
 # ------------------------------------------------------------------ what is markup
