@@ -11,6 +11,7 @@ search is a different component.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -178,14 +179,26 @@ def test_the_matrix_filter_narrows_the_rows(browser: Any, showcase_url: str, eng
     )
 
 
-def test_search_finds_a_flag(browser: Any, mkdocs_showcase_url: str) -> None:
+def test_search_finds_a_flag(browser: Any, showcase_url: str, engine: str) -> None:
+    """Typing a flag into the site's search finds the showcase's table of it, on MkDocs and on
+    Zensical (whose search is its own: an index of its own, a dialog in a shadow root that
+    loads more results as they are scrolled to): `--page-size` reads as the words page and
+    size, both highlighted."""
+    open_page(browser, showcase_url)
+    links = _zensical_search(browser) if engine == "zensical" else _material_search(browser)
+    screenshot(browser, f"search-page-size-{engine}")
+    showcase = [marks for href, marks in links if "/showcase/ascend/" in href]
+    assert showcase, links
+    assert any({"page", "size"} <= set(marks) for marks in showcase), showcase
+
+
+def _material_search(browser: Any) -> list[tuple[str, list[str]]]:
     from selenium.webdriver.common.by import By
 
-    open_page(browser, mkdocs_showcase_url)
     search = browser.find_element(By.CSS_SELECTOR, "input.md-search__input")
     search.click()
     search.send_keys("--page-size")
-    links = wait_for(
+    return wait_for(  # type: ignore[no-any-return]
         browser,
         (
             "(() => { const items = Array.from(document.querySelectorAll('.md-search-result__item'));"
@@ -194,10 +207,39 @@ def test_search_finds_a_flag(browser: Any, mkdocs_showcase_url: str) -> None:
             " })()"
         ),
     )
-    screenshot(browser, "search-page-size")
-    showcase = [marks for href, marks in links if "/showcase/ascend/" in href]
-    assert showcase, links
-    assert {"page", "size"} <= set(showcase[0])
+
+
+_ZENSICAL_RESULTS = (
+    "(() => { const host = Array.from(document.querySelectorAll('*')).find("
+    "e => e.shadowRoot && e.shadowRoot.querySelector('input[role=combobox]'));"
+    " const list = host && host.shadowRoot.querySelector('ol[role=listbox]');"
+    " if (!list) return null; list.parentElement.scrollTop = list.parentElement.scrollHeight;"
+    " return Array.from(list.querySelectorAll('li')).filter(li => li.querySelector('a')).map("
+    "li => [li.querySelector('a').href,"
+    " Array.from(li.querySelectorAll('mark')).map(m => m.textContent.toLowerCase())]); })()"
+)
+
+
+def _zensical_search(browser: Any) -> list[tuple[str, list[str]]]:
+    from selenium.webdriver.common.by import By
+
+    browser.find_element(By.CSS_SELECTOR, ".md-search__button").click()
+    host = wait_for(
+        browser,
+        "Array.from(document.querySelectorAll('*')).find("
+        "e => e.shadowRoot && e.shadowRoot.querySelector('input[role=combobox]'))",
+    )
+    host.shadow_root.find_element(By.CSS_SELECTOR, "input[role=combobox]").send_keys("--page-size")
+    links: list[tuple[str, list[str]]] = wait_for(
+        browser, f"(r => r && r.length ? r : null)({_ZENSICAL_RESULTS})"
+    )
+    for _ in range(20):  # scrolled to the end, until no more results come
+        time.sleep(0.3)
+        more = browser.execute_script(f"return {_ZENSICAL_RESULTS}")
+        if len(more) == len(links):
+            break
+        links = more
+    return links
 
 
 def test_markup_in_help_text_shows_as_text_and_never_runs(
