@@ -1,0 +1,68 @@
+"""`argmatrix.yaml`: where the registry, the manifests and the pages are.
+
+One module per part of the file, each over the ones below it (import-linter holds the order):
+`load` (finding and loading the file, the project folder, `docs_dir`, `templates_dir`,
+`manifests`), `checks` (`checks:`), `pages` (`pages:`) and `registry` (`registry:`), `spec`
+(the values: `Config`, `PageSpec`, `CoverageSpec`), `display` (how arguments are shown:
+`environment:`, `types:`, `computed_defaults:`), `fields` (checks of fields they share).
+"""
+
+from __future__ import annotations
+
+from argmatrix.config.checks import (
+    CHECK_KEYS,
+    CHECK_KINDS,
+    COVERAGE_KEYS,
+    MAX_COLUMNS,
+    SEVERITIES,
+)
+from argmatrix.config.display import (
+    ENVIRONMENT_KEYS,
+    Display,
+    DisplayFacts,
+    Environment,
+    Named,
+)
+from argmatrix.config.load import (
+    CONFIG_NAME,
+    TOP_KEYS,
+    find_config,
+    load_config,
+    project_folder,
+)
+from argmatrix.config.pages import PAGE_KEYS
+from argmatrix.config.registry import REGISTRY_KEYS
+from argmatrix.config.spec import (
+    PAGE_FORMATS,
+    AllowedFlag,
+    Config,
+    CoverageSpec,
+    PageSpec,
+    format_of,
+)
+
+__all__ = [
+    "CHECK_KEYS",
+    "CHECK_KINDS",
+    "CONFIG_NAME",
+    "COVERAGE_KEYS",
+    "ENVIRONMENT_KEYS",
+    "MAX_COLUMNS",
+    "PAGE_FORMATS",
+    "PAGE_KEYS",
+    "REGISTRY_KEYS",
+    "SEVERITIES",
+    "TOP_KEYS",
+    "AllowedFlag",
+    "Config",
+    "CoverageSpec",
+    "Display",
+    "DisplayFacts",
+    "Environment",
+    "Named",
+    "PageSpec",
+    "find_config",
+    "format_of",
+    "load_config",
+    "project_folder",
+]

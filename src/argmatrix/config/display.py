@@ -1,0 +1,225 @@
+"""How arguments are shown on a page (`environment:`, `types:`, `computed_defaults:`): the
+values `Named`, `Environment`, `Display`, `DisplayFacts`, and reading them from the file."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from argmatrix._runtime.yamlfile import line_of
+from argmatrix.config.fields import _shown, _unknown_keys
+from argmatrix.errors import ArgmatrixError, Problem, has_control
+from argmatrix.model.registry import Argument, Registry
+
+ENVIRONMENT_KEYS = ("keyword", "prefix", "arguments")
+
+
+class Named(NamedTuple):
+    """A flag named in the configuration, what is said of it, and the line it is written on."""
+
+    flag: str
+    text: str
+    line: int | None
+
+
+@dataclass(frozen=True)
+class Environment:
+    """How an argument's environment variable is found (`environment:`): the argument's own
+    entry in `arguments`, else the `add_argument` keyword named by `keyword` (RTP-LLM's
+    `env_name=`), else `prefix` + the dest upper-cased (`SGLANG_` + `MODEL_PATH`)."""
+
+    keyword: str | None = None
+    prefix: str | None = None
+    arguments: tuple[Named, ...] = ()
+
+    def variable_of(self, argument: Argument, named: Mapping[str, str] | None = None) -> str:
+        """The argument's environment variable, "" when it has none. `named`: `arguments`
+        keyed by the argument's canonical name (`Display.by_name` resolves aliases)."""
+        if named and argument.name in named:
+            return named[argument.name]
+        if self.keyword is not None:
+            value = argument.extra.get(self.keyword)
+            if isinstance(value, str) and value.strip():
+                return value
+        if self.prefix is not None and argument.flags:
+            return self.prefix + _NOT_IN_VARIABLE.sub("_", argument.dest).upper()
+        return ""
+
+
+_NOT_IN_VARIABLE = re.compile(r"[^A-Za-z0-9_]")
+_VARIABLE_PREFIX = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class Display:
+    """What the configuration says of how arguments read on a page: their environment
+    variables, display text for converters (`types:`), and defaults computed at run time
+    (`computed_defaults:`, flag -> a short text said instead of the registry's value)."""
+
+    environment: Environment = field(default_factory=Environment)
+    types: dict[str, str] = field(default_factory=dict)
+    computed: tuple[Named, ...] = ()
+
+    @property
+    def has_environment(self) -> bool:
+        return bool(
+            self.environment.keyword or self.environment.prefix or self.environment.arguments
+        )
+
+    def facts(self, registry: Registry, where: str) -> DisplayFacts:
+        """The configuration's flags resolved against the registry (its subcommands' too);
+        a flag the registry does not have stops here, at its line."""
+        index: dict[str, Argument] = {}
+        for each in _registries(registry):
+            for flag, argument in each.by_flag().items():
+                index.setdefault(flag, argument)
+
+        def by_name(named: tuple[Named, ...], key: str) -> dict[str, str]:
+            found = {}
+            for entry in named:
+                argument = index.get(entry.flag)
+                if argument is None:
+                    raise ArgmatrixError.at(
+                        f"{key}: {entry.flag!r} is not an argument of the registry",
+                        file=where,
+                        line=entry.line,
+                        fix="write a flag the registry has, as argparse spells it, or drop it",
+                    )
+                found[argument.name] = entry.text
+            return found
+
+        return DisplayFacts(
+            self,
+            by_name(self.environment.arguments, "environment: arguments"),
+            by_name(self.computed, "computed_defaults"),
+        )
+
+
+class DisplayFacts(NamedTuple):
+    """`Display` resolved against one registry: keyed by each argument's canonical name."""
+
+    display: Display
+    variables: dict[str, str]
+    computed: dict[str, str]
+
+    def variable_of(self, argument: Argument) -> str:
+        return self.display.environment.variable_of(argument, self.variables)
+
+    def computed_of(self, argument: Argument) -> str | None:
+        return self.computed.get(argument.name)
+
+    @property
+    def types(self) -> dict[str, str]:
+        return self.display.types
+
+
+def _registries(registry: Registry) -> list[Registry]:
+    found = [registry]
+    for sub in registry.subcommands:
+        found.extend(_registries(sub.registry))
+    return found
+
+
+def _display(data: dict[str, Any], where: str, problems: list[Problem]) -> Display:
+    return Display(
+        _environment(data.get("environment"), line_of(data, "environment"), where, problems),
+        {n.flag: n.text for n in _texts(data, "types", "converter", where, problems)},
+        _texts(data, "computed_defaults", "flag", where, problems),
+    )
+
+
+def _environment(raw: Any, line: int | None, where: str, problems: list[Problem]) -> Environment:
+    if raw is None:
+        return Environment()
+    if not isinstance(raw, dict):
+        problems.append(
+            Problem(
+                "'environment' must be a mapping",
+                where,
+                line,
+                "write e.g. 'environment: {keyword: env_name}' or '{prefix: SGLANG_}'",
+            )
+        )
+        return Environment()
+    _unknown_keys(raw, ENVIRONMENT_KEYS, "environment: ", where, problems)
+    keyword = raw.get("keyword")
+    if keyword is not None and not (isinstance(keyword, str) and keyword.isidentifier()):
+        problems.append(
+            Problem(
+                f"environment: 'keyword' must be a keyword argument's name, not {_shown(keyword)}",
+                where,
+                line_of(raw, "keyword"),
+                "write the add_argument keyword that holds the variable, e.g. 'keyword: env_name'",
+            )
+        )
+        keyword = None
+    prefix = raw.get("prefix")
+    if prefix is not None and not (isinstance(prefix, str) and _VARIABLE_PREFIX.match(prefix)):
+        problems.append(
+            Problem(
+                f"environment: 'prefix' must start a variable's name, not {_shown(prefix)}",
+                where,
+                line_of(raw, "prefix"),
+                "use letters, digits and '_', e.g. 'prefix: SGLANG_'",
+            )
+        )
+        prefix = None
+    arguments = _texts(raw, "arguments", "flag", where, problems, "environment: ")
+    return Environment(keyword, prefix, arguments)
+
+
+def _texts(
+    raw: dict[str, Any],
+    key: str,
+    what: str,
+    where: str,
+    problems: list[Problem],
+    context: str = "",
+) -> tuple[Named, ...]:
+    """A mapping of names (flags, converters) to short texts: each checked, with its line."""
+    value = raw.get(key)
+    if value is None:
+        return ()
+    example = f"'{key}: {{--mem-fraction-static: chosen at start-up}}'"
+    if key == "types":
+        example = "'types: {str2bool: bool}'"
+    if not isinstance(value, dict):
+        problems.append(
+            Problem(
+                f"{context}'{key}' must map a {what} to a text",
+                where,
+                line_of(raw, key),
+                f"write e.g. {example}",
+            )
+        )
+        return ()
+    for name, line in getattr(value, "duplicates", ()):
+        problems.append(
+            Problem(f"{context}{key}: {name!r} is named twice", where, line, "keep one")
+        )
+    found = []
+    for name, text in value.items():
+        line = line_of(value, name)
+        if not isinstance(name, str) or not name.strip() or has_control(name):
+            problems.append(
+                Problem(
+                    f"{context}{key}: {_shown(name)} is not a {what}",
+                    where,
+                    line,
+                    f"write e.g. {example}",
+                )
+            )
+        elif not isinstance(text, str) or not text.strip() or has_control(text):
+            problems.append(
+                Problem(
+                    f"{context}{key}: {name} must be a text on one line, not {_shown(text)}",
+                    where,
+                    line,
+                    "put the text in quotes",
+                )
+            )
+        else:
+            found.append(Named(name, text.strip(), line))
+    return tuple(found)

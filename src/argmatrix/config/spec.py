@@ -1,0 +1,98 @@
+"""The values a configuration is read into: `Config`, `PageSpec`, `CoverageSpec` and
+`AllowedFlag`, and the output formats of a page."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from argmatrix.config.display import Display
+from argmatrix.loaders.load import RegistrySpec
+
+# The output formats of a page (render/formats/ has a module for each); without `format:` a page
+# is MDX if its output ends in .mdx, else Markdown.
+PAGE_FORMATS = ("markdown", "mdx", "myst")
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    template: str
+    output: str  # relative to docs_dir
+    platform: str | None = None
+    title: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    inplace: bool = False
+    line: int | None = None
+    committed: bool = True  # False: a build output (git-ignored); check does not compare it
+    output_line: int | None = None  # the line of 'output:', where errors about it point
+    format: str | None = None  # one of PAGE_FORMATS; None: from the output's extension
+    # An `argmatrix history` facts file (relative to the configuration): an "Added in" column.
+    history: str | None = None
+
+    @property
+    def output_format(self) -> str:
+        """The page's format: as configured, else by the output's extension."""
+        return self.format or format_of(self.output)
+
+
+def format_of(output: str) -> str:
+    """The format a page gets without `format:`: MDX for an .mdx output, else Markdown."""
+    return "mdx" if output.lower().endswith(".mdx") else "markdown"
+
+
+@dataclass(frozen=True)
+class AllowedFlag:
+    """An entry of a coverage page's `allow_undocumented` list, and its line."""
+
+    flag: str
+    line: int | None
+
+
+@dataclass(frozen=True)
+class CoverageSpec:
+    """A hand-maintained page whose tables must have a row for every flag of the registry
+    (`checks.coverage` in argmatrix.yaml; checks/coverage.py checks it)."""
+
+    page: str  # as written, relative to docs_dir
+    path: Path  # docs_dir / page
+    allowed: tuple[AllowedFlag, ...] = ()
+    columns: int | None = None  # cells every row must have; None: its table's header's
+    format: str = "markdown"  # one of PAGE_FORMATS: how the page is read
+    line: int | None = None  # the line of the entry
+    page_line: int | None = None  # the line of 'page:'
+    allow_line: int | None = None  # the line of 'allow_undocumented:'
+
+
+@dataclass(frozen=True)
+class Config:
+    file: Path | None
+    root: Path
+    registry: RegistrySpec | None
+    manifests: tuple[Path, ...]
+    docs_dir: Path
+    templates_dir: Path
+    pages: tuple[PageSpec, ...]
+    severity: dict[str, str] = field(default_factory=dict)
+    prose_globs: tuple[str, ...] = ("**/*.md",)
+    ignore_flags: tuple[str, ...] = ()  # flags of other tools that prose may mention
+    docs_dir_line: int | None = None  # where argmatrix.yaml names docs_dir, for its errors
+    project_dir: Path | None = None  # see `project_folder`; None: `root`
+    coverage: tuple[CoverageSpec, ...] = ()  # hand-maintained pages `check` holds to the registry
+    display: Display = field(default_factory=lambda: Display())  # env vars, types, computed
+
+    @property
+    def project(self) -> Path:
+        """The folder nothing is read from or written to outside of (symbolic links resolved)."""
+        return self.project_dir or Path(os.path.realpath(self.root))
+
+    def history_file(self, page: PageSpec) -> Path | None:
+        """Where a page's history facts are read from: relative to the configuration."""
+        return self.root / page.history if page.history else None
+
+    def history_files(self) -> list[Path]:
+        return sorted({path for page in self.pages if (path := self.history_file(page))})
+
+    def line_of_page(self, page: PageSpec) -> str:
+        return f"{self.file}:{page.line}" if self.file and page.line else str(self.file or "")
