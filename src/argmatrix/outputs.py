@@ -37,7 +37,8 @@ def resolve_outputs(config: Config, specs: Sequence[PageSpec], inputs: Inputs) -
     seen: dict[str, str] = {}
     paths: list[Path] = []
     for spec in specs:
-        if has_control(spec.output):  # config/pages.py refuses these; a Config built in code may not
+        # config/pages.py refuses these; a Config built in code may not
+        if has_control(spec.output):
             problems.append(
                 Problem(
                     f"page output {spec.output!r} contains a NUL or control character",
