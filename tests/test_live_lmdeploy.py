@@ -118,3 +118,66 @@ def test_choices_and_defaults_are_lmdeploys(registry: Registry, argparse_help: s
             assert f"{flag} {shown}" in words(argparse_help), flag
     assert by_flag["--server-name"].default == "0.0.0.0"
     assert by_flag["--backend"].choices == ("pytorch", "turbomind")
+
+
+# ------------------------------------------------------------------ static reading, the same
+
+# What static reading keeps as source text, each with a warning naming it: the log levels
+# lmdeploy adds to the logging module when it is imported, and the parser names of registries
+# filled at import (live reading too keeps these two from its stand-ins as unresolved).
+KEPT_AS_SOURCE = {
+    ("--log-level", "choices"),
+    ("--tool-call-parser", "help"),
+    ("--reasoning-parser", "help"),
+}
+
+
+@pytest.fixture(scope="module")
+def static_registry(lmdeploy_dir: Path) -> Registry:
+    spec = RegistrySpec(
+        target=TARGET,
+        mode="static",
+        search_path=(str(lmdeploy_dir),),
+        subcommand=("serve", "api_server"),
+    )
+    registry = load_registry(spec)
+    assert "lmdeploy" not in sys.modules, "static reading imported lmdeploy"
+    return registry
+
+
+def test_static_reading_equals_live_on_every_argument(
+    static_registry: Registry, registry: Registry
+) -> None:
+    """`CLI.parser`, `CLI.subparsers` and `SubCliServe.subparsers` are made in class bodies:
+    static reading runs each body once, so every method adds to the same parsers. All 78
+    arguments are the live ones, field by field, sections and their order included; what it
+    cannot compute is kept as source text and said, never guessed."""
+    assert static_registry.source == registry.source
+    assert len(static_registry.arguments) == 78
+    assert static_registry.sections == registry.sections
+    live = registry_to_dict(registry)["arguments"]
+    static = registry_to_dict(static_registry)["arguments"]
+    assert [a["dest"] for a in static] == [a["dest"] for a in live]
+    kept = set()
+    for read, expected in zip(static, live, strict=True):
+        flag = (read["flags"] or [read["dest"]])[0]
+        for field, value in expected.items():
+            if read[field] != value:
+                assert isinstance(read[field], dict) and set(read[field]) == {"unevaluated"}
+                kept.add((flag, field))
+    assert kept == KEPT_AS_SOURCE
+    warned = {d.message.split(":")[0] for d in static_registry.diagnostics}
+    assert warned == {flag for flag, _ in KEPT_AS_SOURCE}
+    by_flag = static_registry.by_flag()
+    assert by_flag["--tp"].section == "PyTorch engine arguments"  # also listed under TurboMind
+    assert by_flag["--backend"].choices == ("pytorch", "turbomind")
+
+
+def test_static_reading_of_the_whole_command_line(lmdeploy_dir: Path) -> None:
+    """Subcommands in the order lmdeploy adds them: `lite` and `serve` by class bodies when
+    the entry point's module imports them, `check_env` and `chat` by `run()`."""
+    spec = RegistrySpec(target=TARGET, mode="static", search_path=(str(lmdeploy_dir),))
+    registry = load_registry(spec)
+    assert [s.name for s in registry.subcommands] == ["lite", "serve", "check_env", "chat"]
+    serve = next(s for s in registry.subcommands if s.name == "serve")
+    assert [s.name for s in serve.registry.subcommands] == ["api_server", "proxy"]

@@ -180,12 +180,20 @@ def input_files(spec: RegistrySpec) -> list[str] | None:
 
 
 def _read_static(spec: RegistrySpec) -> tuple[Registry, list[str]]:
-    from argmatrix.loaders.static.reader import diagnostics_of, files_read, load_static
+    from argmatrix.loaders.static.reader import (
+        diagnostics_of,
+        files_read,
+        load_static,
+        stopped_for_missing,
+    )
 
     parser, sites, read_source = load_static(
         spec.target, spec.base_dir, spec.search_path, parser_class=spec.parser_class
     )
-    parser = descend(parser, spec.subcommand, spec.target)
+    try:
+        parser = descend(parser, spec.subcommand, spec.target)
+    except ArgmatrixError as exc:  # a subcommand static reading may have missed: say where
+        raise stopped_for_missing(exc, read_source) from None
     registry = registry_from_parser(parser, spec.source, sites, read_source)
     diagnostics = diagnostics_of(read_source)
     if diagnostics:  # carried by the model: through the forked reader, the cache, snapshots

@@ -63,6 +63,7 @@ __all__ = [
     "find_module_file",
     "load_static",
     "settle",
+    "stopped_for_missing",
 ]
 
 MAX_DIAGNOSTICS = 200  # per read; beyond, one line says how many more there were
@@ -119,6 +120,9 @@ class StaticLoader:
         self.class_bodies: dict[int, tuple[ast.ClassDef, dict[str, Any] | None]] = {}
         self.target: SourceModule | None = None
         self._imports_run = False
+        # set_defaults(key=value kept as source text): parser, key, file, line, message; said
+        # at the end of the read if the parser has an argument of that dest (`replay`).
+        self.unknown_defaults: list[tuple[Any, str, str, int | None, str]] = []
 
     def walked(self, node: ast.AST, test: Callable[[Any], bool]) -> bool:
         """`test(node)` (a walk of the node's subtree), once per node and read: a statement that
@@ -162,6 +166,14 @@ class StaticLoader:
         said = f"{label} and {count - 1} other arguments" if count > 1 else label
         because = f" ({reason})" if reason else ""
         return Diagnostic(file, line, f"{said}: {keyword} kept as source text: `{source}`{because}")
+
+    def report_defaults(self) -> None:
+        """The defaults set_defaults was given as source text that reach an argument."""
+        for parser, key, file, line, message in self.unknown_defaults:
+            self.budget.visit(len(parser._actions))
+            if any(action.dest == key for action in parser._actions):
+                self.report(file, line, message)
+        self.unknown_defaults.clear()
 
     def diagnostics(self) -> tuple[Diagnostic, ...]:
         found = [
@@ -400,6 +412,7 @@ def load_static(
     try:
         with loader.budget.active():
             parser = _build(loader, target, module_name, attr, parser_class)
+            loader.report_defaults()
     except BudgetExceeded as exc:  # outside any expression: reading the target's module
         raise ArgmatrixError.at(
             exc.message, file=_module_file(loader, module_name), line=1, fix=FIX
@@ -513,6 +526,31 @@ def diagnostics_of(read_source: Callable[[str], str | None]) -> tuple[Diagnostic
     """What a static read could not follow, one `Diagnostic` each."""
     loader = getattr(read_source, "loader", None)
     return loader.diagnostics() if loader is not None else ()
+
+
+def stopped_for_missing(
+    error: ArgmatrixError, read_source: Callable[[str], str | None]
+) -> ArgmatrixError:
+    """The error to give when the parser static reading built has no subcommand (or no
+    argument) the configuration asks for: if the read could not follow a statement that adds
+    to a parser, that statement, located, is why (never "it has no subcommands" when static
+    reading only missed them); else the error as it is."""
+    missed = [
+        d
+        for d in diagnostics_of(read_source)
+        if d.message.endswith((" is missing", " are missing"))
+    ]
+    if not missed:
+        return error
+    first = missed[0]
+    return ArgmatrixError.at(
+        f"static reading stopped: {error.problems[0].message}, and static reading could not"
+        f" follow what may add it: {first.message}",
+        file=first.file,
+        line=first.line,
+        fix="declare the parser in source static reading can follow, or load the registry"
+        " live (registry.mode: live)",
+    )
 
 
 class _SourceReader:

@@ -367,6 +367,8 @@ def parser_call(it: Interpreter, method: ParserMethod, node: ast.Call) -> Any:
             continue  # classes for parsers and help: nothing the model shows
         if key == "parents":
             plain_kwargs[key] = parents(it, node, value)
+        elif name == "set_defaults" and contains_unevaluated(final_value(value)):
+            plain_kwargs[key] = unknown_default(it, method.handle, node, key, value)
         else:
             plain_kwargs[key] = replay_value(it, node, name, key, value)
     try:
@@ -375,6 +377,23 @@ def parser_call(it: Interpreter, method: ParserMethod, node: ast.Call) -> Any:
         raise
     except Exception as exc:
         raise argparse_error(it, node, exc) from None
+
+
+def unknown_default(
+    it: Interpreter, handle: ParserHandle, node: ast.Call, key: str, value: Any
+) -> Any:
+    """`set_defaults(key=...)` of a value kept as source text. It reaches the model only as the
+    default of an argument of that parser whose dest is `key`, added before or after: said at
+    the end of the read if there is one (`set_defaults(run=CLI.chat)` is not)."""
+    value = final_value(value)
+    found = first_unevaluated(value)
+    if found is not None:
+        reason = f" ({found.reason})" if found.reason else ""
+        where = it.loader.argument_site or (str(it.module.path), getattr(node, "lineno", None))
+        message = f"set_defaults({key}=...): the value kept as source text:"
+        message += f" `{short_source(found.source)}`{reason}"
+        it.loader.unknown_defaults.append((handle.target, key, where[0], where[1], message))
+    return value
 
 
 def replay_value(it: Interpreter, node: ast.Call, call: str, what: str, value: Any) -> Any:
