@@ -376,7 +376,72 @@ def test_a_star_import_from_outside_the_source_makes_a_name_unknown(tmp_path: Pa
     )
     registry = load("outside_star_cli:build_parser", "static", base_dir=tmp_path)
     assert isinstance(arg(registry, "--sep").default, Unevaluated)
-    assert "from ... import *" in registry.diagnostics[0].message
+    assert "may be bound by `from os.path import *`" in registry.diagnostics[0].message
+
+
+def _package(root: Path, files: dict[str, str]) -> None:
+    (root / "pkg").mkdir()
+    (root / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    for name, text in files.items():
+        (root / "pkg" / name).write_text(text, encoding="utf-8")
+
+
+STAR_BUILDER = (
+    "\n\ndef build_parser():\n    parser = argparse.ArgumentParser()\n"
+    "    parser.add_argument('--x', choices=X)\n"
+    "    parser.add_argument('--f', choices=choices())\n    return parser\n"
+)
+
+
+def test_a_star_import_after_a_names_own_binding_wins_as_in_python(tmp_path: Path) -> None:
+    _package(
+        tmp_path,
+        {
+            "a.py": "X = ['from-a']\n",
+            "b.py": "X = ['from-b']\n\n\ndef choices():\n    return ['b1', 'b2']\n",
+            "cli.py": "import argparse\nfrom .a import X\n\n\ndef choices():\n"
+            "    return ['own']\n\n\nfrom .b import *  # noqa\n" + STAR_BUILDER,
+        },
+    )
+    static = load("pkg.cli:build_parser", "static", base_dir=tmp_path)
+    assert (arg(static, "--x").choices, arg(static, "--f").choices) == (("from-b",), ("b1", "b2"))
+    assert static.diagnostics == ()
+    assert (
+        load_dict("pkg.cli:build_parser", "live", base_dir=tmp_path)["arguments"]
+        == (load_dict("pkg.cli:build_parser", "static", base_dir=tmp_path)["arguments"])
+    )
+
+
+def test_a_star_import_under_a_condition_makes_what_it_may_bind_unknown(tmp_path: Path) -> None:
+    star = "try:\n    from .b import *\nexcept ImportError:\n    pass\n"
+    _package(
+        tmp_path,
+        {
+            "b.py": "X = ['from-b']\n\n\ndef choices():\n    return ['b1']\n",
+            "cli.py": "import argparse\n\nX = ['own']\n\n\ndef choices():\n"
+            "    return ['own']\n\n\n" + star + STAR_BUILDER,
+        },
+    )
+    registry = load("pkg.cli:build_parser", "static", base_dir=tmp_path)
+    assert isinstance(arg(registry, "--x").choices, Unevaluated)
+    assert isinstance(arg(registry, "--f").choices, Unevaluated)
+    assert {d.message.split(":")[0] for d in registry.diagnostics} == {"--x", "--f"}
+
+
+def test_modules_that_star_import_each_other_end(tmp_path: Path) -> None:
+    _package(
+        tmp_path,
+        {
+            "c.py": "from .d import *\n",
+            "d.py": "from .c import *\n",
+            "cli.py": "import argparse\nfrom .c import *\n\n\ndef build_parser():\n"
+            "    parser = argparse.ArgumentParser()\n"
+            "    parser.add_argument('--q', default=QQ)\n    return parser\n",
+        },
+    )
+    registry = load("pkg.cli:build_parser", "static", base_dir=tmp_path)
+    assert isinstance(arg(registry, "--q").default, Unevaluated)  # bound nowhere: said
+    assert "`QQ` is not defined" in registry.diagnostics[0].message
 
 
 ENUM_STATIC_UNKNOWN = {

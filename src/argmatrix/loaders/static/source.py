@@ -27,6 +27,14 @@ from argmatrix.loaders.static.budget import FIX, BudgetExceeded, parse_cost
 from argmatrix.loaders.static.builtins import BUILTINS
 from argmatrix.loaders.static.interpreter import Interpreter
 from argmatrix.loaders.static.outline import StatementOutline
+from argmatrix.loaders.static.star_imports import (
+    NOT_BOUND,
+    StarImport,
+    after_own,
+    before_own,
+    lookup,
+    star_imports,
+)
 from argmatrix.loaders.static.syntax import (
     COMPOUND,
     DEFINITION,
@@ -109,6 +117,8 @@ def inside_search_folder(path: Path, search_path: Sequence[str]) -> Path | None:
 
 
 _NEWLINE = re.compile(r"\r\n?|\n")  # the line ends of the syntax tree's line numbers
+# Text that may be a star import (`from m import *`): such a module is parsed whole.
+_STAR_IMPORT = re.compile(r"\bimport[ \t\\\r\n]*\*")
 
 
 class SourceModule:
@@ -137,8 +147,9 @@ class SourceModule:
         self.history: dict[str, list[ast.stmt]] = {}
         # `Class.attr = v` at the top level: class name -> attribute -> line.
         self.attribute_changes: dict[str, dict[str, int]] = {}
-        # `from module import *` at the top level: (module, line), in source order.
-        self.star_imports: list[tuple[str, int]] = []
+        # `from module import *` at the top level (under a condition too), in source order.
+        self.star_imports: list[StarImport] = []
+        self._has_star: bool | None = None  # whether the text may hold one (then parsed whole)
         self._values: dict[str, Any] = {}
         self._evaluating: set[str] = set()
         self._outline: StatementOutline | None = None
@@ -163,8 +174,8 @@ class SourceModule:
         self.imports.clear()
         self.definitions.clear()
         self.history.clear()
-        self.star_imports.clear()
         self._index(self.tree.body)
+        self.star_imports = star_imports(self, self.tree.body)
 
     def _parse(self, text: str, first_line: int) -> ast.Module:
         budget = self.loader.budget
@@ -289,8 +300,6 @@ class SourceModule:
                 for alias in node.names:
                     if alias.name != "*":
                         self.imports[alias.asname or alias.name] = (base, alias.name)
-                    else:
-                        self.star_imports.append((base, node.lineno))
 
     def _note_attribute_change(self, target: ast.expr) -> None:
         if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
@@ -384,6 +393,8 @@ class SourceModule:
             )
 
     def _global_value(self, name: str) -> Any:
+        if self.tree is None and self._may_star_import():
+            self.parse()  # a star import may bind any name: no name is read alone
         if self.tree is None:
             known = name in self.definitions or name in self.assignments
             if not known and not self._read_alone(name):
@@ -394,7 +405,14 @@ class SourceModule:
             return self._evaluate(self.assignments[name])
         statements = self.history.get(name)
         if statements is None:
-            return self._star_imported(name) if self.star_imports else self._builtin(name)
+            own = name in BUILTIN_CONSTANTS or name in BUILTINS or name in OPAQUE_BUILTINS
+            stars = self.star_imports
+            value = lookup(self, name, stars, own) if stars else NOT_BOUND
+            return self._builtin(name) if value is NOT_BOUND else value
+        if self.star_imports:
+            value = after_own(self, name, statements)
+            if value is not NOT_BOUND:
+                return value
         if name in self.filled_at_import():
             raise CannotEvaluate(self.filled_at_import()[name])
         if len(statements) == 1:
@@ -407,6 +425,11 @@ class SourceModule:
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 return self._imported(statement, name)
         return self._replay(name, statements)
+
+    def _may_star_import(self) -> bool:
+        if self._has_star is None:
+            self._has_star = _STAR_IMPORT.search(self.text) is not None
+        return self._has_star
 
     def _definition(self, node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> Any:
         return ClassRef(self, node) if isinstance(node, ast.ClassDef) else FunctionRef(self, node)
@@ -427,54 +450,6 @@ class SourceModule:
         return Interpreter(self, scope if scope is not None else {}, owner=owner, as_of=line).eval(
             node
         )
-
-    def _star_before(self, name: str, statements: list[ast.stmt], scope: dict[str, Any]) -> None:
-        """A name a star import binds before the module's own statements change it
-        (`X = X.upper()` after `from .common import *`): the statements start from that value.
-        A star import after them that may bind it again makes it unknown."""
-        first, last = statements[0].lineno, statements[-1].lineno
-        if any(line > last for _, line in self.star_imports):
-            later = [(m, line) for m, line in self.star_imports if line > first]
-            try:
-                self._star_value(name, later)
-            except CannotEvaluate as exc:
-                if "is not defined where static reading looks" not in exc.reason:
-                    raise
-            else:
-                raise CannotEvaluate(f"`{name}` may be bound again by `from ... import *`")
-        before = [(m, line) for m, line in self.star_imports if line < first]
-        if before:
-            # read by the statements only if they read it: then they say why it is unknown
-            with contextlib.suppress(CannotEvaluate):
-                scope[name] = self._star_value(name, before)
-
-    def _star_imported(self, name: str) -> Any:
-        """A name no statement of the module binds, which `from module import *` may: the
-        last such module of the package that exports it (its `__all__`, else its public
-        names). A star import from outside the package may bind any name: then it is not
-        known, not a builtin."""
-        return self._star_value(name, self.star_imports)
-
-    def _star_value(self, name: str, stars: list[tuple[str, int]]) -> Any:
-        outside = False
-        for module, _ in reversed(stars):
-            self.loader.budget.visit(4)
-            if not self.loader.in_package(module):
-                outside = True
-                continue
-            source = self.loader.module(module)
-            if source is None or source.is_stub or not _exports(source, name):
-                continue
-            try:
-                return source.global_value(name)
-            except CannotEvaluate as exc:
-                if "is not defined where static reading looks" not in exc.reason:
-                    raise
-        if outside:
-            raise CannotEvaluate(
-                f"`{name}` may come from `from ... import *` of a module outside the source read"
-            )
-        return self._builtin(name)
 
     def _builtin(self, name: str) -> Any:
         if name in BUILTIN_CONSTANTS:
@@ -508,7 +483,11 @@ class SourceModule:
         """The value of `name` after the module's top level, statement by statement."""
         scope: dict[str, Any] = {}
         if self.star_imports:
-            self._star_before(name, statements, scope)
+            # what the statements start from, if they read it; unknown: they say so
+            with contextlib.suppress(CannotEvaluate):
+                value = before_own(self, name, statements)
+                if value is not NOT_BOUND:
+                    scope[name] = value
         for index, statement in enumerate(statements):
             self._replay_one(statement, name, scope, later=index < len(statements) - 1)
         if name not in scope:
@@ -579,15 +558,3 @@ class SourceModule:
             if self.tree is not None:
                 self._filled = filled_by_calls(self.tree, self.definitions, self.history)
         return self._filled
-
-
-def _exports(module: SourceModule, name: str) -> bool:
-    """Whether `from module import *` binds `name`: it is in the module's `__all__`, or, with
-    no `__all__`, it does not start with an underscore."""
-    module.parse()
-    if "__all__" not in module.history:
-        return not name.startswith("_")
-    names = module.global_value("__all__")
-    if type(names) not in (list, tuple) or any(type(n) is not str for n in names):
-        raise CannotEvaluate(f"`__all__` of `{module.name}` is not known statically")
-    return name in names
