@@ -553,3 +553,114 @@ def test_list_tables_read_as_myst_parser_builds_them(myst_root: Path) -> None:
     ]
     assert len(built) > 10
     assert read == built
+
+
+TRICKY_LIST_TABLES = """\
+# Examples and real tables
+
+````markdown
+```{list-table}
+* - `--ghost`
+  - only an example of how to write one
+```
+````
+
+    ```{list-table}
+    * - `--ghost2`
+      - an indented code block
+    ```
+
+```{list-table}
+---
+header-rows: 1
+---
+* - Flag
+  - Help
+* - `--a`
+  - A
+```
+
+```{list-table}
+* - `--b`
+  - A cell with a fence inside:
+
+    ```
+    --not-a-row
+    ```
+* - `--c`
+  - C
+```
+
+:::{note}
+```{list-table}
+:header-rows: 1
+* - Flag
+  - Help
+* - `--in-note`
+  - N
+```
+:::
+
+- item
+
+  ```{list-table}
+  * - `--in-list`
+    - X
+  ```
+
+```{list-table}
+:header-rows: 1
+
+A paragraph before the list: myst-parser builds no table.
+* - `--rejected`
+  - R
+```
+
+::::{list-table}
+:header-rows: 1
+* - Flag
+  - Help
+* - `--colon`
+  - C
+::::
+"""
+
+
+def test_tricky_list_tables_read_as_myst_parser_builds_them() -> None:
+    """Examples in code are no tables; a cell may hold a fence; options as `:key:` lines or a
+    `---` block; tables inside a note or a list item count; a directive myst-parser refuses
+    builds no table."""
+    from docutils import nodes
+    from docutils.core import publish_doctree
+    from myst_parser.parsers.docutils_ import Parser
+
+    tree = publish_doctree(
+        TRICKY_LIST_TABLES,
+        parser=Parser(),
+        settings_overrides={"myst_enable_extensions": ["colon_fence"], "report_level": 5},
+    )
+
+    def first_words(entry: Any) -> str:  # a cell's first paragraph: a fence in it is no row
+        return "".join(entry.children[0].astext().split()) if entry.children else ""
+
+    built = [
+        (
+            sum(len(head.children) for head in table.findall(nodes.thead)),
+            [
+                [first_words(entry) for entry in row.findall(nodes.entry)]
+                for row in table.findall(nodes.row)
+            ],
+        )
+        for table in tree.findall(nodes.table)
+    ]
+    read = [
+        (
+            sum(1 for row in table.rows if row.header),
+            [["".join(cell.text.split()) for cell in row.cells] for row in table.rows],
+        )
+        for table in read_tables(TRICKY_LIST_TABLES, "tricky.md", "markdown")
+    ]
+    assert read == built
+    flags = {row[0] for _, rows in read for row in rows}
+    assert {"--a", "--b", "--c", "--in-note", "--in-list", "--colon"} <= flags
+    assert not flags & {"--ghost", "--ghost2", "--rejected", "--not-a-row"}

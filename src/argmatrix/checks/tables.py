@@ -101,7 +101,7 @@ def read_tables(text: str, file: str, syntax: Syntax) -> list[PageTable]:
         _pipe_table(tokens, i, lines) for i, t in enumerate(tokens) if t.type == "table_open"
     ]
     markup = _markup_only(text, tokens, syntax, file)
-    tables = [*markdown, *_list_tables(lines), *_html_tables(markup)]
+    tables = [*markdown, *_list_tables(tokens, lines), *_html_tables(markup)]
     return sorted(tables, key=lambda table: table.line)
 
 
@@ -199,42 +199,76 @@ def _inline_cell(inline: Token) -> Cell:
 
 # ------------------------------------------------------------------ MyST list tables
 
-_LIST_TABLE = re.compile(r"^ {0,3}(`{3,}|~{3,}|:{3,})\s*\{list-table\}")
-_HEADER_ROWS = re.compile(r"^\s*:header-rows:\s*(\d{1,4})\s*$")
+_LIST_TABLE = "{list-table}"
+_COLON_OPENING = re.compile(r"^( {0,3})(:{3,})\s*\{list-table\}")
+_OPTION = re.compile(r"^:([\w-]+):\s*(.*)$")
+_HEADER_ROWS = re.compile(r"^\s*(\d{1,4})\s*$")
 
 
-def _list_tables(lines: list[str]) -> list[PageTable]:
-    """Every `{list-table}` directive of a MyST page, read from its fence's content."""
+def _list_tables(tokens: list[Token], lines: list[str]) -> list[PageTable]:
+    """Every `{list-table}` directive of a MyST page that myst-parser builds a table from: in a
+    backtick or tilde fence (as markdown-it finds fences, in lists and quotes too, never inside
+    code), or in a colon fence outside code."""
+    tables = []
+    for token in tokens:
+        if token.type == "fence" and token.info.strip().startswith(_LIST_TABLE) and token.map:
+            table = _list_table(token.content.split("\n"), token.map[0] + 2, token.map[0] + 1)
+            if table is not None:
+                tables.append(table)
+    tables += _colon_list_tables(tokens, lines)
+    return tables
+
+
+def _colon_list_tables(tokens: list[Token], lines: list[str]) -> list[PageTable]:
+    code = _code_lines(tokens)
     tables = []
     index = 0
     while index < len(lines):
-        opening = _LIST_TABLE.match(lines[index])
+        opening = None if index in code else _COLON_OPENING.match(lines[index])
         if opening is None:
             index += 1
             continue
-        fence = opening.group(1)
+        indent, fence = len(opening.group(1)), opening.group(2)
         end = index + 1
         while end < len(lines) and not _closes(lines[end], fence):
             end += 1
-        tables.append(_list_table(lines[index + 1 : end], index + 2, index + 1))
+        content = [
+            line[indent:] if line[:indent].isspace() else line for line in lines[index + 1 : end]
+        ]
+        table = _list_table(content, index + 2, index + 1)
+        if table is not None:
+            tables.append(table)
         index = end + 1
     return tables
 
 
+def _code_lines(tokens: list[Token]) -> set[int]:
+    """The lines (0-based) of fenced and indented code blocks."""
+    lines: set[int] = set()
+    for token in tokens:
+        if token.type in ("fence", "code_block") and token.map:
+            lines.update(range(token.map[0], token.map[1]))
+    return lines
+
+
 def _closes(line: str, fence: str) -> bool:
+    """A closing fence: at most three spaces in, the fence's character only, as long or longer."""
     stripped = line.strip()
-    return len(stripped) >= len(fence) and set(stripped) == {fence[0]}
+    indent = len(line) - len(line.lstrip(" "))
+    return indent <= 3 and len(stripped) >= len(fence) and set(stripped) == {fence[0]}
 
 
-def _list_table(content: list[str], first_line: int, line: int) -> PageTable:
-    """A list table's rows: each item of the outer list is a row, each item of its inner list a
-    cell. `first_line`: the page's line of the content's first line."""
-    header_rows = 0
-    for text in content:
-        match = _HEADER_ROWS.match(text)
-        if match:
-            header_rows = int(match.group(1))
-    tokens = _MD.parse("\n".join(content))
+def _list_table(content: list[str], first_line: int, line: int) -> PageTable | None:
+    """A list table's rows, None if myst-parser builds no table from it: its options (`:key:
+    value` lines, or a `---` YAML block) first, then one list whose items are the rows, each a
+    list whose items are the cells. `first_line`: the page's line of the content's first line."""
+    options, body_start = _directive_options(content)
+    header = _HEADER_ROWS.match(options.get("header-rows", "0"))
+    header_rows = int(header.group(1)) if header else 0
+    tokens = _MD.parse("\n".join(content[body_start:]))
+    if not _one_list(tokens):
+        return None
+    first_line += body_start
     rows: list[TableRow] = []
     depth = 0
     cells: list[Cell] = []
@@ -256,6 +290,44 @@ def _list_table(content: list[str], first_line: int, line: int) -> PageTable:
         elif token.type == "list_item_close" and depth == 1:
             rows.append(TableRow(row_line, tuple(cells), header=len(rows) < header_rows))
     return PageTable(line, tuple(rows))
+
+
+def _directive_options(content: list[str]) -> tuple[dict[str, str], int]:
+    """A directive's options and the index of its body's first line."""
+    options: dict[str, str] = {}
+    if content and content[0].strip() == "---":
+        end = next((i for i in range(1, len(content)) if content[i].strip() == "---"), None)
+        if end is not None:
+            for text in content[1:end]:
+                key, _, value = text.partition(":")
+                options[key.strip()] = value.strip()
+            return options, end + 1
+    index = 0
+    while index < len(content):
+        match = _OPTION.match(content[index])
+        if match is None:
+            break
+        options[match.group(1)] = match.group(2)
+        index += 1
+    return options, index
+
+
+def _one_list(tokens: list[Token]) -> bool:
+    """Whether the body is one bullet list of items that each hold one bullet list (myst-parser
+    refuses anything else: no table is built)."""
+    top = [t for t in tokens if t.level == 0]
+    if not top or top[0].type != "bullet_list_open" or top[-1].type != "bullet_list_close":
+        return False
+    if any(t.type not in ("bullet_list_open", "bullet_list_close") for t in top):
+        return False
+    if sum(1 for t in top if t.type == "bullet_list_open") != 1:
+        return False
+    items = [t for t in tokens if t.type == "list_item_open" and t.level == 1]
+    inner = [t for t in tokens if t.level == 2 and t.nesting != 0]
+    lists_in_items = [t for t in inner if t.type == "bullet_list_open"]
+    return len(items) == len(lists_in_items) and all(
+        t.type in ("bullet_list_open", "bullet_list_close") for t in inner
+    )
 
 
 def _joined_cell(inlines: list[Token]) -> Cell:
