@@ -342,6 +342,12 @@ def argument(**fields: object) -> Argument:
         ("`a`,`b`", {"default": ["a", "b"]}, True),
         ("`a`, `c`", {"default": ["a", "b"]}, False),
         ("`a`", {"default": ["a", "b"]}, False),
+        ("`a, b`, `c`", {"default": ["a", "b", "c"]}, False),
+        ("`a`, `b, c`", {"default": ["a", "b", "c"]}, False),
+        ("`a`, `b`", {"default": ["a, b"]}, False),
+        ("`1`, `2`", {"default": [1, 2]}, True),
+        ("``, `a`", {"default": ["", "a"]}, True),
+        ("`'a'`, `b`", {"default": ["a", "b"]}, True),
         # NaN is a number equal to NaN here, as a reader means it.
         ("nan", {"default": float("nan"), "type": "float"}, True),
         ("NaN", {"default": float("nan"), "type": "float"}, True),

@@ -61,6 +61,7 @@ class PageValue:
     value: Any
     text: str
     quoted: bool
+    items: tuple[str, ...] | None = None  # `a`, `b`: the items, each written in a code span
 
 
 def unquoted(text: str) -> str:
@@ -81,8 +82,8 @@ def page_value(text: str) -> PageValue:
     if folded and not folded.strip("`"):
         return PageValue("", "", True)  # `` : an empty code span, the empty string
     if _SPAN_LIST.fullmatch(folded):  # `a`, `b`: items each in a code span (rule 3)
-        items = ", ".join(item.strip() for item in _SPAN.findall(folded))
-        return PageValue(items, items, False)
+        items = tuple(unquoted(f"`{item}`") for item in _SPAN.findall(folded))
+        return PageValue(", ".join(items), ", ".join(items), False, items)
     shown = folded.strip("`").strip()
     if _is_quoted(shown):
         return PageValue(shown[1:-1], shown[1:-1], True)
@@ -207,6 +208,10 @@ def default_agrees(text: str, argument: Argument, computed: str | None = None) -
 
 def _written_as_typed(shown: PageValue, value: Any) -> bool:
     """Rule 3: a string default's bare text, a list default's items separated by commas."""
+    if shown.items is not None:  # each item in its own code span: item by item
+        return isinstance(value, (list, tuple)) and list(shown.items) == [
+            "" if v == "" else value_text(v) for v in value
+        ]
     if shown.quoted or not shown.text:
         return False
     if isinstance(value, str):
