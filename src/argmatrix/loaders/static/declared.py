@@ -298,46 +298,195 @@ def _vars(it: Interpreter, cls: Any) -> dict[str, Any]:
 
 
 _FLAG_BASES = ("enum.Flag", "enum.IntFlag", "Flag", "IntFlag")
+_PLAIN_ENUMS = (ExternalRef("enum.Enum"), ExternalRef("Enum"), ExternalRef("object"))
+# The mixins whose data type converts each value (`int(value)`), and that type.
+_DATA_TYPES: dict[Any, type] = {
+    ExternalRef("enum.IntEnum"): int,
+    ExternalRef("enum.StrEnum"): str,
+    BuiltinRef("int"): int,
+    BuiltinRef("str"): str,
+    BuiltinRef("float"): float,
+}
+# Methods that make or look up members in a way only running them tells.
+_MEMBER_MAKERS = frozenset({"__new__", "__init__", "_missing_", "_generate_next_value_"})
+_DESCRIPTORS = frozenset({"property", "staticmethod", "classmethod", "setter", "getter", "deleter"})
 
 
 def enum_members(cls: ClassRef, budget: Any) -> list[Any]:
     """`list(Color)` of an Enum class read from source: its members in the order written, an
-    alias (a later name with an earlier member's value) left out as Python leaves it out. Any
-    member whose value is not known, an `auto()`, or a Flag (whose iteration depends on the
-    values' bits) makes the members unknown, never fewer."""
+    alias (a later name with an earlier member's value) left out as Python leaves it out, and
+    the names Python never makes members (`__dunder__`, `_sunder_`, methods, names listed in
+    `_ignore_`, an annotation without a value) left out too. Whatever only running the class
+    would tell (a member whose value is not known, an `auto()`, a Flag, a statement other than
+    a plain assignment or a method, a nested class or a private `__name`, whose meaning changed
+    between Python versions, a `__new__` or `_missing_`, a mixin that converts values of
+    another type) makes the members unknown, never fewer or more."""
     kind = enum_kind(cls)
+    name = cls.node.name
     if kind is None:
-        raise CannotEvaluate(f"cannot iterate over `{cls.node.name}` without running the code")
+        raise CannotEvaluate(f"cannot iterate over `{name}` without running the code")
     if any(type(b) is ExternalRef and b.dotted in _FLAG_BASES for b in ancestors(cls)):
-        raise CannotEvaluate(f"the members of the Flag `{cls.node.name}` are not listed statically")
+        raise CannotEvaluate(f"the members of the Flag `{name}` are not listed statically")
+    data_type = _enum_data_type(cls, 0)
+    unique = _enum_decorators(cls)
+    ignored = _ignored_names(cls)
     members: list[Any] = []
     seen: list[Any] = []
+    bound: dict[str, bool] = {}  # name -> whether it is bound by an assignment
     for child in cls.node.body:
         budget.visit(2)
-        if isinstance(child, ast.Assign) and len(child.targets) == 1:
-            target = child.targets[0]
-        elif isinstance(child, ast.AnnAssign) and child.value is not None:
-            target = child.target
-        else:
-            continue
-        if not isinstance(target, ast.Name) or target.id.startswith("_"):
-            continue
-        member = class_attribute(cls, target.id)
-        if type(member) is not EnumMember or type(member.value) is Unevaluated:
-            raise CannotEvaluate(
-                f"the value of `{cls.node.name}.{target.id}` is not known statically"
-            )
-        value = resolve(member.value)
-        if type(value) is ExternalRef or not is_plain(value):
-            raise CannotEvaluate(
-                f"the value of `{cls.node.name}.{target.id}` is not known statically"
-            )
-        if value in seen:
-            continue  # an alias
-        seen.append(value)
-        members.append(member)
+        for target, assigned in _enum_bindings(cls, child):
+            if target in bound and (assigned or bound[target]):
+                raise CannotEvaluate(f"`{name}.{target}` is bound twice in the class body")
+            bound[target] = assigned
+            if not assigned or target in ignored or not _member_name(cls, target):
+                continue
+            member = class_attribute(cls, target)
+            if type(member) is not EnumMember or type(member.value) is Unevaluated:
+                raise CannotEvaluate(f"the value of `{name}.{target}` is not known statically")
+            value = resolve(member.value)
+            if type(value) is ExternalRef or not is_plain(value):
+                raise CannotEvaluate(f"the value of `{name}.{target}` is not known statically")
+            if data_type is not None and type(value) is not data_type:
+                raise CannotEvaluate(
+                    f"`{name}.{target}` is converted to `{data_type.__name__}` when the class is"
+                    " made, which may make it an alias"
+                )
+            if value in seen:
+                if unique:
+                    raise CannotEvaluate(f"`{name}` is `unique` and `{target}` is an alias")
+                continue  # an alias
+            seen.append(value)
+            members.append(member)
     budget.work(len(members))
     return members
+
+
+def _enum_data_type(cls: ClassRef, depth: int) -> type | None:
+    """The data type an Enum's mixin converts each value to (None: values are kept as
+    written), from its bases; a base static reading does not model makes it unknown."""
+    if depth > cls.module.loader.budget.limits.call_depth:
+        raise CannotEvaluate(f"the bases of `{cls.node.name}` are nested too deep")
+    if cls.node.keywords:
+        raise CannotEvaluate(f"`{cls.node.name}` is made with class keywords")
+    found: set[type] = set()
+    for node in cls.node.bases:
+        cls.module.loader.budget.visit(4)
+        try:
+            base = resolve(cls.module.evaluate(node, cls.node.lineno))
+        except CannotEvaluate as exc:
+            raise CannotEvaluate(
+                f"a base of `{cls.node.name}` is not known ({exc.reason})"
+            ) from None
+        if type(base) is ClassRef:
+            _plain_enum_base(base)
+            inherited = _enum_data_type(base, depth + 1)
+            found.update([inherited] if inherited is not None else [])
+        elif base in _DATA_TYPES:
+            found.add(_DATA_TYPES[base])
+        elif base not in _PLAIN_ENUMS:
+            raise CannotEvaluate(
+                f"`{cls.node.name}` derives from {describe(base)}, whose making of members"
+                " static reading does not model"
+            )
+    if len(found) > 1:
+        raise CannotEvaluate(f"`{cls.node.name}` has more than one data type")
+    return found.pop() if found else None
+
+
+def _plain_enum_base(base: ClassRef) -> None:
+    """A base class of the source adds no members and no method that makes them: its body
+    holds methods only, and no decorator changes it."""
+    if base.node.decorator_list:
+        raise CannotEvaluate(f"the base `{base.node.name}` is decorated")
+    for child in base.node.body:
+        if any(assigned for _, assigned in _enum_bindings(base, child)):
+            raise CannotEvaluate(f"the base `{base.node.name}` binds values in its body")
+
+
+def _enum_decorators(cls: ClassRef) -> bool:
+    """Whether the class is decorated with `enum.unique` (the one decorator followed)."""
+    for decorator in cls.node.decorator_list:
+        if resolve(cls.module.evaluate(decorator, cls.node.lineno)) != ExternalRef("enum.unique"):
+            raise CannotEvaluate(f"`{cls.node.name}` is decorated with what only running tells")
+    return bool(cls.node.decorator_list)
+
+
+def _enum_bindings(cls: ClassRef, child: ast.stmt) -> list[tuple[str, bool]]:
+    """The names a statement of an Enum's body binds, each with whether an assignment binds
+    it (a member, if its name is one); a statement only running would tell is refused."""
+    name = cls.node.name
+    if isinstance(child, ast.Pass) or (
+        isinstance(child, ast.Expr) and isinstance(child.value, ast.Constant)
+    ):
+        return []
+    if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if child.name in _MEMBER_MAKERS or _is_sunder(child.name):
+            raise CannotEvaluate(f"`{name}` defines `{child.name}`, which only running tells")
+        for decorator in child.decorator_list:
+            word = decorator.attr if isinstance(decorator, ast.Attribute) else None
+            word = decorator.id if isinstance(decorator, ast.Name) else word
+            if word not in _DESCRIPTORS:
+                raise CannotEvaluate(f"the method `{name}.{child.name}` is decorated")
+        return [(child.name, False)]
+    if isinstance(child, ast.ClassDef):
+        raise CannotEvaluate(
+            f"`{name}` nests the class `{child.name}`, a member or not by Python version"
+        )
+    if isinstance(child, ast.AnnAssign) and isinstance(child.target, ast.Name):
+        return [(child.target.id, True)] if child.value is not None else []
+    if isinstance(child, ast.Assign) and all(isinstance(t, ast.Name) for t in child.targets):
+        return [(t.id, True) for t in child.targets if isinstance(t, ast.Name)]
+    raise CannotEvaluate(
+        f"line {child.lineno} of `{name}` is not a plain assignment or a method: only running"
+        " it would tell the members"
+    )
+
+
+def _is_sunder(name: str) -> bool:
+    return len(name) > 2 and name[0] == name[-1] == "_" and name[1] != "_" and name[-2] != "_"
+
+
+def _member_name(cls: ClassRef, name: str) -> bool:
+    """Whether an assigned name is a member: not a `__dunder__` or a `_sunder_`. A private
+    name (`__x`, `_Cls__x`) is a member before Python 3.11 and not after: it is refused."""
+    dunder = len(name) > 4 and name[:2] == name[-2:] == "__" and name[2] != "_" and name[-3] != "_"
+    if dunder and name not in _MEMBER_MAKERS:
+        return False
+    if _is_sunder(name) and name != "_ignore_":
+        raise CannotEvaluate(f"`{cls.node.name}.{name}` is a setting only running would apply")
+    if name.startswith("_") and "__" in name and not dunder:
+        raise CannotEvaluate(f"`{cls.node.name}.{name}` is a member or not by Python version")
+    if dunder:
+        raise CannotEvaluate(f"`{cls.node.name}` assigns `{name}`, which only running tells")
+    return name != "_ignore_"
+
+
+def _ignored_names(cls: ClassRef) -> frozenset[str]:
+    """The names `_ignore_` lists (a list or tuple of strings, or one string of names), which
+    Python removes from the class; it must come before any of them, as Python requires."""
+    found: frozenset[str] = frozenset()
+    bound: set[str] = set()
+    for child in cls.node.body:
+        targets = child.targets if isinstance(child, ast.Assign) else []
+        if isinstance(child, ast.AnnAssign) and child.value is not None:
+            targets = [child.target]
+        names = [t.id for t in targets if isinstance(t, ast.Name)]
+        if "_ignore_" not in names or not isinstance(child, (ast.Assign, ast.AnnAssign)):
+            bound.update(names)
+            continue
+        value = child.value
+        items = value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
+        if found or not all(isinstance(i, ast.Constant) and type(i.value) is str for i in items):
+            raise CannotEvaluate(f"`{cls.node.name}._ignore_` is not a list of names")
+        words = [w for i in items for w in str(getattr(i, "value", "")).replace(",", " ").split()]
+        if not isinstance(value, (ast.List, ast.Tuple)):
+            found = frozenset(words)
+        else:
+            found = frozenset(str(getattr(i, "value", "")) for i in items)
+        if found & bound:
+            raise CannotEvaluate(f"`{cls.node.name}._ignore_` lists a name bound before it")
+    return found
 
 
 values_module.class_items = enum_members

@@ -67,7 +67,9 @@ class ModelFieldSpec(_Ref):
 
 # What a `FieldInfo` of pydantic tells beyond its annotation and default (None when not said).
 MODEL_FIELD_SAYS = ("description", "title", "alias", "examples", "json_schema_extra")
-FIELD_KEYWORDS = frozenset({"default", "default_factory", *MODEL_FIELD_SAYS})
+# What a `Field(...)` says of its field beyond that: a title made when pydantic runs.
+FIELD_GENERATORS = ("field_title_generator",)
+FIELD_KEYWORDS = frozenset({"default", "default_factory", *MODEL_FIELD_SAYS, *FIELD_GENERATORS})
 
 
 class Site:
@@ -260,13 +262,17 @@ def declared_fields(it: Interpreter, cls: ClassRef) -> list[tuple[FieldInfo, Any
                 continue  # a private attribute of a model, not a field
             it.budget.visit(4)
             hint = annotation_value(it, owner, child.annotation)
-            if type(hint) is TypeForm and hint.origin == Modeled("typing.ClassVar"):
-                continue
+            # pydantic finds `ClassVar` and `Final` inside `Annotated` too; dataclasses do not
+            core = strip_annotated(hint) if kind == "pydantic" else hint
+            if core == CLASS_VAR or (type(core) is TypeForm and core.origin == CLASS_VAR):
+                continue  # `ClassVar` and `ClassVar[T]`: a class variable, not a field
             if hint in _NOT_FIELDS or (type(hint) is TypeForm and hint.origin in _NOT_FIELDS):
                 continue
             default, factory = missing, missing
             if child.value is not None:
                 value = resolve(owner.module.evaluate(child.value, child.lineno, owner))
+                if kind == "pydantic" and is_final(core) and not _required(value):
+                    continue  # pydantic 2 takes `x: Final[T] = default` for a class variable
                 if type(value) is FieldSpec:
                     default, factory = spec_values(value, missing)
                 elif type(value) is ModelFieldSpec:
@@ -282,6 +288,23 @@ def declared_fields(it: Interpreter, cls: ClassRef) -> list[tuple[FieldInfo, Any
     return result
 
 
+CLASS_VAR = Modeled("typing.ClassVar")
+FINAL = Modeled("typing.Final")
+
+
+def is_final(hint: Any) -> bool:
+    """`Final` or `Final[T]`, as the whole annotation."""
+    return bool(hint == FINAL or (type(hint) is TypeForm and hint.origin == FINAL))
+
+
+def _required(value: Any) -> bool:
+    """An assigned value that leaves a pydantic field required: `...` or `Field()` without a
+    default or factory."""
+    if type(value) is ModelFieldSpec:
+        return bool(value.default == UNDEFINED and value.factory == UNDEFINED)
+    return value is Ellipsis
+
+
 def field_spec(args: list[Any], kwargs: dict[str, Any]) -> ModelFieldSpec:
     """`pydantic.Field(default, *, default_factory=..., description=..., ...)`."""
     if len(args) > 1:
@@ -290,7 +313,7 @@ def field_spec(args: list[Any], kwargs: dict[str, Any]) -> ModelFieldSpec:
     if default is Ellipsis:
         default = UNDEFINED
     factory = kwargs.get("default_factory", UNDEFINED)
-    says = tuple((k, kwargs[k]) for k in MODEL_FIELD_SAYS if k in kwargs)
+    says = tuple((k, kwargs[k]) for k in (*MODEL_FIELD_SAYS, *FIELD_GENERATORS) if k in kwargs)
     constrained = any(k not in FIELD_KEYWORDS for k in kwargs)
     return ModelFieldSpec(default, factory, says, constrained)
 

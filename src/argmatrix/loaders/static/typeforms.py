@@ -39,6 +39,7 @@ MODELED = frozenset(
         "typing.Literal",
         "typing.Any",
         "typing.ClassVar",
+        "typing.Final",
         "typing.Callable",
         "typing.get_type_hints",
         "typing.get_origin",
@@ -142,7 +143,13 @@ def subscript(base: Any, key: Any) -> Any:
         name = base.dotted
         if name == "typing.Optional":
             return TypeForm(Modeled("typing.Union"), (args[0], NONE_TYPE))
-        if name in ("typing.Annotated", "typing.Union", "typing.Literal", "typing.ClassVar"):
+        if name == "typing.Annotated":
+            inner = args[0]
+            if type(inner) is TypeForm and inner.origin == base:
+                # `Annotated[Annotated[T, x], y]` is `Annotated[T, x, y]`, as typing flattens it
+                args = (*inner.args, *args[1:])
+            return TypeForm(base, args)
+        if name in ("typing.Union", "typing.Literal", "typing.ClassVar", "typing.Final"):
             if name == "typing.Literal":
                 args = key if type(key) is tuple else (key,)
             return TypeForm(base, args)
