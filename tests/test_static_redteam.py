@@ -10,7 +10,6 @@ or exit 2).
 
 from __future__ import annotations
 
-import json
 import os
 import textwrap
 import time
@@ -604,12 +603,9 @@ class CommonParser(argparse.ArgumentParser):
     commands.add_parser("run")
     """
     outcome = read_hostile(tmp_path, builder(body, before=top))
-    assert outcome.export.code == 0, outcome.export.err
-    warnings = outcome.warnings()
-    assert len(warnings) == 1, warnings
-    assert all("`CommonParser` adds to every parser it makes" in w for w in warnings)
-    flags = [a["flags"] for a in json.loads(outcome.export.out)["registry"]["arguments"]]
-    assert flags == [["--common"]]
+    # the subcommand's parser lacks what `__init__` adds: the read stops there, never a part
+    line = refused(outcome, "hostile_registry.py:", "`CommonParser` adds to every parser it makes")
+    assert "static reading stopped" in line
 
 
 def test_a_package_without_init_is_not_joined_with_folders_elsewhere(tmp_path: Path) -> None:

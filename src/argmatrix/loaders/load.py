@@ -184,6 +184,7 @@ def _read_static(spec: RegistrySpec) -> tuple[Registry, list[str]]:
         diagnostics_of,
         files_read,
         load_static,
+        stop_if_incomplete,
         stopped_for_missing,
     )
 
@@ -194,6 +195,7 @@ def _read_static(spec: RegistrySpec) -> tuple[Registry, list[str]]:
         parser = descend(parser, spec.subcommand, spec.target)
     except ArgmatrixError as exc:  # a subcommand static reading may have missed: say where
         raise stopped_for_missing(exc, read_source) from None
+    stop_if_incomplete(read_source)
     registry = registry_from_parser(parser, spec.source, sites, read_source)
     diagnostics = diagnostics_of(read_source)
     if diagnostics:  # carried by the model: through the forked reader, the cache, snapshots

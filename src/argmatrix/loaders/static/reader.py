@@ -528,6 +528,27 @@ def diagnostics_of(read_source: Callable[[str], str | None]) -> tuple[Diagnostic
     return loader.diagnostics() if loader is not None else ()
 
 
+def stop_if_incomplete(read_source: Callable[[str], str | None]) -> None:
+    """A read that could not follow a statement adding to a parser (a call handed the parser
+    that static reading does not run, an object it cannot follow, a `match`) holds part of the
+    registry: stop at the first such statement, never return the part as if it were whole."""
+    missed = [
+        d
+        for d in diagnostics_of(read_source)
+        if d.message.endswith((" is missing", " are missing"))
+    ]
+    if missed:
+        first = missed[0]
+        more = f" (and {len(missed) - 1} more)" if len(missed) > 1 else ""
+        raise ArgmatrixError.at(
+            f"static reading stopped: {first.message}{more}",
+            file=first.file,
+            line=first.line,
+            fix="declare the arguments in source static reading can follow, or load the"
+            " registry live (registry.mode: live)",
+        )
+
+
 def stopped_for_missing(
     error: ArgmatrixError, read_source: Callable[[str], str | None]
 ) -> ArgmatrixError:
