@@ -218,6 +218,19 @@ CASES = [
         "for field in dataclasses.fields(ServerArgs):",
     ),
     Case(
+        "a statement adding arguments that static reading cannot follow",
+        _replace(
+            REGISTRY,
+            '        parser.add_argument("--port", type=int, default=ServerArgs.port, help="HTTP port.")\n',
+            '        parser.add_argument("--port", type=int, default=ServerArgs.port, help="HTTP port.")\n'
+            "        from othertool import extra_arguments\n"
+            "        extra_arguments(parser)\n",
+        ),
+        "static reading stopped: `extra_arguments(...)` is handed a parser",
+        "tinyserver.py",
+        "extra_arguments(parser)",
+    ),
+    Case(
         "a page format argmatrix does not write",
         _append(CONFIG, "  - {template: server_arguments.md.j2, output: x.rst, format: rst}\n"),
         "page: unknown format 'rst'",
