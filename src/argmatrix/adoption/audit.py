@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from argmatrix.adoption import AUDIT_FORMATS
 from argmatrix.adoption.handwritten import (
     DEFAULT,
     OPTIONS,
@@ -51,8 +52,6 @@ from argmatrix.manifests.resolve import in_choices
 from argmatrix.model.findings import Finding, closest
 from argmatrix.model.registry import FLAG_ACTIONS, Argument, Registry
 from argmatrix.model.values import value_description, value_text
-
-AUDIT_FORMATS = ("text", "json")
 
 KINDS = (
     "broken-row",

@@ -15,11 +15,10 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any
 
+from argmatrix.adoption import DIFF_FORMATS
 from argmatrix.model.registry import Argument, Registry, json_value, python_value
 from argmatrix.model.values import value_text
 from argmatrix.render.formats.markdown import cell, code
-
-DIFF_FORMATS = ("markdown", "json")
 
 FIELDS = ("flags", "default", "choices", "type", "nargs", "action", "required", "deprecated")
 FIELD_TITLES = {

@@ -13,12 +13,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from argmatrix.adoption.audit import AUDIT_FORMATS
-from argmatrix.adoption.registry_diff import DIFF_FORMATS
-from argmatrix.adoption.releases import ReleaseSource
+from argmatrix.adoption import AUDIT_FORMATS, DIFF_FORMATS
 from argmatrix.cli.common import EXIT_FINDINGS, EXIT_OK, source_options
 
 if TYPE_CHECKING:
+    from argmatrix.adoption.releases import ReleaseSource
     from argmatrix.cli.common import Commands
     from argmatrix.model.registry import Registry
 from argmatrix.errors import ArgmatrixError, Problem, json_for_log, printable
