@@ -201,3 +201,29 @@ def test_the_reviewed_cases_that_python_lists_are_listed_as_python_lists(tmp_pat
     )
     static, live = _read(tmp_path, body)
     assert static.by_flag()["--m"].choices == live.by_flag()["--m"].choices == ("_p", "A", "C")
+
+
+@pytest.mark.parametrize(
+    ("body", "read"),
+    [
+        (
+            "class M(Enum):\n    _ignore_ = ['scratch']\n    A = 'a'\n    scratch = 's'\n",
+            "M.scratch",
+        ),
+        ("class M(Enum):\n    _ignore_ = 'x y'\n    A = 'a'\n    x = 's'\n", "M.x"),
+        ("class M(Enum):\n    _order_ = 'A'\n    A = 'a'\n", "M._order_"),
+    ],
+)
+def test_a_name_that_is_no_member_read_alone_is_said(tmp_path: Path, body: str, read: str) -> None:
+    """Python removes the names `_ignore_` lists, and `_sunder_` names are the Enum's own
+    settings: read as one attribute (`default=M.scratch`), none of them is a member."""
+    name = f"enum_attr_{next(_counter)}_cli"
+    text = (
+        "import argparse\nfrom enum import Enum\n\n" + body + "\n\ndef build_parser():\n"
+        "    parser = argparse.ArgumentParser()\n"
+        f"    parser.add_argument('--m', default={read})\n    return parser\n"
+    )
+    (tmp_path / f"{name}.py").write_text(text, encoding="utf-8")
+    static = load(f"{name}:build_parser", "static", base_dir=tmp_path)
+    assert isinstance(static.by_flag()["--m"].default, Unevaluated)
+    assert [d.message.split(":")[0] for d in static.diagnostics] == ["--m"]

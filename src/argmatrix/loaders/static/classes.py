@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from argmatrix.loaders.static.argparse_names import argparse_class, is_action_class
-from argmatrix.loaders.static.syntax import DEFINITION, PARSER_METHODS
+from argmatrix.loaders.static.syntax import DEFINITION, PARSER_METHODS, assigned_value
 from argmatrix.loaders.static.values import (
     ArgparseRef,
     CannotEvaluate,
@@ -284,7 +284,10 @@ def _class_value(cls: ClassRef, attr: str, value: ast.expr) -> Any:
             )
         except CannotEvaluate as exc:
             result = exc
-        if kind is not None:
+        not_member = _not_a_member(cls, attr) if kind is not None else None
+        if not_member is not None:
+            result = CannotEvaluate(not_member)
+        elif kind is not None:
             member = (
                 result
                 if not isinstance(result, CannotEvaluate)
@@ -297,6 +300,33 @@ def _class_value(cls: ClassRef, attr: str, value: ast.expr) -> Any:
     if isinstance(result, CannotEvaluate):
         raise CannotEvaluate(result.reason)
     return result
+
+
+def _not_a_member(cls: ClassRef, attr: str) -> str | None:
+    """Why a name an Enum's body binds is not one of its members, if it is not: a `_sunder_`
+    or `__dunder__` name (Enum's own settings), or a name its `_ignore_` lists (Python removes
+    those from the class); an `_ignore_` static reading cannot list makes every name unknown."""
+    name = cls.node.name
+    if (attr.startswith("__") and attr.endswith("__")) or (
+        len(attr) > 2 and attr[0] == attr[-1] == "_" and attr[1] != "_" and attr[-2] != "_"
+    ):
+        return f"`{name}.{attr}` is a setting of the Enum, not a member"
+    for child in cls.node.body:
+        value = assigned_value(child, "_ignore_")
+        if value is None:
+            continue
+        listed: Any = None
+        if isinstance(value, ast.Constant) and type(value.value) is str:
+            listed = value.value.replace(",", " ").split()
+        elif isinstance(value, (ast.List, ast.Tuple)) and all(
+            isinstance(e, ast.Constant) and type(e.value) is str for e in value.elts
+        ):
+            listed = [e.value for e in value.elts]  # type: ignore[attr-defined]
+        if listed is None:
+            return f"`{name}._ignore_` is not a list of names static reading can read"
+        if attr in listed:
+            return f"`{name}.{attr}` is listed in `_ignore_`: Python removes it from the class"
+    return None
 
 
 def field_default(value: ast.expr) -> ast.expr:
