@@ -106,7 +106,8 @@ def test_an_environment_compiles_the_templates_as_they_were_read(tmp_path: Path)
     """Pages are cached under the templates' content; what renders them must be that content,
     even if a file changes on disk meanwhile (an editor saving under `mkdocs serve`)."""
     from argmatrix.config import Config
-    from argmatrix.render.environment import project_environment, read_templates
+    from argmatrix.render.environment import project_environment
+    from argmatrix.render.template_files import read_templates
 
     folder = tmp_path / "templates"
     folder.mkdir()

@@ -18,7 +18,7 @@ import pytest
 import argmatrix.render.sandbox as sandbox
 from argmatrix.config import load_config
 from argmatrix.project import project_from_config
-from argmatrix.render.environment import MAX_TEMPLATE_BYTES, read_templates
+from argmatrix.render.template_files import MAX_TEMPLATE_BYTES, read_templates
 from argmatrix.render.views import server_page
 from helpers import add_template_page, copy_project, files_under, run_cli_in_process
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from argmatrix._runtime.files import real, within
 from argmatrix.config import Config, PageSpec
 from argmatrix.errors import ArgmatrixError, Problem, has_control
-from argmatrix.render.environment import TEMPLATE_SUFFIXES
+from argmatrix.render.template_files import TEMPLATE_SUFFIXES
 
 Inputs = Iterable[tuple[str, str]]  # (file, what it is to the project: "the manifest x.yaml")
 

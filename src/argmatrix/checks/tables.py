@@ -21,19 +21,30 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from html.parser import HTMLParser
-from typing import Literal
-
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+from typing import TYPE_CHECKING, Literal
 
 from argmatrix.errors import ArgmatrixError
 
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+
 Syntax = Literal["markdown", "mdx"]
 
-# The block structure only (fences, pipe tables, HTML blocks): cells are read here, and inline
-# parsing costs markdown-it microseconds a character on text such as a million `{`.
-_MD = MarkdownIt("commonmark").enable("table").disable("inline")
+
+@cache
+def _markdown() -> MarkdownIt:
+    """The parser, made (and markdown-it imported) when a page's tables are first read: a
+    `check` without `checks.coverage` never pays for it. The block structure only (fences, pipe
+    tables, HTML blocks): cells are read here, and inline parsing costs markdown-it microseconds
+    a character on text such as a million `{`."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("table").disable("inline")
+
+
 FLAG_TOKEN = re.compile(r"(?<![\w-])(--?[A-Za-z][A-Za-z0-9_.-]*)")
 MAX_COLSPAN = 1000  # a `colspan` beyond this is read as this (the HTML standard's own bound)
 # Reading costs a few microseconds a tag (html.parser) and tens a pipe-table row (markdown-it):
@@ -95,7 +106,7 @@ def read_tables(text: str, file: str, syntax: Syntax) -> list[PageTable]:
     """Every table of the page, in the order of their first lines."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     _refuse_too_much_markup(text, file)
-    tokens = _MD.parse(text)
+    tokens = _markdown().parse(text)
     lines = text.split("\n")
     markdown = [
         _pipe_table(tokens, i, lines) for i, t in enumerate(tokens) if t.type == "table_open"
@@ -265,7 +276,7 @@ def _list_table(content: list[str], first_line: int, line: int) -> PageTable | N
     options, body_start = _directive_options(content)
     header = _HEADER_ROWS.match(options.get("header-rows", "0"))
     header_rows = int(header.group(1)) if header else 0
-    tokens = _MD.parse("\n".join(content[body_start:]))
+    tokens = _markdown().parse("\n".join(content[body_start:]))
     if not _one_list(tokens):
         return None
     first_line += body_start

@@ -10,9 +10,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
-
-import jinja2
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from argmatrix._runtime.cache import fingerprint, memo
 from argmatrix._runtime.files import read_user_file
@@ -22,17 +20,12 @@ from argmatrix.errors import ArgmatrixError
 from argmatrix.manifests.resolve import ResolvedPlatform
 from argmatrix.model.history import FIX, History, history_from_dict
 from argmatrix.model.registry import Registry
-from argmatrix.render.environment import (
-    Templates,
-    _compile_each,
-    pages_by_format,
-    project_environment,
-    read_templates,
-    render_template,
-)
 from argmatrix.render.formats import FORMATS
-from argmatrix.render.inplace import splice
+from argmatrix.render.template_files import Templates, pages_by_format, read_templates
 from argmatrix.render.views import Cells, ServerPage, page_context, server_page
+
+if TYPE_CHECKING:
+    import jinja2
 
 # ------------------------------------------------------------------ pages
 
@@ -101,6 +94,11 @@ def _render_pages(
     read_existing: Any,
     templates: Templates,
 ) -> list[RenderedPage]:
+    # Jinja2 is imported here, when a page renders: a run whose pages are all in the cache
+    # never compiles a template.
+    from argmatrix.render.environment import _compile_each, project_environment, render_template
+    from argmatrix.render.inplace import splice
+
     where = str(config.file or "argmatrix.yaml")
     by_format = pages_by_format(config.pages)
     formats: dict[str, _Format] = {}
