@@ -623,6 +623,22 @@ A paragraph before the list: myst-parser builds no table.
 * - `--colon`
   - C
 ::::
+
+````{note}
+:class: tip
+
+```{list-table}
+* - `--in-backtick-note`
+  - inside a directive whose content is MyST
+```
+````
+
+````{code-block} markdown
+```{list-table}
+* - `--in-code-block`
+  - an example inside a code directive
+```
+````
 """
 
 
@@ -662,5 +678,5 @@ def test_tricky_list_tables_read_as_myst_parser_builds_them() -> None:
     ]
     assert read == built
     flags = {row[0] for _, rows in read for row in rows}
-    assert {"--a", "--b", "--c", "--in-note", "--in-list", "--colon"} <= flags
-    assert not flags & {"--ghost", "--ghost2", "--rejected", "--not-a-row"}
+    assert {"--a", "--b", "--c", "--in-note", "--in-list", "--colon", "--in-backtick-note"} <= flags
+    assert not flags & {"--ghost", "--ghost2", "--rejected", "--not-a-row", "--in-code-block"}

@@ -379,11 +379,12 @@ def test_a_star_import_from_outside_the_source_makes_a_name_unknown(tmp_path: Pa
     assert "may be bound by `from os.path import *`" in registry.diagnostics[0].message
 
 
-def _package(root: Path, files: dict[str, str]) -> None:
-    (root / "pkg").mkdir()
-    (root / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+def _package(root: Path, files: dict[str, str], package: str = "pkg") -> None:
+    """A package of `files` (a live read imports it: each test that reads live names its own)."""
+    (root / package).mkdir()
+    (root / package / "__init__.py").write_text("", encoding="utf-8")
     for name, text in files.items():
-        (root / "pkg" / name).write_text(text, encoding="utf-8")
+        (root / package / name).write_text(text, encoding="utf-8")
 
 
 STAR_BUILDER = (
@@ -426,6 +427,45 @@ def test_a_star_import_under_a_condition_makes_what_it_may_bind_unknown(tmp_path
     assert isinstance(arg(registry, "--x").choices, Unevaluated)
     assert isinstance(arg(registry, "--f").choices, Unevaluated)
     assert {d.message.split(":")[0] for d in registry.diagnostics} == {"--x", "--f"}
+
+
+def test_a_star_import_binds_only_what_the_module_binds_never_its_builtins(
+    tmp_path: Path,
+) -> None:
+    _package(
+        tmp_path,
+        {
+            "consts.py": "A = 1\n",
+            "cli.py": "import argparse\n\nint = float\nfrom .consts import *  # noqa\n\n\n"
+            "def build_parser():\n    parser = argparse.ArgumentParser()\n"
+            "    parser.add_argument('--n', type=int, default=A)\n    return parser\n",
+        },
+        "pkg_builtins",
+    )
+    static = load("pkg_builtins.cli:build_parser", "static", base_dir=tmp_path)
+    assert arg(static, "--n").type == "float"
+    assert (
+        load_dict("pkg_builtins.cli:build_parser", "live", base_dir=tmp_path)["arguments"]
+        == (load_dict("pkg_builtins.cli:build_parser", "static", base_dir=tmp_path)["arguments"])
+    )
+
+
+def test_a_value_through_modules_that_star_import_each_other_is_said(tmp_path: Path) -> None:
+    """Python gives what the second module sees of the first, partly initialised: it depends
+    on the order they are imported in."""
+    _package(
+        tmp_path,
+        {
+            "qa.py": "V = 'early'\nfrom .qb import *  # noqa\nV = 'late'\n",
+            "qb.py": "from .qa import *  # noqa\nW = V  # noqa\n",
+            "cli.py": "import argparse\nfrom .qa import *  # noqa\n\n\ndef build_parser():\n"
+            "    parser = argparse.ArgumentParser()\n"
+            "    parser.add_argument('--w', default=W)\n    return parser\n",
+        },
+    )
+    registry = load("pkg.cli:build_parser", "static", base_dir=tmp_path)
+    assert isinstance(arg(registry, "--w").default, Unevaluated)
+    assert "star import each other" in registry.diagnostics[0].message
 
 
 def test_modules_that_star_import_each_other_end(tmp_path: Path) -> None:

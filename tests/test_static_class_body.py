@@ -164,21 +164,34 @@ def test_a_class_body_that_reads_its_own_class_is_not_followed_in_circles(
 
 
 @pytest.mark.usefixtures("static_canary_environment")
-def test_other_uses_of_a_groups_private_list_are_said(tmp_path: Path) -> None:
+def test_appending_what_is_no_argument_to_a_groups_private_list_is_said(tmp_path: Path) -> None:
     source = hostile_class(
         "group = parser.add_argument_group('g')\n"
         "other = parser.add_argument('--other')\n"
         "group._group_actions.append(other)\n"
-        "group._group_actions.remove(other)\n"
         "group._group_actions.append('--other')"
     )
     outcome = read_hostile(tmp_path, source)
     assert outcome.export.code == 0, outcome.export.err
     warnings = "\n".join(outcome.warnings())
-    assert "`group._group_actions.remove` is not followed statically" in warnings
     assert "what is appended is no argument static reading made" in warnings
     # the first group that lists it (its parser's options) stays its section
     assert outcome.argument("--other")["section"] == "options"
+
+
+def test_other_changes_to_a_groups_private_list_stop_the_read(tmp_path: Path) -> None:
+    """`remove` of an argument from it is not followed: the read stops there, never a guess."""
+    source = hostile_class(
+        "group = parser.add_argument_group('g')\n"
+        "other = parser.add_argument('--other')\n"
+        "group._group_actions.append(other)\n"
+        "group._group_actions.remove(other)"
+    )
+    outcome = read_hostile(tmp_path, source)
+    assert outcome.export.code == 2
+    assert "`group._group_actions.remove` is not" in outcome.export.err or (
+        "`remove` of it is not" in outcome.export.err
+    )
 
 
 def test_a_subcommand_a_class_body_could_not_add_stops_the_read_at_that_statement(

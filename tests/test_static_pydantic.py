@@ -284,3 +284,59 @@ def test_a_bare_classvar_is_no_dataclass_field_either(tmp_path: Path) -> None:
     for mode in ("static", "live"):
         registry = load("bare_classvar_cli:build_parser", mode, base_dir=tmp_path)
         assert [a.flags[0] for a in registry.arguments] == ["--size"], mode
+
+
+MULTIPLE = """
+import argparse
+import dataclasses
+
+
+@dataclasses.dataclass
+class X:
+    x: int = 1
+{more_x}
+
+@dataclasses.dataclass
+class Y:
+    y: int = 2
+{more_y}
+
+@dataclasses.dataclass
+class M(X, Y):
+    m: int = 3
+
+
+def build_parser():
+    parser = argparse.ArgumentParser()
+    for f in dataclasses.fields(M):
+        parser.add_argument('--' + f.name, default=f.default)
+    return parser
+"""
+
+
+def test_fields_of_several_bases_come_in_pythons_order(tmp_path: Path) -> None:
+    """Fields are collected over the method resolution order reversed: the last base first."""
+    name = "multiple_bases_cli"
+    (tmp_path / f"{name}.py").write_text(MULTIPLE.format(more_x="", more_y=""), encoding="utf-8")
+    static = load(f"{name}:build_parser", "static", base_dir=tmp_path)
+    live = load(f"{name}:build_parser", "live", base_dir=tmp_path)
+    assert [a.flags[0] for a in static.arguments] == ["--y", "--x", "--m"]
+    assert [(a.flags, a.default) for a in static.arguments] == [
+        (a.flags, a.default) for a in live.arguments
+    ]
+
+
+def test_a_field_two_bases_declare_is_said(tmp_path: Path) -> None:
+    (tmp_path / "both_bases_cli.py").write_text(
+        MULTIPLE.format(more_x="    a: int = 1", more_y="    a: int = 2"), encoding="utf-8"
+    )
+    with pytest.raises(ArgmatrixError, match="declared by both"):
+        load("both_bases_cli:build_parser", "static", base_dir=tmp_path)
+
+
+def test_a_name_assigned_without_an_annotation_stops_as_pydantic_refuses_it(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path, "    size: int = 1\n    count = 5\n")
+    with pytest.raises(ArgmatrixError, match="assigned without an annotation"):
+        load("model_cli:build_parser", "static", base_dir=tmp_path)

@@ -233,7 +233,7 @@ CASES = [
         group._group_actions.clear()
         parser.add_argument("--a", default=parser.prog)
     """),
-        _ok(("--a", "default")),
+        _stops("is what argparse keeps to itself"),  # `parser._actions.clear()` empties it
     ),
     # -------------------------------------------------------------- format strings
     Case(
@@ -613,6 +613,47 @@ MISSED = {
     """,
         "extra_arguments(parser)",
         "`extra_arguments(...)` is handed a parser",
+    ),
+    "a parser inside a list handed to a call": (
+        """
+        from othertool import register
+        register([parser])
+    """,
+        "register([parser])",
+        "`register(...)` is handed a parser",
+    ),
+    "a parser's bound method handed to a call": (
+        """
+        from othertool import register_one
+        register_one(parser.add_argument)
+    """,
+        "register_one(parser.add_argument)",
+        "`register_one(...)` is handed a parser",
+    ),
+    "an argument changed after it was added": (
+        """
+        action = parser.add_argument("--x", default=1)
+        action.default = 2
+    """,
+        "action.default = 2",
+        "changes an argument or parser after it was made",
+    ),
+    "an argument handed to a call that may change it": (
+        """
+        action = parser.add_argument("--y", default=1)
+        setattr(action, "default", 3)
+    """,
+        'setattr(action, "default", 3)',
+        "`setattr(...)` is handed a parser",
+    ),
+    "argparse's own list of actions": (
+        """
+        parser.add_argument("--x", default=1)
+        for action in parser._actions:
+            action.required = True
+    """,
+        "for action in parser._actions:",
+        "is what argparse keeps to itself",
     ),
     "a match statement": (
         """

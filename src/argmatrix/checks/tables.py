@@ -216,21 +216,55 @@ _OPTION = re.compile(r"^:([\w-]+):\s*(.*)$")
 _HEADER_ROWS = re.compile(r"^\s*(\d{1,4})\s*$")
 
 
-def _list_tables(tokens: list[Token], lines: list[str]) -> list[PageTable]:
+def _list_tables(
+    tokens: list[Token], lines: list[str], offset: int = 0, depth: int = 0
+) -> list[PageTable]:
     """Every `{list-table}` directive of a MyST page that myst-parser builds a table from: in a
-    backtick or tilde fence (as markdown-it finds fences, in lists and quotes too, never inside
-    code), or in a colon fence outside code."""
+    backtick or tilde fence (as markdown-it finds fences, in lists and quotes too, and inside a
+    directive whose content is MyST, such as a note; never inside code), or in a colon fence
+    outside code. `offset`: the page's line (from 0) of `lines[0]`."""
     tables = []
     for token in tokens:
-        if token.type == "fence" and token.info.strip().startswith(_LIST_TABLE) and token.map:
-            table = _list_table(token.content.split("\n"), token.map[0] + 2, token.map[0] + 1)
+        if token.type != "fence" or not token.map:
+            continue
+        info, fence_line = token.info.strip(), offset + token.map[0]
+        directive = _DIRECTIVE.match(info)
+        if info.startswith(_LIST_TABLE):
+            table = _list_table(token.content.split("\n"), fence_line + 2, fence_line + 1)
             if table is not None:
                 tables.append(table)
-    tables += _colon_list_tables(tokens, lines)
+        elif directive and directive.group(1) not in _LITERAL_DIRECTIVES and depth < 8:
+            content = token.content.split("\n")
+            body = content[_directive_options(content)[1] :]
+            start = fence_line + 1 + len(content) - len(body)
+            inner = _markdown().parse("\n".join(body))
+            tables += _list_tables(inner, body, start, depth + 1)
+    tables += _colon_list_tables(tokens, lines, offset)
     return tables
 
 
-def _colon_list_tables(tokens: list[Token], lines: list[str]) -> list[PageTable]:
+# Directives whose content is not MyST (code, math, another markup): no table in them.
+_DIRECTIVE = re.compile(r"^\{([\w:.-]+)\}")
+_LITERAL_DIRECTIVES = frozenset(
+    {
+        "code",
+        "code-block",
+        "code-cell",
+        "sourcecode",
+        "literalinclude",
+        "include",
+        "math",
+        "raw",
+        "eval-rst",
+        "csv-table",
+        "mermaid",
+        "graphviz",
+        "argmatrix",
+    }
+)
+
+
+def _colon_list_tables(tokens: list[Token], lines: list[str], offset: int) -> list[PageTable]:
     code = _code_lines(tokens)
     tables = []
     index = 0
@@ -246,7 +280,7 @@ def _colon_list_tables(tokens: list[Token], lines: list[str]) -> list[PageTable]
         content = [
             line[indent:] if line[:indent].isspace() else line for line in lines[index + 1 : end]
         ]
-        table = _list_table(content, index + 2, index + 1)
+        table = _list_table(content, offset + index + 2, offset + index + 1)
         if table is not None:
             tables.append(table)
         index = end + 1

@@ -14,11 +14,14 @@ from argmatrix.loaders.static.builtins import call_builtin
 from argmatrix.loaders.static.ops import call_method
 from argmatrix.loaders.static.syntax import parameters, returns_parser, skips_first
 from argmatrix.loaders.static.values import (
+    ActionHandle,
     BuiltinRef,
     CannotEvaluate,
+    ClassRef,
     FunctionRef,
     LambdaRef,
     MethodRef,
+    ParserMethod,
     describe,
     is_parserish,
     resolve,
@@ -208,10 +211,33 @@ def parser_passed(it: Interpreter, node: ast.Call, reason: str) -> None:
     if not (node.args or node.keywords):  # most calls that fail have no argument worth a look
         return
     args, kwargs = lenient_arguments(it, node, strict_spreads=False)
-    if any(is_parserish(v) for v in [*args, *kwargs.values()]):
+    # An argument object handed to a class of the source (RTP-LLM's `ConfigBinding(action,
+    # ...)` keeps it for later) is read as kept, not changed; handed to anything else
+    # (`setattr`, a function of another package) it may be changed.
+    try:
+        kept = type(resolve(it.eval(node.func))) is ClassRef
+    except CannotEvaluate:
+        kept = False
+    if any(_holds_parser(v, arguments=not kept) for v in [*args, *kwargs.values()]):
         it.report(
             node,
             f"`{it.quoted(node.func)}(...)` is handed a parser, but static"
             f" reading does not follow that call ({reason}): the arguments"
             " it adds are missing",
         )
+
+
+def _holds_parser(value: Any, depth: int = 0, arguments: bool = True) -> bool:
+    """A parser, a group, a parser's bound method (`parser.add_argument`), an argument (with
+    `arguments`), or a list, tuple, set or dict holding one (two levels down): what a call may
+    add to or change."""
+    value = resolve(value)
+    if is_parserish(value) or type(value) is ParserMethod:
+        return True
+    if arguments and type(value) is ActionHandle:
+        return True
+    if depth < 2 and type(value) in (list, tuple, set, frozenset):
+        return any(_holds_parser(item, depth + 1, arguments) for item in value)
+    if depth < 2 and type(value) is dict:
+        return any(_holds_parser(item, depth + 1, arguments) for item in value.values())
+    return False

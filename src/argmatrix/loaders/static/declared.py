@@ -347,6 +347,12 @@ def enum_members(cls: ClassRef, budget: Any) -> list[Any]:
             value = resolve(member.value)
             if type(value) is ExternalRef or not is_plain(value):
                 raise CannotEvaluate(f"the value of `{name}.{target}` is not known statically")
+            if type(value) in (list, dict, set):
+                # unhashable: Python 3.11+ finds aliases by hash first, 3.10 by equality only
+                raise CannotEvaluate(
+                    f"`{name}.{target}` is unhashable, and whether another member is its alias"
+                    " depends on the Python version"
+                )
             if data_type is not None and type(value) is not data_type:
                 raise CannotEvaluate(
                     f"`{name}.{target}` is converted to `{data_type.__name__}` when the class is"

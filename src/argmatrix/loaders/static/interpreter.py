@@ -247,6 +247,17 @@ class Interpreter:
 
     def eval_Attribute(self, node: ast.Attribute) -> Any:
         base = self.eval(node.value)
+        if (
+            type(base) is ParserHandle
+            and not node.attr.startswith("__")
+            and not objects.reads_as_modelled(base, node.attr)
+        ):
+            # argparse's own state (`parser._actions`): what is done with it is not followed
+            self.report(
+                node,
+                f"`{self.quoted(node)}` is what argparse keeps to itself, which static reading"
+                " does not follow: what the registry does with it is missing",
+            )
         if type(base) is objects.GroupActions:
             return objects.group_actions_attribute(self, base, node)
         return self.attribute(base, node.attr)

@@ -167,6 +167,16 @@ def _bound(method: FunctionRef, obj: SourceObject) -> Any:
     return BoundMethod(method, obj)
 
 
+def reads_as_modelled(handle: ParserHandle, attr: str) -> bool:
+    """Whether reading `attr` of a parser or group gives what `parser_attribute` models: a
+    public name, or one of argparse's own that static reading follows."""
+    if not attr.startswith("_"):
+        return True
+    if attr in _CONTAINERS and isinstance(handle.target, argparse.ArgumentParser):
+        return True
+    return attr == "_group_actions" and isinstance(handle.target, argparse._ArgumentGroup)
+
+
 def parser_attribute(handle: ParserHandle, attr: str) -> Any:
     """What the registry may take from a parser being replayed: its methods of parser calls,
     its parse methods (which capture it), the containers a wrapper is given."""

@@ -153,6 +153,7 @@ def model_fields(it: Interpreter, cls: ClassRef) -> dict[str, ModelField]:
     for owner in owners:
         if record_kind(it, owner) != "pydantic":
             continue
+        _refuse_unannotated(owner)
         config = model_config(it, owner)
         for name, attr in GENERATORS.items():
             if resolve(config.get(name)) is not None:
@@ -331,3 +332,23 @@ def model_field_call(it: Interpreter, function: Modeled, args: list[Any], kwargs
     raise CannotEvaluate(
         f"`{function.dotted}` is called with arguments static reading does not know"
     )
+
+
+def _refuse_unannotated(owner: ClassRef) -> None:
+    """pydantic refuses a public name assigned in a model's body without an annotation (it
+    cannot tell a field from a class variable): building the class raises. A value static
+    reading does not see as data (a function, a descriptor) may be one pydantic ignores: not
+    followed either. Either way the fields are not known statically."""
+    for child in owner.node.body:
+        if not isinstance(child, ast.Assign):
+            continue
+        for target in child.targets:
+            if (
+                isinstance(target, ast.Name)
+                and not target.id.startswith("_")
+                and target.id != "model_config"
+            ):
+                raise CannotEvaluate(
+                    f"`{owner.node.name}.{target.id}` is assigned without an annotation, which"
+                    " pydantic refuses (or ignores, for some kinds of value)"
+                )

@@ -203,12 +203,35 @@ FIELDLESS_BASES = (Modeled("msgspec.Struct"), BASE_MODEL, ExternalRef("object"))
 
 
 def field_lineage(cls: ClassRef, depth: int) -> list[ClassRef]:
-    """The classes whose fields `cls` has, bases first; a base that is not read (a class of
-    another package, a name only running would tell) makes the fields unknown, never fewer."""
+    """The classes whose fields `cls` has, in the order Python collects them: its method
+    resolution order reversed (bases first; of two bases, the first wins). A base that is not
+    read (a class of another package, a name only running would tell) makes the fields unknown,
+    never fewer; so does a field declared by more than one class under multiple inheritance,
+    where dataclasses and pydantic collect fields differently."""
+    order = list(reversed(_source_mro(cls, depth)))
+    if any(len(_source_bases(c, depth)) > 1 for c in order):
+        declared: dict[str, str] = {}
+        for owner in order:
+            for child in owner.node.body:
+                if isinstance(child, ast.AnnAssign) and isinstance(child.target, ast.Name):
+                    name = child.target.id
+                    if name in declared and declared[name] != owner.node.name:
+                        raise CannotEvaluate(
+                            f"`{name}` is declared by both `{declared[name]}` and"
+                            f" `{owner.node.name}`, bases of `{cls.node.name}` by multiple"
+                            " inheritance: which one wins is not followed statically"
+                        )
+                    declared[name] = owner.node.name
+    return order
+
+
+def _source_bases(cls: ClassRef, depth: int) -> list[ClassRef]:
+    """The bases of `cls` read from source; a marker base (`BaseModel`, `Struct`, `object`) is
+    left out, any other base not read makes the fields unknown."""
     budget = cls.module.loader.budget
     if depth > budget.limits.call_depth:
         raise CannotEvaluate(f"the bases of `{cls.node.name}` are nested too deep")
-    chain: list[ClassRef] = []
+    bases: list[ClassRef] = []
     for node in cls.node.bases:
         budget.visit(4)
         try:
@@ -218,13 +241,33 @@ def field_lineage(cls: ClassRef, depth: int) -> list[ClassRef]:
                 f"a base class of `{cls.node.name}` is not known statically ({exc.reason})"
             ) from None
         if type(base) is ClassRef:
-            chain.extend(c for c in field_lineage(base, depth + 1) if c not in chain)
+            bases.append(base)
         elif base not in FIELDLESS_BASES:
             raise CannotEvaluate(
                 f"the fields `{cls.node.name}` inherits from {describe(base)} are not in the"
                 " source read"
             )
-    return [*chain, cls]
+    return bases
+
+
+def _source_mro(cls: ClassRef, depth: int) -> list[ClassRef]:
+    """C3 linearisation of `cls` over its bases read from source (Python's `__mro__`)."""
+    bases = _source_bases(cls, depth)
+    sequences = [_source_mro(base, depth + 1) for base in bases] + [list(bases)]
+    result = [cls]
+    while True:
+        sequences = [seq for seq in sequences if seq]
+        if not sequences:
+            return result
+        cls.module.loader.budget.visit(len(sequences))
+        head = next(
+            (seq[0] for seq in sequences if not any(seq[0] in other[1:] for other in sequences)),
+            None,
+        )
+        if head is None:
+            raise CannotEvaluate(f"the bases of `{cls.node.name}` have no consistent order")
+        result.append(head)
+        sequences = [seq[1:] if seq[0] == head else seq for seq in sequences]
 
 
 def annotation_value(it: Interpreter, cls: ClassRef, node: ast.expr) -> Any:

@@ -405,9 +405,9 @@ class SourceModule:
             return self._evaluate(self.assignments[name])
         statements = self.history.get(name)
         if statements is None:
-            own = name in BUILTIN_CONSTANTS or name in BUILTINS or name in OPAQUE_BUILTINS
+            builtin = name in BUILTIN_CONSTANTS or name in BUILTINS or name in OPAQUE_BUILTINS
             stars = self.star_imports
-            value = lookup(self, name, stars, own) if stars else NOT_BOUND
+            value = lookup(self, name, stars, builtin=builtin) if stars else NOT_BOUND
             return self._builtin(name) if value is NOT_BOUND else value
         if self.star_imports:
             value = after_own(self, name, statements)

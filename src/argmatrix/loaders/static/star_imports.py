@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 
 NOT_BOUND: Any = object()  # no star import binds the name
 _UNDEFINED = "is not defined where static reading looks"
-_ITSELF = "refers to itself"
 
 
 class StarImport(NamedTuple):
@@ -57,15 +56,40 @@ def _outside_definitions(statement: ast.stmt) -> list[ast.AST]:
     return nodes
 
 
-def lookup(module: SourceModule, name: str, stars: list[StarImport], own: bool = False) -> Any:
+def lookup(
+    module: SourceModule,
+    name: str,
+    stars: list[StarImport],
+    own: bool = False,
+    builtin: bool = False,
+) -> Any:
     """The value the last of `stars` that binds `name` gives it, else `NOT_BOUND`. A star import
     that may bind it but whose names are not known (one under a condition; one of a module
-    outside the source read, unless the name is `own`: bound by the module or a builtin) makes
-    it unknown."""
+    outside the source read, unless the name is `own`: bound by the module itself, or a
+    `builtin`) makes it unknown; so does a value found through modules that star import each
+    other (Python's result then depends on the order they are imported in)."""
+    cycle: list[str] = []
+    value = _lookup(module, name, stars, own or builtin, (module.name,), cycle)
+    if value is not NOT_BOUND and cycle:
+        raise CannotEvaluate(
+            f"`{name}` is bound through modules that star import each other ({cycle[0]}):"
+            " which value it takes depends on the order they are imported in"
+        )
+    return value
+
+
+def _lookup(
+    module: SourceModule,
+    name: str,
+    stars: list[StarImport],
+    assumed: bool,
+    through: tuple[str, ...],
+    cycle: list[str],
+) -> Any:
     for star in reversed(stars):
         module.loader.budget.visit(4)
         if not module.loader.in_package(star.module):
-            if own:
+            if assumed:
                 continue
             raise CannotEvaluate(
                 f"`{name}` may be bound by `from {star.module} import *` (line {star.line}),"
@@ -79,21 +103,55 @@ def lookup(module: SourceModule, name: str, stars: list[StarImport], own: bool =
             )
         if not exports(source, name):
             continue
-        try:
-            value = source.global_value(name)
-        except CannotEvaluate as exc:
-            # not defined there; or asked again while being looked up: modules that star
-            # import each other, where the second import sees the first module before it
-            # bound the name (Python's partly initialised module)
-            if _UNDEFINED in exc.reason or _ITSELF in exc.reason:
-                continue
-            raise
+        if source.name in through:  # a cycle: its own bindings are looked at where it began
+            cycle.append(source.name)
+            continue
+        value = _bound_in(source, name, assumed, (*through, source.name), cycle)
+        if value is NOT_BOUND:
+            continue
+        if _reaches(source, module.name, set()):  # it star imports this module back
+            cycle.append(source.name)
         if star.conditional:
             raise CannotEvaluate(
                 f"`{name}` is bound by `from {star.module} import *` under a condition"
                 f" (line {star.line}), which static reading cannot decide"
             )
         return value
+    return NOT_BOUND
+
+
+def _reaches(module: SourceModule, target: str, seen: set[str]) -> bool:
+    """Whether `module` star imports `target`, itself or through the modules it star imports."""
+    seen.add(module.name)
+    for star in module.star_imports:
+        module.loader.budget.visit(2)
+        if star.module == target:
+            return True
+        if star.module in seen or not module.loader.in_package(star.module):
+            continue
+        source = module.loader.module(star.module)
+        if source is not None and not source.is_stub:
+            source.parse()
+            if _reaches(source, target, seen):
+                return True
+    return False
+
+
+def _bound_in(
+    source: SourceModule, name: str, assumed: bool, through: tuple[str, ...], cycle: list[str]
+) -> Any:
+    """What `source` binds `name` to, itself or through its own star imports; `NOT_BOUND` if
+    it binds nothing of that name (a builtin is not bound by a module)."""
+    source.parse()
+    if name in source.history:
+        try:
+            return source.global_value(name)
+        except CannotEvaluate as exc:
+            if _UNDEFINED in exc.reason:  # deleted at its top level
+                return NOT_BOUND
+            raise
+    if source.star_imports:
+        return _lookup(source, name, source.star_imports, assumed, through, cycle)
     return NOT_BOUND
 
 

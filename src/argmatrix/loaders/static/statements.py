@@ -422,10 +422,11 @@ def bind_attribute(it: Interpreter, target: ast.Attribute, value: Any = None) ->
     if (isinstance(base, ActionHandle) and target.attr in _ACTION_FIELDS) or (
         isinstance(base, ParserHandle) and not target.attr.startswith("_")
     ):
+        # the argument as read would be wrong, not merely incomplete: the read stops here
         it.report(
             target,
-            f"`{it.quoted(target)}` changes a parser object after it was"
-            " made; static reading does not follow that change",
+            f"`{it.quoted(target)}` changes an argument or parser after it was made, which"
+            " static reading does not follow: what it changes is missing",
         )
 
 
