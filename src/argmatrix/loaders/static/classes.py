@@ -25,6 +25,7 @@ from argmatrix.loaders.static.values import (
     EnumMember,
     ExternalRef,
     FunctionRef,
+    resolve,
 )
 from argmatrix.model.registry import Unevaluated
 
@@ -81,6 +82,21 @@ def ancestors(cls: ClassRef, depth: int = 0) -> Iterator[Any]:
         yield base
         if isinstance(base, ClassRef) and depth < cls.module.loader.budget.limits.call_depth:
             yield from ancestors(base, depth + 1)
+
+
+def direct_bases(cls: ClassRef) -> list[Any]:
+    """The base classes a class statement names, each evaluated (and resolved) where it is
+    written; one static reading cannot evaluate makes them unknown, never fewer."""
+    bases = []
+    for node in cls.node.bases:
+        cls.module.loader.budget.visit(4)
+        try:
+            bases.append(resolve(_evaluate(cls, node, cls.node.lineno)))
+        except CannotEvaluate as exc:
+            raise CannotEvaluate(
+                f"a base class of `{cls.node.name}` is not known statically ({exc.reason})"
+            ) from None
+    return bases
 
 
 def init_default(cls: ClassRef, parameter: str) -> Any:

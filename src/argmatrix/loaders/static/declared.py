@@ -26,6 +26,7 @@ from argmatrix.loaders.static.classes import (
     Member,
     ancestors,
     class_attribute,
+    direct_bases,
     enum_kind,
 )
 from argmatrix.loaders.static.pydantic_models import (
@@ -376,14 +377,7 @@ def _enum_data_type(cls: ClassRef, depth: int) -> type | None:
     if cls.node.keywords:
         raise CannotEvaluate(f"`{cls.node.name}` is made with class keywords")
     found: set[type] = set()
-    for node in cls.node.bases:
-        cls.module.loader.budget.visit(4)
-        try:
-            base = resolve(cls.module.evaluate(node, cls.node.lineno))
-        except CannotEvaluate as exc:
-            raise CannotEvaluate(
-                f"a base of `{cls.node.name}` is not known ({exc.reason})"
-            ) from None
+    for base in direct_bases(cls):
         if type(base) is ClassRef:
             _plain_enum_base(base)
             inherited = _enum_data_type(base, depth + 1)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from argmatrix.loaders.static.classes import (
     class_attribute,
+    direct_bases,
 )
 from argmatrix.loaders.static.records import (
     ABSENT,
@@ -102,9 +103,7 @@ def model_config(it: Interpreter, cls: ClassRef, depth: int = 0) -> dict[str, An
     if depth > it.budget.limits.call_depth:
         raise CannotEvaluate(f"the bases of `{name}` are nested too deep")
     config: dict[str, Any] = {}
-    for node in cls.node.bases:
-        it.budget.visit(4)
-        base = resolve(cls.module.evaluate(node, cls.node.lineno))
+    for base in direct_bases(cls):
         if type(base) is not ClassRef:
             continue  # `BaseModel` or `object` (record_kind refused any other)
         if record_kind(it, base) == "pydantic":

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from argmatrix.loaders.static.classes import (
     ancestors,
+    direct_bases,
     member_scope,
 )
 from argmatrix.loaders.static.typeforms import (
@@ -169,9 +170,7 @@ def _kind_of(cls: ClassRef, depth: int) -> str | None:
         kind = "dataclass"
     if any(keyword.arg == "metaclass" for keyword in cls.node.keywords):
         raise CannotEvaluate(f"`{name}` has a metaclass, which static reading does not run")
-    for node in cls.node.bases:
-        budget.visit(4)
-        base = resolve(cls.module.evaluate(node, cls.node.lineno))
+    for base in direct_bases(cls):
         if base == Modeled("msgspec.Struct"):
             return "struct"
         if base == BASE_MODEL:
@@ -232,14 +231,7 @@ def _source_bases(cls: ClassRef, depth: int) -> list[ClassRef]:
     if depth > budget.limits.call_depth:
         raise CannotEvaluate(f"the bases of `{cls.node.name}` are nested too deep")
     bases: list[ClassRef] = []
-    for node in cls.node.bases:
-        budget.visit(4)
-        try:
-            base = resolve(cls.module.evaluate(node, cls.node.lineno))
-        except CannotEvaluate as exc:
-            raise CannotEvaluate(
-                f"a base class of `{cls.node.name}` is not known statically ({exc.reason})"
-            ) from None
+    for base in direct_bases(cls):
         if type(base) is ClassRef:
             bases.append(base)
         elif base not in FIELDLESS_BASES:

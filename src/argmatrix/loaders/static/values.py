@@ -228,8 +228,8 @@ class ActionHandle:
 
 
 class SourceObject:
-    """(See `objects`.) An instance of a class of the source: its attributes, and the parser it is (if its
-    class derives from ArgumentParser, once argparse's `__init__` has run)."""
+    """An instance of a class of the source (see `objects`): its attributes, and the parser it
+    is (if its class derives from ArgumentParser, once argparse's `__init__` has run)."""
 
     __slots__ = ("attrs", "cls", "parser")
 
