@@ -364,7 +364,7 @@ class _EventBuilder:
         return value, line, tag, size
 
 
-def _check_limits(text: str) -> None:
+def _check_limits(text: str, loader: Any = _Loader) -> None:
     """Nesting depth and alias expansion, counted on the event stream alone: what PyYAML's own
     composer may be given (it recurses, and builds every alias)."""
     depth = 0
@@ -372,7 +372,7 @@ def _check_limits(text: str) -> None:
     open_anchors: list[str | None] = [None]
     sizes: dict[str, int] = {}
     expanded = 0
-    events: Any = yaml.parse(text, Loader=_Loader)
+    events: Any = yaml.parse(text, Loader=loader)
     for event in events:
         kind = type(event)
         if kind is yaml.ScalarEvent:
@@ -468,9 +468,32 @@ def _build(text: str) -> Any:
         loader.dispose()
 
 
+def _argmatrix_limit_or(exc: yaml.MarkedYAMLError, text: str) -> yaml.MarkedYAMLError:
+    """The error to report for a file libyaml refused: argmatrix's own bound where the file
+    passes it before the point of the refusal, else libyaml's error.
+
+    libyaml (PyYAML 6.0.4 and later) has limits of its own, met while it scans ahead of the
+    events argmatrix counts: 1,000 open flow collections stop it before argmatrix's depth bound
+    is reached. The pure-Python scanner has no such limit and looks ahead a bounded 1,024
+    characters, so counting its events finds argmatrix's bound first: the message and its fix
+    do not depend on the PyYAML release installed. Only files that fail pay for this."""
+    if _Loader is yaml.SafeLoader or isinstance(exc, _TooLarge | _Unreadable):
+        return exc
+    try:
+        _check_limits(text, yaml.SafeLoader)
+    except _TooLarge as limit:
+        return limit
+    except yaml.YAMLError:
+        pass
+    return exc
+
+
 def load_yaml_text(text: str, where: str) -> Any:
     try:
-        return _build(text)
+        try:
+            return _build(text)
+        except yaml.MarkedYAMLError as refused:
+            raise _argmatrix_limit_or(refused, text) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         at_end = mark is not None and mark.line >= len(text.splitlines())
