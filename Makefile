@@ -24,14 +24,22 @@ empty :=
 space := $(empty) $(empty)
 
 .PHONY: properdocs
+.PHONY: lock test-latest
 .PHONY: install docs docs-zensical serve test test-fast lint check-docs history bench live-env pythons old-sglang new-sglang live-env-0523 clean
 
 install: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml
+# Every install below takes its versions from a lock in locks/ (`pip install -c`): a developer's
+# machine and CI test against the same releases, whatever was published that morning. `make lock`
+# refreshes the locks; `make test-latest` runs the suite on the newest releases. pyproject.toml
+# keeps open ranges for users. Builds run without isolation, on the locked setuptools.
+LOCKS := locks
+PIP_LOCKED = pip install -q --no-build-isolation -c
+
+$(VENV)/.installed: pyproject.toml $(LOCKS)/dev.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[docs,test,markdown,zensical,sphinx]'
+	$(BIN)/pip install -q -c $(LOCKS)/dev.txt pip setuptools wheel
+	$(BIN)/$(PIP_LOCKED) $(LOCKS)/dev.txt -e '.[docs,test,markdown,zensical,sphinx]'
 	# The showcase registry: read statically, so no dependency of sglang is needed.
 	$(BIN)/pip install -q --no-deps $(SGLANG)
 	touch $@
@@ -40,11 +48,11 @@ $(VENV)/.installed: pyproject.toml
 # static-vs-live test and the benchmark. Built once, cached in .cache/.
 live-env: $(LIVE)/.installed
 
-$(LIVE)/.installed: tests/live/requirements.txt
+$(LIVE)/.installed: tests/live/requirements.txt $(LOCKS)/live-sglang-0.5.7.txt
 	$(PYTHON) -m venv $(LIVE)
-	$(LIVE)/bin/pip install -q --upgrade pip
-	$(LIVE)/bin/pip install -q torch==2.13.0
-	$(LIVE)/bin/pip install -q -r tests/live/requirements.txt
+	$(LIVE)/bin/pip install -q -c $(LOCKS)/live-sglang-0.5.7.txt pip setuptools wheel
+	$(LIVE)/bin/pip install -q -c $(LOCKS)/live-sglang-0.5.7.txt torch==2.13.0
+	$(LIVE)/bin/pip install -q -c $(LOCKS)/live-sglang-0.5.7.txt -r tests/live/requirements.txt
 	$(LIVE)/bin/pip install -q --no-deps $(SGLANG)
 	touch $@
 
@@ -65,10 +73,10 @@ PROPERDOCS := .cache/properdocs
 properdocs: $(PROPERDOCS)/.installed
 test: properdocs
 
-$(PROPERDOCS)/.installed: pyproject.toml
+$(PROPERDOCS)/.installed: pyproject.toml $(LOCKS)/properdocs.txt
 	$(PYTHON) -m venv $(PROPERDOCS)
-	$(PROPERDOCS)/bin/pip install -q properdocs==1.6.7 properdocs-theme-mkdocs==1.6.7
-	$(PROPERDOCS)/bin/pip install -q -e .
+	$(PROPERDOCS)/bin/pip install -q -c $(LOCKS)/properdocs.txt pip setuptools wheel
+	$(PROPERDOCS)/bin/$(PIP_LOCKED) $(LOCKS)/properdocs.txt -r $(LOCKS)/properdocs.in -e .
 	touch $@
 
 # pydantic, for a registry whose model is typed with stand-ins (tests/test_live_pydantic.py): not
@@ -78,13 +86,15 @@ PYDANTIC := .cache/pydantic-2.14.3
 pydantic-lib: $(PYDANTIC)/.installed
 test: pydantic-lib
 
-$(PYDANTIC)/.installed:
-	$(BIN)/pip install -q --target $(PYDANTIC) pydantic==2.14.3
+$(PYDANTIC)/.installed: $(LOCKS)/pydantic.txt
+	$(BIN)/pip install -q -c $(LOCKS)/pydantic.txt --target $(PYDANTIC) -r $(LOCKS)/pydantic.in
 	touch $@
 
-$(MDX)/.installed:
-	npm install --prefix $(MDX) --no-audit --no-fund --save-exact \
-	  @mdx-js/mdx@3.1.1 remark-frontmatter@5.0.0 remark-gfm@4.0.1
+# npm's own lock: `npm ci` installs exactly what locks/mdx/package-lock.json holds.
+$(MDX)/.installed: $(LOCKS)/mdx/package.json $(LOCKS)/mdx/package-lock.json
+	mkdir -p $(MDX)
+	cp $(LOCKS)/mdx/package.json $(LOCKS)/mdx/package-lock.json $(MDX)/
+	npm ci --prefix $(MDX) --no-audit --no-fund --silent
 	touch $@
 
 old-sglang: $(OLD_SGLANG)/.installed
@@ -101,11 +111,12 @@ $(NEW_SGLANG)/.installed:
 
 live-env-0523: $(LIVE_0523)/.installed
 
-$(LIVE_0523)/.installed: tests/live/requirements-sglang-0.5.23.txt
+$(LIVE_0523)/.installed: tests/live/requirements-sglang-0.5.23.txt $(LOCKS)/live-sglang-0.5.23.txt
 	$(PYTHON) -m venv $(LIVE_0523)
-	$(LIVE_0523)/bin/pip install -q --upgrade pip
-	$(LIVE_0523)/bin/pip install -q torch==2.13.0
-	$(LIVE_0523)/bin/pip install -q -r tests/live/requirements-sglang-0.5.23.txt
+	$(LIVE_0523)/bin/pip install -q -c $(LOCKS)/live-sglang-0.5.23.txt pip setuptools wheel
+	$(LIVE_0523)/bin/pip install -q -c $(LOCKS)/live-sglang-0.5.23.txt torch==2.13.0
+	$(LIVE_0523)/bin/pip install -q -c $(LOCKS)/live-sglang-0.5.23.txt \
+	  -r tests/live/requirements-sglang-0.5.23.txt
 	$(LIVE_0523)/bin/pip install -q --no-deps sglang==0.5.23
 	touch $@
 
@@ -117,18 +128,19 @@ LIVE_VLLM := .cache/live-vllm
 live-env-vllm: $(LIVE_VLLM)/.installed
 test: live-env-vllm
 
-$(LIVE_VLLM)/.installed: tests/live/requirements-vllm-0.33.0.txt
+$(LIVE_VLLM)/.installed: tests/live/requirements-vllm-0.33.0.txt $(LOCKS)/live-vllm-0.33.0.txt
 	$(PYTHON) -m venv $(LIVE_VLLM)
-	$(LIVE_VLLM)/bin/pip install -q --upgrade pip
-	$(LIVE_VLLM)/bin/pip install -q torch==2.13.0
-	$(LIVE_VLLM)/bin/pip install -q -r tests/live/requirements-vllm-0.33.0.txt
+	$(LIVE_VLLM)/bin/pip install -q -c $(LOCKS)/live-vllm-0.33.0.txt pip setuptools wheel
+	$(LIVE_VLLM)/bin/pip install -q -c $(LOCKS)/live-vllm-0.33.0.txt torch==2.13.0
+	$(LIVE_VLLM)/bin/pip install -q -c $(LOCKS)/live-vllm-0.33.0.txt \
+	  -r tests/live/requirements-vllm-0.33.0.txt
 	$(LIVE_VLLM)/bin/pip install -q --no-deps vllm==0.33.0
 	touch $@
 
 pythons: $(foreach env,$(PYTHON_ENVS),$(env)/.installed)
 
 # The interpreter: pyenv's, else the system's.
-.cache/py%/.installed: pyproject.toml
+.cache/py%/.installed: pyproject.toml $(LOCKS)/runtime.txt
 	@python=""; \
 	for candidate in "$$(pyenv root 2>/dev/null)"/versions/$*.*/bin/python$* \
 	                 "$$HOME"/.pyenv/versions/$*.*/bin/python$* \
@@ -140,8 +152,52 @@ pythons: $(foreach env,$(PYTHON_ENVS),$(env)/.installed)
 	  exit 1; \
 	fi; \
 	"$$python" -m venv .cache/py$*
-	.cache/py$*/bin/pip install -q -e .
+	.cache/py$*/bin/pip install -q -c $(LOCKS)/runtime.txt pip setuptools wheel
+	.cache/py$*/bin/$(PIP_LOCKED) $(LOCKS)/runtime.txt -e .
 	touch $@
+
+# Refreshes every lock from its inputs (pyproject.toml's ranges, tests/live/requirements*.txt,
+# locks/*.in, locks/mdx/package.json) with today's releases. Run it on purpose, then run
+# `make test` and commit the locks with what the new releases needed.
+UV_VERSION := 0.13.9
+UV := .cache/uv/bin/uv
+EXTRAS := --extra docs --extra test --extra markdown --extra zensical --extra sphinx
+COMPILE = $(UV) pip compile -q --no-header --python-version 3.11 --python-platform x86_64-manylinux_2_28
+LIVE_INPUTS = $(LOCKS)/torch-cpu.in $(LOCKS)/tools.in
+
+$(UV):
+	$(PYTHON) -m venv .cache/uv
+	.cache/uv/bin/pip install -q uv==$(UV_VERSION)
+
+lock: $(UV)
+	$(UV) pip compile -q --no-header --universal --python-version 3.11 pyproject.toml \
+	  $(LOCKS)/tools.in $(EXTRAS) -o $(LOCKS)/dev.txt --upgrade
+	$(UV) pip compile -q --no-header --universal --python-version 3.10 pyproject.toml \
+	  $(LOCKS)/tools.in -o $(LOCKS)/runtime.txt --upgrade
+	$(COMPILE) pyproject.toml $(LOCKS)/properdocs.in $(LOCKS)/tools.in -o $(LOCKS)/properdocs.txt --upgrade
+	$(COMPILE) $(LOCKS)/pydantic.in -o $(LOCKS)/pydantic.txt --upgrade
+	$(COMPILE) tests/live/requirements.txt $(LIVE_INPUTS) -o $(LOCKS)/live-sglang-0.5.7.txt --upgrade
+	$(COMPILE) tests/live/requirements-sglang-0.5.23.txt $(LIVE_INPUTS) \
+	  -o $(LOCKS)/live-sglang-0.5.23.txt --upgrade
+	$(COMPILE) tests/live/requirements-vllm-0.33.0.txt $(LIVE_INPUTS) \
+	  -o $(LOCKS)/live-vllm-0.33.0.txt --upgrade
+	rm -f $(LOCKS)/mdx/package-lock.json
+	cd $(LOCKS)/mdx && npm install --package-lock-only --no-audit --no-fund --silent
+
+# The suite against the newest releases of what pyproject.toml allows (no lock), in an
+# environment of its own (.cache/latest), so a new release of a dependency is met on purpose.
+# The heavy environments of third-party registries stay locked: they are test data.
+LATEST := .cache/latest
+test-latest: live-env live-env-0523 pythons old-sglang new-sglang $(MDX)/.installed lmdeploy-cli \
+             properdocs pydantic-lib live-env-vllm
+	rm -rf $(LATEST)
+	$(PYTHON) -m venv $(LATEST)
+	$(LATEST)/bin/pip install -q --upgrade pip setuptools wheel
+	$(LATEST)/bin/pip install -q --upgrade -e '.[docs,test,markdown,zensical,sphinx]'
+	$(LATEST)/bin/pip install -q --no-deps $(SGLANG)
+	$(LATEST)/bin/pip list --format=freeze > $(LATEST)/versions.txt
+	@echo "Testing against the newest releases (listed in $(LATEST)/versions.txt)."
+	$(TEST_ENVIRONMENT) PATH=$(CURDIR)/$(LATEST)/bin:$$PATH $(LATEST)/bin/pytest -q -p no:cacheprovider
 
 # The showcase of sglang 0.5.23 (showcase/sglang-0.5.23/) reads the sources `new-sglang` installs.
 SHOWCASE_0523 := showcase/sglang-0.5.23/argmatrix.yaml
