@@ -61,7 +61,6 @@ $(LIVE)/.installed: tests/live/requirements.txt $(LOCKS)/live-sglang-0.5.7.txt
 LMDEPLOY := .cache/lmdeploy-0.18.0
 .PHONY: lmdeploy-cli
 lmdeploy-cli: $(LMDEPLOY)/.installed
-test: lmdeploy-cli
 
 $(LMDEPLOY)/.installed:
 	$(BIN)/pip install -q --no-deps --target $(LMDEPLOY) lmdeploy==0.18.0
@@ -71,7 +70,6 @@ $(LMDEPLOY)/.installed:
 # without MkDocs: tests/test_properdocs.py builds a project with the argmatrix plugin in it.
 PROPERDOCS := .cache/properdocs
 properdocs: $(PROPERDOCS)/.installed
-test: properdocs
 
 $(PROPERDOCS)/.installed: pyproject.toml $(LOCKS)/properdocs.txt
 	$(PYTHON) -m venv $(PROPERDOCS)
@@ -84,7 +82,6 @@ $(PROPERDOCS)/.installed: pyproject.toml $(LOCKS)/properdocs.txt
 PYDANTIC := .cache/pydantic-2.14.3
 .PHONY: pydantic-lib
 pydantic-lib: $(PYDANTIC)/.installed
-test: pydantic-lib
 
 $(PYDANTIC)/.installed: $(LOCKS)/pydantic.txt
 	$(BIN)/pip install -q -c $(LOCKS)/pydantic.txt --target $(PYDANTIC) -r $(LOCKS)/pydantic.in
@@ -126,7 +123,6 @@ $(LIVE_0523)/.installed: tests/live/requirements-sglang-0.5.23.txt $(LOCKS)/live
 LIVE_VLLM := .cache/live-vllm
 .PHONY: live-env-vllm
 live-env-vllm: $(LIVE_VLLM)/.installed
-test: live-env-vllm
 
 $(LIVE_VLLM)/.installed: tests/live/requirements-vllm-0.33.0.txt $(LOCKS)/live-vllm-0.33.0.txt
 	$(PYTHON) -m venv $(LIVE_VLLM)
@@ -184,21 +180,6 @@ lock: $(UV)
 	rm -f $(LOCKS)/mdx/package-lock.json
 	cd $(LOCKS)/mdx && npm install --package-lock-only --no-audit --no-fund --silent
 
-# The suite against the newest releases of what pyproject.toml allows (no lock), in an
-# environment of its own (.cache/latest), so a new release of a dependency is met on purpose.
-# The heavy environments of third-party registries stay locked: they are test data.
-LATEST := .cache/latest
-test-latest: live-env live-env-0523 pythons old-sglang new-sglang $(MDX)/.installed lmdeploy-cli \
-             properdocs pydantic-lib live-env-vllm
-	rm -rf $(LATEST)
-	$(PYTHON) -m venv $(LATEST)
-	$(LATEST)/bin/pip install -q --upgrade pip setuptools wheel
-	$(LATEST)/bin/pip install -q --upgrade -e '.[docs,test,markdown,zensical,sphinx]'
-	$(LATEST)/bin/pip install -q --no-deps $(SGLANG)
-	$(LATEST)/bin/pip list --format=freeze > $(LATEST)/versions.txt
-	@echo "Testing against the newest releases (listed in $(LATEST)/versions.txt)."
-	$(TEST_ENVIRONMENT) PATH=$(CURDIR)/$(LATEST)/bin:$$PATH $(LATEST)/bin/pytest -q -p no:cacheprovider
-
 # The showcase of sglang 0.5.23 (showcase/sglang-0.5.23/) reads the sources `new-sglang` installs.
 SHOWCASE_0523 := showcase/sglang-0.5.23/argmatrix.yaml
 
@@ -231,16 +212,41 @@ lint: install
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-# The full suite, with the coverage of src/argmatrix (the floor is in pyproject.toml).
-test: install live-env live-env-0523 pythons old-sglang new-sglang $(MDX)/.installed lint
+# What the full suite needs beside .venv: the heavy live environments, the other Pythons, older
+# and newer sglang sources, lmdeploy's sources, ProperDocs, pydantic and the MDX compiler.
+TEST_NEEDS := live-env live-env-0523 live-env-vllm pythons old-sglang new-sglang lmdeploy-cli \
+              properdocs pydantic-lib $(MDX)/.installed
+TEST_ENVIRONMENT = \
 	ARGMATRIX_LIVE_PYTHON=$(CURDIR)/$(LIVE)/bin/python \
 	ARGMATRIX_LIVE_PYTHON_0523=$(CURDIR)/$(LIVE_0523)/bin/python \
-	ARGMATRIX_PYTHONS=$(subst $(space),:,$(foreach env,$(PYTHON_ENVS),$(CURDIR)/$(env)/bin/python)) \
-	$(BIN)/pytest -q --cov --cov-report=term:skip-covered
+	ARGMATRIX_PYTHONS=$(subst $(space),:,$(foreach env,$(PYTHON_ENVS),$(CURDIR)/$(env)/bin/python))
+# The markers of pyproject.toml that the edit loop leaves out.
+FAST := not (slow or hostile or live_env or engine or pythons or browser or real_rtp)
 
-# The edit-test loop: no heavy live environment, no other Pythons, no browser.
-test-fast: install old-sglang new-sglang $(MDX)/.installed
-	$(BIN)/pytest -q -x -m "not slow" --ignore=tests/test_browser_site.py --ignore=tests/test_python_versions.py
+# The full suite, with the coverage of src/argmatrix (the floor is in pyproject.toml). Every
+# marked suite runs, and a test whose engine or environment is missing fails.
+test: install $(TEST_NEEDS) lint
+	$(TEST_ENVIRONMENT) $(BIN)/pytest -q --cov --cov-report=term:skip-covered
+
+# The edit-test loop, under a minute on two cores: everything but the marked suites (hostile
+# inputs, heavy live environments, external engines, other Pythons, the browser, RTP-LLM's
+# real source). Needs nothing beside .venv but the sources of two sglang releases.
+test-fast: install old-sglang new-sglang
+	$(BIN)/pytest -q -x -m "$(FAST)"
+
+# The suite against the newest releases of what pyproject.toml allows (no lock), in an
+# environment of its own (.cache/latest), so a new release of a dependency is met on purpose.
+# The heavy environments of third-party registries stay locked: they are test data.
+LATEST := .cache/latest
+test-latest: $(TEST_NEEDS)
+	rm -rf $(LATEST)
+	$(PYTHON) -m venv $(LATEST)
+	$(LATEST)/bin/pip install -q --upgrade pip setuptools wheel
+	$(LATEST)/bin/pip install -q --upgrade -e '.[docs,test,markdown,zensical,sphinx]'
+	$(LATEST)/bin/pip install -q --no-deps $(SGLANG)
+	$(LATEST)/bin/pip list --format=freeze > $(LATEST)/versions.txt
+	@echo "Testing against the newest releases (listed in $(LATEST)/versions.txt)."
+	$(TEST_ENVIRONMENT) PATH=$(CURDIR)/$(LATEST)/bin:$$PATH $(LATEST)/bin/pytest -q -p no:cacheprovider
 
 check-docs: install new-sglang
 	$(BIN)/argmatrix check

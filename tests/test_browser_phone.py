@@ -13,6 +13,8 @@ import pytest
 from e2e.browser import chromium, find_chromium, screenshot, wait_for
 from e2e.site import serve, showcase_site
 
+pytestmark = pytest.mark.browser  # Debian's Chromium and ChromeDriver
+
 PHONE = (390, 844)
 
 # For every row of every argument table: the flag cell's and the support cells' boxes.

@@ -1,6 +1,7 @@
 """The built site in a real browser: headless Chromium on a site served from 127.0.0.1.
 
-Skipped only when Chromium or its driver is not installed (Debian: chromium chromium-driver).
+Without Chromium or its driver (Debian: chromium chromium-driver) they fail; they are marked
+`browser`, which `make test-fast` leaves out.
 A screenshot of every page visited is kept under tests/artifacts/.
 
 The showcase is checked as MkDocs builds it (`make docs`) and as Zensical builds it
@@ -30,6 +31,8 @@ from e2e.site import (
     showcase_zensical_site,
 )
 from helpers import REPO, git_ignores, git_lines
+
+pytestmark = pytest.mark.browser  # Debian's Chromium and ChromeDriver
 
 
 @pytest.fixture(scope="module")

@@ -322,6 +322,7 @@ def test_text_and_github_formats_name_file_and_line(root: Path) -> None:
 # ------------------------------------------------------------------ what the reader sees
 
 
+@pytest.mark.engine  # the MDX compiler (node)
 def test_the_reader_finds_what_the_mdx_compiler_parses(root: Path) -> None:
     """The JSX tables as our reader reads them are the tables the real MDX compiler parses:
     the same rows, the same number of cells, the same flags in the first cell."""
@@ -441,7 +442,7 @@ def test_an_mdx_expression_that_never_closes_is_one_located_error(root: Path) ->
 # ------------------------------------------------------------------ the generated showcase page
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # generates the whole showcase as MDX
 def test_the_check_passes_on_the_generated_showcase_page_and_catches_a_lost_row(
     tmp_path: Path,
 ) -> None:

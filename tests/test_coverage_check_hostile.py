@@ -17,6 +17,9 @@ from argmatrix.checks.tables import read_tables
 from argmatrix.errors import ArgmatrixError
 from helpers import FIXTURES, Run, run_cli_in_process, time_limit
 
+# A hostile-input suite: slow by design, left out of make test-fast.
+pytestmark = pytest.mark.hostile
+
 HAND = FIXTURES / "mintlify" / "hand-maintained"
 MDX_PAGE = Path("docs/advanced_features/server_arguments.mdx")
 MD_PAGE = Path("docs/reference/server_arguments.md")

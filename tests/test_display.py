@@ -140,6 +140,7 @@ def test_a_project_without_environment_keeps_its_columns(tmp_path: Path) -> None
 # ------------------------------------------------------------------ MDX, compiled
 
 
+@pytest.mark.engine  # the MDX compiler (node)
 def test_mdx_pages_keep_four_cells_and_say_the_variable(generated: Path, mdx: MdxCompiler) -> None:
     """SGLang's layout: four cells a row; the variable is a line of the Description cell (of
     the Argument cell where a table has no description)."""
@@ -159,6 +160,7 @@ def test_mdx_pages_keep_four_cells_and_say_the_variable(generated: Path, mdx: Md
     )
 
 
+@pytest.mark.engine  # the MDX compiler (node)
 def test_mdx_env_column_is_opt_in(generated: Path, mdx: MdxCompiler) -> None:
     found = jsx_tables(compiled(mdx, (generated / "server_arguments_column.mdx").read_text()))
     assert all(t.header == ["Argument", "Description", "Defaults", "Options", ENV] for t in found)
@@ -169,7 +171,7 @@ def test_mdx_env_column_is_opt_in(generated: Path, mdx: MdxCompiler) -> None:
 # ------------------------------------------------------------------ MyST and the directive
 
 
-@pytest.mark.slow  # a Sphinx build: 2 s here, more under coverage
+@pytest.mark.engine  # a Sphinx build
 def test_sphinx_reads_the_myst_pages_and_the_directive(tmp_path: Path) -> None:
     from test_sphinx_build import read_page, sphinx_build
 

@@ -34,6 +34,9 @@ from helpers import (
     signals_as_a_shell_starts_them,
 )
 
+# A hostile-input suite: slow by design, left out of make test-fast.
+pytestmark = pytest.mark.hostile
+
 CONFIG = "argmatrix.yaml"
 PAGES = ("reference/server_arguments.md", "reference/npu.md", "reference/npu_variants.md")
 SECRET = "CANARY-7f3a-do-not-print"

@@ -25,7 +25,7 @@ from helpers import REPO
 LMDEPLOY = REPO / ".cache" / "lmdeploy-0.18.0"
 TARGET = "lmdeploy.cli.entrypoint:run"
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.live_env  # lmdeploy's sources in .cache (make lmdeploy-cli)
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from helpers import REGISTRIES, REPO, run_cli_in_subprocess
 
 PYDANTIC = REPO / ".cache" / "pydantic-2.14.3"
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.live_env  # pydantic in .cache (make pydantic-lib)
 
 
 def test_a_pydantic_model_typed_with_stand_ins() -> None:

@@ -35,7 +35,7 @@ registry:
   mock: {mock}
 """
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.live_env  # the heavy vLLM environment (make live-env-vllm)
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,5 @@
 """The real MDX compiler, for every test of MDX pages: `@mdx-js/mdx` (with the frontmatter and
-GFM syntax Mintlify reads) run by node from .cache/mdx, which `make test` and `make test-fast`
-install. One node process compiles every page of a test module, a page per line of JSON.
+GFM syntax Mintlify reads) run by node from .cache/mdx, which `make test` installs. One node process compiles every page of a test module, a page per line of JSON.
 
 The helpers here read what the compiler parsed (the MDX syntax tree): the JSX tables, the text a
 reader sees, and every piece of code or markup a page holds. The tests below show the harness
@@ -21,8 +20,11 @@ import pytest
 from argmatrix.render.formats import mdx as mdx_format
 from helpers import REPO
 
+# An external engine (sphinx-build, Zensical, ProperDocs or the MDX compiler).
+pytestmark = pytest.mark.engine
+
 MDX_DIR = REPO / ".cache" / "mdx"
-INSTALL = "run `make .cache/mdx/.installed` (or make test-fast), which installs it with npm"
+INSTALL = "run `make .cache/mdx/.installed` (or make test), which installs it with npm"
 
 # Reads {"source": ...} lines; answers each with the syntax tree the compiler parsed (positions
 # and the compiler's own data left out) and the JavaScript it wrote, or with the error.

@@ -41,6 +41,9 @@ from test_mdx_compiler import (
 )
 from test_table_property import TRICKY, _registry, as_read
 
+# An external engine (sphinx-build, Zensical, ProperDocs or the MDX compiler).
+pytestmark = pytest.mark.engine
+
 
 @pytest.fixture(scope="module")
 def mdx() -> Iterator[MdxCompiler]:

@@ -13,6 +13,9 @@ from helpers import FIXTURES, append_to, copy_project, run_cli_in_process
 from helpers import GOLDEN as MARKDOWN_GOLDEN
 from test_mdx_compiler import MdxCompiler, compiled, compiler_fixture, jsx_tables
 
+# An external engine (sphinx-build, Zensical, ProperDocs or the MDX compiler).
+pytestmark = pytest.mark.engine
+
 GOLDEN = FIXTURES / "mintlify" / "golden"
 PAGES = ("server_arguments.mdx", "npu.mdx")
 

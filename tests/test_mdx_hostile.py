@@ -56,6 +56,9 @@ MDX_PAYLOADS = (
     "~~gone~~ $m$ [^1]",
     "<>",
 )
+
+# Hostile MDX pages through the real MDX compiler.
+pytestmark = [pytest.mark.hostile, pytest.mark.engine]
 # The sections named in the hand-written page's markers (a JavaScript comment) keep their own.
 IN_MARKERS = ("section-one", "section-two")
 

@@ -31,6 +31,9 @@ from test_mdx_compiler import (
     outside_regions,
 )
 
+# An external engine (sphinx-build, Zensical, ProperDocs or the MDX compiler).
+pytestmark = pytest.mark.engine
+
 MINTLIFY = FIXTURES / "mintlify"
 SERVER_PAGE = "advanced_features/server_arguments.mdx"
 GUIDE = "guides/lora.mdx"

@@ -12,6 +12,9 @@ import pytest
 
 from helpers import FIXTURE_PROJECT, REPO, copy_project, tables
 
+# An external engine (sphinx-build, Zensical, ProperDocs or the MDX compiler).
+pytestmark = pytest.mark.engine
+
 PROPERDOCS = REPO / ".cache" / "properdocs"
 
 

@@ -109,6 +109,7 @@ def mdx_compiler() -> Iterator[MdxCompiler]:
     yield from compiler_fixture()
 
 
+@pytest.mark.engine  # the MDX compiler (node)
 def test_mdx_reads_back_as_written(mdx_compiler: MdxCompiler) -> None:
     page = f"<table>\n  <tr>\n    <td>{mdx.prose(HELP)}</td>\n  </tr>\n</table>\n"
     cell = next(n for n in walk(compiled(mdx_compiler, page)) if n.get("name") == "td")

@@ -21,6 +21,9 @@ from argmatrix.model.registry import Argument, Registry
 from argmatrix.render.environment import normalise_newlines
 from helpers import bench_synth, copy_project, run_cli_in_process, run_cli_in_subprocess, tables
 
+# A hostile-input suite: slow by design, left out of make test-fast.
+pytestmark = pytest.mark.hostile
+
 
 def _generate(project: Path, **env: str) -> dict[str, bytes]:
     environment = {**os.environ, "ARGMATRIX_NO_CACHE": "1", **env}

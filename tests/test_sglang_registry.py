@@ -142,7 +142,7 @@ def first_difference(live: Any, static: Any, where: str = "") -> str:
     return f"{where or 'top'}: live={live!r} static={static!r}"
 
 
-@pytest.mark.slow
+@pytest.mark.live_env  # sglang 0.5.7 imported live (make live-env)
 def test_live_import_gives_the_same_model_as_static_reading(
     static_registry: Registry, tmp_path: Path
 ) -> None:

@@ -141,7 +141,7 @@ def zensical_site() -> Build:
     return result
 
 
-@pytest.mark.slow
+@pytest.mark.engine  # Zensical
 def test_zensical_builds_every_nav_page_of_the_same_mkdocs_yml(zensical_site: Build) -> None:
     nav = re.findall(r":\s+([\w/.-]+\.md)\s*$", (REPO / "mkdocs.yml").read_text(), re.M)
     for source in nav:
@@ -150,7 +150,7 @@ def test_zensical_builds_every_nav_page_of_the_same_mkdocs_yml(zensical_site: Bu
     assert zensical_site.docs_changed == ()
 
 
-@pytest.mark.slow
+@pytest.mark.engine  # Zensical
 @pytest.mark.parametrize(
     "name",
     [

@@ -23,6 +23,9 @@ import pytest
 from helpers import FIXTURE_PROJECT, FIXTURES, GOLDEN, line_of, replace_in
 from test_hostile_pages import seen_as
 
+# An external engine (sphinx-build, Zensical, ProperDocs or the MDX compiler).
+pytestmark = pytest.mark.engine
+
 SPHINX_FIXTURE = FIXTURES / "sphinx"
 
 

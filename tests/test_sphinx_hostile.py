@@ -54,7 +54,7 @@ IN_MARKERS = ("section-one", "section-two")
 MORE_TAGS = ("aside", "dl", "dt", "dd", "hr", "sup", "del", "s", "math", "mark", "section")
 PAGES = ("server", "npu", "npu_variants", "guide", "tables", "tables_rest")
 
-pytestmark = pytest.mark.slow  # two Sphinx builds of a larger project: about 15 s
+pytestmark = [pytest.mark.hostile, pytest.mark.engine]  # two Sphinx builds of a larger project
 
 
 def sphinx_hostile_text(slot: str, payloads: tuple[int, ...], single_line: bool) -> str:

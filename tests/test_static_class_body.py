@@ -100,6 +100,7 @@ def stopped_at(tmp_path: Path, source: str, marker: str, which: str) -> None:
     assert any(f"hostile_registry.py:{n}:" in line for n in (found, found - 1)), line
 
 
+@pytest.mark.hostile  # a budget stopping a runaway read: slow by design
 @pytest.mark.usefixtures("static_canary_environment")
 @pytest.mark.parametrize(
     ("body", "marker"),
@@ -114,6 +115,7 @@ def test_a_class_body_that_loops_forever_stops(tmp_path: Path, body: str, marker
     stopped_at(tmp_path, hostile_class(body), marker, "budget exceeded")
 
 
+@pytest.mark.hostile  # a budget stopping a runaway read: slow by design
 @pytest.mark.usefixtures("static_canary_environment")
 @pytest.mark.parametrize(
     ("body", "marker"),
@@ -128,6 +130,7 @@ def test_a_class_body_that_builds_huge_values_stops(tmp_path: Path, body: str, m
     stopped_at(tmp_path, hostile_class(body), marker, "static reading stopped")
 
 
+@pytest.mark.hostile  # a budget stopping a runaway read: slow by design
 @pytest.mark.usefixtures("static_canary_environment")
 def test_many_class_bodies_share_one_budget(tmp_path: Path) -> None:
     classes = "".join(

@@ -148,7 +148,7 @@ def live() -> dict[str, Any]:
     return json.loads(run.stdout.splitlines()[-1])  # type: ignore[no-any-return]
 
 
-@pytest.mark.slow
+@pytest.mark.live_env  # sglang 0.5.23 imported live (make live-env-0523)
 def test_static_equals_live_but_where_it_says_what_it_kept_as_source(
     registry: Registry, live: dict[str, Any]
 ) -> None:
@@ -168,7 +168,7 @@ def test_static_equals_live_but_where_it_says_what_it_kept_as_source(
     assert len(kept) <= 8  # the hand-written arguments whose values the running program decides
 
 
-@pytest.mark.slow
+@pytest.mark.live_env  # sglang 0.5.23 imported live (make live-env-0523)
 def test_live_sections_are_where_each_field_is_declared_as_static_ones(
     registry: Registry, live: dict[str, Any]
 ) -> None:

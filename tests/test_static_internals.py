@@ -139,6 +139,7 @@ ROOMY = Limits(steps=2_000_000, value_size=100_000)
 FRUGAL = Limits(steps=2_000_000, value_size=100_000, total_size=300_000)
 
 
+@pytest.mark.hostile  # a budget stopping a runaway read: slow by design
 @pytest.mark.parametrize(
     ("expression", "limits", "budget"),
     [
@@ -168,6 +169,7 @@ def test_the_budget_stops_a_comprehension_where_it_is(
     assert problem.fix and "registry.mode: live" in problem.fix
 
 
+@pytest.mark.hostile  # a budget stopping a runaway read: slow by design
 def test_the_default_budget_stops_a_comprehension_of_a_trillion_items(tmp_path: Path) -> None:
     expression = "[a * b for a in range(10**6) for b in range(10**6)]"
     with pytest.raises(ArgmatrixError) as caught:

@@ -55,7 +55,7 @@ def test_required_defaults_factories_and_types(registry: Registry) -> None:
     assert by_flag["--max-batch"].type == "int" and by_flag["--max-batch"].default is None
 
 
-@pytest.mark.slow
+@pytest.mark.live_env  # pydantic in .cache (make pydantic-lib)
 def test_static_equals_pydantic_running_the_registry(registry: Registry) -> None:
     if not (PYDANTIC / ".installed").is_file():
         pytest.fail(
@@ -187,7 +187,7 @@ def test_an_alias_generator_makes_the_alias_unknown_never_none(configured: Regis
     assert len(said) == 1 and "alias_generator" in said[0]
 
 
-@pytest.mark.slow
+@pytest.mark.live_env  # pydantic in .cache (make pydantic-lib)
 def test_config_and_fields_static_equals_pydantic(configured: Registry) -> None:
     if not (PYDANTIC / ".installed").is_file():
         pytest.fail(

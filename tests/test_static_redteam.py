@@ -30,7 +30,10 @@ from helpers import (
 )
 
 # Every test here reads with the canary secret in the environment.
-pytestmark = pytest.mark.usefixtures("static_canary_environment")
+pytestmark = [
+    pytest.mark.usefixtures("static_canary_environment"),
+    pytest.mark.hostile,  # a hostile-input suite: slow by design, left out of make test-fast
+]
 
 
 PACKAGE_BUILDER = """\

@@ -22,6 +22,9 @@ from argmatrix.render.template_files import MAX_TEMPLATE_BYTES, read_templates
 from argmatrix.render.views import server_page
 from helpers import add_template_page, copy_project, files_under, run_cli_in_process
 
+# A hostile-input suite: slow by design, left out of make test-fast.
+pytestmark = pytest.mark.hostile
+
 CANARY = "canary-4f1d2a9e"
 UNSAFE = "tried an unsafe operation"
 FAILED = "failed to render"

@@ -17,6 +17,9 @@ import pytest
 
 from helpers import Run, add_template_page, copy_project, run_cli_in_subprocess
 
+# A hostile-input suite: slow by design, left out of make test-fast.
+pytestmark = pytest.mark.hostile
+
 UNSAFE = "tried an unsafe operation"
 DOUBLED = "{% for i in range(60) %}{% set h.v = STEP %}{% endfor %}"
 ATTACKS = [

@@ -16,6 +16,9 @@ import pytest
 from e2e.site import Build, build_site, build_zensical
 from e2e.tables import argument_tables, cell_elements, tables_of
 
+# An external engine (sphinx-build, Zensical, ProperDocs or the MDX compiler).
+pytestmark = pytest.mark.engine
+
 FIXTURE = Path(__file__).parent / "fixtures" / "zensical"
 PAGES = ("guide", "reference/server_arguments", "reference/npu", "reference/npu_variants")
 

@@ -30,14 +30,18 @@ FLAGS = (
 
 
 def find_chromium() -> tuple[str, str]:
-    """Chromium and its driver, or a skip naming what is missing and how to install it."""
+    """Chromium and its driver, or a failure naming what is missing and how to install it (the
+    browser tests are marked `browser`; `make test-fast` leaves them out)."""
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     driver = shutil.which("chromedriver")
     if browser is None or driver is None:
         missing = " and ".join(
             name for name, path in (("chromium", browser), ("chromedriver", driver)) if path is None
         )
-        pytest.skip(f"{missing} not installed; the browser tests need Debian's packages: {INSTALL}")
+        pytest.fail(
+            f"{missing} not installed; the browser tests need Debian's packages: {INSTALL}",
+            pytrace=False,
+        )
     return browser, driver
 
 
