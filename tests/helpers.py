@@ -42,11 +42,17 @@ BROKEN = FIXTURES / "broken"
 HOSTILE = FIXTURES / "hostile"
 GOLDEN = TESTS / "golden"
 
-# Hand-written sglang support pages, kept beside the repository (not in it: not our text).
-SEEDS = REPO.parent / "shared" / "seeds"
-SEED_000 = SEEDS / "000_31eadb484eacd7c1.txt"  # Markdown, √/× per Ascend variant
-SEED_001 = SEEDS / "001_d3b877721046d071.txt"  # Markdown, a generic page without support columns
-SEED_002 = SEEDS / "002_0642eecbe56552f4.txt"  # the newest Ascend page, copied as text
+# Hand-written pages about real registries, in the layouts of real docs sites, with the defects
+# of real pages kept on purpose (tests/fixtures/handwritten/README.md lists them).
+HANDWRITTEN = FIXTURES / "handwritten"
+ASCEND_MARKS = HANDWRITTEN / "ascend_marks.md"  # sglang 0.5.7, Markdown, √/× per Ascend variant
+SERVER_ARGUMENTS = HANDWRITTEN / "server_arguments.md"  # sglang 0.5.7, no support columns
+ASCEND_COPIED = HANDWRITTEN / "ascend_copied.txt"  # sglang 0.5.7, a support page copied as text
+RTP_PAGE = HANDWRITTEN / "rtp_server_args.md"  # RTP-LLM, kebab-case and snake_case rows mixed
+
+# RTP-LLM's real source lies beside the repository, not in it (third-party code); tests marked
+# real_rtp are skipped where it is absent.
+RTP_SOURCE = REPO.parent / "shared" / "real-registries" / "rtp-llm-server-args-4b8d39cd5.tgz"
 
 
 def bench_synth() -> ModuleType:

@@ -1,10 +1,12 @@
-"""`argmatrix audit`: the hand-written seed pages against sglang 0.5.7, and small pages of our own
-against the tiny fixture server. Every finding must name the page's file and line."""
+"""`argmatrix audit`: hand-written pages about sglang 0.5.7 (tests/fixtures/handwritten/, in the
+layouts of real docs sites and with their defects) against its registry, and small pages of our
+own against the tiny fixture server. Every finding must name the page's file and line."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -14,12 +16,12 @@ from argmatrix.adoption.handwritten import Cell, parse_page, read_page, type_hin
 from argmatrix.loaders.load import RegistrySpec, load_registry
 from argmatrix.model.registry import Argument
 from helpers import (
+    ASCEND_COPIED,
+    ASCEND_MARKS,
     FIXTURE_PAGES,
     FIXTURE_PROJECT,
     REPO,
-    SEED_000,
-    SEED_001,
-    SEED_002,
+    SERVER_ARGUMENTS,
     line_of,
     run_cli_in_process,
 )
@@ -41,66 +43,88 @@ def one(report: dict[str, object], kind: str, flag: str) -> dict[str, object]:
     return matches[0]
 
 
-# ------------------------------------------------------------------ seed 000 (√/× per variant)
+def table_row_lines(page: Path) -> list[str]:
+    """The page's Markdown table rows that name a flag, read line by line without argmatrix."""
+    return [
+        line
+        for line in page.read_text(encoding="utf-8").splitlines()
+        if re.match(r"^\|\s*`--", line)
+    ]
+
+
+def cells_of(line: str) -> int:
+    """How many cells a table line holds when every unescaped `|` separates two."""
+    return len(re.split(r"(?<!\\)\|", line.strip().strip("|")))
+
+
+# ------------------------------------------------------------------ √/× per variant
 
 
 @pytest.fixture(scope="module")
-def seed_000() -> dict[str, object]:
-    code, report = audit_json(SEED_000)
+def marks_page() -> dict[str, object]:
+    code, report = audit_json(ASCEND_MARKS)
     assert code == 1
     return report
 
 
-def test_seed_000_misspelled_flag_is_found_with_its_correction(seed_000: dict[str, object]) -> None:
-    finding = one(seed_000, "unknown-flag", "--oltp-traces-endpoint")
-    assert finding["line"] == line_of(SEED_000, "`--oltp-traces-endpoint`")
-    assert finding["file"] == str(SEED_000)
+def test_marks_page_misspelled_flag_is_found_with_its_correction(
+    marks_page: dict[str, object],
+) -> None:
+    finding = one(marks_page, "unknown-flag", "--oltp-traces-endpoint")
+    assert finding["line"] == line_of(ASCEND_MARKS, "`--oltp-traces-endpoint`")
+    assert finding["file"] == str(ASCEND_MARKS)
     assert finding["fix"] == "did you mean --otlp-traces-endpoint?"
 
 
-def test_seed_000_flag_that_does_not_exist_and_its_self_contradicting_type(
-    seed_000: dict[str, object],
+def test_marks_page_flag_that_does_not_exist_and_its_self_contradicting_type(
+    marks_page: dict[str, object],
 ) -> None:
-    line = line_of(SEED_000, "`--crash-on-nan`")
-    assert one(seed_000, "unknown-flag", "--crash-on-nan")["line"] == line
-    wrong_type = one(seed_000, "wrong-type", "--crash-on-nan")
+    line = line_of(ASCEND_MARKS, "`--crash-on-nan`")
+    assert one(marks_page, "unknown-flag", "--crash-on-nan")["line"] == line
+    wrong_type = one(marks_page, "wrong-type", "--crash-on-nan")
     assert wrong_type["line"] == line
     assert "Type: str" in wrong_type["message"] and "False" in wrong_type["message"]
 
 
-def test_seed_000_text_lost_as_html_is_found(seed_000: dict[str, object]) -> None:
-    finding = one(seed_000, "raw-html", "--oltp-traces-endpoint")
+def test_marks_page_text_lost_as_html_is_found(marks_page: dict[str, object]) -> None:
+    finding = one(marks_page, "raw-html", "--oltp-traces-endpoint")
     assert "<ip>" in finding["message"] and "<port>" in finding["message"]
 
 
-def test_seed_000_wrong_defaults_and_options(seed_000: dict[str, object]) -> None:
-    lora_backend = one(seed_000, "wrong-default", "--lora-backend")
-    assert lora_backend["line"] == line_of(SEED_000, "`--lora-backend`")
+def test_marks_page_wrong_defaults_and_options(marks_page: dict[str, object]) -> None:
+    lora_backend = one(marks_page, "wrong-default", "--lora-backend")
+    assert lora_backend["line"] == line_of(ASCEND_MARKS, "`--lora-backend`")
     assert "'triton'" in lora_backend["message"] and "'csgmv'" in lora_backend["message"]
-    options = one(seed_000, "wrong-options", "--nsa-prefill-backend")
+    options = one(marks_page, "wrong-options", "--nsa-prefill-backend")
+    assert options["line"] == line_of(ASCEND_MARKS, "`--nsa-prefill-backend`")
     assert "flashmla_decode" in options["message"]
 
 
-def test_seed_000_escaped_pipes_keep_the_lora_paths_row_intact(
-    seed_000: dict[str, object],
+def test_marks_page_escaped_pipes_keep_the_lora_paths_row_intact(
+    marks_page: dict[str, object],
 ) -> None:
     # The row writes its pipes as `\|`, which Markdown reads as text: nothing is broken there.
-    assert findings_of(seed_000, "broken-row") == []
-    assert "--lora-paths" not in {f["flag"] for f in seed_000["findings"]}  # type: ignore[union-attr]
+    assert "\\|" in ASCEND_MARKS.read_text(encoding="utf-8")
+    assert findings_of(marks_page, "broken-row") == []
+    assert "--lora-paths" not in {f["flag"] for f in marks_page["findings"]}  # type: ignore[union-attr]
 
 
 def test_an_unescaped_pipe_in_the_lora_paths_row_is_a_broken_row(tmp_path: Path) -> None:
-    text = SEED_000.read_text(encoding="utf-8")
-    line = line_of(SEED_000, "| `--lora-paths`")
+    text = ASCEND_MARKS.read_text(encoding="utf-8")
+    line = line_of(ASCEND_MARKS, "| `--lora-paths`")
     lines = text.split("\n")
+    header = next(row for row in reversed(lines[: line - 1]) if row.startswith("| Argument"))
+    width = cells_of(header)
     lines[line - 1] = lines[line - 1].replace("\\|", "|")
+    written = cells_of(lines[line - 1])
+    assert written > width  # the pipes, unescaped, now split its description
     page = tmp_path / "ascend.md"
     page.write_text("\n".join(lines), encoding="utf-8")
     code, report = audit_json(page)
     assert code == 1
     broken = one(report, "broken-row", "--lora-paths")
     assert broken["line"] == line
-    assert "8 cells" in broken["message"] and "6" in broken["message"]
+    assert f"{written} cells" in broken["message"] and f"header has {width}" in broken["message"]
     # The stray pipes sit in the description: the default and options cells are still read right.
     assert [
         f
@@ -110,82 +134,98 @@ def test_an_unescaped_pipe_in_the_lora_paths_row_is_a_broken_row(tmp_path: Path)
     ] == []
 
 
-def test_seed_000_counts_match_the_findings(seed_000: dict[str, object]) -> None:
-    findings = seed_000["findings"]
-    counts = seed_000["counts"]
+def test_marks_page_counts_match_the_findings(marks_page: dict[str, object]) -> None:
+    findings = marks_page["findings"]
+    counts = marks_page["counts"]
     assert isinstance(findings, list) and isinstance(counts, dict)
     assert sum(counts.values()) == len(findings)
     assert set(counts) <= set(KINDS)
-    assert seed_000["layout"] == "markdown" and seed_000["rows"] == 255
+    assert marks_page["layout"] == "markdown"
+    assert marks_page["rows"] == len(table_row_lines(ASCEND_MARKS))
     for finding in findings:
-        assert finding["file"] == str(SEED_000)
+        assert finding["file"] == str(ASCEND_MARKS)
         assert finding["kind"] == "missing-flag" or isinstance(finding["line"], int)
 
 
-def test_seed_000_missing_flags_point_at_their_section(seed_000: dict[str, object]) -> None:
-    # --grpc-mode is new in the HTTP server section, which the page has.
-    finding = one(seed_000, "missing-flag", "--grpc-mode")
-    assert finding["line"] == line_of(SEED_000, "## HTTP server")
+def test_marks_page_missing_flags_point_at_their_section(marks_page: dict[str, object]) -> None:
+    # --grpc-mode belongs to the HTTP server section, which the page has without it.
+    assert "--grpc-mode" not in ASCEND_MARKS.read_text(encoding="utf-8")
+    finding = one(marks_page, "missing-flag", "--grpc-mode")
+    assert finding["line"] == line_of(ASCEND_MARKS, "## HTTP server")
 
 
-# ------------------------------------------------------------------ seed 001 (generic page)
+# ------------------------------------------------------------------ a generic page
 
 
 @pytest.fixture(scope="module")
-def seed_001() -> dict[str, object]:
-    code, report = audit_json(SEED_001)
+def generic_page() -> dict[str, object]:
+    code, report = audit_json(SERVER_ARGUMENTS)
     assert code == 1
     return report
 
 
-def test_seed_001_flags_that_no_longer_exist(seed_001: dict[str, object]) -> None:
-    assert one(seed_001, "unknown-flag", "--oltp-traces-endpoint")["fix"] == (
+def test_generic_page_flags_that_no_longer_exist(generic_page: dict[str, object]) -> None:
+    assert one(generic_page, "unknown-flag", "--oltp-traces-endpoint")["fix"] == (
         "did you mean --otlp-traces-endpoint?"
     )
-    assert one(seed_001, "unknown-flag", "--tokenizer-metrics-allowed-customer-labels")["fix"] == (
-        "did you mean --tokenizer-metrics-allowed-custom-labels?"
-    )
-    removed = one(seed_001, "unknown-flag", "--max-micro-batch-size")
-    assert removed["line"] == line_of(SEED_001, "`--max-micro-batch-size`")
-    deprecated = one(seed_001, "unknown-flag", "--enable-ep-moe")
-    assert deprecated["line"] == line_of(SEED_001, "| `--enable-ep-moe`")
+    customer = one(generic_page, "unknown-flag", "--tokenizer-metrics-allowed-customer-labels")
+    assert customer["fix"] == "did you mean --tokenizer-metrics-allowed-custom-labels?"
+    removed = one(generic_page, "unknown-flag", "--max-micro-batch-size")
+    assert removed["line"] == line_of(SERVER_ARGUMENTS, "`--max-micro-batch-size`")
+    deprecated = one(generic_page, "unknown-flag", "--enable-ep-moe")
+    assert deprecated["line"] == line_of(SERVER_ARGUMENTS, "| `--enable-ep-moe`")
     assert "deprecated" in deprecated["message"]
 
 
-def test_seed_001_wrong_defaults(seed_001: dict[str, object]) -> None:
-    finding = one(seed_001, "wrong-default", "--sm-group-num")
-    assert finding["line"] == line_of(SEED_001, "`--sm-group-num`")
+def test_generic_page_wrong_defaults(generic_page: dict[str, object]) -> None:
+    finding = one(generic_page, "wrong-default", "--sm-group-num")
+    assert finding["line"] == line_of(SERVER_ARGUMENTS, "`--sm-group-num`")
     assert "'3'" in finding["message"] and "'8'" in finding["message"]
     assert (
         "x-custom-labels"
-        in one(seed_001, "wrong-default", "--tokenizer-metrics-custom-labels-header")["message"]
+        in one(generic_page, "wrong-default", "--tokenizer-metrics-custom-labels-header")["message"]
     )
 
 
-def test_seed_001_lora_paths_placeholders_vanish_as_html(seed_001: dict[str, object]) -> None:
-    finding = one(seed_001, "raw-html", "--lora-paths")
-    assert finding["line"] == line_of(SEED_001, "| `--lora-paths`")
+def test_generic_page_lora_paths_placeholders_vanish_as_html(
+    generic_page: dict[str, object],
+) -> None:
+    finding = one(generic_page, "raw-html", "--lora-paths")
+    assert finding["line"] == line_of(SERVER_ARGUMENTS, "| `--lora-paths`")
     assert "<PATH>" in finding["message"]
 
 
-def test_seed_001_has_no_type_column_so_no_type_findings(seed_001: dict[str, object]) -> None:
-    assert findings_of(seed_001, "wrong-type") == []
-    assert findings_of(seed_001, "wrong-options") == []
+def test_generic_page_has_no_type_column_so_no_type_findings(
+    generic_page: dict[str, object],
+) -> None:
+    assert findings_of(generic_page, "wrong-type") == []
+    assert findings_of(generic_page, "wrong-options") == []
 
 
-# ------------------------------------------------------------------ seed 002 (copied text)
+def test_generic_page_prose_and_launch_examples_are_not_rows(
+    generic_page: dict[str, object],
+) -> None:
+    # The launch examples name --tp and --dp, which are no rows of any table: not audited.
+    assert generic_page["rows"] == len(table_row_lines(SERVER_ARGUMENTS))
+    flags = {f["flag"] for f in generic_page["findings"]}  # type: ignore[union-attr]
+    assert "--tp" not in flags and "--dp" not in flags
 
 
-def test_seed_002_text_layout_is_audited_with_lines() -> None:
-    code, report = audit_json(SEED_002)
+# ------------------------------------------------------------------ copied text
+
+
+def test_copied_text_layout_is_audited_with_lines() -> None:
+    code, report = audit_json(ASCEND_COPIED)
     assert code == 1 and report["layout"] == "text"
     wrong_type = one(report, "wrong-type", "--mm-per-request-timeout")
-    assert wrong_type["line"] == line_of(SEED_002, "--mm-per-request-timeout")
+    # The page wraps this long flag after a "-": the row starts on the flag's first line.
+    assert wrong_type["line"] == line_of(ASCEND_COPIED, "--mm-per-request-")
     assert "float" in wrong_type["message"] and "int" in wrong_type["message"]
     options = one(report, "wrong-options", "--load-balance-method")
+    assert options["line"] == line_of(ASCEND_COPIED, "--load-balance-method")
     assert "total_requests" in options["message"]
     assert one(report, "unknown-flag", "--oltp-traces-endpoint")["line"] == line_of(
-        SEED_002, "--oltp-traces-endpoint"
+        ASCEND_COPIED, "--oltp-traces-endpoint"
     )
 
 

@@ -1,7 +1,8 @@
 """The audit's rules, one by one, on small pages and a registry of our own
-(tests/fixtures/audit/), then re-measured on the hand-written seed pages: a flag written with the
-other separator, rows written twice, defaults compared by value and class, "did you mean" only
-for a near spelling."""
+(tests/fixtures/audit/), then re-measured on hand-written pages about real registries
+(tests/fixtures/handwritten/: sglang 0.5.7's, and RTP-LLM's read from its real source): a flag
+written with the other separator, rows written twice, defaults compared by value and class,
+"did you mean" only for a near spelling."""
 
 from __future__ import annotations
 
@@ -25,23 +26,22 @@ from argmatrix.adoption.handwritten import parse_page, read_page
 from argmatrix.model.findings import closest
 from argmatrix.model.registry import Argument, Registry
 from helpers import (
+    ASCEND_COPIED,
+    ASCEND_MARKS,
     FIXTURES,
     REPO,
-    SEED_000,
-    SEED_001,
-    SEED_002,
-    SEEDS,
+    RTP_PAGE,
+    RTP_SOURCE,
+    SERVER_ARGUMENTS,
     chdir,
     line_of,
     load,
     run_cli_in_process,
 )
-from seed_pages import seed_002_rows
+from support_page_text import copied_page_rows
 
 AUDIT = FIXTURES / "audit"
 MIXED = "mixed_server:build_parser"
-SEED_003 = SEEDS / "003_567dc50a9ca78200.txt"  # RTP-LLM's hand-written ServerArgs page
-RTP_SOURCE = SEEDS.parent / "real-registries" / "rtp-llm-server-args-4b8d39cd5.tgz"
 RTP_TARGET = "rtp_llm.server.server_args.server_args:init_all_group_args"
 
 Found = tuple[str, str | None, int | None]
@@ -276,10 +276,10 @@ def test_closest_suggests_a_typo_never_a_lookalike(
     assert closest(name, candidates) == expected
 
 
-# ------------------------------------------------------------------ the seeds, re-measured
+# ------------------------------------------------------------------ real registries, re-measured
 
 
-def _seed_report(page: Path) -> dict[str, Any]:
+def _page_report(page: Path) -> dict[str, Any]:
     result = run_cli_in_process("audit", str(page), "--format", "json", cwd=REPO)
     assert result.code == 1, result.err
     report: dict[str, Any] = json.loads(result.out)
@@ -321,7 +321,8 @@ def _key(flag: str) -> str:
 
 
 def _plain_value(text: str) -> Any:
-    """The few ways seed 003 writes a default, read by hand: None, bools, integers, quoted text."""
+    """The few ways the RTP-LLM page writes a default, read by hand: None, bools, integers,
+    quoted text."""
     text = text.strip("`")
     if text in ("None", ""):
         return None
@@ -337,90 +338,100 @@ def _differs(page: Any, registry: Any) -> bool:
 
 
 @pytest.fixture(scope="module")
-def seed_003(rtp_registry: Registry) -> dict[str, Any]:
-    report = audit_page(read_page(SEED_003), rtp_registry)
+def rtp_page(rtp_registry: Registry) -> dict[str, Any]:
+    report = audit_page(read_page(RTP_PAGE), rtp_registry)
     return {
         "findings": [(f.kind, f.flag, f.line, f.fix) for f in report.findings],
-        "rows": _markdown_rows(SEED_003),
+        "rows": _markdown_rows(RTP_PAGE),
     }
 
 
-def test_seed_003_kebab_rows_are_one_finding_each_naming_the_registry_flag(
-    seed_003: dict[str, Any], rtp_registry: Registry
+@pytest.mark.real_rtp
+def test_rtp_page_kebab_rows_are_one_finding_each_naming_the_registry_flag(
+    rtp_page: dict[str, Any], rtp_registry: Registry
 ) -> None:
     flags = set(rtp_registry.by_flag())
     real = {_key(flag): flag for flag in flags}
     seen: set[str] = set()
     expected = []
-    for line, flag, _ in seed_003["rows"]:
+    for line, flag, _ in rtp_page["rows"]:
         if _key(flag) not in seen and flag not in flags and _key(flag) in real:
             expected.append((line, real[_key(flag)]))
         seen.add(_key(flag))
     found = [
-        (line, flag) for kind, flag, line, _ in seed_003["findings"] if kind == "wrong-separator"
+        (line, flag) for kind, flag, line, _ in rtp_page["findings"] if kind == "wrong-separator"
     ]
     assert found == expected
-    assert len(found) > 50  # the page writes most of RTP-LLM's snake_case flags in kebab-case
+    # The page writes most of its rows in kebab-case, though RTP-LLM declares snake_case flags.
+    assert len(found) > len(rtp_page["rows"]) / 2
 
 
-def test_seed_003_every_row_has_at_most_one_finding_about_its_flag(
-    seed_003: dict[str, Any],
+@pytest.mark.real_rtp
+def test_rtp_page_every_row_has_at_most_one_finding_about_its_flag(
+    rtp_page: dict[str, Any],
 ) -> None:
     about_flag = Counter(
         line
-        for kind, _, line, _ in seed_003["findings"]
+        for kind, _, line, _ in rtp_page["findings"]
         if kind in ("unknown-flag", "wrong-separator", "duplicate-flag")
     )
     assert about_flag and max(about_flag.values()) == 1
 
 
-def test_seed_003_documented_flags_are_never_missing_and_duplicates_are_found(
-    seed_003: dict[str, Any], rtp_registry: Registry
+@pytest.mark.real_rtp
+def test_rtp_page_documented_flags_are_never_missing_and_duplicates_are_found(
+    rtp_page: dict[str, Any], rtp_registry: Registry
 ) -> None:
-    on_page = Counter(_key(flag) for _, flag, _ in seed_003["rows"])
-    missing = [flag for kind, flag, _, _ in seed_003["findings"] if kind == "missing-flag"]
+    on_page = Counter(_key(flag) for _, flag, _ in rtp_page["rows"])
+    missing = [flag for kind, flag, _, _ in rtp_page["findings"] if kind == "missing-flag"]
     assert not {_key(flag) for flag in missing} & set(on_page)
     documented = {a.name for a in rtp_registry.arguments if _key(a.name) in on_page}
     assert len(missing) == len(rtp_registry.arguments) - len(documented)
-    seen: set[str] = set()
-    repeated = []
-    for line, flag, _ in seed_003["rows"]:
-        if _key(flag) in seen:
+    first_spelling: dict[str, str] = {}
+    repeated, respelled = [], []
+    for line, flag, _ in rtp_page["rows"]:
+        if _key(flag) in first_spelling:
             repeated.append(line)
-        seen.add(_key(flag))
-    duplicates = [line for kind, _, line, _ in seed_003["findings"] if kind == "duplicate-flag"]
+            if first_spelling[_key(flag)] != flag:
+                respelled.append(line)
+        first_spelling.setdefault(_key(flag), flag)
+    duplicates = [line for kind, _, line, _ in rtp_page["findings"] if kind == "duplicate-flag"]
     assert duplicates == repeated and repeated
+    assert respelled, "a row repeated with the other separator is a duplicate too"
 
 
-def test_seed_003_wrong_defaults_are_caught_on_every_row_spelling(
-    seed_003: dict[str, Any], rtp_registry: Registry
+@pytest.mark.real_rtp
+def test_rtp_page_wrong_defaults_are_caught_on_every_row_spelling(
+    rtp_page: dict[str, Any], rtp_registry: Registry
 ) -> None:
     by_key = {_key(flag): argument for flag, argument in rtp_registry.by_flag().items()}
     seen: set[str] = set()
     wrong = []
-    for line, flag, default in seed_003["rows"]:
+    for line, flag, default in rtp_page["rows"]:
         argument = by_key.get(_key(flag))
         first = argument is not None and _key(flag) not in seen
         if first and _differs(_plain_value(default), getattr(argument, "default", None)):
             wrong.append(line)
         seen.add(_key(flag))
-    found = [line for kind, _, line, _ in seed_003["findings"] if kind == "wrong-default"]
+    found = [line for kind, _, line, _ in rtp_page["findings"] if kind == "wrong-default"]
     assert found == wrong
-    kebab = {line for line, flag, _ in seed_003["rows"] if flag not in rtp_registry.by_flag()}
+    kebab = {line for line, flag, _ in rtp_page["rows"] if flag not in rtp_registry.by_flag()}
     assert kebab & set(found), "wrong defaults on kebab-case rows are caught"
+    assert set(found) - kebab, "and on rows that spell the flag right"
 
 
-def test_seed_003_gives_no_hint_to_an_unrelated_flag(seed_003: dict[str, Any]) -> None:
-    hints = [fix for kind, _, _, fix in seed_003["findings"] if kind == "unknown-flag"]
+@pytest.mark.real_rtp
+def test_rtp_page_gives_no_hint_to_an_unrelated_flag(rtp_page: dict[str, Any]) -> None:
+    hints = [fix for kind, _, _, fix in rtp_page["findings"] if kind == "unknown-flag"]
     assert hints and not [fix for fix in hints if fix.startswith("did you mean")]
 
 
-@pytest.mark.parametrize("seed", [SEED_000, SEED_001])
-def test_markdown_seeds_report_one_flag_finding_per_row_and_no_documented_flag_missing(
-    seed: Path,
+@pytest.mark.parametrize("page", [ASCEND_MARKS, SERVER_ARGUMENTS], ids=lambda page: page.name)
+def test_markdown_pages_report_one_flag_finding_per_row_and_no_documented_flag_missing(
+    page: Path,
 ) -> None:
-    report = _seed_report(seed)
-    rows = _markdown_rows(seed)
+    report = _page_report(page)
+    rows = _markdown_rows(page)
     on_page = {_key(flag) for _, flag, _ in rows}
     findings = report["findings"]
     about_flag = Counter(
@@ -437,22 +448,30 @@ def test_markdown_seeds_report_one_flag_finding_per_row_and_no_documented_flag_m
             assert finding["line"] in row_lines, finding
 
 
-def test_seed_002_no_documented_flag_is_missing() -> None:
-    report = _seed_report(SEED_002)
-    on_page = {_key(flag) for row in seed_002_rows() for flag in row.flags}
+def test_copied_page_no_documented_flag_is_missing() -> None:
+    report = _page_report(ASCEND_COPIED)
+    on_page = {_key(flag) for row in copied_page_rows() for flag in row.flags}
     missing = {_key(f["flag"]) for f in report["findings"] if f["kind"] == "missing-flag"}
     assert missing and not missing & on_page
 
 
-def test_seed_hints_are_the_near_spellings_checked_by_hand() -> None:
-    """Every "did you mean" of seeds 000-002, each checked against sglang 0.5.7 by hand: the two
-    misspellings the seeds' README and issue 14 name. The lookalikes the audit used to suggest
-    (--pp-max-micro-batch-size for the removed --max-micro-batch-size,
-    --disable-tokenizer-batch-decode for --disable-tokenizer-batch-encode,
+def test_page_hints_are_the_near_spellings_checked_by_hand() -> None:
+    """Every "did you mean" of the three sglang pages, each checked against sglang 0.5.7 by hand:
+    the two misspellings real pages carried (issue 14). The lookalikes the audit used to suggest
+    for flags the pages keep on purpose (--pp-max-micro-batch-size for the removed
+    --max-micro-batch-size, --disable-tokenizer-batch-decode for --disable-tokenizer-batch-encode,
     --debug-tensor-dump-input-file for --debug-tensor-dump-prefill-only) are gone."""
+    pages = (ASCEND_MARKS, SERVER_ARGUMENTS, ASCEND_COPIED)
+    on_pages = {flag for page in pages[:2] for _, flag, _ in _markdown_rows(page)}
+    on_pages |= {flag for row in copied_page_rows() for flag in row.flags}
+    assert {
+        "--max-micro-batch-size",
+        "--disable-tokenizer-batch-encode",
+        "--debug-tensor-dump-prefill-only",
+    } <= on_pages
     hints = set()
-    for seed in (SEED_000, SEED_001, SEED_002):
-        for finding in _seed_report(seed)["findings"]:
+    for page in pages:
+        for finding in _page_report(page)["findings"]:
             fix = finding["fix"] or ""
             if finding["kind"] == "unknown-flag" and fix.startswith("did you mean "):
                 suggestion = fix.removeprefix("did you mean ").rstrip("?")

@@ -13,14 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from helpers import SEEDS, run_cli_in_process, tables
+from helpers import RTP_SOURCE, run_cli_in_process, tables
 
-RTP_SOURCE = SEEDS.parent / "real-registries" / "rtp-llm-server-args-4b8d39cd5.tgz"
 TARGET = "rtp_llm.server.server_args.server_args:init_all_group_args"
 ARGUMENTS = 324  # add_argument calls of the source (the live read finds as many)
 CONVERTER = re.compile(r"str2|_from_json|normalize_|_parse_|_convert_|_positive_|\w\(")
 
-pytestmark = pytest.mark.skipif(not RTP_SOURCE.is_file(), reason="RTP-LLM's source is absent")
+pytestmark = pytest.mark.real_rtp  # skipped, with its reason, where the source is absent
 
 
 @pytest.fixture(scope="module")

@@ -1,18 +1,19 @@
-"""Read the facts of seed 002 (the newest Ascend support page, copied as text from the rendered
-site: one table cell per paragraph, long flags wrapped) -- independently of argmatrix's code, so
-tests can hold argmatrix's output against the page."""
+"""Read the facts of tests/fixtures/handwritten/ascend_copied.txt (an Ascend support page in the
+layout of text copied from a rendered site: one table cell per paragraph, long flags wrapped)
+-- independently of argmatrix's code, so tests can hold argmatrix's output against the page."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
-from helpers import SEED_002
+from helpers import ASCEND_COPIED
 
 HEADERS = ("Argument", "Defaults", "Options", "Server supported")
 
 
 @dataclass(frozen=True)
-class SeedRow:
+class PageRow:
     flags: tuple[str, ...]
     default: str
     options: str
@@ -47,9 +48,11 @@ def _cell(lines: list[str]) -> str:
     return " ".join(lines).replace("( ", "(")
 
 
-def seed_002_rows() -> list[SeedRow]:
-    rows: list[SeedRow] = []
-    blocks = _paragraphs(SEED_002.read_text(encoding="utf-8"))
+def copied_page_rows(page: Path = ASCEND_COPIED) -> list[PageRow]:
+    """Every row of the page, in page order. A table's header says whether it has the support
+    column; the tables without one (under "Other Params") list arguments not supported."""
+    rows: list[PageRow] = []
+    blocks = _paragraphs(page.read_text(encoding="utf-8"))
     section = ""
     columns = 0
     index = 0
@@ -67,7 +70,7 @@ def seed_002_rows() -> list[SeedRow]:
         if first.startswith("--") and columns:
             cells = blocks[index : index + columns]
             rows.append(
-                SeedRow(
+                PageRow(
                     flags=_flags(cells[0]),
                     default=_cell(cells[1]),
                     options=_cell(cells[2]),
