@@ -22,6 +22,7 @@ from helpers import (
     FIXTURE_PROJECT,
     REPO,
     SERVER_ARGUMENTS,
+    chdir,
     line_of,
     run_cli_in_process,
 )
@@ -291,6 +292,16 @@ def test_text_output_is_one_line_per_finding_then_a_summary() -> None:
     page = os.path.relpath(drifted, FIXTURE_PROJECT)  # paths read from where it runs
     assert lines[0].startswith(f"{page}:{line_of(drifted, '`--dtype`')}: ")
     assert lines[-1].startswith("argmatrix audit: 15 finding(s) on 11 rows: 1 broken-row,")
+
+
+def test_audit_file_reads_the_page_then_the_configured_registry() -> None:
+    from argmatrix.adoption.audit import audit_file
+    from argmatrix.project import SourceOptions
+
+    with chdir(FIXTURE_PROJECT):
+        report = audit_file(FIXTURE_PAGES / "tiny_drifted.md", SourceOptions())
+    assert len(report.findings) == 15 and len(report.page.rows) == 11
+    assert report.counts()["broken-row"] == 1
 
 
 def test_a_platform_page_may_list_a_subset_of_the_choices() -> None:

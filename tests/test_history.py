@@ -374,6 +374,34 @@ def test_errors_name_the_archive_not_a_private_folder(tmp_path: Path) -> None:
     assert f"{path.name}!relserver/args.py:1" in line and "argmatrix-release-" not in line, line
 
 
+def test_release_sources_take_the_folder_first_then_the_named(
+    tmp_path: Path, folders: Path
+) -> None:
+    from argmatrix.adoption.releases import ReleaseSource, release_sources
+
+    named = ["2.0=elsewhere"]
+    sources = release_sources("releases", named, tmp_path)
+    assert [s.label for s in sources] == ["1.0", "1.1", "1.9", "1.10", "2.0"]
+    assert sources[-1] == ReleaseSource("2.0", "elsewhere")
+    assert release_sources(None, named, tmp_path) == sources[-1:]
+
+
+def test_read_release_sends_its_warnings_with_the_archive_named(tmp_path: Path) -> None:
+    from argmatrix.adoption.releases import ReleaseSource, read_release
+
+    body = RELEASES["1.0"] + '\nparser.add_argument("--home", default=os.environ.get("HOME"))'
+    path = tmp_path / "relserver-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as bundle:
+        bundle.writestr("relserver/__init__.py", "")
+        bundle.writestr("relserver/args.py", "import os\n" + module_source(body))
+    told: list[str] = []
+    source = ReleaseSource("1.0", path.name)
+    registry = read_release(source, TARGET, tmp_path, warn=told.append)
+    assert "--home" in registry.all_flags()
+    [warning] = told
+    assert warning.startswith(f"{path.name}!relserver/args.py:") and "--home" in warning
+
+
 def test_releases_are_ordered_as_versions(tmp_path: Path) -> None:
     from argmatrix.adoption.releases import releases_in
 

@@ -25,6 +25,7 @@ from helpers import (
     FIXTURE_PAGES,
     FIXTURE_PROJECT,
     REPO,
+    chdir,
     line_of,
     run_cli_in_process,
 )
@@ -247,6 +248,18 @@ def test_per_variant_marks_of_a_fixture_page(tmp_path: Path) -> None:
     assert "--graph-capture is not an argument of the registry; left out" in notes
     assert "--backend: tpu is not among the registry's choices" in notes
     assert "--backend: the row has 7 cells but its header has 6" in notes
+
+
+def test_import_file_writes_the_manifest_and_returns_what_it_left_out(tmp_path: Path) -> None:
+    from argmatrix.adoption.importer import import_file
+    from argmatrix.project import SourceOptions
+
+    output = tmp_path / "npu.yaml"
+    with chdir(FIXTURE_PROJECT):
+        imported = import_file(FIXTURE_PAGES / "npu_marks.md", SourceOptions(), "npu", None, output)
+    assert imported.platform == "npu" and len(imported.entries) == 9
+    assert manifest_facts(output)["--port"][0] == "unsupported"
+    assert any("--graph-capture is not an argument" in str(note) for note in imported.notes)
 
 
 def test_copied_text_of_a_fixture_page(tmp_path: Path) -> None:

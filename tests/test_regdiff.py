@@ -19,7 +19,7 @@ from argmatrix.adoption.registry_diff import diff_dict, diff_markdown, diff_regi
 from argmatrix.loaders.load import RegistrySpec, load_registry
 from argmatrix.loaders.snapshot import snapshot_text
 from argmatrix.model.registry import Argument, Registry
-from helpers import REGISTRIES, REPO, run_cli_in_process
+from helpers import REGISTRIES, REPO, chdir, run_cli_in_process
 
 OLD_DIR = REPO / ".cache" / "sglang-0.5.2"
 TARGET = "sglang.srt.server_args:ServerArgs.add_cli_args"
@@ -318,6 +318,38 @@ def test_a_path_option_with_a_snapshot_is_bad_input(tmp_path: Path) -> None:
     )
     assert result.code == 2
     assert "only apply to module:callable targets" in result.err
+
+
+def test_a_side_read_from_folders_is_static_and_named_after_them(tmp_path: Path) -> None:
+    from argmatrix.adoption.registry_diff import DiffSide
+
+    side = DiffSide("pkg.args:build", ("old", "more"))
+    assert side.shown == "pkg.args:build (old, more)"
+    assert DiffSide("pkg.args:build", ("old",), "v1").shown == "v1"
+    spec = side.spec(static=False, mock=("torch",), cwd=tmp_path)
+    folders = (str(tmp_path / "old"), str(tmp_path / "more"))
+    assert (spec.mode, spec.base_dir, spec.search_path, spec.mock) == (
+        "static",
+        tmp_path / "old",
+        folders,
+        ("torch",),
+    )
+    plain = DiffSide("pkg.args:build").spec(static=False, mock=(), cwd=tmp_path)
+    assert (plain.mode, plain.base_dir, plain.search_path) == ("live", tmp_path, None)
+
+
+def test_diff_sides_reads_both_and_labels_them(tmp_path: Path) -> None:
+    from argmatrix.adoption.registry_diff import DiffSide, diff_sides, diff_text
+
+    for name, registry in (("old.json", OLD), ("new.json", NEW)):
+        (tmp_path / name).write_text(snapshot_text(registry), encoding="utf-8")
+    with chdir(tmp_path):
+        diff = diff_sides(
+            DiffSide("old.json", label="v1"), DiffSide("new.json"), False, (), verbose=False
+        )
+    assert (diff.old_label, diff.new_label) == ("v1", "new.json")
+    assert diff_text(diff, "markdown") == diff_markdown(diff_registries(OLD, NEW, "v1", "new.json"))
+    assert json.loads(diff_text(diff, "json")) == diff_dict(diff)
 
 
 def test_a_change_inside_a_subcommand_is_reported(tmp_path: Path) -> None:

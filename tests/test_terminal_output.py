@@ -16,8 +16,8 @@ from pathlib import Path
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from argmatrix.checks.drift import Report
 from argmatrix.checks.report import _indent, emit, github_annotation, text_line
+from argmatrix.checks.run import Report
 from argmatrix.errors import Problem, printable
 from argmatrix.loaders.snapshot import snapshot_text
 from argmatrix.model.findings import Finding

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from argmatrix.config import (
@@ -364,3 +365,8 @@ FINDINGS_SCHEMA: dict[str, Any] = {
 }
 
 SCHEMAS = {"manifest": MANIFEST_SCHEMA, "config": CONFIG_SCHEMA, "findings": FINDINGS_SCHEMA}
+
+
+def schema_text(kind: str) -> str:
+    """The schema `argmatrix schema KIND` prints: indented JSON and a final newline."""
+    return json.dumps(SCHEMAS[kind], indent=2) + "\n"

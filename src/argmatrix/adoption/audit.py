@@ -25,6 +25,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TextIO
 
 from argmatrix.adoption import AUDIT_FORMATS
@@ -37,6 +38,7 @@ from argmatrix.adoption.handwritten import (
     Row,
     TypeHint,
     option_values,
+    read_page,
     type_hint,
 )
 from argmatrix.adoption.page_defaults import (
@@ -48,10 +50,12 @@ from argmatrix.adoption.page_defaults import (
 )
 from argmatrix.checks.report import finding_dict, text_line
 from argmatrix.errors import json_for_log, printable
+from argmatrix.loaders.load import load_registry
 from argmatrix.manifests.resolve import in_choices
 from argmatrix.model.findings import Finding, closest
 from argmatrix.model.registry import FLAG_ACTIONS, Argument, Registry
 from argmatrix.model.values import value_description, value_text
+from argmatrix.project import SourceOptions, config_with
 
 KINDS = (
     "broken-row",
@@ -75,6 +79,18 @@ class AuditReport:
     def counts(self) -> dict[str, int]:
         counted = Counter(f.kind for f in self.findings)
         return {kind: counted[kind] for kind in KINDS if counted[kind]}
+
+
+def audit_file(path: Path, options: SourceOptions) -> AuditReport:
+    """`argmatrix audit`: the page at `path` against the registry the configuration (with
+    `options` over it) names; the page is read first."""
+    page = read_page(path)
+    config = config_with(options)
+    assert config.registry is not None
+    registry = load_registry(config.registry, verbose=options.verbose)
+    # Defaults the configuration says are computed at run time may be said in words.
+    computed = config.display.facts(registry, str(config.file or "argmatrix.yaml")).computed
+    return audit_page(page, registry, computed)
 
 
 def audit_page(

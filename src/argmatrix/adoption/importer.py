@@ -35,6 +35,7 @@ from argmatrix.adoption.handwritten import (
     Row,
     mark_of,
     option_values,
+    read_page,
 )
 from argmatrix.adoption.page_defaults import comparable, default_agrees
 from argmatrix.errors import ArgmatrixError, Problem
@@ -43,6 +44,7 @@ from argmatrix.manifests.resolve import in_choices
 from argmatrix.model.findings import closest
 from argmatrix.model.registry import Argument, Registry
 from argmatrix.model.values import value_text
+from argmatrix.project import SourceOptions, load_registry_only
 
 UNSUPPORTED_REASON = "marked unsupported on the imported page"
 _TITLE_PREFIX = re.compile(
@@ -289,6 +291,18 @@ def _value_kind(argument: Argument) -> str | None:
 
 
 # ------------------------------------------------------------------ the whole page
+
+
+def import_file(
+    path: Path, options: SourceOptions, platform: str, title: str | None, output: Path
+) -> Imported:
+    """`argmatrix import`: the support page at `path` written to `output` as the manifest of
+    `platform`; what was left out is in the result's `notes`."""
+    page = read_page(path)
+    registry = load_registry_only(options)
+    imported = import_page(page, registry, platform, title)
+    write_manifest(output, manifest_text(imported, registry, path.name))
+    return imported
 
 
 def import_page(page: Page, registry: Registry, platform: str, title: str | None) -> Imported:

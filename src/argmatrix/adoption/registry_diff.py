@@ -13,9 +13,12 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from argmatrix.adoption import DIFF_FORMATS
+from argmatrix.errors import ArgmatrixError, Problem, json_for_log
+from argmatrix.loaders.load import Mode, RegistrySpec, guess_mode, load_registry
 from argmatrix.model.registry import Argument, Registry, json_value, python_value
 from argmatrix.model.values import value_text
 from argmatrix.render.formats.markdown import cell, code
@@ -120,6 +123,51 @@ def pair_arguments(old: Registry, new: Registry) -> tuple[list[Pair], list[Pair]
     pairs = _pair_by_name(old, new)
     pairs += _pair_by_shared_flag(old, new, pairs)
     return pairs, _pair_by_dest(old, new, pairs)
+
+
+@dataclass(frozen=True)
+class DiffSide:
+    """One registry `argmatrix diff` compares: a snapshot or a module:callable target, its
+    modules read from `paths` only when given (statically), and how the output names it."""
+
+    target: str
+    paths: tuple[str, ...] = ()
+    label: str | None = None
+
+    @property
+    def shown(self) -> str:
+        if self.label:
+            return self.label
+        return f"{self.target} ({', '.join(self.paths)})" if self.paths else self.target
+
+    def spec(self, static: bool, mock: tuple[str, ...], cwd: Path) -> RegistrySpec:
+        """How to read it: statically with `static` or `paths`; a snapshot takes no paths."""
+        mode: Mode = guess_mode(self.target, static or bool(self.paths))
+        if self.paths and mode == "snapshot":
+            raise ArgmatrixError(
+                Problem(
+                    "--old-path/--new-path only apply to module:callable targets,"
+                    f" not {self.target!r}",
+                    fix="drop the path option for a snapshot",
+                )
+            )
+        search = tuple(str((cwd / p).resolve()) for p in self.paths) if self.paths else None
+        # Static reading searches its base folder first: with --old-path/--new-path, that is
+        # the first of them, so the current folder (a working tree) cannot hide the release.
+        base = Path(search[0]) if search else cwd
+        return RegistrySpec(
+            target=self.target, mode=mode, mock=mock, base_dir=base, search_path=search
+        )
+
+
+def diff_sides(
+    old: DiffSide, new: DiffSide, static: bool, mock: tuple[str, ...], verbose: bool
+) -> RegistryDiff:
+    """`argmatrix diff`: read both registries (the old one first), then compare them."""
+    cwd = Path.cwd()
+    before = load_registry(old.spec(static, mock, cwd), verbose=verbose)
+    after = load_registry(new.spec(static, mock, cwd), verbose=verbose)
+    return diff_registries(before, after, old.shown, new.shown)
 
 
 def diff_registries(old: Registry, new: Registry, old_label: str, new_label: str) -> RegistryDiff:
@@ -250,6 +298,12 @@ def diff_dict(diff: RegistryDiff) -> dict[str, Any]:
 
 def diff_json(diff: RegistryDiff) -> str:
     return json.dumps(diff_dict(diff), indent=2, ensure_ascii=False) + "\n"
+
+
+def diff_text(diff: RegistryDiff, form: str) -> str:
+    """The diff as `argmatrix diff --format FORM` prints it: Markdown, or JSON made safe for a
+    terminal or a CI log."""
+    return json_for_log(diff_json(diff)) if form == "json" else diff_markdown(diff)
 
 
 # ------------------------------------------------------------------ Markdown

@@ -21,13 +21,14 @@ import tarfile
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import IO
 
-from argmatrix.errors import ArgmatrixError
-from argmatrix.loaders.load import RegistrySpec
+from argmatrix.errors import ArgmatrixError, Problem
+from argmatrix.loaders.load import RegistrySpec, load_registry, warnings_to
+from argmatrix.model.registry import Registry
 
 MAX_MEMBER_BYTES = 16 * 1024 * 1024
 MAX_TOTAL_BYTES = 256 * 1024 * 1024  # of sources copied out
@@ -56,6 +57,27 @@ class ReleaseSource:
                 fix="write LABEL=SOURCE, e.g. 0.5.7=releases/sglang-0.5.7",
             )
         return cls(label.strip(), source.strip())
+
+
+def release_sources(folder: str | None, named: Sequence[str], cwd: Path) -> list[ReleaseSource]:
+    """The releases `argmatrix history` reads: those of `folder` (`--releases`), then those
+    `named` (`--release LABEL=SOURCE`); at least one, each label once."""
+    sources = releases_in(cwd / folder) if folder else []
+    sources += [ReleaseSource.parse(text) for text in named]
+    if not sources:
+        raise ArgmatrixError(
+            Problem("no releases to read", fix="name them with --release or --releases")
+        )
+    labels = [s.label for s in sources]
+    repeated = sorted({label for label in labels if labels.count(label) > 1})
+    if repeated:
+        raise ArgmatrixError(
+            Problem(
+                f"release {repeated[0]!r} is named twice",
+                fix="give each release its own label",
+            )
+        )
+    return sources
 
 
 def releases_in(folder: Path) -> list[ReleaseSource]:
@@ -135,6 +157,28 @@ def release_read(release: ReleaseSource, target: str, base_dir: Path) -> Iterato
     """How to read one release statically (a snapshot as it is)."""
     with _release_spec(release, target, base_dir) as (spec, unpacked):
         yield ReleaseRead(spec, unpacked)
+
+
+def read_release(
+    source: ReleaseSource, target: str, base_dir: Path, warn: Callable[[str], None]
+) -> Registry:
+    """One release, read statically; its diagnostics (each sent to `warn`) and its errors name
+    the archive rather than the private folder its sources were copied into."""
+    with release_read(source, target, base_dir) as read:
+        try:
+            with warnings_to(lambda text: warn(read.shown(text, source.source))):
+                return load_registry(read.spec)
+        except ArgmatrixError as error:
+            raise ArgmatrixError(
+                *(
+                    replace(
+                        p,
+                        file=read.shown(p.file, source.source) if p.file else p.file,
+                        message=f"release {source.label}: {read.shown(p.message, source.source)}",
+                    )
+                    for p in error.problems
+                )
+            ) from None
 
 
 @contextlib.contextmanager

@@ -7,11 +7,13 @@ import json
 import os
 from collections.abc import Iterable
 from dataclasses import asdict
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from argmatrix.checks.drift import Report
 from argmatrix.errors import json_for_log, printable
 from argmatrix.model.findings import Finding
+
+if TYPE_CHECKING:  # the command line offers FORMATS without loading every check
+    from argmatrix.checks.run import Report
 
 FORMATS = ("text", "json", "github")
 

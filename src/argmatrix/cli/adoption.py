@@ -9,19 +9,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from argmatrix.adoption import AUDIT_FORMATS, DIFF_FORMATS
-from argmatrix.cli.common import EXIT_FINDINGS, EXIT_OK, source_options
+from argmatrix.cli.common import EXIT_FINDINGS, EXIT_OK, source_options, warn
+from argmatrix.errors import json_for_log, printable
+from argmatrix.loaders.load import mock_list
 
 if TYPE_CHECKING:
-    from argmatrix.adoption.releases import ReleaseSource
     from argmatrix.cli.common import Commands
-    from argmatrix.model.registry import Registry
-from argmatrix.errors import ArgmatrixError, Problem, json_for_log, printable
-from argmatrix.loaders.load import Mode, RegistrySpec, guess_mode, load_registry, mock_list
 
 
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:
@@ -177,32 +174,18 @@ def _register_history(commands: Commands) -> None:
 
 
 def _audit(args: argparse.Namespace) -> int:
-    from argmatrix.adoption.audit import audit_page, emit
-    from argmatrix.adoption.handwritten import read_page
-    from argmatrix.project import config_with
+    from argmatrix.adoption.audit import audit_file, emit
 
-    page = read_page(Path(args.page))
-    options = source_options(args)
-    config = config_with(options)
-    assert config.registry is not None
-    registry = load_registry(config.registry, verbose=options.verbose)
-    # Defaults the configuration says are computed at run time may be said in words.
-    computed = config.display.facts(registry, str(config.file or "argmatrix.yaml")).computed
-    report = audit_page(page, registry, computed)
+    report = audit_file(Path(args.page), source_options(args))
     emit(report, args.format, sys.stdout)
     return EXIT_FINDINGS if report.findings else EXIT_OK
 
 
 def _import(args: argparse.Namespace) -> int:
-    from argmatrix.adoption.handwritten import read_page
-    from argmatrix.adoption.importer import import_page, manifest_text, write_manifest
-    from argmatrix.project import load_registry_only
+    from argmatrix.adoption.importer import import_file
 
-    page = read_page(Path(args.page))
-    registry = load_registry_only(source_options(args))
-    imported = import_page(page, registry, args.platform, args.title)
     output = Path(args.output)
-    write_manifest(output, manifest_text(imported, registry, Path(args.page).name))
+    imported = import_file(Path(args.page), source_options(args), args.platform, args.title, output)
     for note in imported.notes:
         print(printable(f"argmatrix: note: {note}"), file=sys.stderr)
     print(
@@ -214,48 +197,23 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _diff(args: argparse.Namespace) -> int:
-    from argmatrix.adoption.registry_diff import diff_json, diff_markdown, diff_registries
+    from argmatrix.adoption.registry_diff import DiffSide, diff_sides, diff_text
 
-    old = load_registry(
-        _diff_spec(args.old, args.static, args.old_path, args.mock), verbose=args.verbose
-    )
-    new = load_registry(
-        _diff_spec(args.new, args.static, args.new_path, args.mock), verbose=args.verbose
-    )
-    diff = diff_registries(
-        old,
-        new,
-        args.old_label or _label(args.old, args.old_path),
-        args.new_label or _label(args.new, args.new_path),
-    )
-    sys.stdout.write(
-        json_for_log(diff_json(diff)) if args.format == "json" else diff_markdown(diff)
-    )
+    old = DiffSide(args.old, tuple(args.old_path or ()), args.old_label)
+    new = DiffSide(args.new, tuple(args.new_path or ()), args.new_label)
+    diff = diff_sides(old, new, args.static, mock_list(args.mock), args.verbose)
+    sys.stdout.write(diff_text(diff, args.format))
     return EXIT_OK
 
 
 def _history(args: argparse.Namespace) -> int:
     from argmatrix._runtime.writer import write_text_atomically
     from argmatrix.adoption.history import history_json
-    from argmatrix.adoption.releases import ReleaseSource, releases_in
+    from argmatrix.adoption.releases import read_release, release_sources
 
     cwd = Path.cwd()
-    sources = releases_in(cwd / args.releases) if args.releases else []
-    sources += [ReleaseSource.parse(text) for text in args.release or []]
-    if not sources:
-        raise ArgmatrixError(
-            Problem("no releases to read", fix="name them with --release or --releases")
-        )
-    labels = [s.label for s in sources]
-    repeated = sorted({label for label in labels if labels.count(label) > 1})
-    if repeated:
-        raise ArgmatrixError(
-            Problem(
-                f"release {repeated[0]!r} is named twice",
-                fix="give each release its own label",
-            )
-        )
-    releases = [(source.label, _read_release(source, args.target, cwd)) for source in sources]
+    sources = release_sources(args.releases, args.release or [], cwd)
+    releases = [(s.label, read_release(s, args.target, cwd, warn=warn)) for s in sources]
     text = history_json(releases, args.target)
     if args.output:
         write_text_atomically(cwd / args.output, text)
@@ -263,57 +221,3 @@ def _history(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(json_for_log(text))  # a terminal or CI log: no raw control characters
     return EXIT_OK
-
-
-def _read_release(source: ReleaseSource, target: str, cwd: Path) -> Registry:
-    """One release, its diagnostics and errors naming the archive rather than the private
-    folder its sources were copied into."""
-    from argmatrix.adoption.releases import release_read
-    from argmatrix.loaders.load import warnings_to
-
-    with release_read(source, target, cwd) as read:
-
-        def warn(text: str) -> None:
-            print(
-                printable(f"argmatrix: warning: {read.shown(text, source.source)}"), file=sys.stderr
-            )
-
-        try:
-            with warnings_to(warn):
-                return load_registry(read.spec)
-        except ArgmatrixError as error:
-            raise ArgmatrixError(
-                *(
-                    replace(
-                        p,
-                        file=read.shown(p.file, source.source) if p.file else p.file,
-                        message=f"release {source.label}: {read.shown(p.message, source.source)}",
-                    )
-                    for p in error.problems
-                )
-            ) from None
-
-
-def _label(target: str, paths: list[str] | None) -> str:
-    return f"{target} ({', '.join(paths)})" if paths else target
-
-
-def _diff_spec(
-    target: str, static: bool, paths: list[str] | None, mock: list[str] | None
-) -> RegistrySpec:
-    cwd = Path.cwd()
-    mode: Mode = guess_mode(target, static or bool(paths))
-    if paths and mode == "snapshot":
-        raise ArgmatrixError(
-            Problem(
-                f"--old-path/--new-path only apply to module:callable targets, not {target!r}",
-                fix="drop the path option for a snapshot",
-            )
-        )
-    search = tuple(str((cwd / p).resolve()) for p in paths) if paths else None
-    # Static reading searches its base folder first: with --old-path/--new-path, that is the
-    # first of them, so the current folder (a working tree) cannot hide the release.
-    base = Path(search[0]) if search else cwd
-    return RegistrySpec(
-        target=target, mode=mode, mock=mock_list(mock), base_dir=base, search_path=search
-    )

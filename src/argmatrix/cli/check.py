@@ -4,24 +4,19 @@ drift, 2 on bad input."""
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
-from dataclasses import replace
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from argmatrix._runtime.files import read_regular_file
-from argmatrix._runtime.writer import hold_lock, repair, write_all
-from argmatrix.checks.coverage import STALE, all_stale_entries, shrink_allowlists
-from argmatrix.checks.drift import _read, run_checks
 from argmatrix.checks.report import FORMATS, emit, relative_path
 from argmatrix.cli.common import EXIT_FINDINGS, EXIT_OK, source_options
-from argmatrix.errors import ArgmatrixError, printable
-from argmatrix.project import Project, SourceOptions, config_with, load_project
+from argmatrix.errors import printable
+
+if TYPE_CHECKING:
+    from argmatrix.checks.fix import Fixed
+    from argmatrix.cli.common import Commands
 
 
-def register(
-    commands: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
-) -> None:
+def register(commands: Commands, common: argparse.ArgumentParser) -> None:
     check = commands.add_parser(
         "check",
         parents=[common],
@@ -46,48 +41,21 @@ def register(
 
 
 def _check(args: argparse.Namespace) -> int:
+    from argmatrix.checks.fix import Fix
+    from argmatrix.checks.run import check
+    from argmatrix.project import load_project
+
     options = source_options(args)
     project = load_project(options)
-    pages = project.pages()
-    config = project.config
-    # Under the writers' lock: a `generate` running meanwhile is seen before or after, never
-    # half done; and a write a killed run left half done is finished first.
-    with hold_lock(config.project) if pages else contextlib.nullcontext():
-        if pages:
-            repair(config.project, config.docs_dir, {page.path.parent for page in pages})
-        if args.fix:
-            changed = [(p.path, p.text) for p in pages if _read(p.path) != p.text]
-            for path in write_all(changed, state_dir=config.project, inside=config.docs_dir):
-                print(printable(f"wrote {relative_path(str(path))}"), file=sys.stderr)
-            project = _shrink_allowlists(project, options)
-        report = run_checks(project, pages)
+    fix = Fix(wrote=_say_fixed, options=options) if args.fix else None
+    report = check(project, project.pages(), fix)
     emit(report, args.format, sys.stdout)
     return EXIT_FINDINGS if report.failed else EXIT_OK
 
 
-def _shrink_allowlists(project: Project, options: SourceOptions) -> Project:
-    """Remove the stale allowlist entries of checks.coverage from argmatrix.yaml (every other
-    byte kept, written all or none), and return the project with the configuration re-read."""
-    config = project.config
-    if config.file is None or not config.coverage or config.severity.get(STALE) == "off":
-        return project
-    stale = all_stale_entries(project)
-    if not stale:
-        return project
-    text = _config_text(config.file)
-    shrunk = shrink_allowlists(text, stale, str(config.file))
-    if shrunk == text:
-        return project
-    write_all([(config.file, shrunk)], state_dir=config.project, inside=config.file.parent)
-    removed = ", ".join(entry.finding.flag or "" for entry in stale)
-    shown = relative_path(str(config.file))
-    print(printable(f"wrote {shown}: removed {removed} from allow_undocumented"), file=sys.stderr)
-    return replace(project, config=config_with(options))
-
-
-def _config_text(path: Path) -> str:
-    """argmatrix.yaml exactly as it is (its line endings kept), to edit it byte for byte."""
-    data = read_regular_file(path, "the configuration", "check the --config path")
-    if data is None:
-        raise ArgmatrixError.at("configuration file not found", file=str(path))
-    return data.decode("utf-8")  # it was read as UTF-8 already
+def _say_fixed(fixed: Fixed) -> None:
+    """One line on stderr for each file `check --fix` writes, as it writes it."""
+    what = relative_path(str(fixed.file))
+    if fixed.removed:
+        what += f": removed {', '.join(fixed.removed)} from allow_undocumented"
+    print(printable(f"wrote {what}"), file=sys.stderr)

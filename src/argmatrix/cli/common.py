@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from argmatrix.errors import printable
 from argmatrix.loaders.load import mock_list
 from argmatrix.project import SourceOptions
 
@@ -130,3 +132,9 @@ def source_options(args: argparse.Namespace) -> SourceOptions:
         argv=args.argv,
         subcommand=tuple(args.subcommand or ()),
     )
+
+
+def warn(text: str) -> None:
+    """One warning line on stderr (what static reading could not follow, a manifest entry that
+    does not fit), control characters escaped; flushed at once, as a forked reader writes too."""
+    print(printable(f"argmatrix: warning: {text}"), file=sys.stderr, flush=True)

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from argmatrix.cli.common import source_options
-from argmatrix.errors import ArgmatrixError, printable
+from argmatrix.cli.common import EXIT_OK, source_options, warn
+from argmatrix.errors import printable
+
+if TYPE_CHECKING:
+    from argmatrix.cli.common import Commands
+    from argmatrix.model.findings import Finding
 
 
-def register(
-    commands: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
-) -> None:
+def register(commands: Commands, common: argparse.ArgumentParser) -> None:
     generate = commands.add_parser(
         "generate",
         parents=[common],
@@ -38,28 +40,19 @@ def register(
 
 
 def _generate(args: argparse.Namespace) -> int:
-    from argmatrix._runtime.writer import write_all
+    from argmatrix.generate import generate
     from argmatrix.project import load_project
 
     project = load_project(source_options(args))
-    if not project.config.pages:
-        raise ArgmatrixError.at(
-            "no pages configured",
-            file=str(project.config.file or "argmatrix.yaml"),
-            fix="add a 'pages:' list with template and output to argmatrix.yaml",
-        )
-    for resolved in project.resolved.values():
-        for finding in resolved.findings:
-            where = f"{finding.file}:{finding.line}: " if finding.file else ""
-            print(printable(f"argmatrix: warning: {where}{finding.message}"), file=sys.stderr)
-    pages = project.pages()
-    config = project.config
-    written = write_all(
-        ((page.path, page.text) for page in pages), state_dir=config.project, inside=config.docs_dir
-    )
-    for path in written:
+    for path in generate(project, warn=_say_warning):
         print(printable(f"wrote {_relative(path)}"))
-    return 0
+    return EXIT_OK
+
+
+def _say_warning(finding: Finding) -> None:
+    """A manifest entry that does not fit the registry: a warning, as no page depends on it."""
+    where = f"{finding.file}:{finding.line}: " if finding.file else ""
+    warn(f"{where}{finding.message}")
 
 
 def _relative(path: Path) -> str:
@@ -72,7 +65,7 @@ def _relative(path: Path) -> str:
 
 
 def _schema(args: argparse.Namespace) -> int:
-    from argmatrix.schema import SCHEMAS
+    from argmatrix.schema import schema_text
 
-    sys.stdout.write(json.dumps(SCHEMAS[args.kind], indent=2) + "\n")
-    return 0
+    sys.stdout.write(schema_text(args.kind))
+    return EXIT_OK

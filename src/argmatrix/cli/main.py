@@ -4,22 +4,14 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from argmatrix import __version__
 from argmatrix._runtime import parallel
-from argmatrix.cli import adoption, check, generate
-from argmatrix.cli.common import (
-    EXIT_BAD_INPUT,
-    EXIT_OK,
-    Handler,
-    source_options,
-    source_options_parser,
-)
-from argmatrix.errors import ArgmatrixError, json_for_log, printable
+from argmatrix.cli import adoption, check, export, generate
+from argmatrix.cli.common import EXIT_BAD_INPUT, Handler, source_options_parser, warn
+from argmatrix.errors import ArgmatrixError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,49 +23,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-
-    export = commands.add_parser(
-        "export",
-        parents=[common],
-        help="Print the resolved model as JSON.",
-        description="Print the registry model, and every platform resolved, as JSON.",
-    )
-    export.set_defaults(handler=_export)
-
-    snapshot = commands.add_parser(
-        "snapshot",
-        parents=[common],
-        help="Save the registry as a JSON snapshot.",
-        description="Save the registry as a versioned JSON snapshot, so docs can be built where"
-        " the server's own dependencies are not installed.",
-    )
-    snapshot.add_argument(
-        "-o", "--output", metavar="FILE", required=True, help="Where to write the snapshot."
-    )
-    snapshot.set_defaults(handler=_snapshot)
-    for register in (generate.register, check.register, adoption.register):
+    for register in (export.register, generate.register, check.register, adoption.register):
         register(commands, common)
     return parser
-
-
-def _export(args: argparse.Namespace) -> int:
-    from argmatrix.project import load_project
-
-    project = load_project(source_options(args))
-    sys.stdout.write(
-        json_for_log(json.dumps(project.export(), indent=2, ensure_ascii=False)) + "\n"
-    )
-    return EXIT_OK
-
-
-def _snapshot(args: argparse.Namespace) -> int:
-    from argmatrix._runtime.writer import write_text_atomically
-    from argmatrix.loaders.snapshot import snapshot_text
-    from argmatrix.project import load_registry_only
-
-    registry = load_registry_only(source_options(args))
-    write_text_atomically(Path(args.output), snapshot_text(registry))
-    return EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -83,7 +35,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from argmatrix.loaders.load import warnings_to
 
     try:
-        with warnings_to(_warning):
+        with warnings_to(warn):
             return handler(args)
     except ArgmatrixError as error:
         for problem in error.problems:
@@ -91,12 +43,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130
-
-
-def _warning(text: str) -> None:
-    """One warning line on stderr (what static reading could not follow), control characters
-    escaped; flushed at once, as a forked reader writes it too."""
-    print(printable(f"argmatrix: warning: {text}"), file=sys.stderr, flush=True)
 
 
 def run() -> int:

@@ -1,0 +1,91 @@
+"""Every check of a project, and `argmatrix check` itself.
+
+`run_checks` gathers the findings of every check and applies the configured severities;
+`check` runs it the way the command does: under the writers' lock, after repairing what a
+killed run left, and with `--fix` writing first (`checks/fix.py`), then checking what it wrote.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from argmatrix._runtime.writer import hold_lock, repair
+from argmatrix.checks.coverage import coverage_findings
+from argmatrix.checks.drift import stale_page, unclassified
+from argmatrix.checks.fix import Fix, fix_project
+from argmatrix.checks.prose import dead_flags
+from argmatrix.model.findings import Finding
+from argmatrix.project import Project
+
+if TYPE_CHECKING:  # rendering (and Jinja2) is imported when a page is rendered
+    from argmatrix.render.pages import RenderedPage
+
+
+@dataclass(frozen=True)
+class Report:
+    findings: tuple[Finding, ...]
+    diffs: dict[int, str]  # index of a stale-page finding -> its unified diff
+
+    @property
+    def failed(self) -> bool:
+        return any(f.severity == "error" for f in self.findings)
+
+
+def check(project: Project, pages: list[RenderedPage], fix: Fix | None = None) -> Report:
+    """The findings of `argmatrix check` (with `fix`, of `check --fix` once it has written).
+
+    Under the writers' lock: a `generate` running meanwhile is seen before or after, never
+    half done; and a write a killed run left half done is finished first."""
+    config = project.config
+    with hold_lock(config.project) if pages else contextlib.nullcontext():
+        if pages:
+            repair(config.project, config.docs_dir, {page.path.parent for page in pages})
+        if fix is not None:
+            project = fix_project(project, pages, fix)
+        return run_checks(project, pages)
+
+
+def run_checks(project: Project, pages: list[RenderedPage]) -> Report:
+    findings: list[Finding] = []
+    diffs: dict[int, str] = {}
+    for page in pages:
+        if not page.spec.committed:
+            continue
+        finding, diff = stale_page(page)
+        if finding is not None:
+            diffs[len(findings)] = diff
+            findings.append(finding)
+    for resolved in project.resolved.values():
+        findings.extend(resolved.findings)
+        findings.extend(unclassified(project, resolved.platform.name))
+    generated = {page.path.resolve() for page in pages if not page.spec.inplace}
+    coverage = coverage_findings(project)
+    findings.extend(_not_also_in(dead_flags(project, generated), coverage))
+    findings.extend(coverage)
+    return apply_severity(findings, diffs, project.config.severity)
+
+
+def _not_also_in(dead: list[Finding], coverage: list[Finding]) -> list[Finding]:
+    """The dead flags of prose, but those a coverage page's row names (reported as its
+    `unregistered-row`): one finding per problem."""
+    rows = {(f.file, f.line, f.flag) for f in coverage if f.kind == "unregistered-row"}
+    return [f for f in dead if (f.file, f.line, f.flag) not in rows]
+
+
+def apply_severity(
+    findings: list[Finding], diffs: dict[int, str], configured: dict[str, str]
+) -> Report:
+    kept: list[Finding] = []
+    kept_diffs: dict[int, str] = {}
+    for index, finding in enumerate(findings):
+        level = configured.get(finding.kind)
+        if level == "off":
+            continue
+        if level is not None:
+            finding = replace(finding, severity=level)
+        if index in diffs:
+            kept_diffs[len(kept)] = diffs[index]
+        kept.append(finding)
+    return Report(tuple(kept), kept_diffs)
