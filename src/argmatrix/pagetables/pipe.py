@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from argmatrix.pagetables.model import Cell, PageTable, TableRow
+from argmatrix.pagetables.model import EMPTY, Cell, PageTable, TableRow
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -55,7 +55,7 @@ def _row(
     cells = [read_cell(source) for source in sources]
     written = written_cells(lines, token)
     if len(written) > len(cells):  # markdown-it drops the cells beyond the header's count
-        cells += [Cell("")] * (len(written) - len(cells))
+        cells += [EMPTY] * (len(written) - len(cells))
     elif 0 < len(written) < len(cells):  # and pads a short row with empty ones
         cells = cells[: len(written)]
     return TableRow(line_of(token), tuple(cells), header, tuple(written))
