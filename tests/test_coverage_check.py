@@ -22,8 +22,7 @@ import jsonschema
 import pytest
 
 from argmatrix._runtime.yamlfile import load_yaml_text
-from argmatrix.checks.table_cells import FLAG_TOKEN
-from argmatrix.checks.tables import read_tables
+from argmatrix.pagetables import FLAG_TOKEN, read_tables
 from argmatrix.schema import CONFIG_SCHEMA, FINDINGS_SCHEMA
 from helpers import FIXTURES, Run, line_of, one_error_line, replace_in, run_cli_in_process
 

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from argmatrix.checks.tables import read_tables
 from argmatrix.errors import ArgmatrixError
+from argmatrix.pagetables import read_tables
 from helpers import FIXTURES, Run, run_cli_in_process, time_limit
 
 # A hostile-input suite: slow by design, left out of make test-fast.

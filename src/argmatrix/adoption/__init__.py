@@ -1,8 +1,9 @@
 """Moving a project from hand-written pages to generated ones.
 
-`handwritten` parses a hand-written argument page (Markdown tables, HTML tables, variant
-columns), `audit` compares it with the registry, `importer` turns a support page into a
-capability manifest, `registry_diff` says what changed between two registries (release notes).
+`handwritten` reads a hand-written argument page as argument rows (its tables read by
+`argmatrix.pagetables`; column roles, variant columns), `audit` compares it with the registry,
+`importer` turns a support page into a capability manifest, `registry_diff` says what changed
+between two registries (release notes).
 May import checks (for the shape of findings) and everything below; never the command line.
 """
 

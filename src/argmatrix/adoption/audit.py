@@ -33,9 +33,8 @@ from argmatrix.adoption.handwritten import (
     DEFAULT,
     OPTIONS,
     REPLACEMENT,
-    Cell,
-    Page,
-    Row,
+    ArgumentPage,
+    ArgumentRow,
     TypeHint,
     option_values,
     read_page,
@@ -55,6 +54,7 @@ from argmatrix.manifests.resolve import in_choices
 from argmatrix.model.findings import Finding, closest
 from argmatrix.model.registry import FLAG_ACTIONS, Argument, Registry
 from argmatrix.model.values import value_description, value_text
+from argmatrix.pagetables import Cell
 from argmatrix.project import SourceOptions, config_with
 
 KINDS = (
@@ -73,7 +73,7 @@ FORMATS = AUDIT_FORMATS
 
 @dataclass(frozen=True)
 class AuditReport:
-    page: Page
+    page: ArgumentPage
     findings: tuple[Finding, ...]
 
     def counts(self) -> dict[str, int]:
@@ -94,7 +94,7 @@ def audit_file(path: Path, options: SourceOptions) -> AuditReport:
 
 
 def audit_page(
-    page: Page, registry: Registry, computed: Mapping[str, str] | None = None
+    page: ArgumentPage, registry: Registry, computed: Mapping[str, str] | None = None
 ) -> AuditReport:
     """`computed`: defaults computed at run time (argument name -> the configuration's text,
     `computed_defaults:`), which a page may say in words instead of the registry's value."""
@@ -109,14 +109,14 @@ def audit_page(
 
 
 def _finding(
-    page: Page, kind: str, message: str, flag: str | None, line: int | None, fix: str | None
+    page: ArgumentPage, kind: str, message: str, flag: str | None, line: int | None, fix: str | None
 ) -> Finding:
     return Finding(kind, message, flag=flag, file=page.file, line=line, fix=fix)
 
 
 def _row_findings(
-    page: Page,
-    row: Row,
+    page: ArgumentPage,
+    row: ArgumentRow,
     flags: RegistryFlags,
     first_line: dict[str, int],
     computed: Mapping[str, str],
@@ -140,7 +140,7 @@ def _row_findings(
     return findings
 
 
-def duplicate_row(page: Page, row: Row, key: str, first: int) -> Finding:
+def duplicate_row(page: ArgumentPage, row: ArgumentRow, key: str, first: int) -> Finding:
     """A second row for an argument (or for the same unknown flag): the one finding of the row."""
     return _finding(
         page,
@@ -152,7 +152,7 @@ def duplicate_row(page: Page, row: Row, key: str, first: int) -> Finding:
     )
 
 
-def broken_row(page: Page, row: Row) -> list[Finding]:
+def broken_row(page: ArgumentPage, row: ArgumentRow) -> list[Finding]:
     if not row.broken:
         return []
     fix = (
@@ -166,7 +166,7 @@ def broken_row(page: Page, row: Row) -> list[Finding]:
 
 
 def value_findings(
-    page: Page, row: Row, argument: Argument, computed: str | None = None
+    page: ArgumentPage, row: ArgumentRow, argument: Argument, computed: str | None = None
 ) -> list[Finding]:
     """What the row says about the argument's values: default, options, type."""
     found = wrong_default(page, row, argument, computed)
@@ -217,7 +217,7 @@ class RegistryFlags:
         by_key = {separator_key(f): f for f in index if keyed[separator_key(f)] == 1}
         return cls(index, by_key, sorted(index))
 
-    def resolve(self, row: Row) -> RowFlags:
+    def resolve(self, row: ArgumentRow) -> RowFlags:
         argument: Argument | None = None
         respelled: list[tuple[str, str]] = []
         unknown: list[str] = []
@@ -234,7 +234,9 @@ class RegistryFlags:
         return RowFlags(argument, tuple(respelled), tuple(unknown))
 
 
-def respelled_flags(page: Page, row: Row, respelled: tuple[tuple[str, str], ...]) -> list[Finding]:
+def respelled_flags(
+    page: ArgumentPage, row: ArgumentRow, respelled: tuple[tuple[str, str], ...]
+) -> list[Finding]:
     return [
         _finding(
             page,
@@ -250,7 +252,7 @@ def respelled_flags(page: Page, row: Row, respelled: tuple[tuple[str, str], ...]
 
 
 def unknown_flags(
-    page: Page, row: Row, unknown: tuple[str, ...], candidates: list[str]
+    page: ArgumentPage, row: ArgumentRow, unknown: tuple[str, ...], candidates: list[str]
 ) -> list[Finding]:
     found = []
     for flag in unknown:
@@ -282,7 +284,7 @@ def unknown_flags(
     return found
 
 
-def missing_flags(page: Page, registry: Registry, documented: set[str]) -> list[Finding]:
+def missing_flags(page: ArgumentPage, registry: Registry, documented: set[str]) -> list[Finding]:
     """Registry arguments without a row, at the heading of their section when the page has it."""
     found = []
     for argument in registry.arguments:
@@ -307,7 +309,7 @@ def missing_flags(page: Page, registry: Registry, documented: set[str]) -> list[
 
 
 def wrong_default(
-    page: Page, row: Row, argument: Argument, computed: str | None = None
+    page: ArgumentPage, row: ArgumentRow, argument: Argument, computed: str | None = None
 ) -> list[Finding]:
     cell = row.cell(DEFAULT)
     if cell is None or default_agrees(cell.text, argument, computed) is not False:
@@ -347,7 +349,9 @@ def _quoted(text: str) -> str:
 # ------------------------------------------------------------------ options and types
 
 
-def wrong_options(page: Page, row: Row, argument: Argument, cell: Cell) -> list[Finding]:
+def wrong_options(
+    page: ArgumentPage, row: ArgumentRow, argument: Argument, cell: Cell
+) -> list[Finding]:
     values = option_values(cell)
     choices = argument.choices
     if not values or not isinstance(choices, tuple):
@@ -436,7 +440,9 @@ def describe_kind(kind: TypeHint, argument: Argument) -> str:
     return f"takes several {kind.base} values ({how})"
 
 
-def wrong_type(page: Page, row: Row, argument: Argument, cell: Cell) -> list[Finding]:
+def wrong_type(
+    page: ArgumentPage, row: ArgumentRow, argument: Argument, cell: Cell
+) -> list[Finding]:
     hint = type_hint(cell)
     expected = registry_kind(argument)
     if hint is None or expected is None or types_agree(hint, expected):
@@ -466,7 +472,7 @@ def literal_kind(text: str) -> str | None:
     return next((kind for kind, pattern in _LITERAL_KINDS if pattern.match(text)), None)
 
 
-def self_contradicting_type(page: Page, row: Row) -> list[Finding]:
+def self_contradicting_type(page: ArgumentPage, row: ArgumentRow) -> list[Finding]:
     """A row whose type and default disagree, for flags the registry cannot speak for.
 
     `Type: str` with the default `False` documents a switch as taking a string.
@@ -580,7 +586,7 @@ KNOWN_HTML = frozenset(
 )
 
 
-def raw_html(page: Page, row: Row) -> list[Finding]:
+def raw_html(page: ArgumentPage, row: ArgumentRow) -> list[Finding]:
     """Text like `<PATH>` outside a code span is an HTML tag to Markdown: it vanishes."""
     unknown = list(
         dict.fromkeys(tag for cell in row.cells for tag in cell.html if _unknown_tag(tag))

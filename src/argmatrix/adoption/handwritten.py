@@ -10,21 +10,32 @@ Two layouts are understood:
   header-link character), the column headers repeated before every table, long flags wrapped
   across lines.
 
-Nothing here knows the registry; `audit` and `importer` compare the rows with it.
+Markdown tables are read by `argmatrix.pagetables` (`read_markdown_page`, the reader the coverage
+check shares); here a table gets its columns' roles and each row the flags it names, its cells
+aligned to the columns. Nothing here knows the registry; `audit` and `importer` compare the rows
+with it.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
-
 from argmatrix._runtime.files import read_user_file
 from argmatrix.errors import ArgmatrixError
+from argmatrix.pagetables import (
+    EMPTY,
+    FLAG_TOKEN,
+    Cell,
+    Outline,
+    Page,
+    PageTable,
+    TableRow,
+    markup_cell,
+    normalized,
+    read_markdown_page,
+)
 
 # ------------------------------------------------------------------ columns
 
@@ -103,27 +114,28 @@ def mark_of(text: str) -> str | None:
     return None
 
 
-# ------------------------------------------------------------------ the model of a page
+# ------------------------------------------------------------------ a page read as arguments
 
 
 @dataclass(frozen=True)
-class Cell:
-    """One table cell: plain text (markup removed), its code spans and its raw inline HTML."""
+class ArgumentTable:
+    """A table of the page whose header names an argument column, with what each column holds."""
 
-    text: str
-    codes: tuple[str, ...] = ()
-    html: tuple[str, ...] = ()
-
-
-EMPTY = Cell("")
-
-
-@dataclass(frozen=True)
-class Table:
-    line: int
-    section: str
-    caption: str  # the sub-heading or the paragraph just before the table, if any
+    table: PageTable
     columns: tuple[Column, ...]
+
+    @property
+    def line(self) -> int:
+        return self.table.line
+
+    @property
+    def section(self) -> str:
+        return self.table.section
+
+    @property
+    def caption(self) -> str:
+        """The sub-heading or the paragraph just before the table, if any."""
+        return self.table.caption
 
     def has(self, role: str) -> bool:
         return any(c.role == role for c in self.columns)
@@ -138,12 +150,18 @@ class Table:
 
 
 @dataclass(frozen=True)
-class Row:
+class ArgumentRow:
+    """A row naming flags: the row as read, and its cells aligned to its table's columns."""
+
+    row: TableRow
+    table: ArgumentTable
     flags: tuple[str, ...]
-    line: int
-    table: Table
     cells: tuple[Cell, ...]  # one per column of the table
     broken: str | None = None  # why the row does not fit its table
+
+    @property
+    def line(self) -> int:
+        return self.row.line
 
     def cell(self, role: str) -> Cell | None:
         """The first cell of a role, or None when the table has no such column."""
@@ -162,13 +180,22 @@ class Row:
 
 
 @dataclass(frozen=True)
-class Page:
-    file: str
+class ArgumentPage:
+    """A hand-written page as read, in the layout it was written in, with its argument tables
+    and their rows."""
+
+    page: Page
     layout: str  # "markdown" or "text"
-    title: str
-    sections: tuple[tuple[str, int], ...]  # section headings and their lines
-    tables: tuple[Table, ...]
-    rows: tuple[Row, ...]
+    tables: tuple[ArgumentTable, ...]
+    rows: tuple[ArgumentRow, ...]
+
+    @property
+    def file(self) -> str:
+        return self.page.file
+
+    @property
+    def title(self) -> str:
+        return self.page.title
 
     @property
     def variants(self) -> tuple[str, ...]:
@@ -181,7 +208,9 @@ class Page:
 
     def section_line(self, title: str) -> int | None:
         wanted = _section_key(title)
-        return next((line for name, line in self.sections if _section_key(name) == wanted), None)
+        return next(
+            (line for name, line in self.page.sections if _section_key(name) == wanted), None
+        )
 
 
 def _section_key(title: str) -> str:
@@ -191,7 +220,7 @@ def _section_key(title: str) -> str:
 # ------------------------------------------------------------------ reading a file
 
 
-def read_page(path: Path) -> Page:
+def read_page(path: Path) -> ArgumentPage:
     """Read a hand-written page; ArgmatrixError (exit 2) when it holds no argument table."""
     text = read_user_file(path, "page", "check the path of the Markdown page")
     page = parse_page(text, str(path))
@@ -206,9 +235,9 @@ def read_page(path: Path) -> Page:
     return page
 
 
-def parse_page(text: str, file: str) -> Page:
+def parse_page(text: str, file: str) -> ArgumentPage:
     """Markdown tables when the page has any, else the one-cell-per-paragraph text layout."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = normalized(text)
     page = parse_markdown(text, file)
     if page.rows or page.tables:
         return page
@@ -217,104 +246,33 @@ def parse_page(text: str, file: str) -> Page:
 
 # ------------------------------------------------------------------ Markdown layout
 
-_MD = MarkdownIt("commonmark").enable("table")
-FLAG_TOKEN = re.compile(r"(?<![\w-])(--?[A-Za-z][A-Za-z0-9_.-]*)")
+
+def parse_markdown(text: str, file: str) -> ArgumentPage:
+    page = read_markdown_page(text, file)
+    tables: list[ArgumentTable] = []
+    rows: list[ArgumentRow] = []
+    for table in page.tables:
+        argument_table = _argument_table(table)
+        if argument_table is not None:
+            tables.append(argument_table)
+            rows.extend(_markdown_rows(argument_table))
+    return ArgumentPage(page, "markdown", tuple(tables), tuple(rows))
 
 
-@dataclass
-class _Outline:
-    """Where a reader is on the page: its title, the current section, the text before a table."""
-
-    title: str = ""
-    section: str = ""
-    caption: str = ""  # the sub-heading or paragraph just read; a table takes it as caption
-    sections: list[tuple[str, int]] = field(default_factory=list)
-
-    def heading(self, text: str, line: int, level: int) -> None:
-        if level == 1 and not self.title:
-            self.title = text
-        elif level <= 2 or not self.section:
-            self.section, self.caption = text, ""
-            self.sections.append((text, line))
-        else:
-            self.caption = text
-
-    def page(self, file: str, layout: str, tables: list[Table], rows: list[Row]) -> Page:
-        return Page(file, layout, self.title, tuple(self.sections), tuple(tables), tuple(rows))
-
-
-def parse_markdown(text: str, file: str) -> Page:
-    tokens = _MD.parse(text)
-    lines = text.split("\n")
-    outline = _Outline()
-    tables: list[Table] = []
-    rows: list[Row] = []
-    index = 0
-    while index < len(tokens):
-        token = tokens[index]
-        if token.type == "heading_open":
-            outline.heading(plain_cell(tokens[index + 1]).text, _line(token), int(token.tag[1:]))
-        elif token.type == "paragraph_open" and token.level == 0:
-            outline.caption = plain_cell(tokens[index + 1]).text
-        elif token.type == "table_open":
-            end = _closing(tokens, index, "table_close")
-            table, table_rows = _read_table(tokens[index : end + 1], lines, outline)
-            if table is not None:
-                tables.append(table)
-                rows.extend(table_rows)
-            outline.caption = ""
-            index = end
-        index += 1
-    return outline.page(file, "markdown", tables, rows)
-
-
-def _line(token: Token) -> int:
-    return token.map[0] + 1 if token.map else 0
-
-
-def _closing(tokens: list[Token], start: int, kind: str) -> int:
-    for index in range(start, len(tokens)):
-        if tokens[index].type == kind:
-            return index
-    return len(tokens) - 1
-
-
-def _table_rows(tokens: list[Token]) -> Iterator[tuple[Token, list[Token]]]:
-    """Each `tr_open` token with the inline tokens of its cells."""
-    current: Token | None = None
-    cells: list[Token] = []
-    for token in tokens:
-        if token.type == "tr_open":
-            current, cells = token, []
-        elif token.type == "inline" and current is not None:
-            cells.append(token)
-        elif token.type == "tr_close" and current is not None:
-            yield current, cells
-            current = None
-
-
-def _read_table(
-    tokens: list[Token], lines: list[str], outline: _Outline
-) -> tuple[Table | None, list[Row]]:
-    all_rows = list(_table_rows(tokens))
-    if not all_rows:
-        return None, []
-    header_row, header_cells = all_rows[0]
-    columns = [column_of(plain_cell(c).text) for c in header_cells]
+def _argument_table(table: PageTable) -> ArgumentTable | None:
+    header, body = table.rows[0], table.rows[1:]
+    columns = [column_of(cell.text) for cell in _parsed(header, table.columns)]
     if not any(c.role == ARGUMENT for c in columns):
-        return None, []
-    body = [
-        (_line(tr), [plain_cell(c) for c in cells], _raw_cells(lines, tr))
-        for tr, cells in all_rows[1:]
-    ]
-    columns = _settle_other_columns(columns, [cells for _, cells, _ in body])
-    table = Table(_line(header_row), outline.section, outline.caption, tuple(columns))
-    rows = []
-    for line, cells, raw in body:
-        row = _markdown_row(table, line, cells, raw)
-        if row is not None:
-            rows.append(row)
-    return table, rows
+        return None
+    columns = _settle_other_columns(columns, [_parsed(row, table.columns) for row in body])
+    return ArgumentTable(table, tuple(columns))
+
+
+def _parsed(row: TableRow, width: int) -> list[Cell]:
+    """The row's cells as markdown-it gives them: as many as the table has columns, those
+    written beyond dropped, the missing ones empty."""
+    cells = list(row.cells[:width])
+    return cells + [EMPTY] * (width - len(cells))
 
 
 def _settle_other_columns(columns: list[Column], body: list[list[Cell]]) -> list[Column]:
@@ -330,87 +288,48 @@ def _settle_other_columns(columns: list[Column], body: list[list[Cell]]) -> list
     return settled
 
 
-def _raw_cells(lines: list[str], tr: Token) -> list[str]:
-    """The row's cells as written in the source line, split at every unescaped `|`.
-
-    markdown-it silently drops cells beyond the header's count and pads missing ones, so a
-    stray `|` would go unnoticed; the source line shows how many cells were really written.
-    """
-    if not tr.map:
-        return []
-    source = re.sub(r"^(\s*>)+", "", lines[tr.map[0]]).strip()
-    if source.startswith("|"):
-        source = source[1:]
-    if source.endswith("|") and not source.endswith("\\|"):
-        source = source[:-1]
-    return [part.strip() for part in re.split(r"(?<!\\)\|", source)]
+def _markdown_rows(table: ArgumentTable) -> list[ArgumentRow]:
+    rows = (_markdown_row(table, row) for row in table.table.body)
+    return [row for row in rows if row is not None]
 
 
-def _markdown_row(table: Table, line: int, cells: list[Cell], raw: list[str]) -> Row | None:
+def _markdown_row(table: ArgumentTable, row: TableRow) -> ArgumentRow | None:
     width = len(table.columns)
+    cells = _parsed(row, width)
+    written = row.written
     broken = None
-    if raw and len(raw) != width:
-        broken = f"the row has {len(raw)} cells but its header has {width}" + (
-            ": an unescaped '|' splits a cell" if len(raw) > width else ""
+    if written and len(written) != width:
+        broken = f"the row has {len(written)} cells but its header has {width}" + (
+            ": an unescaped '|' splits a cell" if len(written) > width else ""
         )
-        if len(raw) > width:
-            cells = _realigned(table, raw)
-    flags = _flags_of(cells[_position(table, ARGUMENT)])
+        if len(written) > width:
+            cells = _realigned(table, written)
+    flags = cells[_position(table, ARGUMENT)].flags()
     if not flags:
         return None
-    return Row(flags, line, table, tuple(cells), broken)
+    return ArgumentRow(row, table, flags, tuple(cells), broken)
 
 
-def _position(table: Table, role: str) -> int:
+def _position(table: ArgumentTable, role: str) -> int:
     return next(i for i, c in enumerate(table.columns) if c.role == role)
 
 
-def _realigned(table: Table, raw: list[str]) -> list[Cell]:
+def _realigned(table: ArgumentTable, written: tuple[str, ...]) -> list[Cell]:
     """Cells of a row split by a stray `|`: the extra pieces go back into the free-text cell.
 
     The description is where a stray pipe almost always sits, so its neighbours (the flag before
     it, the default, options and marks after it) keep their places.
     """
     width = len(table.columns)
-    extra = len(raw) - width
+    extra = len(written) - width
     roles = [c.role for c in table.columns]
     merge = roles.index(DESCRIPTION) if DESCRIPTION in roles else max(width - 2, 0)
-    pieces = [*raw[:merge], " | ".join(raw[merge : merge + extra + 1]), *raw[merge + extra + 1 :]]
-    return [plain_cell_of_source(piece) for piece in pieces]
-
-
-def plain_cell_of_source(source: str) -> Cell:
-    tokens = _MD.parseInline(source)
-    return plain_cell(tokens[0]) if tokens else EMPTY
-
-
-def plain_cell(inline: Token) -> Cell:
-    """Plain text of an inline token: code spans kept as text, `<br>` as a line break."""
-    parts: list[str] = []
-    codes: list[str] = []
-    html: list[str] = []
-    for child in inline.children or ():
-        if child.type in ("text", "text_special"):
-            parts.append(child.content)
-        elif child.type == "code_inline":
-            parts.append(child.content)
-            codes.append(child.content)
-        elif child.type in ("softbreak", "hardbreak"):
-            parts.append("\n" if child.type == "hardbreak" else " ")
-        elif child.type == "html_inline":
-            html.append(child.content)
-            if child.content.lower().startswith("<br"):
-                parts.append("\n")
-    text = "\n".join(" ".join(line.split()) for line in "".join(parts).split("\n")).strip()
-    return Cell(text, tuple(codes), tuple(html))
-
-
-def _flags_of(cell: Cell) -> tuple[str, ...]:
-    sources = [c for c in cell.codes if c.strip().startswith("-")] or [cell.text]
-    flags: list[str] = []
-    for source in sources:
-        flags.extend(FLAG_TOKEN.findall(source))
-    return tuple(dict.fromkeys(f.rstrip(".") for f in flags))
+    pieces = [
+        *written[:merge],
+        " | ".join(written[merge : merge + extra + 1]),
+        *written[merge + extra + 1 :],
+    ]
+    return [markup_cell(piece, {}) for piece in pieces]  # read alone: no link references
 
 
 # ------------------------------------------------------------------ text layout
@@ -493,12 +412,27 @@ def _header_columns(paragraphs: list[_Paragraph], index: int) -> list[Column] | 
     return columns if len(columns) > 1 else None
 
 
-def parse_text_layout(text: str, file: str) -> Page:
+@dataclass
+class _TextTable:
+    """A table of the text layout while it is read: its header, then its rows and their flags."""
+
+    line: int
+    section: str
+    caption: str
+    columns: tuple[Column, ...]
+    rows: list[tuple[TableRow, tuple[str, ...]]] = field(default_factory=list)
+
+    def table(self) -> PageTable:
+        header = TableRow(self.line, tuple(Cell(c.title) for c in self.columns), header=True)
+        rows = (header, *(row for row, _ in self.rows))
+        return PageTable(self.line, rows, self.section, self.caption)
+
+
+def parse_text_layout(text: str, file: str) -> ArgumentPage:
     paragraphs = _paragraphs(text)
-    outline = _Outline()
-    tables: list[Table] = []
-    rows: list[Row] = []
-    table: Table | None = None
+    outline = Outline()
+    found: list[_TextTable] = []
+    table: _TextTable | None = None
     index = 0
     while index < len(paragraphs):
         paragraph = paragraphs[index]
@@ -509,22 +443,21 @@ def parse_text_layout(text: str, file: str) -> Page:
             outline.heading(heading, paragraph.line, 2 if outline.title else 1)
             table, index = None, index + 1
         elif columns is not None:
-            table = Table(paragraph.line, outline.section, outline.caption, tuple(columns))
-            tables.append(table)
+            table = _TextTable(paragraph.line, outline.section, outline.caption, tuple(columns))
+            found.append(table)
             index += len(columns)
         elif table is not None and flags is not None:
-            row, index = _text_row(paragraphs, index, table, flags)
-            rows.append(row)
+            row, index = _text_row(paragraphs, index, len(table.columns), flags)
+            table.rows.append((row, flags))
         else:  # prose: it ends a table, and may explain the next one
             outline.caption, table, index = paragraph.text, None, index + 1
-    return outline.page(file, "text", tables, rows)
+    return _text_page(outline.page(file, [t.table() for t in found]), found)
 
 
 def _text_row(
-    paragraphs: list[_Paragraph], index: int, table: Table, flags: tuple[str, ...]
-) -> tuple[Row, int]:
+    paragraphs: list[_Paragraph], index: int, width: int, flags: tuple[str, ...]
+) -> tuple[TableRow, int]:
     """A row: the flag paragraph and the cells after it, stopping early at the next row."""
-    width = len(table.columns)
     start = paragraphs[index]
     cells = [Cell(" ".join(flags))]
     index += 1
@@ -538,11 +471,26 @@ def _text_row(
             break
         cells.append(Cell(paragraph.text))
         index += 1
-    broken = None
-    if len(cells) < width:
-        broken = f"the row has {len(cells)} cells but its header has {width}"
-        cells += [EMPTY] * (width - len(cells))
-    return Row(flags, start.line, table, tuple(cells), broken), index
+    return TableRow(start.line, tuple(cells)), index
+
+
+def _text_page(page: Page, found: list[_TextTable]) -> ArgumentPage:
+    """The page of the text layout: each table with its columns, each row with its flags and
+    its cells, the missing ones empty."""
+    tables: list[ArgumentTable] = []
+    rows: list[ArgumentRow] = []
+    for read, text_table in zip(page.tables, found, strict=True):
+        table = ArgumentTable(read, text_table.columns)
+        tables.append(table)
+        width = len(table.columns)
+        for row, flags in text_table.rows:
+            broken = None
+            cells = row.cells
+            if len(cells) < width:
+                broken = f"the row has {len(cells)} cells but its header has {width}"
+                cells += (EMPTY,) * (width - len(cells))
+            rows.append(ArgumentRow(row, table, flags, cells, broken))
+    return ArgumentPage(page, "text", tuple(tables), tuple(rows))
 
 
 # ------------------------------------------------------------------ reading cells

@@ -31,8 +31,8 @@ from argmatrix.adoption.handwritten import (
     STATUS,
     UNKNOWN,
     YES,
-    Page,
-    Row,
+    ArgumentPage,
+    ArgumentRow,
     mark_of,
     option_values,
     read_page,
@@ -171,13 +171,13 @@ def _variant_names(text: str) -> tuple[str, ...]:
     return ()
 
 
-def group_reason(row: Row) -> str:
+def group_reason(row: ArgumentRow) -> str:
     """Why a row of a not-supported table is not supported: the text just before the table."""
     caption = " ".join(row.table.caption.split()).rstrip(":").strip()
     return caption or UNSUPPORTED_REASON
 
 
-def entry_of_row(row: Row, page: Page) -> tuple[Entry | None, tuple[str, ...]]:
+def entry_of_row(row: ArgumentRow, page: ArgumentPage) -> tuple[Entry | None, tuple[str, ...]]:
     if row.table.has(REPLACEMENT):
         return None, ()  # a deprecated-arguments table says nothing about support
     status = row.cell(STATUS)
@@ -194,7 +194,7 @@ def entry_of_row(row: Row, page: Page) -> tuple[Entry | None, tuple[str, ...]]:
 
 
 def options_subset(
-    row: Row, argument: Argument, notes: list[Problem], file: str
+    row: ArgumentRow, argument: Argument, notes: list[Problem], file: str
 ) -> tuple[Any, ...] | None:
     """The page's option values that are registry choices, when they are a strict subset."""
     cell = row.cell(OPTIONS)
@@ -219,7 +219,7 @@ def options_subset(
 
 
 def platform_default(
-    row: Row, argument: Argument, notes: list[Problem], file: str
+    row: ArgumentRow, argument: Argument, notes: list[Problem], file: str
 ) -> tuple[bool, Any]:
     """(True, value) when the page's default differs from the registry and can be typed."""
     cell = row.cell(DEFAULT)
@@ -305,7 +305,9 @@ def import_file(
     return imported
 
 
-def import_page(page: Page, registry: Registry, platform: str, title: str | None) -> Imported:
+def import_page(
+    page: ArgumentPage, registry: Registry, platform: str, title: str | None
+) -> Imported:
     if not PLATFORM_NAME.match(platform):
         raise ArgmatrixError.at(
             f"--platform {platform!r} is not a platform name",
@@ -331,7 +333,9 @@ def import_page(page: Page, registry: Registry, platform: str, title: str | None
     return imported
 
 
-def _import_row(row: Row, argument: Argument, page: Page, imported: Imported) -> None:
+def _import_row(
+    row: ArgumentRow, argument: Argument, page: ArgumentPage, imported: Imported
+) -> None:
     notes = imported.notes
     if argument.name in imported.entries:
         notes.append(
@@ -368,7 +372,11 @@ def _import_row(row: Row, argument: Argument, page: Page, imported: Imported) ->
 
 
 def _argument_of(
-    row: Row, index: Mapping[str, Argument], candidates: list[str], notes: list[Problem], file: str
+    row: ArgumentRow,
+    index: Mapping[str, Argument],
+    candidates: list[str],
+    notes: list[Problem],
+    file: str,
 ) -> Argument | None:
     argument = next((index[f] for f in row.flags if f in index), None)
     if argument is None:
@@ -386,7 +394,7 @@ def _argument_of(
 
 
 def _with_values(
-    entry: Entry, row: Row, argument: Argument, notes: list[Problem], file: str
+    entry: Entry, row: ArgumentRow, argument: Argument, notes: list[Problem], file: str
 ) -> Entry:
     if entry.status not in ("supported", "experimental"):
         return entry
@@ -395,7 +403,7 @@ def _with_values(
     return Entry(entry.status, entry.variants, options, default, has_default, entry.reason)
 
 
-def page_title(page: Page, platform: str) -> str:
+def page_title(page: ArgumentPage, platform: str) -> str:
     """The platform's title from the page's (`Support Features on Ascend NPU` -> `Ascend NPU`)."""
     title = _TITLE_PREFIX.sub("", page.title.strip()).strip()
     return title if title and title != page.title.strip() else platform

@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from argmatrix._runtime.files import read_regular_file, real, within
-from argmatrix.checks.tables import PageTable, Syntax, TableRow, read_tables
 from argmatrix.config import Config, CoverageSpec
 from argmatrix.errors import ArgmatrixError
 from argmatrix.model.findings import Finding, closest
 from argmatrix.model.registry import Argument, Registry
+from argmatrix.pagetables import PageTable, Syntax, TableRow, read_tables
 from argmatrix.project import Project
 
 STALE = "stale-allowlist-entry"

@@ -8,13 +8,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from argmatrix.checks.table_cells import (
-    Cell,
-    PageTable,
-    TableRow,
-    inline_cell,
-    markdown_blocks,
-)
+from argmatrix.pagetables.cells import source_cell
+from argmatrix.pagetables.model import Cell, PageTable, TableRow
+from argmatrix.pagetables.parser import blocks
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -47,7 +43,7 @@ def list_tables(
             content = token.content.split("\n")
             body = content[_directive_options(content)[1] :]
             start = fence_line + 1 + len(content) - len(body)
-            inner = markdown_blocks().parse("\n".join(body))
+            inner = blocks("\n".join(body))
             tables += list_tables(inner, body, start, depth + 1)
     tables += _colon_list_tables(tokens, lines, offset)
     return tables
@@ -120,7 +116,7 @@ def _list_table(content: list[str], first_line: int, line: int) -> PageTable | N
     options, body_start = _directive_options(content)
     header = _HEADER_ROWS.match(options.get("header-rows", "0"))
     header_rows = int(header.group(1)) if header else 0
-    tokens = markdown_blocks().parse("\n".join(content[body_start:]))
+    tokens = blocks("\n".join(content[body_start:]))
     if not _one_list(tokens):
         return None
     first_line += body_start
@@ -187,6 +183,6 @@ def _one_list(tokens: list[Token]) -> bool:
 
 def _joined_cell(inlines: list[Token]) -> Cell:
     """A cell of paragraphs (or nested lists): their text and code, in order."""
-    parts = [inline_cell(inline) for inline in inlines]
+    parts = [source_cell(inline.content) for inline in inlines]
     text = " ".join(part.text for part in parts if part.text)
     return Cell(text, tuple(code for part in parts for code in part.codes))

@@ -1,19 +1,12 @@
-"""The tables of a hand-maintained page, as rows of cells with their lines, whatever the syntax.
-
-Three syntaxes are read, all in one page: Markdown pipe tables (markdown-it, the parser the rest
-of argmatrix uses), MyST's `{list-table}` directive (a list of rows, each a list of cells, in a
-backtick, tilde or colon fence; `:header-rows:` says how many rows are the header), and HTML or
-JSX `<table>` elements with `<tr>`/`<th>`/`<td>` rows, as SGLang writes its MDX pages (the
-standard library's `html.parser`, which never raises on broken markup).
+"""HTML and JSX `<table>` elements with `<tr>`/`<th>`/`<td>` rows, as SGLang writes its MDX pages,
+read with the standard library's `html.parser` (which never raises on broken markup).
 
 Before the HTML is read, what is not markup is blanked (every newline kept, so lines still
 count): fenced and indented code, the lines of pipe tables, a frontmatter block; in MDX, the
 comments `{/* ... */}` and JSX expressions `{...}`, which may hold anything, `<td>` included.
 Code spans become `<code>` elements with their text escaped, so a `` `<tr>` `` in prose is no row.
-
-Nothing here knows the registry: `coverage` compares the rows with it. The reading is linear in
-the page's size; a page that cannot be read (an MDX expression that never closes) is one located
-error.
+The reading is linear in the page's size; a page that cannot be read (an MDX expression that
+never closes) is one located error.
 """
 
 from __future__ import annotations
@@ -24,109 +17,24 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import TYPE_CHECKING, Literal
 
-from argmatrix.checks.list_tables import list_tables
-from argmatrix.checks.table_cells import (
-    Cell,
-    PageTable,
-    TableRow,
-    backtick_runs,
-    inline_cell,
-    markdown_blocks,
-    run_length,
-)
 from argmatrix.errors import ArgmatrixError
+from argmatrix.pagetables.cells import backtick_runs, run_length
+from argmatrix.pagetables.model import Cell, PageTable, TableRow
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
 
-# What `coverage` reads of a page, from here.
-__all__ = ["PageTable", "Syntax", "TableRow", "read_tables"]
-
 Syntax = Literal["markdown", "mdx"]
 
-
 MAX_COLSPAN = 1000  # a `colspan` beyond this is read as this (the HTML standard's own bound)
-# Reading costs a few microseconds a tag (html.parser) and tens a pipe-table row (markdown-it):
-# these bound a page to about a second of each. SGLang's page has about 5,000 tags.
-MAX_TAGS = 150_000
-MAX_PIPE_LINES = 20_000
 
 
-def read_tables(text: str, file: str, syntax: Syntax) -> list[PageTable]:
-    """Every table of the page, in the order of their first lines."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    _refuse_too_much_markup(text, file)
-    tokens = markdown_blocks().parse(text)
-    lines = text.split("\n")
-    markdown = [
-        _pipe_table(tokens, i, lines) for i, t in enumerate(tokens) if t.type == "table_open"
-    ]
-    markup = _markup_only(text, tokens, syntax, file)
-    tables = [*markdown, *list_tables(tokens, lines), *_html_tables(markup)]
-    return sorted(tables, key=lambda table: table.line)
-
-
-def _refuse_too_much_markup(text: str, file: str) -> None:
-    tags = text.count("<")
-    pipe_lines = sum(1 for line in text.split("\n") if "|" in line)
-    if tags > MAX_TAGS or pipe_lines > MAX_PIPE_LINES:
-        what = f"{tags} '<'" if tags > MAX_TAGS else f"{pipe_lines} lines with a '|'"
-        limit = MAX_TAGS if tags > MAX_TAGS else MAX_PIPE_LINES
-        raise ArgmatrixError.at(
-            f"the page has {what} (more than {limit}): too much markup for a page kept by hand",
-            file=file,
-            line=1,
-            fix="split the page, or leave it out of checks.coverage",
-        )
-
-
-# ------------------------------------------------------------------ Markdown pipe tables
-
-
-def _pipe_table(tokens: list[Token], start: int, lines: list[str]) -> PageTable:
-    rows: list[TableRow] = []
-    cells: list[Cell] = []
-    index = start + 1
-    while index < len(tokens) and tokens[index].type != "table_close":
-        token = tokens[index]
-        if token.type == "tr_open":
-            cells = []
-        elif token.type == "inline":
-            cells.append(inline_cell(token))
-        elif token.type == "tr_close":
-            row_token = _row_open(tokens, index)
-            line = _line(row_token)
-            raw = _raw_cell_count(lines, row_token)
-            if raw > len(cells):  # markdown-it drops the cells beyond the header's count
-                cells += [Cell("")] * (raw - len(cells))
-            elif 0 < raw < len(cells):  # and pads a short row with empty ones
-                cells = cells[:raw]
-            rows.append(TableRow(line, tuple(cells), header=not rows))
-        index += 1
-    return PageTable(_line(tokens[start]), tuple(rows))
-
-
-def _row_open(tokens: list[Token], close: int) -> Token:
-    index = close
-    while tokens[index].type != "tr_open":
-        index -= 1
-    return tokens[index]
-
-
-def _line(token: Token) -> int:
-    return token.map[0] + 1 if token.map else 1
-
-
-def _raw_cell_count(lines: list[str], row: Token) -> int:
-    """How many cells the row's source line really has: pipes that are not escaped, without the
-    optional outer ones. (A quoted table's `>` marks are not part of the row.)"""
-    if not row.map:
-        return 0
-    source = re.sub(r"^(\s*>)+", "", lines[row.map[0]]).strip()
-    source = source[1:] if source.startswith("|") else source
-    if source.endswith("|") and not source.endswith("\\|"):
-        source = source[:-1]
-    return len(re.findall(r"(?<!\\)\|", source)) + 1
+def html_tables(text: str, tokens: list[Token], syntax: Syntax, file: str) -> list[PageTable]:
+    """The `<table>` elements of the page (`tokens`: its markdown-it block tokens)."""
+    reader = _TableReader()
+    reader.feed(_markup_only(text, tokens, syntax, file))
+    reader.close()
+    return reader.done
 
 
 # ------------------------------------------------------------------ what is markup
@@ -266,13 +174,6 @@ def _string_end(text: str, position: int, closer: str) -> int | None:
 # ------------------------------------------------------------------ HTML and JSX tables
 
 
-def _html_tables(markup: str) -> list[PageTable]:
-    reader = _TableReader()
-    reader.feed(markup)
-    reader.close()
-    return reader.done
-
-
 @dataclass
 class _OpenTable:
     line: int
@@ -362,7 +263,7 @@ class _TableReader(HTMLParser):
             table.codes.append("".join(table.code))
             table.code = None
         text = " ".join("".join(table.cell).split())
-        table.cells.append(Cell(text, tuple(c.strip() for c in table.codes), table.span))
+        table.cells.append(Cell(text, tuple(c.strip() for c in table.codes), span=table.span))
         table.cell = None
 
     def _end_row(self, table: _OpenTable) -> None:
