@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from argmatrix.cli.common import Commands
     from argmatrix.model.registry import Registry
 from argmatrix.errors import ArgmatrixError, Problem, json_for_log, printable
-from argmatrix.loaders.load import Mode, RegistrySpec, guess_mode, load_registry, mock_list
+from argmatrix.loaders.load import RegistrySpec, load_registry, mock_list
+from argmatrix.loaders.modes import LOADERS, guess_mode
 
 
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:
@@ -302,8 +303,8 @@ def _diff_spec(
     target: str, static: bool, paths: list[str] | None, mock: list[str] | None
 ) -> RegistrySpec:
     cwd = Path.cwd()
-    mode: Mode = guess_mode(target, static or bool(paths))
-    if paths and mode == "snapshot":
+    mode = guess_mode(target, static or bool(paths))
+    if paths and LOADERS[mode].target_is_file:
         raise ArgmatrixError(
             Problem(
                 f"--old-path/--new-path only apply to module:callable targets, not {target!r}",
