@@ -17,6 +17,7 @@ from argmatrix.config import load_config
 from argmatrix.integrations import markdown as extension_module
 from argmatrix.markdown import ArgmatrixExtension, DirectiveError
 from argmatrix.model.registry import Argument, Registry
+from argmatrix.project import Project
 from argmatrix.render.directives import Directives
 from e2e.tables import argument_tables
 from test_table_property import HELP, SITE_EXTENSIONS, as_read, expected_text
@@ -164,6 +165,42 @@ def test_the_project_is_loaded_once_and_again_when_an_input_changes(
     assert rows[1][3].text == "X1"
 
 
+def test_an_edit_that_keeps_the_size_and_time_stamp_is_seen(project: Path) -> None:
+    """Whether an input changed is decided by its content, as the cache decides: an edit made
+    within the time stamp's granularity, of the same length, still reloads the project."""
+    config = project / "argmatrix.yaml"
+    directive = '<!-- argmatrix section="Serving" platform="npu" -->'
+    assert "X2" in convert(directive, config, html=False)
+    manifest = project / "capabilities" / "npu.yaml"
+    before = manifest.stat()
+    manifest.write_text(manifest.read_text().replace("variants: [X2]", "variants: [X1]"))
+    os.utime(manifest, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert manifest.stat().st_size == before.st_size
+    rows = argument_tables(convert(directive, config, html=False))[0]
+    assert rows[1][3].text == "X1"
+
+
+def test_a_template_added_to_the_project_reloads_it(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    loads: list[Path] = []
+    real = extension_module.load_engine_project
+
+    def counting(path: Path, fresh_modules: bool = False) -> Any:
+        loads.append(path)
+        return real(path, fresh_modules)
+
+    monkeypatch.setattr(extension_module, "load_engine_project", counting)
+    config = project / "argmatrix.yaml"
+    convert('<!-- argmatrix section="Model" -->', config)
+    convert('<!-- argmatrix section="Model" -->', config)
+    assert len(loads) == 1
+    (project / "templates").mkdir(exist_ok=True)
+    (project / "templates" / "extra.md.j2").write_text("{{ title }}\n")
+    convert('<!-- argmatrix section="Model" -->', config)
+    assert len(loads) == 2
+
+
 # ------------------------------------------------------------------ hostile text
 
 
@@ -203,7 +240,8 @@ def test_hostile_help_text_through_the_extension_stays_text(
     )
     config = load_config(None, base.parent)
     directives = Directives(config, registry, {}, html=True)
-    extension_module._CACHE[(base.resolve(), True)] = extension_module._Cached(directives, [])
+    kept = Project(load_config(base, base.parent), registry, {})
+    extension_module._CACHE[(base.resolve(), True)] = extension_module._Cached(directives, kept)
     html = markdown.markdown(
         'Before\n\n<!-- argmatrix section="Main" -->\n\nAfter',
         extensions=[*SITE_EXTENSIONS, ArgmatrixExtension(config_file=str(base))],

@@ -14,15 +14,16 @@ from typing import Any
 import pytest
 from mkdocs.exceptions import PluginError
 
+from argmatrix.cli import main as cli_main
 from argmatrix.errors import ArgmatrixError
 from argmatrix.integrations.mkdocs import (
     ArgmatrixPlugin,
     expand_directives,
     plugin_errors,
-    registry_source,
     schema_table,
 )
-from argmatrix.loaders.load import RegistrySpec
+from argmatrix.loaders.load import RegistrySpec, load_registry
+from argmatrix.loaders.snapshot import snapshot_text
 from argmatrix.manifests.load import ENTRY_KEYS, SECTION_ENTRY_KEYS, TOP_KEYS
 from argmatrix.schema import CONFIG_SCHEMA, MANIFEST_SCHEMA
 from e2e.site import build_site, copy_hostile_project
@@ -210,12 +211,25 @@ def test_mkdocs_serve_regenerates_when_a_manifest_or_the_registry_changes(projec
     assert files_under(project / "docs") == docs_before
 
 
-def test_registry_source_of_each_mode(tmp_path: Path) -> None:
-    snapshot = RegistrySpec(target="snap.json", mode="snapshot", base_dir=tmp_path)
-    assert registry_source(snapshot) == tmp_path / "snap.json"
-    live = RegistrySpec(target="argmatrix.cli.main:build_parser", mode="live", base_dir=tmp_path)
-    found = registry_source(live)
-    assert found is not None and found.name == "main.py" and found.parent.name == "cli"
+def watched_by_serve(config: Path) -> set[str]:
+    plugin = ArgmatrixPlugin()
+    plugin.config_path = config
+    plugin.project = plugin._load()
+    server = FakeServer()
+    plugin.on_serve(server, config=None, builder=lambda: None)  # type: ignore[arg-type]
+    return set(server.watched)
+
+
+def test_serve_watches_the_registry_file_of_each_mode(tmp_path: Path) -> None:
+    """A snapshot: the snapshot; a registry imported live: its target's module (what else it
+    imported is not known, and may be a whole installed environment)."""
+    config = tmp_path / "argmatrix.yaml"
+    config.write_text("registry: argmatrix.cli.main:build_parser\ndocs_dir: docs\npages: []\n")
+    assert watched_by_serve(config) == {str(config), str(Path(cli_main.__file__).resolve())}
+    registry = load_registry(RegistrySpec("argmatrix.cli.main:build_parser"))
+    (tmp_path / "snap.json").write_text(snapshot_text(registry))
+    config.write_text("registry: snap.json\ndocs_dir: docs\npages: []\n")
+    assert watched_by_serve(config) == {str(config), str(tmp_path / "snap.json")}
 
 
 # ------------------------------------------------------------------ directives

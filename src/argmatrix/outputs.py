@@ -11,7 +11,6 @@ must stay inside docs_dir, which must stay inside the project (the folder of arg
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -20,7 +19,8 @@ from argmatrix.config import Config, PageSpec
 from argmatrix.errors import ArgmatrixError, Problem, has_control
 from argmatrix.render.template_files import TEMPLATE_SUFFIXES
 
-Inputs = Iterable[tuple[str, str]]  # (file, what it is to the project: "the manifest x.yaml")
+# (file, what it is to the project: "the manifest x.yaml"), from `Project.inputs()`
+Inputs = Iterable[tuple[str, str]]
 
 
 def resolve_outputs(config: Config, specs: Sequence[PageSpec], inputs: Inputs) -> list[Path]:
@@ -125,35 +125,3 @@ def _shown(path: str | Path, root: Path) -> str:
         return os.path.relpath(path, root)
     except ValueError:
         return str(path)
-
-
-def project_inputs(
-    config: Config, registry_files: Sequence[str] | None, registry_target: str = ""
-) -> list[tuple[str, str]]:
-    """Every file the project reads, with what it is: the configuration, the manifests, the
-    registry's source or snapshot. Where the registry's files are not known (live mode), the
-    modules imported from inside the project stand for them."""
-    inputs: list[tuple[str, str]] = []
-    if config.file is not None:
-        inputs.append((str(config.file), f"the configuration {config.file.name}"))
-    for manifest in config.manifests:
-        inputs.append((str(manifest), f"the manifest {_shown(manifest, config.root)}"))
-    for history in config.history_files():
-        inputs.append((str(history), f"the history facts {_shown(history, config.root)}"))
-    snapshot = config.registry is not None and config.registry.mode == "snapshot"
-    what = "the snapshot" if snapshot else "the registry source"
-    if registry_files is None:
-        registry_files = _imported_from(str(config.project))
-    for file in registry_files:
-        inputs.append((file, f"{what} {_shown(file, config.root)}"))
-    return inputs
-
-
-def _imported_from(root: str) -> list[str]:
-    files = []
-    prefix = root.rstrip(os.sep) + os.sep
-    for module in list(sys.modules.values()):
-        file = getattr(module, "__file__", None)
-        if isinstance(file, str) and file.startswith(prefix):
-            files.append(file)
-    return files

@@ -6,10 +6,11 @@ resolved model from it.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from functools import cached_property, partial
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from argmatrix._runtime.cache import MISSING, cached, lookup
 from argmatrix._runtime.parallel import can_fork, in_background
@@ -18,13 +19,13 @@ from argmatrix.errors import ArgmatrixError, Problem
 from argmatrix.loaders.load import (
     RegistrySpec,
     adopt_input_files,
-    guess_mode,
     input_files,
     load_registry,
     load_registry_and_files,
     needs_reading,
     split_mock,
 )
+from argmatrix.loaders.modes import LOADERS, guess_mode, imported_files
 from argmatrix.loaders.snapshot import export_dict
 from argmatrix.loaders.target import split_subcommands
 from argmatrix.manifests.load import load_manifest
@@ -32,6 +33,38 @@ from argmatrix.manifests.resolve import ResolvedPlatform, resolve_platform
 from argmatrix.model.platform import Platform
 from argmatrix.model.registry import Registry, json_value
 from argmatrix.model.values import readable_type
+
+
+class Input(NamedTuple):
+    """A file the project is read from."""
+
+    path: str
+    what: str  # what it is to the project, for messages: "the manifest capabilities/npu.yaml"
+    watched: bool = True  # a documentation server rebuilds when it changes
+
+
+@dataclass(frozen=True)
+class ProjectInputs:
+    """Every file a project is read from: the one list the page cache, the check that no page
+    overwrites an input (`outputs.py`) and the engine adapters (what `serve` watches, when a
+    kept project is stale) all use. Whether a file changed is decided by its content, as the
+    cache decides (`_runtime/cache.py`)."""
+
+    files: tuple[Input, ...]
+    # Every file the registry was read from is among `files`; not so when its code ran (its
+    # mode's `inputs` is "imported"): the modules it imported stand for them, and its pages are
+    # never reused.
+    complete: bool
+    templates: Path  # the project's templates folder: its templates are read by their own rule
+
+    def known_files(self) -> list[str] | None:
+        """Every file, when every one is known (what pages are reused by); else None."""
+        return [input.path for input in self.files] if self.complete else None
+
+    def watched_files(self) -> list[Path]:
+        """The files a documentation server watches, symbolic links resolved (a file looked
+        for and not found is among them: it must still be missing)."""
+        return list(dict.fromkeys(Path(i.path).resolve() for i in self.files if i.watched))
 
 
 @dataclass
@@ -44,21 +77,31 @@ class Project:
     def resolved(self) -> dict[str, ResolvedPlatform]:
         return {name: resolve_platform(p, self.registry) for name, p in self.platforms.items()}
 
+    def inputs(self) -> ProjectInputs:
+        """Every file the project is read from: the configuration, the manifests, the history
+        facts and what the registry was read from (its mode says what: `Loader.inputs`)."""
+        return self._inputs
+
     @cached_property
-    def input_files(self) -> list[str] | None:
-        """Every file the project was read from; None when that cannot be known (live mode)."""
-        assert self.config.registry is not None
-        registry_files = input_files(self.config.registry)
-        if registry_files is None:
-            return None
-        config_file = [str(self.config.file)] if self.config.file else []
-        histories = [str(path) for path in self.config.history_files()]
-        return [
-            *registry_files,
-            *(str(m) for m in self.config.manifests),
-            *config_file,
-            *histories,
-        ]
+    def _inputs(self) -> ProjectInputs:
+        config, spec = self.config, self.config.registry
+        assert spec is not None
+        files: list[Input] = []
+        if config.file is not None:
+            files.append(Input(str(config.file), f"the configuration {config.file.name}"))
+        for manifest in config.manifests:
+            files.append(Input(str(manifest), f"the manifest {_shown(manifest, config.root)}"))
+        for history in config.history_files():
+            files.append(Input(str(history), f"the history facts {_shown(history, config.root)}"))
+        read = input_files(spec)
+        registry = (
+            [(file, True) for file in read]
+            if read is not None
+            else imported_files(spec, config.project)
+        )
+        for file, watched in registry:
+            files.append(Input(file, f"{spec.loader.what} {_shown(file, config.root)}", watched))
+        return ProjectInputs(tuple(files), read is not None, config.templates_dir)
 
     def pages(self) -> list[Any]:
         """Every configured page, rendered (or reused, when every input is as before), with
@@ -69,16 +112,15 @@ class Project:
         from argmatrix.render.pages import render_project
 
         paths = self.output_paths()
-        pages = render_project(self.config, self.registry, self.resolved, inputs=self.input_files)
+        inputs = self.inputs().known_files()
+        pages = render_project(self.config, self.registry, self.resolved, inputs=inputs)
         return [replace(page, path=path) for page, path in zip(pages, paths, strict=True)]
 
     def output_paths(self) -> list[Path]:
         """Where each page of the configuration goes: inside docs_dir, never an input."""
-        from argmatrix.outputs import project_inputs, resolve_outputs  # imports rendering
+        from argmatrix.outputs import resolve_outputs  # imports rendering
 
-        assert self.config.registry is not None
-        registry_files = input_files(self.config.registry)
-        inputs = project_inputs(self.config, registry_files)
+        inputs = ((i.path, i.what) for i in self.inputs().files)
         return resolve_outputs(self.config, self.config.pages, inputs)
 
     def export(self) -> dict[str, Any]:
@@ -110,6 +152,13 @@ class Project:
 
         add(self.registry, "")
         return shown
+
+
+def _shown(path: str | Path, root: Path) -> str:
+    try:
+        return os.path.relpath(path, root)
+    except ValueError:
+        return str(path)
 
 
 def platform_export(resolved: ResolvedPlatform, registry: Registry) -> dict[str, Any]:
@@ -159,7 +208,9 @@ def config_with(options: SourceOptions, cwd: Path | None = None) -> Config:
     if options.registry:
         mode = guess_mode(options.registry, options.static)
         target, words = (
-            split_subcommands(options.registry) if mode != "snapshot" else (options.registry, ())
+            split_subcommands(options.registry)
+            if LOADERS[mode].subcommand_words
+            else (options.registry, ())
         )
         registry = RegistrySpec(
             target=target,
@@ -170,8 +221,8 @@ def config_with(options: SourceOptions, cwd: Path | None = None) -> Config:
             subcommand=words,
         )
     elif registry is not None:
-        if options.static and registry.mode == "live":
-            registry = replace(registry, mode="static")
+        if options.static:
+            registry = replace(registry, mode=registry.loader.without_running)
         if options.mock:
             registry = replace(registry, mock=mock, auto_mock=auto_mock)
     if registry is not None:

@@ -16,7 +16,7 @@ from argmatrix.config import (
     REGISTRY_KEYS,
     SEVERITIES,
 )
-from argmatrix.loaders.load import MODES
+from argmatrix.loaders.modes import MODES
 from argmatrix.manifests.load import ENTRY_KEYS, SECTION_ENTRY_KEYS, TOP_KEYS
 from argmatrix.model.platform import NEEDS_REASON, STATUSES
 

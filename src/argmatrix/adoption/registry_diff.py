@@ -18,7 +18,8 @@ from typing import Any
 
 from argmatrix.adoption import DIFF_FORMATS
 from argmatrix.errors import ArgmatrixError, Problem, json_for_log
-from argmatrix.loaders.load import Mode, RegistrySpec, guess_mode, load_registry
+from argmatrix.loaders.load import RegistrySpec, load_registry
+from argmatrix.loaders.modes import LOADERS, Mode, guess_mode
 from argmatrix.model.registry import Argument, Registry, json_value, python_value
 from argmatrix.model.values import value_text
 from argmatrix.render.formats.markdown import cell, code
@@ -143,7 +144,7 @@ class DiffSide:
     def spec(self, static: bool, mock: tuple[str, ...], cwd: Path) -> RegistrySpec:
         """How to read it: statically with `static` or `paths`; a snapshot takes no paths."""
         mode: Mode = guess_mode(self.target, static or bool(self.paths))
-        if self.paths and mode == "snapshot":
+        if self.paths and LOADERS[mode].target_is_file:
             raise ArgmatrixError(
                 Problem(
                     "--old-path/--new-path only apply to module:callable targets,"

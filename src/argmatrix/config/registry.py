@@ -11,7 +11,8 @@ from argmatrix._runtime.files import within
 from argmatrix._runtime.yamlfile import line_of
 from argmatrix.config.fields import _shown, _unknown_keys
 from argmatrix.errors import Problem, has_control
-from argmatrix.loaders.load import AUTO_MOCK, MODES, RegistrySpec, split_mock
+from argmatrix.loaders.load import AUTO_MOCK, RegistrySpec, split_mock
+from argmatrix.loaders.modes import LOADERS, MODES, mode_named_by
 from argmatrix.loaders.target import split_subcommands
 
 REGISTRY_KEYS = (
@@ -50,7 +51,7 @@ def _registry(
             )
         )
         return None
-    mode = raw.get("mode", "snapshot" if target.endswith(".json") else "live")
+    mode = raw.get("mode", mode_named_by(target))
     if mode not in MODES:
         problems.append(
             Problem(
@@ -71,10 +72,11 @@ def _registry(
             )
         )
         return None
-    if mode == "snapshot" and not within(os.path.realpath(root / target), project):
+    loader = LOADERS[mode]
+    if loader.target_is_file and not within(os.path.realpath(root / target), project):
         problems.append(
             Problem(
-                f"registry: snapshot {target!r} is outside the project ({project})",
+                f"registry: {mode} {target!r} is outside the project ({project})",
                 where,
                 line_of(raw, "target") or line,
                 "keep the snapshot inside the project",
@@ -110,7 +112,7 @@ def _registry(
             search_path = tuple(str(root / s) for s in search)
     mock_names, auto_mock = split_mock(mock)
     live = _live_settings(raw, where, problems)
-    target, words = split_subcommands(target) if mode != "snapshot" else (target, ())
+    target, words = split_subcommands(target) if loader.subcommand_words else (target, ())
     if words and live.get("subcommand"):
         problems.append(
             Problem(

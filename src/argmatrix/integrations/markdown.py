@@ -31,7 +31,8 @@ from markdown.extensions import Extension
 from markdown.preprocessors import Preprocessor
 
 from argmatrix.errors import ArgmatrixError
-from argmatrix.integrations.common import input_paths, load_engine_project, stamp
+from argmatrix.integrations.common import current_state, load_engine_project
+from argmatrix.project import Project
 from argmatrix.render.directives import DIRECTIVE, Directives
 from argmatrix.schema import SCHEMAS
 
@@ -50,12 +51,12 @@ class DirectiveError(_EngineError):
 
 
 class _Cached:
-    __slots__ = ("directives", "files", "stamp")
+    __slots__ = ("directives", "project", "state")
 
-    def __init__(self, directives: Directives, files: list[Path]) -> None:
+    def __init__(self, directives: Directives, project: Project) -> None:
         self.directives = directives
-        self.files = files
-        self.stamp = stamp(files)
+        self.project = project
+        self.state = current_state(project)
 
 
 _CACHE: dict[tuple[Path, bool], _Cached] = {}
@@ -63,18 +64,18 @@ _LOCK = threading.Lock()
 
 
 def directives_for(config_path: Path, html: bool) -> Directives:
-    """The directives of the project at `config_path`, loaded once and reloaded only when one
-    of its inputs (configuration, manifests, templates, the registry's files) changed."""
+    """The directives of the project at `config_path`, loaded once and reloaded only when the
+    content of one of its inputs (configuration, manifests, templates, the registry's files)
+    changed."""
     key = (config_path, html)
     with _LOCK:
         cached = _CACHE.get(key)
-        if cached is None or stamp(cached.files) != cached.stamp:
+        if cached is None or current_state(cached.project) != cached.state:
             project = load_engine_project(config_path, fresh_modules=cached is not None)
             directives = Directives(
                 project.config, project.registry, project.resolved, SCHEMAS, html=html
             )
-            files = [*input_paths(project), *(Path(f) for f in project.input_files or ())]
-            cached = _CACHE[key] = _Cached(directives, files)
+            cached = _CACHE[key] = _Cached(directives, project)
         return cached.directives
 
 

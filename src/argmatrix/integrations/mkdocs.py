@@ -41,7 +41,7 @@ from mkdocs.structure.pages import Page
 
 from argmatrix._runtime.files import read_page
 from argmatrix.errors import ArgmatrixError
-from argmatrix.integrations.common import input_paths, load_engine_project, registry_source
+from argmatrix.integrations.common import load_engine_project, watched_paths
 from argmatrix.project import Project
 from argmatrix.render.directives import DIRECTIVE, Directives, expand_directives, schema_table
 from argmatrix.schema import SCHEMAS
@@ -135,10 +135,10 @@ class ArgmatrixPlugin(BasePlugin[PluginOptions]):
         return load_engine_project(self.config_path, fresh_modules=self.serving)
 
     def watched_paths(self) -> list[Path]:
-        """The configuration, the manifests, the project templates and the registry's source."""
+        """The configuration, the manifests, the project templates and the registry's files."""
         if self.project is None:
             return [self.config_path] if self.config_path else []
-        return input_paths(self.project)
+        return watched_paths(self.project)
 
     def _directives(self) -> Directives:
         """The directives of this build's project (made once per build)."""
@@ -180,6 +180,5 @@ __all__ = [
     "DIRECTIVE",
     "ArgmatrixPlugin",
     "expand_directives",
-    "registry_source",
     "schema_table",
 ]

@@ -59,7 +59,7 @@ from argmatrix import __version__
 from argmatrix._runtime.files import read_page
 from argmatrix._runtime.writer import write_all
 from argmatrix.errors import ArgmatrixError
-from argmatrix.integrations.common import input_paths, load_engine_project
+from argmatrix.integrations.common import load_engine_project, watched_paths
 from argmatrix.model.platform import STATUS_LABELS
 from argmatrix.project import Project
 from argmatrix.render.formats import OutputFormat
@@ -291,7 +291,7 @@ class ArgmatrixDirective(SphinxDirective):
 
     def _run(self) -> list[Node]:
         project = project_of(self.config)
-        for path in input_paths(project):
+        for path in watched_paths(project):
             if path.is_file():
                 self.env.note_dependency(str(path))
         section = self.options.get("section")

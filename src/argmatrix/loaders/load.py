@@ -1,7 +1,8 @@
 """Read a registry into the model, in any of its forms: `live` (import the project's code and
 let it build its parser), `static` (read its source, import nothing), `snapshot` (a JSON file
-written earlier). `RegistrySpec` says where a registry comes from; `LOADERS` maps each mode to
-its loader; the static read is cached by the content of every file it read."""
+written earlier). `RegistrySpec` says where a registry comes from; the table of modes
+(`loaders/modes.py`) names each mode's reader, which is here; the static read is cached by the
+content of every file it read."""
 
 from __future__ import annotations
 
@@ -10,18 +11,17 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from argmatrix._runtime.cache import MISSING, cached, files_seen, lookup, remember_files
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.convert import registry_from_parser
+from argmatrix.loaders.modes import DEFAULT_FRAMEWORK, LOADERS, Loader, Mode, framework_of
 from argmatrix.loaders.snapshot import read_snapshot
 from argmatrix.loaders.target import descend
 from argmatrix.model.registry import Registry
 
 AUTO_MOCK = "auto"  # `mock: auto`, `--mock auto`: stand in for every module that fails to import
-Mode = Literal["live", "static", "snapshot"]
-MODES: tuple[str, ...] = ("live", "static", "snapshot")
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,7 @@ class RegistrySpec:
     kwargs: tuple[tuple[str, Any], ...] = ()
     # Both modes: the subcommands that lead from the target's parser to the registry.
     subcommand: tuple[str, ...] = ()
+    framework: str = DEFAULT_FRAMEWORK  # what built the registry (`FRAMEWORKS` in modes.py)
 
     def __post_init__(self) -> None:
         # `auto` among the names (from any front end, `argmatrix diff --mock auto` too) is the
@@ -55,11 +56,10 @@ class RegistrySpec:
         """The registry's name in the model: the target, and the subcommands after it."""
         return " ".join((self.target, *self.subcommand))
 
-
-def guess_mode(target: str, static: bool) -> Mode:
-    if target.endswith(".json") and ":" not in target:
-        return "snapshot"
-    return "static" if static else "live"
+    @property
+    def loader(self) -> Loader:
+        """How this registry is read: its mode's record in `LOADERS` (loaders/modes.py)."""
+        return LOADERS[self.mode]
 
 
 # Where the diagnostics of a loaded registry go: set by the command line (one warning line on
@@ -88,7 +88,7 @@ def load_registry(spec: RegistrySpec, verbose: bool = False) -> Registry:
 
 
 def _load_registry(spec: RegistrySpec, verbose: bool) -> Registry:
-    return _not_empty(LOADERS[spec.mode](spec, verbose), spec)
+    return _not_empty(spec.loader.read(spec, verbose), spec)
 
 
 # The loaders below import their module when first used: a run that reads a snapshot, or finds
@@ -119,19 +119,11 @@ def _load_live(spec: RegistrySpec, verbose: bool) -> Registry:
     result = load_live(spec.target, spec.base_dir, settings)
     if verbose and result.stood_in:
         print(f"stand-ins for: {', '.join(result.stood_in)}", file=sys.stderr)
-    parser = descend(result.parser, spec.subcommand, spec.target)
+    framework = framework_of(spec)
+    parser = framework.descend(result.parser, spec.subcommand, spec.target)
     diagnostics = unresolved_stand_ins(parser, result.sites)
-    registry = registry_from_parser(parser, spec.source, result.sites, _read_file)
+    registry = framework.to_registry(parser, spec.source, result.sites, _read_file)
     return replace(registry, diagnostics=tuple(diagnostics)) if diagnostics else registry
-
-
-# One loader per mode. A new way of reading a registry is a module in this package and an entry
-# here (and its name in `Mode`/`MODES`, which the configuration is validated against).
-LOADERS: dict[str, Callable[[RegistrySpec, bool], Registry]] = {
-    "live": _load_live,
-    "static": _load_static,
-    "snapshot": _load_snapshot,
-}
 
 
 def _not_empty(registry: Registry, spec: RegistrySpec) -> Registry:
@@ -145,7 +137,7 @@ def _not_empty(registry: Registry, spec: RegistrySpec) -> Registry:
 
 def needs_reading(spec: RegistrySpec) -> bool:
     """Whether loading means reading source (a static registry not in the cache)."""
-    return spec.mode == "static" and lookup("registry", _static_key(spec)) is MISSING
+    return spec.loader.inputs == "read" and lookup("registry", _static_key(spec)) is MISSING
 
 
 def load_registry_and_files(
@@ -157,7 +149,7 @@ def load_registry_and_files(
 
 def adopt_input_files(spec: RegistrySpec, files: list[str] | None) -> None:
     """Make `input_files` answer, in this process, for a registry read in another one."""
-    if spec.mode == "static" and files is not None:
+    if spec.loader.inputs == "read" and files is not None:
         remember_files("registry", _static_key(spec), files)
 
 
@@ -172,9 +164,9 @@ def _static_key(spec: RegistrySpec) -> tuple[Any, ...]:
 
 def input_files(spec: RegistrySpec) -> list[str] | None:
     """The files the loaded registry was read from; None where that is not known (live)."""
-    if spec.mode == "snapshot":
+    if spec.loader.inputs == "target":
         return [str(_resolve_path(spec.target, spec.base_dir))]
-    if spec.mode == "static":
+    if spec.loader.inputs == "read":
         return files_seen("registry", _static_key(spec))
     return None
 

@@ -125,13 +125,13 @@ def _render_pages(
         return pages
 
     specs = config.pages
-    # A live registry's imports (torch, say) may have started native threads, which fork
-    # does not copy and `can_fork` cannot see: render in this process then.
-    live = config.registry is not None and config.registry.mode == "live"
+    # A registry whose code ran (its imports: torch, say) may have started native threads,
+    # which fork does not copy and `can_fork` cannot see: render in this process then.
+    ran_code = config.registry is not None and config.registry.loader.runs_code
     if (
         len(specs) < 2
         or len(registry.arguments) * len(specs) < PARALLEL_ROWS
-        or live
+        or ran_code
         or not can_fork()
     ):
         return render(specs)

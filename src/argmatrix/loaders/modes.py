@@ -1,0 +1,178 @@
+"""The ways of reading a registry, described once: one `Loader` record per mode, in `LOADERS`,
+and what built the registry, a separate idea, in `FRAMEWORKS`.
+
+A mode says *how* a registry is read: `live` imports the project's code and lets it build its
+parser, `static` reads its source without running it, `snapshot` reads a JSON file written
+earlier. A framework says *what* built the registry (argparse today): how its parser leads to a
+subcommand's and becomes the model. Everything that depends on the mode asks its record
+(`spec.loader.runs_code`, `spec.loader.target_is_file`, ...); outside `loaders/` nothing compares
+mode names (tests/test_modes.py keeps it so). A new mode is a record here and its reader.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import import_module
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, cast
+
+from argmatrix.errors import ArgmatrixError
+from argmatrix.loaders.convert import registry_from_parser
+from argmatrix.loaders.target import descend
+
+if TYPE_CHECKING:
+    from argmatrix.loaders.load import RegistrySpec
+    from argmatrix.model.registry import Registry
+
+Mode = Literal["live", "static", "snapshot"]
+Reader = Callable[["RegistrySpec", bool], "Registry"]
+# What a registry was read from: "target", the target itself (a file); "read", the files its
+# reader read (it is cached by their content); "imported", not known, for the project's code ran
+# (the modules it imported from inside the project stand for them, and pages are never reused).
+Inputs = Literal["target", "read", "imported"]
+
+
+@dataclass(frozen=True)
+class Loader:
+    """One way of reading a registry, and everything the rest of argmatrix asks about it."""
+
+    mode: Mode
+    # Where the reader is, "module:function", taking (RegistrySpec, verbose) and returning the
+    # Registry. It is imported when the mode is first used: `loaders/load.py`, which holds the
+    # readers and their glue, imports this table.
+    reader: str
+    inputs: Inputs
+    # It imports and runs the project's code: nothing forks afterwards (its imports may have
+    # started threads), a rebuild imports the target afresh, and a documentation server watches
+    # the target's module (the files it imported are not known).
+    runs_code: bool
+    # The target is a file path (which must stay inside the project), not module:callable.
+    target_is_file: bool
+    # Words after the target name subcommands: `pkg.cli:main serve api_server`.
+    subcommand_words: bool
+    # The mode reading the same target without running its code (`--static`).
+    without_running: Mode
+    # How messages name the files it reads ("page output x is also an input (the snapshot y)").
+    what: str
+    # A target ending in this (and not a module:callable) names this mode when none is given.
+    suffix: str = ""
+
+    def read(self, spec: RegistrySpec, verbose: bool) -> Registry:
+        module, _, name = self.reader.partition(":")
+        reader = cast(Reader, getattr(import_module(module), name))
+        return reader(spec, verbose)
+
+
+LOADERS: dict[str, Loader] = {
+    loader.mode: loader
+    for loader in (
+        Loader(
+            mode="live",
+            reader="argmatrix.loaders.load:_load_live",
+            inputs="imported",
+            runs_code=True,
+            target_is_file=False,
+            subcommand_words=True,
+            without_running="static",
+            what="the registry source",
+        ),
+        Loader(
+            mode="static",
+            reader="argmatrix.loaders.load:_load_static",
+            inputs="read",
+            runs_code=False,
+            target_is_file=False,
+            subcommand_words=True,
+            without_running="static",
+            what="the registry source",
+        ),
+        Loader(
+            mode="snapshot",
+            reader="argmatrix.loaders.load:_load_snapshot",
+            inputs="target",
+            runs_code=False,
+            target_is_file=True,
+            subcommand_words=False,
+            without_running="snapshot",
+            what="the snapshot",
+            suffix=".json",
+        ),
+    )
+}
+MODES: tuple[str, ...] = tuple(LOADERS)  # what `registry.mode` accepts, in this order
+DEFAULT_MODE: Mode = "live"
+
+
+def mode_named_by(target: str) -> Mode:
+    """The mode a configured target names by its form when `mode` is not given: a file ending
+    in a mode's suffix (a snapshot's `.json`), else live."""
+    for loader in LOADERS.values():
+        if loader.suffix and target.endswith(loader.suffix):
+            return loader.mode
+    return DEFAULT_MODE
+
+
+def guess_mode(target: str, static: bool) -> Mode:
+    """The mode of a target named on the command line: as its form names it (a module:callable
+    is never a file), read without running its code with `--static`."""
+    mode = mode_named_by(target) if ":" not in target else DEFAULT_MODE
+    return LOADERS[mode].without_running if static else mode
+
+
+def imported_files(spec: RegistrySpec, root: Path) -> list[tuple[str, bool]]:
+    """The files a registry whose code ran stands for, each with whether a documentation server
+    watches it: the target's module (watched), and every module imported from inside the
+    project `root` (not watched: with a virtual environment in the project, that would be every
+    package installed there)."""
+    files: dict[str, bool] = {}
+    target = _module_file(sys.modules.get(spec.target.partition(":")[0]))
+    if target is not None:
+        files[target] = True
+    prefix = str(root).rstrip(os.sep) + os.sep
+    for module in list(sys.modules.values()):
+        file = _module_file(module)
+        if file is not None and file.startswith(prefix):
+            files.setdefault(file, False)
+    return list(files.items())
+
+
+def _module_file(module: Any) -> str | None:
+    file = getattr(module, "__file__", None)
+    return file if isinstance(file, str) else None
+
+
+# ------------------------------------------------------------------ what built the registry
+
+
+@dataclass(frozen=True)
+class Framework:
+    """What built a registry's parser, apart from how the registry is read: a live import and a
+    static read of one target find the same kind of parser."""
+
+    name: str
+    # The parser of the subcommand the words lead to: (parser, words, target) -> parser.
+    descend: Callable[[Any, tuple[str, ...], str], Any]
+    # The parser as the model: (parser, source, call sites, read_file) -> Registry.
+    to_registry: Callable[[Any, str, Any, Callable[[str], str | None]], Registry]
+
+
+FRAMEWORKS: dict[str, Framework] = {
+    framework.name: framework
+    for framework in (
+        Framework(name="argparse", descend=descend, to_registry=registry_from_parser),
+    )
+}
+DEFAULT_FRAMEWORK = "argparse"
+
+
+def framework_of(spec: RegistrySpec) -> Framework:
+    found = FRAMEWORKS.get(spec.framework)
+    if found is None:
+        raise ArgmatrixError.at(
+            f"registry {spec.target}: unknown framework {spec.framework!r}",
+            fix=f"use one of: {', '.join(FRAMEWORKS)}",
+        )
+    return found
