@@ -600,6 +600,7 @@ def test_what_is_read_with_a_doubt_is_reported(tmp_path: Path) -> None:
     assert all(source[line - 1].strip() for line in lines)
 
 
+LONG_HELPER = "add_" + "x" * 420
 MISSED = {
     "an object it cannot follow": (
         """
@@ -666,6 +667,14 @@ MISSED = {
     """,
         "match sys.platform:",
         "`Match` statement is not read statically",
+    ),
+    # What is said of it is cut to the length of a diagnostic: it stops all the same.
+    "a helper handed the parser, named past the length of a message": (
+        f"""
+        {LONG_HELPER}(parser)
+    """,
+        f"{LONG_HELPER}(parser)",
+        "is handed a parser",
     ),
 }
 
@@ -783,7 +792,7 @@ def test_each_read_has_its_own_state(tmp_path: Path) -> None:
     ports = []
     for port in (1, 2):
         (project / "per_read.py").write_text(source.format(port=port))
-        parser, _, _ = static.load_static("per_read:build", project, [])
+        parser = static.load_static("per_read:build", project, []).parser
         (action,) = [a for a in parser._actions if a.option_strings == ["--port"]]
         ports.append((action.default, type(action)))
     assert [p for p, _ in ports] == [1, 2]

@@ -17,9 +17,7 @@ from argmatrix.config import CONFIG_NAME, Config, find_config, load_config
 from argmatrix.errors import ArgmatrixError, Problem
 from argmatrix.loaders.load import (
     RegistrySpec,
-    adopt_input_files,
     guess_mode,
-    input_files,
     load_registry,
     load_registry_and_files,
     needs_reading,
@@ -39,6 +37,9 @@ class Project:
     config: Config
     registry: Registry
     platforms: dict[str, Platform]
+    # The files the registry was read from, as its loader returned them; None where that cannot
+    # be known (live mode).
+    registry_files: list[str] | None = None
 
     @cached_property
     def resolved(self) -> dict[str, ResolvedPlatform]:
@@ -47,8 +48,7 @@ class Project:
     @cached_property
     def input_files(self) -> list[str] | None:
         """Every file the project was read from; None when that cannot be known (live mode)."""
-        assert self.config.registry is not None
-        registry_files = input_files(self.config.registry)
+        registry_files = self.registry_files
         if registry_files is None:
             return None
         config_file = [str(self.config.file)] if self.config.file else []
@@ -76,9 +76,7 @@ class Project:
         """Where each page of the configuration goes: inside docs_dir, never an input."""
         from argmatrix.outputs import project_inputs, resolve_outputs  # imports rendering
 
-        assert self.config.registry is not None
-        registry_files = input_files(self.config.registry)
-        inputs = project_inputs(self.config, registry_files)
+        inputs = project_inputs(self.config, self.registry_files)
         return resolve_outputs(self.config, self.config.pages, inputs)
 
     def export(self) -> dict[str, Any]:
@@ -264,11 +262,10 @@ def project_from_config(config: Config, verbose: bool = False) -> Project:
             reading.cancel()
             raise
         registry, files = reading.result()
-        adopt_input_files(spec, files)
     else:
         platforms = load_platforms(manifests, known)
-        registry = load_registry(spec, verbose=verbose)
-    return Project(config, registry, platforms)
+        registry, files = load_registry_and_files(spec, verbose=verbose)
+    return Project(config, registry, platforms, files)
 
 
 def load_registry_only(options: SourceOptions) -> Registry:
