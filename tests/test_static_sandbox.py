@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from argmatrix.loaders.static.reader import MAX_DIAGNOSTICS
 from helpers import (
     HOSTILE,
     SANDBOX_MODULE,
@@ -601,6 +602,12 @@ def test_what_is_read_with_a_doubt_is_reported(tmp_path: Path) -> None:
 
 
 LONG_HELPER = "add_" + "x" * 420
+UNDECIDED = "".join(
+    f"""
+        if os.environ.get("F{i}"):
+            parser.add_argument("--f{i}")"""
+    for i in range(MAX_DIAGNOSTICS + 5)
+)
 MISSED = {
     "an object it cannot follow": (
         """
@@ -675,6 +682,16 @@ MISSED = {
     """,
         f"{LONG_HELPER}(parser)",
         "is handed a parser",
+    ),
+    # After more warnings than a read shows (each condition below is one): it stops all the same.
+    "a call handed the parser after more warnings than a read shows": (
+        UNDECIDED
+        + """
+        from othertool import extra_arguments
+        extra_arguments(parser)
+    """,
+        "extra_arguments(parser)",
+        "`extra_arguments(...)` is handed a parser",
     ),
 }
 

@@ -119,6 +119,7 @@ class StaticLoader:
         self.class_members: dict[int, tuple[ast.ClassDef, dict[str, Any], dict[str, int]]] = {}
         self._diagnostics: dict[tuple[str, int | None, str], bool] = {}  # -> whether it stops
         self._dropped = 0
+        self._stops_beyond = 0  # diagnostics that stop the read, kept beyond MAX_DIAGNOSTICS
         self._keywords: dict[tuple[str, str], list[Any]] = {}
         self._walked: dict[tuple[int, Callable[[Any], bool]], tuple[ast.AST, bool]] = {}
         # Class bodies that build parsers, run once per read (`class_namespace`): per class,
@@ -145,15 +146,19 @@ class StaticLoader:
 
     def report(self, file: str, line: int | None, message: str, stops: bool = False) -> None:
         """What the read could not follow, once per place and message; `stops`: it adds to a
-        parser, so the read stops (`stop_if_incomplete`), whatever the message says."""
+        parser, so the read stops (`stop_if_incomplete`), whatever the message says. Beyond
+        MAX_DIAGNOSTICS only the count is kept, except for as many more that stop the read
+        (the read then ends in an error, and no list of warnings is shown)."""
         if len(message) > _MESSAGE_LENGTH:
             message = message[: _MESSAGE_LENGTH - 3] + "..."
         key = (file, line, message)
         if key in self._diagnostics:
             return
         if len(self._diagnostics) >= MAX_DIAGNOSTICS:
-            self._dropped += 1
-            return
+            if not stops or self._stops_beyond >= MAX_DIAGNOSTICS:
+                self._dropped += 1
+                return
+            self._stops_beyond += 1
         self._diagnostics[key] = stops
 
     def report_keyword(
