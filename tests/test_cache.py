@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from argmatrix.loaders.load import RegistrySpec, load_registry
+import pytest
+
+from argmatrix.loaders.load import RegistrySpec, load_registry, load_registry_and_files
 
 BUILDER = (
     "import argparse\n\n\ndef build():\n    p = argparse.ArgumentParser()\n{body}    return p\n"
@@ -125,3 +127,25 @@ def test_an_environment_compiles_the_templates_as_they_were_read(tmp_path: Path)
     (folder / "page.md.j2").write_text("edited since\n")
     assert project_environment(config, templates).get_template("page.md.j2").render() == "as read\n"
     assert project_environment(config).get_template("page.md.j2").render() == "edited since\n"
+
+
+def test_a_static_read_returns_the_files_it_used_whether_read_or_reused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The files come back with the registry, as data: read now, reused from the cache, or read
+    with the cache off. A page rendered from the registry is reused only while they are as
+    they were."""
+    body = '    from .defaults import PORT\n    p.add_argument("--port", default=PORT)\n'
+    root = _package(tmp_path, body, {"defaults.py": "PORT = 8080\n"})
+    spec = RegistrySpec(
+        "cachedpkg.args:build", mode="static", base_dir=root, search_path=(str(root),)
+    )
+    package = root / "cachedpkg"
+    read = load_registry_and_files(spec)[1]
+    assert read is not None
+    assert {str(package / "args.py"), str(package / "defaults.py")} <= set(read)
+    reused = load_registry_and_files(spec)[1]
+    assert reused is not None and set(reused) == set(read)
+    monkeypatch.setenv("ARGMATRIX_NO_CACHE", "1")
+    uncached = load_registry_and_files(spec)[1]
+    assert uncached is not None and set(uncached) == set(read)

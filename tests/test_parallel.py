@@ -196,3 +196,20 @@ def test_forked_runs_report_the_same_errors(
         "registry and a template": "syntax error",
     }[broken]
     assert expected in forked[1]
+
+
+def test_a_forked_read_passes_the_files_it_used_back(tmp_path: Path, forking: list[int]) -> None:
+    """The registry read in a child comes back with its files, as data: the parent's pages
+    depend on the same files as when it reads the registry itself."""
+    from argmatrix.project import load_project
+
+    root = copy_project(tmp_path)
+    forked = load_project(cwd=root)
+    assert len(forking) == 1
+    assert forked.registry_files is not None
+    assert str(root / "tinyserver.py") in forked.registry_files
+    parallel.allow(False)
+    inline = load_project(cwd=root)
+    assert inline.registry_files is not None
+    assert set(inline.registry_files) == set(forked.registry_files)
+    assert forked.inputs() == inline.inputs()

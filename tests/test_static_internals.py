@@ -10,6 +10,7 @@ import functools
 import gc
 import sys
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,12 @@ import pytest
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.static.budget import Limits
-from argmatrix.loaders.static.reader import StaticLoader, load_static
+from argmatrix.loaders.static.reader import (
+    StaticLoader,
+    load_static,
+    read_target,
+    stop_if_incomplete,
+)
 from argmatrix.loaders.static.source import SourceModule
 
 MODULE = "comprehension_cli"
@@ -95,8 +101,7 @@ def arguments_of(parser: argparse.ArgumentParser) -> dict[str, tuple[Any, Any, A
 
 def read(folder: Path, source: str, limits: Limits | None = None) -> argparse.ArgumentParser:
     (folder / f"{MODULE}.py").write_text(source, encoding="utf-8")
-    parser, _, _ = load_static(f"{MODULE}:build", folder, [], limits)
-    return parser
+    return load_static(f"{MODULE}:build", folder, [], limits).parser
 
 
 def run_in_python(folder: Path, source: str) -> argparse.ArgumentParser:
@@ -242,14 +247,13 @@ def live(kind: type | tuple[type, ...]) -> int:
 
 
 def read_once(folder: Path) -> None:
-    parser, _, _ = load_static(f"{MODULE}:build", folder, [])
-    assert parser.get_default("port") == 8000
+    assert load_static(f"{MODULE}:build", folder, []).parser.get_default("port") == 8000
 
 
 def test_a_read_fills_caches_of_its_own(tmp_path: Path) -> None:
     (tmp_path / f"{MODULE}.py").write_text(PER_READ, encoding="utf-8")
-    _, _, read_source = load_static(f"{MODULE}:build", tmp_path, [])
-    loader: StaticLoader = read_source.loader  # type: ignore[attr-defined]
+    loader = StaticLoader([str(tmp_path)], MODULE, prog=MODULE)
+    read_target(loader, f"{MODULE}:build")
     assert loader.class_values and loader.class_members  # `Defaults.port`, Pick's __init__
     assert loader._walked  # does `describe(...)` build a parser, does `os.getcwd()` call one
     assert loader.recording.placeholders  # the stand-in for `Pick`
@@ -268,3 +272,32 @@ def test_repeated_reads_keep_nothing_at_module_level(tmp_path: Path) -> None:
     # A cache keyed by a node keeps the node, and its module's tree, alive: one read's trees
     # are kept for the comment sections (bounded), never one per read.
     assert live(ast.AST) == nodes
+
+
+# A helper handed the parser, named so long that what is said of it is cut to the length of one
+# diagnostic: its wording no longer ends as it would.
+LONG_HELPER = "add_" + "x" * 420
+HANDED_AWAY = f"""\
+import argparse
+
+
+def build():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--host", default="h")
+    {LONG_HELPER}(parser)
+    return parser
+"""
+
+
+def test_whether_a_read_stops_is_said_by_the_reader_not_read_from_the_wording(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / f"{MODULE}.py").write_text(HANDED_AWAY, encoding="utf-8")
+    read = load_static(f"{MODULE}:build", tmp_path, [])
+    (missed,) = read.stops
+    assert missed.line == 7 and missed.message.endswith("...")  # cut short, still a stop
+    with pytest.raises(ArgmatrixError) as caught:
+        stop_if_incomplete(read)
+    assert caught.value.problems[0].line == 7
+    reworded = replace(read, diagnostics=(replace(missed, stops=False),))
+    stop_if_incomplete(reworded)  # the same words, not a stop: the read goes on

@@ -623,9 +623,9 @@ def test_a_package_without_init_is_not_joined_with_folders_elsewhere(tmp_path: P
     project = tmp_path / "project" / "shared"
     project.mkdir(parents=True)
     (project / "registry.py").write_text(PACKAGE_BUILDER.replace(".settings", ".secret"))
-    parser, _, _ = load_static(
+    parser = load_static(
         "shared.registry:build", tmp_path / "project", [str(tmp_path / "elsewhere")]
-    )
+    ).parser
     (token,) = [a for a in parser._actions if a.option_strings == ["--token"]]
     assert str(token.default) == "shared.secret.TOKEN"  # a name, never the value
 

@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from argmatrix.loaders.static.reader import MAX_DIAGNOSTICS
 from helpers import (
     HOSTILE,
     SANDBOX_MODULE,
@@ -600,6 +601,13 @@ def test_what_is_read_with_a_doubt_is_reported(tmp_path: Path) -> None:
     assert all(source[line - 1].strip() for line in lines)
 
 
+LONG_HELPER = "add_" + "x" * 420
+UNDECIDED = "".join(
+    f"""
+        if os.environ.get("F{i}"):
+            parser.add_argument("--f{i}")"""
+    for i in range(MAX_DIAGNOSTICS + 5)
+)
 MISSED = {
     "an object it cannot follow": (
         """
@@ -666,6 +674,24 @@ MISSED = {
     """,
         "match sys.platform:",
         "`Match` statement is not read statically",
+    ),
+    # What is said of it is cut to the length of a diagnostic: it stops all the same.
+    "a helper handed the parser, named past the length of a message": (
+        f"""
+        {LONG_HELPER}(parser)
+    """,
+        f"{LONG_HELPER}(parser)",
+        "is handed a parser",
+    ),
+    # After more warnings than a read shows (each condition below is one): it stops all the same.
+    "a call handed the parser after more warnings than a read shows": (
+        UNDECIDED
+        + """
+        from othertool import extra_arguments
+        extra_arguments(parser)
+    """,
+        "extra_arguments(parser)",
+        "`extra_arguments(...)` is handed a parser",
     ),
 }
 
@@ -783,7 +809,7 @@ def test_each_read_has_its_own_state(tmp_path: Path) -> None:
     ports = []
     for port in (1, 2):
         (project / "per_read.py").write_text(source.format(port=port))
-        parser, _, _ = static.load_static("per_read:build", project, [])
+        parser = static.load_static("per_read:build", project, []).parser
         (action,) = [a for a in parser._actions if a.option_strings == ["--port"]]
         ports.append((action.default, type(action)))
     assert [p for p, _ in ports] == [1, 2]

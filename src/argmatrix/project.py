@@ -18,8 +18,6 @@ from argmatrix.config import CONFIG_NAME, Config, find_config, load_config
 from argmatrix.errors import ArgmatrixError, Problem
 from argmatrix.loaders.load import (
     RegistrySpec,
-    adopt_input_files,
-    input_files,
     load_registry,
     load_registry_and_files,
     needs_reading,
@@ -72,6 +70,9 @@ class Project:
     config: Config
     registry: Registry
     platforms: dict[str, Platform]
+    # The files the registry was read from, as its loader returned them; None where that cannot
+    # be known (live mode).
+    registry_files: list[str] | None = None
 
     @cached_property
     def resolved(self) -> dict[str, ResolvedPlatform]:
@@ -93,7 +94,7 @@ class Project:
             files.append(Input(str(manifest), f"the manifest {_shown(manifest, config.root)}"))
         for history in config.history_files():
             files.append(Input(str(history), f"the history facts {_shown(history, config.root)}"))
-        read = input_files(spec)
+        read = self.registry_files
         registry = (
             [(file, True) for file in read]
             if read is not None
@@ -315,11 +316,10 @@ def project_from_config(config: Config, verbose: bool = False) -> Project:
             reading.cancel()
             raise
         registry, files = reading.result()
-        adopt_input_files(spec, files)
     else:
         platforms = load_platforms(manifests, known)
-        registry = load_registry(spec, verbose=verbose)
-    return Project(config, registry, platforms)
+        registry, files = load_registry_and_files(spec, verbose=verbose)
+    return Project(config, registry, platforms, files)
 
 
 def load_registry_only(options: SourceOptions) -> Registry:

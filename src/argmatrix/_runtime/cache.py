@@ -354,13 +354,7 @@ def _entry_path(kind: str, key: Iterable[Any]) -> Path | None:
     return folder / f"{kind}-{digest}.pickle"
 
 
-_files_seen: dict[tuple[Any, ...], list[str]] = {}
 _recent: dict[Path, tuple[list[Stamp], Any]] = {}
-
-
-def files_seen(kind: str, key: Iterable[Any]) -> list[str] | None:
-    """The files an entry was read from, as this process loaded or computed it."""
-    return _files_seen.get(_seen_key(kind, key))
 
 
 MISSING: Any = object()
@@ -368,7 +362,12 @@ MISSING: Any = object()
 
 def lookup(kind: str, key: Iterable[Any]) -> Any:
     """The cached value for `key` if every file it was read from is unchanged, else MISSING."""
-    key = tuple(key)
+    found = _lookup(kind, tuple(key))
+    return found[0] if found is not MISSING else MISSING
+
+
+def _lookup(kind: str, key: tuple[Any, ...]) -> Any:
+    """The cached value and the files it was read from, else MISSING."""
     path = _entry_path(kind, key)
     if path is None:
         return MISSING
@@ -385,17 +384,7 @@ def lookup(kind: str, key: Iterable[Any]) -> Any:
     now_ns = time.time_ns()
     for found in stamps:
         _read_stamps[found[0]] = (found, now_ns)
-    _files_seen[_seen_key(kind, key)] = [s[0] for s in stamps]
-    return value
-
-
-def _seen_key(kind: str, key: Iterable[Any]) -> tuple[Any, ...]:
-    return (kind, *tuple(key))
-
-
-def remember_files(kind: str, key: Iterable[Any], files: list[str]) -> None:
-    """What `files_seen` says for an entry computed in another process."""
-    _files_seen[_seen_key(kind, key)] = files
+    return value, [s[0] for s in stamps]
 
 
 def cached(kind: str, key: Iterable[Any], compute: Callable[[], tuple[T, Iterable[str]]]) -> T:
@@ -405,22 +394,29 @@ def cached(kind: str, key: Iterable[Any], compute: Callable[[], tuple[T, Iterabl
     The files are stamped after the computation: the value is stored only if none of them
     changed while it ran (by its time stamps, and by content where the reader recorded what it
     read), so an edit made during a read is never taken for the content that was read."""
+    return cached_with_inputs(kind, key, compute)[0]
+
+
+def cached_with_inputs(
+    kind: str, key: Iterable[Any], compute: Callable[[], tuple[T, Iterable[str]]]
+) -> tuple[T, list[str]]:
+    """`cached`, and the files the value was read from: those `compute` named, or those of the
+    entry reused. They are returned, never kept here: whoever asked passes them on."""
     key = tuple(key)
-    value = lookup(kind, key)
-    if value is not MISSING:
-        return value  # type: ignore[no-any-return]
+    found = _lookup(kind, key)
+    if found is not MISSING:
+        return found  # type: ignore[no-any-return]
     path = _entry_path(kind, key)
     started_ns = time.time_ns()
     value, files = compute()
     files = list(files)
-    _files_seen[_seen_key(kind, key)] = files
     if path is not None:
         stamps = _stamps_if_settled(sorted(set(files)), started_ns)
         _recent.pop(path, None)
         if stamps is not None:
             _write(path, (stamps, value))
             _evict(path.parent, kind)
-    return value
+    return value, files
 
 
 def _stamps_if_settled(files: list[str], since_ns: int) -> list[Stamp] | None:

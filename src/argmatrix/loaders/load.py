@@ -1,8 +1,8 @@
 """Read a registry into the model, in any of its forms: `live` (import the project's code and
 let it build its parser), `static` (read its source, import nothing), `snapshot` (a JSON file
 written earlier). `RegistrySpec` says where a registry comes from; the table of modes
-(`loaders/modes.py`) names each mode's reader, which is here; the static read is cached by the
-content of every file it read."""
+(`loaders/modes.py`) names each mode's reader, which is here and returns the registry and the
+files it was read from; the static read is cached by the content of every file it read."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from argmatrix._runtime.cache import MISSING, cached, files_seen, lookup, remember_files
+from argmatrix._runtime.cache import MISSING, cached_with_inputs, lookup
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.convert import registry_from_parser
 from argmatrix.loaders.modes import DEFAULT_FRAMEWORK, LOADERS, Loader, Mode, framework_of
@@ -79,31 +79,41 @@ def warnings_to(sink: Callable[[str], None] | None) -> Iterator[None]:
         _warn = previous
 
 
+# What a loader returns: the registry, and the files it was read from (None where that cannot be
+# known: a live registry's imports read what they read). Pages rendered from the registry are
+# reused only while every one of those files is unchanged.
+Loaded = tuple[Registry, list[str] | None]
+
+
 def load_registry(spec: RegistrySpec, verbose: bool = False) -> Registry:
-    registry = _load_registry(spec, verbose)
+    return load_registry_and_files(spec, verbose)[0]
+
+
+def load_registry_and_files(spec: RegistrySpec, verbose: bool = False) -> Loaded:
+    """The registry and the files it was read from, as data (a read done in another process
+    returns both)."""
+    registry, files = spec.loader.read(spec, verbose)
+    _not_empty(registry, spec)
     if _warn is not None:
         for diagnostic in registry.diagnostics:
             _warn(str(diagnostic))
-    return registry
-
-
-def _load_registry(spec: RegistrySpec, verbose: bool) -> Registry:
-    return _not_empty(spec.loader.read(spec, verbose), spec)
+    return registry, files
 
 
 # The loaders below import their module when first used: a run that reads a snapshot, or finds
 # the registry in the cache, never loads the static interpreter or the import machinery.
 
 
-def _load_snapshot(spec: RegistrySpec, verbose: bool) -> Registry:
-    return read_snapshot(_resolve_path(spec.target, spec.base_dir))
+def _load_snapshot(spec: RegistrySpec, verbose: bool) -> Loaded:
+    path = _resolve_path(spec.target, spec.base_dir)
+    return read_snapshot(path), [str(path)]
 
 
-def _load_static(spec: RegistrySpec, verbose: bool) -> Registry:
-    return cached("registry", _static_key(spec), lambda: _read_static(spec))
+def _load_static(spec: RegistrySpec, verbose: bool) -> Loaded:
+    return cached_with_inputs("registry", _static_key(spec), lambda: _read_static(spec))
 
 
-def _load_live(spec: RegistrySpec, verbose: bool) -> Registry:
+def _load_live(spec: RegistrySpec, verbose: bool) -> Loaded:
     from argmatrix.loaders.live.importing import LiveSettings, load_live, unresolved_stand_ins
 
     settings = LiveSettings(
@@ -123,34 +133,20 @@ def _load_live(spec: RegistrySpec, verbose: bool) -> Registry:
     parser = framework.descend(result.parser, spec.subcommand, spec.target)
     diagnostics = unresolved_stand_ins(parser, result.sites)
     registry = framework.to_registry(parser, spec.source, result.sites, _read_file)
-    return replace(registry, diagnostics=tuple(diagnostics)) if diagnostics else registry
+    return (replace(registry, diagnostics=tuple(diagnostics)) if diagnostics else registry), None
 
 
-def _not_empty(registry: Registry, spec: RegistrySpec) -> Registry:
+def _not_empty(registry: Registry, spec: RegistrySpec) -> None:
     if not registry.arguments and not registry.subcommands:
         raise ArgmatrixError.at(
             f"registry {spec.target} has no arguments",
             fix="point the target at the function that adds the server's arguments",
         )
-    return registry
 
 
 def needs_reading(spec: RegistrySpec) -> bool:
     """Whether loading means reading source (a static registry not in the cache)."""
     return spec.loader.inputs == "read" and lookup("registry", _static_key(spec)) is MISSING
-
-
-def load_registry_and_files(
-    spec: RegistrySpec, verbose: bool = False
-) -> tuple[Registry, list[str] | None]:
-    """`load_registry` and `input_files` together, for a read done in another process."""
-    return load_registry(spec, verbose), input_files(spec)
-
-
-def adopt_input_files(spec: RegistrySpec, files: list[str] | None) -> None:
-    """Make `input_files` answer, in this process, for a registry read in another one."""
-    if spec.loader.inputs == "read" and files is not None:
-        remember_files("registry", _static_key(spec), files)
 
 
 def _static_key(spec: RegistrySpec) -> tuple[Any, ...]:
@@ -162,37 +158,19 @@ def _static_key(spec: RegistrySpec) -> tuple[Any, ...]:
     return (*key, spec.subcommand) if spec.subcommand else key
 
 
-def input_files(spec: RegistrySpec) -> list[str] | None:
-    """The files the loaded registry was read from; None where that is not known (live)."""
-    if spec.loader.inputs == "target":
-        return [str(_resolve_path(spec.target, spec.base_dir))]
-    if spec.loader.inputs == "read":
-        return files_seen("registry", _static_key(spec))
-    return None
-
-
 def _read_static(spec: RegistrySpec) -> tuple[Registry, list[str]]:
-    from argmatrix.loaders.static.reader import (
-        diagnostics_of,
-        files_read,
-        load_static,
-        stop_if_incomplete,
-        stopped_for_missing,
-    )
+    from argmatrix.loaders.static.reader import load_static, stop_if_incomplete, stopped_for_missing
 
-    parser, sites, read_source = load_static(
-        spec.target, spec.base_dir, spec.search_path, parser_class=spec.parser_class
-    )
+    read = load_static(spec.target, spec.base_dir, spec.search_path, parser_class=spec.parser_class)
     try:
-        parser = descend(parser, spec.subcommand, spec.target)
+        parser = descend(read.parser, spec.subcommand, spec.target)
     except ArgmatrixError as exc:  # a subcommand static reading may have missed: say where
-        raise stopped_for_missing(exc, read_source) from None
-    stop_if_incomplete(read_source)
-    registry = registry_from_parser(parser, spec.source, sites, read_source)
-    diagnostics = diagnostics_of(read_source)
-    if diagnostics:  # carried by the model: through the forked reader, the cache, snapshots
-        registry = replace(registry, diagnostics=diagnostics)
-    return registry, files_read(read_source)
+        raise stopped_for_missing(exc, read) from None
+    stop_if_incomplete(read)
+    registry = registry_from_parser(parser, spec.source, read.sites, read.source_text)
+    if read.diagnostics:  # carried by the model: through the forked reader, the cache, snapshots
+        registry = replace(registry, diagnostics=read.diagnostics)
+    return registry, list(read.files)
 
 
 def _resolve_path(target: str, base_dir: Path) -> Path:

@@ -24,11 +24,11 @@ from argmatrix.loaders.convert import registry_from_parser
 from argmatrix.loaders.target import descend
 
 if TYPE_CHECKING:
-    from argmatrix.loaders.load import RegistrySpec
+    from argmatrix.loaders.load import Loaded, RegistrySpec
     from argmatrix.model.registry import Registry
 
 Mode = Literal["live", "static", "snapshot"]
-Reader = Callable[["RegistrySpec", bool], "Registry"]
+Reader = Callable[["RegistrySpec", bool], "Loaded"]
 # What a registry was read from: "target", the target itself (a file); "read", the files its
 # reader read (it is cached by their content); "imported", not known, for the project's code ran
 # (the modules it imported from inside the project stand for them, and pages are never reused).
@@ -41,7 +41,7 @@ class Loader:
 
     mode: Mode
     # Where the reader is, "module:function", taking (RegistrySpec, verbose) and returning the
-    # Registry. It is imported when the mode is first used: `loaders/load.py`, which holds the
+    # Registry and the files it was read from (`Loaded`). It is imported when the mode is first used: `loaders/load.py`, which holds the
     # readers and their glue, imports this table.
     reader: str
     inputs: Inputs
@@ -60,7 +60,7 @@ class Loader:
     # A target ending in this (and not a module:callable) names this mode when none is given.
     suffix: str = ""
 
-    def read(self, spec: RegistrySpec, verbose: bool) -> Registry:
+    def read(self, spec: RegistrySpec, verbose: bool) -> Loaded:
         module, _, name = self.reader.partition(":")
         reader = cast(Reader, getattr(import_module(module), name))
         return reader(spec, verbose)

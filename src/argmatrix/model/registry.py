@@ -86,11 +86,17 @@ FLAG_ACTIONS = frozenset(
 @dataclass(frozen=True)
 class Diagnostic:
     """Something static reading could not follow, and where: an argument it could not replay,
-    a branch it could not decide, a value it kept as source text. Never silent."""
+    a branch it could not decide, a value it kept as source text. Never silent.
+
+    `stops`: what it could not follow adds to a parser (a call handed the parser that static
+    reading does not run, a statement it cannot read), so the parser it built holds part of
+    the registry: the read stops there instead of giving the part as if it were whole. Said by
+    the reader where it reports, never read back from the message's wording."""
 
     file: str
     line: int | None
     message: str
+    stops: bool = False
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}: " if self.line else f"{self.file}: "

@@ -1,16 +1,17 @@
 """Calls in the registry's source other than parser calls (those are replayed: see `replay`):
 a call's arguments evaluated, and a builtin, a method of plain data, a lambda or a function of
 the source called with them. Each function is given the interpreter the call is made in; a
-lambda or a function runs in an interpreter of its own, one call deeper (`Interpreter.inner`,
-`Interpreter.follow`), within the call depth budget."""
+lambda or a function runs in an interpreter of its own, one call deeper (`Evaluator.inner`,
+`Evaluator.follow`), within the call depth budget."""
 
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.static.builtins import call_builtin
+from argmatrix.loaders.static.evaluator import Evaluator
 from argmatrix.loaders.static.ops import call_method
 from argmatrix.loaders.static.syntax import parameters, returns_parser, skips_first
 from argmatrix.loaders.static.values import (
@@ -30,14 +31,10 @@ from argmatrix.loaders.static.values import (
 )
 from argmatrix.model.registry import Unevaluated
 
-if TYPE_CHECKING:
-    from argmatrix.loaders.static.interpreter import Interpreter
-
-
 # ------------------------------------------------------------------ arguments
 
 
-def call_arguments(it: Interpreter, node: ast.Call) -> tuple[list[Any], dict[str, Any]]:
+def call_arguments(it: Evaluator, node: ast.Call) -> tuple[list[Any], dict[str, Any]]:
     """Positional and keyword arguments, `*xs` and `**kw` spread; any that cannot be computed
     makes the call unknown (`CannotEvaluate`)."""
     args = it.elements(node.args)
@@ -55,7 +52,7 @@ def call_arguments(it: Interpreter, node: ast.Call) -> tuple[list[Any], dict[str
 
 
 def lenient_arguments(
-    it: Interpreter, node: ast.Call, strict_spreads: bool = True
+    it: Evaluator, node: ast.Call, strict_spreads: bool = True
 ) -> tuple[list[Any], dict[str, Any]]:
     """Positional and keyword arguments, `*xs` and `**kw` spread; what cannot be computed
     is kept as its source text."""
@@ -85,7 +82,7 @@ def lenient_arguments(
     return [settle(a) for a in args], {k: settle(v) for k, v in kwargs.items()}
 
 
-def unreadable(it: Interpreter, node: ast.Call, what: str) -> ArgmatrixError:
+def unreadable(it: Evaluator, node: ast.Call, what: str) -> ArgmatrixError:
     return ArgmatrixError.at(
         f"cannot read {short_source(what)} statically",
         file=str(it.module.path),
@@ -95,7 +92,7 @@ def unreadable(it: Interpreter, node: ast.Call, what: str) -> ArgmatrixError:
 
 
 def bind_parameters(
-    it: Interpreter,
+    it: Evaluator,
     node: ast.FunctionDef | ast.AsyncFunctionDef,
     args: list[Any],
     kwargs: dict[str, Any],
@@ -132,7 +129,7 @@ def bind_parameters(
 
 
 def call_value(
-    it: Interpreter, function: Any, args: list[Any], kwargs: dict[str, Any] | None = None
+    it: Evaluator, function: Any, args: list[Any], kwargs: dict[str, Any] | None = None
 ) -> Any:
     """Call a value of the source: a builtin, a method of plain data, a lambda, a function
     (a `key=` or a function given to `map`)."""
@@ -152,9 +149,7 @@ def call_value(
     raise CannotEvaluate(f"calls {describe(function)}, which static reading does not run")
 
 
-def call_lambda(
-    it: Interpreter, function: LambdaRef, args: list[Any], kwargs: dict[str, Any]
-) -> Any:
+def call_lambda(it: Evaluator, function: LambdaRef, args: list[Any], kwargs: dict[str, Any]) -> Any:
     it.budget.calls(it.depth + 1)
     arguments = function.node.args
     if arguments.vararg or arguments.kwarg or arguments.kwonlyargs:
@@ -178,7 +173,7 @@ def call_lambda(
 
 
 def call_function(
-    it: Interpreter, function: FunctionRef, node: ast.Call, builds: bool = False
+    it: Evaluator, function: FunctionRef, node: ast.Call, builds: bool = False
 ) -> Any:
     """Follow a helper that adds arguments: `add_model_args(parser)`, `cls._more(parser)`, or
     a method of a class whose body builds parsers (`builds`), which may add to them through the
@@ -191,9 +186,7 @@ def call_function(
     return it.follow(function, [*receiver, *args], kwargs)
 
 
-def computed(
-    it: Interpreter, function: FunctionRef, args: list[Any], kwargs: dict[str, Any]
-) -> Any:
+def computed(it: Evaluator, function: FunctionRef, args: list[Any], kwargs: dict[str, Any]) -> Any:
     """A helper that adds no argument (`_unwrap_optional(tp)`, `default_ports()`): its value,
     if every statement it runs can be followed exactly; else it is unknown. An argument kept as
     source text is given as such: whatever reads it cannot be computed, so the call is unknown
@@ -205,7 +198,7 @@ def computed(
     return it.compute(function, args, kwargs)
 
 
-def parser_passed(it: Interpreter, node: ast.Call, reason: str) -> None:
+def parser_passed(it: Evaluator, node: ast.Call, reason: str) -> None:
     """A call static reading does not follow that is handed a parser: what it adds is
     missing, so that is said."""
     if not (node.args or node.keywords):  # most calls that fail have no argument worth a look
@@ -224,6 +217,7 @@ def parser_passed(it: Interpreter, node: ast.Call, reason: str) -> None:
             f"`{it.quoted(node.func)}(...)` is handed a parser, but static"
             f" reading does not follow that call ({reason}): the arguments"
             " it adds are missing",
+            stops=True,
         )
 
 

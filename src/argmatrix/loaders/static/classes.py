@@ -202,7 +202,7 @@ def class_attribute(cls: ClassRef, attr: str, depth: int = 0) -> Any:
 def _body_attribute(cls: ClassRef, attr: str, depth: int) -> Any:
     """An attribute of a class whose body was run: what the body left bound to the name (a
     method or nested class as any class's), else what a base class has."""
-    namespace = cls.module.loader.class_namespace(cls)
+    namespace = cls.module.loader.class_namespace(cls.module, cls.node)
     node = cls.module.loader.members(cls.node)[0].get(attr)
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return FunctionRef(cls.module, node, cls)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from argmatrix.loaders.static import values as values_module
 from argmatrix.loaders.static.builtins import BUILTIN_TYPES
@@ -29,6 +29,7 @@ from argmatrix.loaders.static.classes import (
     direct_bases,
     enum_kind,
 )
+from argmatrix.loaders.static.evaluator import Evaluator
 from argmatrix.loaders.static.pydantic_models import (
     MODEL_ATTRIBUTES,
     ModelField,
@@ -39,11 +40,9 @@ from argmatrix.loaders.static.pydantic_models import (
 from argmatrix.loaders.static.records import (
     ABSENT,
     FIELDLESS_BASES,
-    FieldInfo,
     FieldSpec,
     Instance,
     ModelFieldSpec,
-    Site,
     class_annotations,
     defstruct,
     field_spec,
@@ -58,6 +57,7 @@ from argmatrix.loaders.static.syntax import class_members
 from argmatrix.loaders.static.typeforms import (
     BUILTIN_NAMES,
     NONE_TYPE,
+    FieldInfo,
     Modeled,
     Record,
     TypeForm,
@@ -89,7 +89,6 @@ __all__ = [
     "VALUES",
     "FieldInfo",
     "Modeled",
-    "Site",
     "attribute",
     "call",
     "callable_value",
@@ -106,16 +105,13 @@ __all__ = [
     "union",
 ]
 
-if TYPE_CHECKING:
-    from argmatrix.loaders.static.interpreter import Interpreter
-
 VALUES = (Modeled, TypeForm, FieldSpec, FieldInfo, Record, Instance, ModelFieldSpec, ModelField)
 
 
 # ------------------------------------------------------------------ attributes and calls
 
 
-def attribute(it: Interpreter, base: Any, attr: str) -> Any:
+def attribute(it: Evaluator, base: Any, attr: str) -> Any:
     kind = type(base)
     if kind is ModelField:
         return model_field_attribute(it, base, attr)
@@ -153,7 +149,7 @@ def next_allowed(function: Modeled, node: ast.Call) -> bool:
     )
 
 
-def call(it: Interpreter, function: Modeled, args: list[Any], kwargs: dict[str, Any]) -> Any:
+def call(it: Evaluator, function: Modeled, args: list[Any], kwargs: dict[str, Any]) -> Any:
     """A call of a modelled name."""
     it.budget.visit(4)
     args = [resolve(a) for a in args]
@@ -219,7 +215,7 @@ def _type_of(value: Any) -> Any:
     raise CannotEvaluate(f"the type of {describe(value)} is not known statically")
 
 
-def _isinstance(it: Interpreter, value: Any, kinds: Any) -> bool:
+def _isinstance(it: Evaluator, value: Any, kinds: Any) -> bool:
     for kind in kinds if type(kinds) is tuple else (kinds,):
         kind = resolve(kind)
         if kind == Modeled("type"):
@@ -261,7 +257,7 @@ def _builtin_type(value: Any) -> type | None:
     return None
 
 
-def _issubclass(it: Interpreter, cls: Any, base: Any) -> bool:
+def _issubclass(it: Evaluator, cls: Any, base: Any) -> bool:
     base = resolve(base)
     if type(base) is tuple:
         return any(_issubclass(it, cls, b) for b in base)
@@ -287,7 +283,7 @@ def _hasattr(value: Any, name: Any) -> bool:
     raise CannotEvaluate(f"whether {describe(value)} has `{name}` is not known statically")
 
 
-def _vars(it: Interpreter, cls: Any) -> dict[str, Any]:
+def _vars(it: Evaluator, cls: Any) -> dict[str, Any]:
     if type(cls) is not ClassRef:
         raise CannotEvaluate(f"`vars` of {describe(cls)} is not known statically")
     members = class_members(cls.node)[0]

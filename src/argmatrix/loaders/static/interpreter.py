@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.static import calls, declared, objects
@@ -20,8 +20,10 @@ from argmatrix.loaders.static.classes import (
     is_parser_class,
     runs_body,
 )
+from argmatrix.loaders.static.context import ModuleContext, ReadContext
 from argmatrix.loaders.static.formatting import format_value
 from argmatrix.loaders.static.ops import binary, compare, method, unary, unbound_method
+from argmatrix.loaders.static.recording import Recording
 from argmatrix.loaders.static.replay import new_parser, parser_call
 from argmatrix.loaders.static.statements import (
     EXECUTORS,
@@ -65,10 +67,6 @@ from argmatrix.loaders.static.values import (
 )
 from argmatrix.model.registry import Unevaluated
 
-if TYPE_CHECKING:
-    from argmatrix.loaders.static.reader import StaticLoader
-    from argmatrix.loaders.static.source import SourceModule
-
 
 class Interpreter:
     """Evaluates expressions and runs a builder function's statements over its AST.
@@ -80,7 +78,7 @@ class Interpreter:
 
     def __init__(
         self,
-        module: SourceModule,
+        module: ModuleContext,
         scope: dict[str, Any],
         function_start: int = 0,
         depth: int = 0,
@@ -90,9 +88,9 @@ class Interpreter:
         enclosing: tuple[dict[str, Any], ...] = (),
     ) -> None:
         self.module = module
-        self.loader: StaticLoader = module.loader
+        self.loader: ReadContext = module.loader
         self.budget = self.loader.budget
-        self.recording = self.loader.recording
+        self.recording: Recording = self.loader.recording
         self.scope = scope
         self.function_start = function_start
         self.depth = depth
@@ -105,12 +103,14 @@ class Interpreter:
 
     # -------------------------------------------------------------- reporting
 
-    def report(self, node: ast.AST, message: str) -> None:
+    def report(self, node: ast.AST, message: str, stops: bool = False) -> None:
+        """Say what static reading could not follow, at `node`; `stops`: a parser call was
+        missed, so the read holds part of the registry and stops (`reader.stop_if_incomplete`)."""
         where = self.loader.argument_site  # an argument added through a wrapper: its call
         if where is not None:
-            self.loader.report(where[0], where[1], message)
+            self.loader.report(where[0], where[1], message, stops)
             return
-        self.loader.report(str(self.module.path), getattr(node, "lineno", None), message)
+        self.loader.report(str(self.module.path), getattr(node, "lineno", None), message, stops)
 
     def calls_parser(self, node: ast.AST) -> bool:
         return self.loader.walked(node, calls_parser)
@@ -163,6 +163,7 @@ class Interpreter:
                 node,
                 f"this statement could not be followed statically ({reason}):"
                 " what it adds is missing",
+                stops=True,
             )
 
     # -------------------------------------------------------------- expressions
@@ -180,6 +181,7 @@ class Interpreter:
                     node,
                     f"`{self.quoted(node)}` could not be replayed statically"
                     f" ({exc.reason}): what it adds is missing",
+                    stops=True,
                 )
             return Unevaluated(self.module.segment(node), exc.reason)
 
@@ -257,6 +259,7 @@ class Interpreter:
                 node,
                 f"`{self.quoted(node)}` is what argparse keeps to itself, which static reading"
                 " does not follow: what the registry does with it is missing",
+                stops=True,
             )
         if type(base) is objects.GroupActions:
             return objects.group_actions_attribute(self, base, node)
@@ -268,7 +271,7 @@ class Interpreter:
         if kind in PLAIN_TYPES:
             return method(base, attr)
         if kind is ModuleRef:
-            return self.loader.module_attribute(base, attr)
+            return self.loader.imported(base.name, attr)
         if kind is ExternalRef:
             return declared.external(f"{base.dotted}.{attr}")
         if kind in declared.VALUES:
@@ -552,7 +555,7 @@ class Interpreter:
 
     def inner(
         self,
-        module: SourceModule,
+        module: ModuleContext,
         scope: dict[str, Any],
         depth: int,
         owner: ClassRef | None,

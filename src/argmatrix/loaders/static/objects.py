@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import argparse
 import ast
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from argmatrix.loaders.convert import ARGPARSE_KEYWORDS
 from argmatrix.loaders.static.calls import lenient_arguments
 from argmatrix.loaders.static.classes import ancestors, class_attribute
+from argmatrix.loaders.static.context import WrapperCall
+from argmatrix.loaders.static.evaluator import Evaluator
 from argmatrix.loaders.static.replay import final_value, parser_from_keywords, report_keyword
 from argmatrix.loaders.static.syntax import PARSER_METHODS
 from argmatrix.loaders.static.values import (
@@ -45,9 +47,6 @@ from argmatrix.loaders.static.values import (
     resolve,
 )
 
-if TYPE_CHECKING:
-    from argmatrix.loaders.static.interpreter import Interpreter
-
 PARSE_METHODS = frozenset(
     {"parse_args", "parse_known_args", "parse_intermixed_args", "parse_known_intermixed_args"}
 )
@@ -62,19 +61,6 @@ class Captured(BaseException):
     def __init__(self, handle: ParserHandle) -> None:
         super().__init__()
         self.handle = handle
-
-
-class WrapperCall:
-    """An `add_argument` of the source being followed: where it is called and the keywords it
-    was given that argparse does not know (recorded from the outermost such call)."""
-
-    __slots__ = ("extra", "file", "line", "start")
-
-    def __init__(self, file: str, line: int, start: int, extra: dict[str, Any]) -> None:
-        self.file = file
-        self.line = line
-        self.start = start
-        self.extra = extra
 
 
 # ------------------------------------------------------------------ which classes make objects
@@ -100,7 +86,7 @@ def writes_methods(cls: ClassRef) -> bool:
 
 
 def new_object(
-    it: Interpreter, cls: ClassRef, node: ast.Call, args: list[Any], kwargs: dict[str, Any]
+    it: Evaluator, cls: ClassRef, node: ast.Call, args: list[Any], kwargs: dict[str, Any]
 ) -> SourceObject:
     """`Cls(...)`: an object whose `__init__` (the first the source defines) is followed; a
     parser subclass whose `__init__` never reached argparse's gets its parser from the call."""
@@ -114,7 +100,7 @@ def new_object(
     return obj
 
 
-def make_parser(it: Interpreter, obj: SourceObject, node: ast.Call, kwargs: dict[str, Any]) -> None:
+def make_parser(it: Evaluator, obj: SourceObject, node: ast.Call, kwargs: dict[str, Any]) -> None:
     obj.parser = parser_from_keywords(it, node, kwargs)
 
 
@@ -136,7 +122,7 @@ def _method(cls: ClassRef, name: str, after: ClassRef | None = None) -> Function
 # ------------------------------------------------------------------ attributes
 
 
-def attribute(it: Interpreter, obj: SourceObject, attr: str) -> Any:
+def attribute(it: Evaluator, obj: SourceObject, attr: str) -> Any:
     if attr in obj.attrs:
         return obj.attrs[attr]
     if attr in PARSE_METHODS and obj.parser is not None:
@@ -220,13 +206,13 @@ class GroupAppend:
 CALLED = frozenset({BoundMethod, ParseMethod, ArgparseInit, GroupAppend})
 
 
-def group_actions_attribute(it: Interpreter, base: GroupActions, node: ast.Attribute) -> Any:
+def group_actions_attribute(it: Evaluator, base: GroupActions, node: ast.Attribute) -> Any:
     if node.attr == "append":
         return GroupAppend(base.handle)
     raise _not_followed(it, node, f"`{node.attr}` of it is not")
 
 
-def _not_followed(it: Interpreter, node: ast.expr, what: str) -> CannotEvaluate:
+def _not_followed(it: Evaluator, node: ast.expr, what: str) -> CannotEvaluate:
     reason = (
         f"argparse's private list of a group's actions is followed only to append an"
         f" argument to it; {what}"
@@ -239,7 +225,7 @@ def _not_followed(it: Interpreter, node: ast.expr, what: str) -> CannotEvaluate:
     return CannotEvaluate(reason)
 
 
-def _group_append(it: Interpreter, function: GroupAppend, node: ast.Call) -> None:
+def _group_append(it: Evaluator, function: GroupAppend, node: ast.Call) -> None:
     args, kwargs = lenient_arguments(it, node)
     action = resolve(args[0]) if len(args) == 1 and not kwargs else None
     if type(action) is not ActionHandle:
@@ -248,7 +234,7 @@ def _group_append(it: Interpreter, function: GroupAppend, node: ast.Call) -> Non
     function.handle.target._group_actions.append(action.target)
 
 
-def super_attribute(it: Interpreter, base: SuperOf, attr: str) -> Any:
+def super_attribute(it: Evaluator, base: SuperOf, attr: str) -> Any:
     method = _method(base.receiver.cls, attr, after=base.owner)
     if method is not None:
         return _bound(method, base.receiver)
@@ -266,7 +252,7 @@ def set_attribute(obj: SourceObject, attr: str, value: Any) -> None:
 # ------------------------------------------------------------------ calls
 
 
-def call(it: Interpreter, function: Any, node: ast.Call) -> Any:
+def call(it: Evaluator, function: Any, node: ast.Call) -> Any:
     kind = type(function)
     if kind is ParseMethod:
         raise Captured(function.handle)
@@ -289,7 +275,7 @@ def call(it: Interpreter, function: Any, node: ast.Call) -> Any:
 
 
 def _wrapper_call(
-    it: Interpreter,
+    it: Evaluator,
     method: ast.FunctionDef | ast.AsyncFunctionDef,
     node: ast.Call,
     kwargs: dict[str, Any],

@@ -8,16 +8,16 @@ from __future__ import annotations
 import ast
 import inspect
 import itertools
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from argmatrix.loaders.static.classes import (
     class_attribute,
     direct_bases,
 )
+from argmatrix.loaders.static.evaluator import Evaluator
 from argmatrix.loaders.static.records import (
     ABSENT,
     MODEL_FIELD_SAYS,
-    FieldInfo,
     FieldSpec,
     ModelFieldSpec,
     declared_fields,
@@ -25,7 +25,7 @@ from argmatrix.loaders.static.records import (
     is_final,
     record_kind,
 )
-from argmatrix.loaders.static.typeforms import UNDEFINED, Modeled, TypeForm
+from argmatrix.loaders.static.typeforms import UNDEFINED, FieldInfo, Modeled, TypeForm
 from argmatrix.loaders.static.values import (
     CannotEvaluate,
     ClassRef,
@@ -33,9 +33,6 @@ from argmatrix.loaders.static.values import (
     is_plain,
     resolve,
 )
-
-if TYPE_CHECKING:
-    from argmatrix.loaders.static.interpreter import Interpreter
 
 
 class ModelField(_Ref):
@@ -81,7 +78,7 @@ MODEL_ATTRIBUTES = frozenset({"model_fields", "__fields__"})
 GENERATORS = {"alias_generator": "alias", "field_title_generator": "title"}
 
 
-def model_attribute(it: Interpreter, cls: ClassRef, attr: str) -> Any:
+def model_attribute(it: Evaluator, cls: ClassRef, attr: str) -> Any:
     """`Model.model_fields` of a pydantic model of the source; of any other class, the class
     attribute of that name."""
     if record_kind(it, cls) != "pydantic":
@@ -89,7 +86,7 @@ def model_attribute(it: Interpreter, cls: ClassRef, attr: str) -> Any:
     return dict(model_fields(it, cls))
 
 
-def model_config(it: Interpreter, cls: ClassRef, depth: int = 0) -> dict[str, Any]:
+def model_config(it: Evaluator, cls: ClassRef, depth: int = 0) -> dict[str, Any]:
     """The config of a pydantic model as pydantic merges it (`ConfigWrapper.for_model`): each
     base model's, in the order of the bases, then the class's `model_config`, then its class
     keywords (`class M(BaseModel, use_attribute_docstrings=True)`), later keys winning. A
@@ -133,7 +130,7 @@ def _config_flag(config: dict[str, Any], key: str, name: str) -> bool:
     return bool(value)
 
 
-def model_fields(it: Interpreter, cls: ClassRef) -> dict[str, ModelField]:
+def model_fields(it: Evaluator, cls: ClassRef) -> dict[str, ModelField]:
     """The fields of a pydantic model, bases first, as pydantic describes them: the annotation
     without `Annotated` or `Final` (its other metadata in `metadata`), the default
     (`PydanticUndefined` when required) or factory (else None), and what `Field(...)` says: the
@@ -301,7 +298,7 @@ def _cleaned_docstring(text: str) -> str:
     return inspect.cleandoc(text)
 
 
-def model_field_attribute(it: Interpreter, field: ModelField, attr: str) -> Any:
+def model_field_attribute(it: Evaluator, field: ModelField, attr: str) -> Any:
     unknown = dict(field.unknown)
     if attr in unknown:
         raise CannotEvaluate(f"a pydantic field's `{attr}`: {unknown[attr]}")
@@ -318,7 +315,7 @@ def model_field_attribute(it: Interpreter, field: ModelField, attr: str) -> Any:
     raise CannotEvaluate(f"a pydantic field's `{attr}` is not known statically")
 
 
-def model_field_call(it: Interpreter, function: Modeled, args: list[Any], kwargs: Any) -> Any:
+def model_field_call(it: Evaluator, function: Modeled, args: list[Any], kwargs: Any) -> Any:
     field: ModelField = function.bound
     if function.dotted.endswith(".is_required") and not args and not kwargs:
         return field.default == UNDEFINED and field.default_factory is None

@@ -10,7 +10,9 @@ that cannot be computed is kept as its source text (`Unevaluated`), never invent
 
 Each read has a budget (`budget`): steps, call depth, nesting, value sizes, processor time.
 What the reader could not follow (an argument it could not replay, a branch it could not
-decide, a value kept as source text) is collected as `Diagnostic`s, never dropped in silence.
+decide, a value kept as source text) is collected as `Diagnostic`s, never dropped in silence;
+one that stops the read says so itself (`Diagnostic.stops`). A read gives back a `StaticRead`:
+the parser, the files read and the diagnostics, as data.
 """
 
 from __future__ import annotations
@@ -20,20 +22,24 @@ import ast
 import re
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from argmatrix._runtime.files import read_regular_file
 from argmatrix.errors import ArgmatrixError
+from argmatrix.loaders.convert import SourceReader
 from argmatrix.loaders.sections import CallSite, remember_tree
 from argmatrix.loaders.static.argparse_names import argparse_attribute
 from argmatrix.loaders.static.budget import FIX, Budget, BudgetExceeded, Limits
 from argmatrix.loaders.static.classes import is_parser_class, runs_body
-from argmatrix.loaders.static.declared import Site, external
+from argmatrix.loaders.static.context import ModuleContext, Site, WrapperCall
+from argmatrix.loaders.static.declared import external
 from argmatrix.loaders.static.interpreter import Interpreter, run_function
-from argmatrix.loaders.static.objects import Captured, WrapperCall, new_object, writes_methods
+from argmatrix.loaders.static.objects import Captured, new_object, writes_methods
 from argmatrix.loaders.static.outline import StatementOutline
-from argmatrix.loaders.static.replay import Recording, new_parser
+from argmatrix.loaders.static.recording import Recording
+from argmatrix.loaders.static.replay import new_parser
 from argmatrix.loaders.static.source import SourceModule, find_module_file, inside_search_folder
 from argmatrix.loaders.static.syntax import class_members, parameters, skips_first
 from argmatrix.loaders.static.values import (
@@ -58,11 +64,12 @@ __all__ = [
     "SourceModule",
     "StatementOutline",
     "StaticLoader",
-    "diagnostics_of",
-    "files_read",
+    "StaticRead",
     "find_module_file",
     "load_static",
+    "read_target",
     "settle",
+    "stop_if_incomplete",
     "stopped_for_missing",
 ]
 
@@ -110,8 +117,9 @@ class StaticLoader:
         # being replayed (the outermost call of a wrapper's add_argument).
         self.argument_site: tuple[str, int] | None = None
         self.class_members: dict[int, tuple[ast.ClassDef, dict[str, Any], dict[str, int]]] = {}
-        self._diagnostics: dict[tuple[str, int | None, str], None] = {}
+        self._diagnostics: dict[tuple[str, int | None, str], bool] = {}  # -> whether it stops
         self._dropped = 0
+        self._stops_beyond = 0  # diagnostics that stop the read, kept beyond MAX_DIAGNOSTICS
         self._keywords: dict[tuple[str, str], list[Any]] = {}
         self._walked: dict[tuple[int, Callable[[Any], bool]], tuple[ast.AST, bool]] = {}
         # Class bodies that build parsers, run once per read (`class_namespace`): per class,
@@ -136,16 +144,22 @@ class StaticLoader:
 
     # -------------------------------------------------------------- what could not be followed
 
-    def report(self, file: str, line: int | None, message: str) -> None:
+    def report(self, file: str, line: int | None, message: str, stops: bool = False) -> None:
+        """What the read could not follow, once per place and message; `stops`: it adds to a
+        parser, so the read stops (`stop_if_incomplete`), whatever the message says. Beyond
+        MAX_DIAGNOSTICS only the count is kept, except for as many more that stop the read
+        (the read then ends in an error, and no list of warnings is shown)."""
         if len(message) > _MESSAGE_LENGTH:
             message = message[: _MESSAGE_LENGTH - 3] + "..."
         key = (file, line, message)
         if key in self._diagnostics:
             return
         if len(self._diagnostics) >= MAX_DIAGNOSTICS:
-            self._dropped += 1
-            return
-        self._diagnostics[key] = None
+            if not stops or self._stops_beyond >= MAX_DIAGNOSTICS:
+                self._dropped += 1
+                return
+            self._stops_beyond += 1
+        self._diagnostics[key] = stops
 
     def report_keyword(
         self, file: str, line: int | None, label: str, keyword: str, source: str, reason: str
@@ -177,8 +191,8 @@ class StaticLoader:
 
     def diagnostics(self) -> tuple[Diagnostic, ...]:
         found = [
-            self._keyword_line(key) if key[2].startswith("\0") else Diagnostic(*key)
-            for key in self._diagnostics
+            self._keyword_line(key) if key[2].startswith("\0") else Diagnostic(*key, stops)
+            for key, stops in self._diagnostics.items()
         ]
         if self._dropped:
             last = found[-1]
@@ -293,18 +307,16 @@ class StaticLoader:
                 return ModuleRef(f"{module}.{attr}")
             return ExternalRef(f"{module}.{attr}")
 
-    def module_attribute(self, ref: ModuleRef, attr: str) -> Any:
-        return self.imported(ref.name, attr)
-
     # -------------------------------------------------------------- classes
 
-    def class_namespace(self, cls: ClassRef) -> dict[str, Any]:
+    def class_namespace(self, module: ModuleContext, node: ast.ClassDef) -> dict[str, Any]:
         """The names a class body that builds a parser leaves bound, the body run once per read
         (as importing its module would run it once): `CLI.parser` is the same parser at every
         read. The bodies the target's module runs by importing its own modules are run first,
         in that order, so that subcommands added by class bodies come in the order live reading
         gives them. The body runs as a function's statements do, within the same budget; a
         parser call it cannot follow is said, a budget spent stops the read."""
+        cls = ClassRef(module, node)
         found = self.class_bodies.get(id(cls.node))
         if found is None or found[0] is not cls.node:
             self._run_imports()
@@ -390,18 +402,36 @@ def stub_value(stub: SourceModule, attr: str, dotted: str) -> Any:
 # ------------------------------------------------------------------ entry point
 
 
+@dataclass(frozen=True)
+class StaticRead:
+    """What one static read gives back, as data: the parser it built by replaying the target's
+    calls, where each argument was added (`sites`), the files it read or looked for and did not
+    find (what the registry depends on: the cache's inputs), and what it could not follow.
+    `source_text`: a module's text by its file, for the comment reader (`loaders.sections`)."""
+
+    parser: argparse.ArgumentParser
+    sites: dict[int, CallSite]
+    files: tuple[str, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    source_text: SourceReader
+
+    @property
+    def stops(self) -> tuple[Diagnostic, ...]:
+        """The diagnostics that make the parser part of the registry (`Diagnostic.stops`)."""
+        return tuple(d for d in self.diagnostics if d.stops)
+
+
 def load_static(
     target: str,
     base_dir: Path | None = None,
     search_path: Sequence[str] | None = None,
     limits: Limits | None = None,
     parser_class: str | None = None,
-) -> tuple[argparse.ArgumentParser, dict[int, CallSite], Callable[[str], str | None]]:
-    """Build the target's parser from source; return it, its call sites and a source reader
-    (which also knows the files read and the diagnostics: `files_read`, `diagnostics_of`).
+) -> StaticRead:
+    """Build the target's parser from source, in a read of its own (`read_target`).
     `parser_class` (module:Class): the project's parser class a filler is handed, read from
     source as the target is."""
-    module_name, attr = split_target(target)
+    module_name, _ = split_target(target)
     path = [str(base_dir or Path.cwd()), *(search_path if search_path is not None else sys.path)]
     loader = StaticLoader(
         path,
@@ -409,6 +439,12 @@ def load_static(
         Budget(limits) if limits else None,
         prog=module_name.rsplit(".", 1)[-1],
     )
+    return read_target(loader, target, parser_class)
+
+
+def read_target(loader: StaticLoader, target: str, parser_class: str | None = None) -> StaticRead:
+    """Build the target's parser from source with `loader`, within its budget."""
+    module_name, attr = split_target(target)
     try:
         with loader.budget.active():
             parser = _build(loader, target, module_name, attr, parser_class)
@@ -423,7 +459,34 @@ def load_static(
             file=_module_file(loader, module_name),
             fix=FIX,
         ) from None
-    return parser, loader.recording.sites, _SourceReader(loader)
+    return StaticRead(
+        parser,
+        loader.recording.sites,
+        _files_read(loader),
+        loader.diagnostics(),
+        _source_text(loader.modules),
+    )
+
+
+def _files_read(loader: StaticLoader) -> tuple[str, ...]:
+    """The source files the read looked at, and those it looked for and did not find: a file
+    that appears there later may change what the read gives."""
+    read = [*loader.modules.values(), *loader.stubs.values()]
+    paths = dict.fromkeys(str(m.path) for m in read if m is not None)
+    return (*paths, *loader.missing)
+
+
+def _source_text(modules: dict[str, SourceModule | None]) -> SourceReader:
+    def text_of(file: str) -> str | None:
+        """The text of a module read, its syntax tree handed to the comment reader with it: a
+        module read one statement at a time is never parsed whole outside the budget."""
+        for module in modules.values():
+            if module is not None and str(module.path) == file:
+                remember_tree(module.text, module.known_tree())
+                return module.text
+        return None
+
+    return text_of
 
 
 def _module_file(loader: StaticLoader, name: str) -> str | None:
@@ -512,31 +575,11 @@ def _given_parser(loader: StaticLoader, parser_class: str | None) -> ParserHandl
     return new_parser(it, call, cls)
 
 
-def files_read(read_source: Callable[[str], str | None]) -> list[str]:
-    """The source files a static read looked at (for the cache's validity check)."""
-    loader = getattr(read_source, "loader", None)
-    if loader is None:
-        return []
-    read = [*loader.modules.values(), *loader.stubs.values()]
-    paths = dict.fromkeys(str(m.path) for m in read if m is not None)
-    return [*paths, *loader.missing]
-
-
-def diagnostics_of(read_source: Callable[[str], str | None]) -> tuple[Diagnostic, ...]:
-    """What a static read could not follow, one `Diagnostic` each."""
-    loader = getattr(read_source, "loader", None)
-    return loader.diagnostics() if loader is not None else ()
-
-
-def stop_if_incomplete(read_source: Callable[[str], str | None]) -> None:
+def stop_if_incomplete(read: StaticRead) -> None:
     """A read that could not follow a statement adding to a parser (a call handed the parser
     that static reading does not run, an object it cannot follow, a `match`) holds part of the
     registry: stop at the first such statement, never return the part as if it were whole."""
-    missed = [
-        d
-        for d in diagnostics_of(read_source)
-        if d.message.endswith((" is missing", " are missing"))
-    ]
+    missed = read.stops
     if missed:
         first = missed[0]
         more = f" (and {len(missed) - 1} more)" if len(missed) > 1 else ""
@@ -549,18 +592,12 @@ def stop_if_incomplete(read_source: Callable[[str], str | None]) -> None:
         )
 
 
-def stopped_for_missing(
-    error: ArgmatrixError, read_source: Callable[[str], str | None]
-) -> ArgmatrixError:
+def stopped_for_missing(error: ArgmatrixError, read: StaticRead) -> ArgmatrixError:
     """The error to give when the parser static reading built has no subcommand (or no
     argument) the configuration asks for: if the read could not follow a statement that adds
     to a parser, that statement, located, is why (never "it has no subcommands" when static
     reading only missed them); else the error as it is."""
-    missed = [
-        d
-        for d in diagnostics_of(read_source)
-        if d.message.endswith((" is missing", " are missing"))
-    ]
+    missed = read.stops
     if not missed:
         return error
     first = missed[0]
@@ -572,20 +609,6 @@ def stopped_for_missing(
         fix="declare the parser in source static reading can follow, or load the registry"
         " live (registry.mode: live)",
     )
-
-
-class _SourceReader:
-    def __init__(self, loader: StaticLoader) -> None:
-        self.loader = loader
-
-    def __call__(self, file: str) -> str | None:
-        """The text of a module read, its syntax tree handed to the comment reader with it:
-        a module read one statement at a time is never parsed whole outside the budget."""
-        for module in self.loader.modules.values():
-            if module is not None and str(module.path) == file:
-                remember_tree(module.text, module.known_tree())
-                return module.text
-        return None
 
 
 def _find_function(module: SourceModule, attr: str) -> FunctionRef:

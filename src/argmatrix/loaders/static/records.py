@@ -8,16 +8,19 @@ of record classes (`Opt(help=...)`). What `dataclasses.field`, `msgspec.field` a
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from argmatrix.loaders.static.classes import (
     ancestors,
     direct_bases,
     member_scope,
 )
+from argmatrix.loaders.static.context import Site
+from argmatrix.loaders.static.evaluator import Evaluator
 from argmatrix.loaders.static.typeforms import (
     BASE_MODEL,
     UNDEFINED,
+    FieldInfo,
     Modeled,
     Record,
     TypeForm,
@@ -31,9 +34,6 @@ from argmatrix.loaders.static.values import (
     describe,
     resolve,
 )
-
-if TYPE_CHECKING:
-    from argmatrix.loaders.static.interpreter import Interpreter
 
 ABSENT: Any = object()  # a keyword `field(...)` was not given (its default may be None)
 
@@ -73,32 +73,6 @@ FIELD_GENERATORS = ("field_title_generator",)
 FIELD_KEYWORDS = frozenset({"default", "default_factory", *MODEL_FIELD_SAYS, *FIELD_GENERATORS})
 
 
-class Site:
-    """Where a field is declared: its module, line, and class (for its section)."""
-
-    __slots__ = ("cls", "file", "line", "start")
-
-    def __init__(self, file: str, line: int, start: int, cls: str) -> None:
-        self.file = file
-        self.line = line
-        self.start = start
-        self.cls = cls
-
-
-class FieldInfo(_Ref):
-    """One field, as `dataclasses.fields()` or `msgspec.structs.fields()` describe it."""
-
-    __slots__ = ("default", "default_factory", "name", "site", "type")
-    _compared = ("name", "type", "default", "default_factory")
-
-    def __init__(self, name: str, kind: Any, default: Any, factory: Any, site: Site | None) -> None:
-        self.name = name
-        self.type = kind
-        self.default = default
-        self.default_factory = factory
-        self.site = site
-
-
 class Instance(_Ref):
     """An instance of a record class of the source (`Opt(help="...")`): its field values."""
 
@@ -120,7 +94,7 @@ MISSING_OF = {
 # ------------------------------------------------------------------ record classes
 
 
-def record_kind(it: Interpreter, cls: Any) -> str | None:
+def record_kind(it: Evaluator, cls: Any) -> str | None:
     """ "dataclass", "struct" or None: how a class declares its fields. None only when that is
     certain from the source: a decorator or a base class static reading does not follow (one
     of another package, a metaclass) makes it unknown (`CannotEvaluate`), never "no fields"."""
@@ -144,7 +118,7 @@ def record_kind(it: Interpreter, cls: Any) -> str | None:
     return found[1]
 
 
-def is_record_class(it: Interpreter, cls: ClassRef) -> bool:
+def is_record_class(it: Evaluator, cls: ClassRef) -> bool:
     """Whether calling `cls` builds a record of the source (`Opt(help=...)`): false too when
     that is unknown, and the call is then not evaluated, as any other class's."""
     try:
@@ -262,7 +236,7 @@ def _source_mro(cls: ClassRef, depth: int) -> list[ClassRef]:
         sequences = [seq[1:] if seq[0] == head else seq for seq in sequences]
 
 
-def annotation_value(it: Interpreter, cls: ClassRef, node: ast.expr) -> Any:
+def annotation_value(it: Evaluator, cls: ClassRef, node: ast.expr) -> Any:
     """An annotation's value in its module; a string annotation is parsed first."""
     if isinstance(node, ast.Constant) and type(node.value) is str:
         text: str = node.value
@@ -279,7 +253,7 @@ def annotation_value(it: Interpreter, cls: ClassRef, node: ast.expr) -> Any:
     return cls.module.evaluate(node, line, cls, member_scope(cls, line, node))
 
 
-def declared_fields(it: Interpreter, cls: ClassRef) -> list[tuple[FieldInfo, Any]]:
+def declared_fields(it: Evaluator, cls: ClassRef) -> list[tuple[FieldInfo, Any]]:
     """The fields of a dataclass or Struct of the source, in order, each with its full
     annotation (`Annotated` kept). Worked out once per class and read."""
     cache: dict[Any, Any] = it.loader.declarations
@@ -353,7 +327,7 @@ def field_spec(args: list[Any], kwargs: dict[str, Any]) -> ModelFieldSpec:
     return ModelFieldSpec(default, factory, says, constrained)
 
 
-def record_fields(it: Interpreter, cls: Any) -> tuple[FieldInfo, ...]:
+def record_fields(it: Evaluator, cls: Any) -> tuple[FieldInfo, ...]:
     cls = resolve(cls)
     if type(cls) is Record:
         return cls.fields
@@ -362,7 +336,7 @@ def record_fields(it: Interpreter, cls: Any) -> tuple[FieldInfo, ...]:
     raise CannotEvaluate(f"{describe(cls)} is not a dataclass or Struct of the source read")
 
 
-def type_hints(it: Interpreter, cls: Any, extras: bool) -> dict[str, Any]:
+def type_hints(it: Evaluator, cls: Any, extras: bool) -> dict[str, Any]:
     cls = resolve(cls)
     if type(cls) is Record:
         pairs = [(info.name, info.type) for info in cls.fields]
@@ -373,7 +347,7 @@ def type_hints(it: Interpreter, cls: Any, extras: bool) -> dict[str, Any]:
     return {name: hint if extras else strip_annotated(hint) for name, hint in pairs}
 
 
-def instance(it: Interpreter, cls: ClassRef, args: list[Any], kwargs: dict[str, Any]) -> Any:
+def instance(it: Evaluator, cls: ClassRef, args: list[Any], kwargs: dict[str, Any]) -> Any:
     """`Opt(help="...")` for a record class of the source: its fields' values."""
     fields = declared_fields(it, cls)
     if len(args) > len(fields) or any(k not in {f.name for f, _ in fields} for k in kwargs):
@@ -394,7 +368,7 @@ def instance(it: Interpreter, cls: ClassRef, args: list[Any], kwargs: dict[str, 
     return Instance(cls, tuple(values))
 
 
-def defstruct(it: Interpreter, args: list[Any], kwargs: dict[str, Any], kind: str) -> Record:
+def defstruct(it: Evaluator, args: list[Any], kwargs: dict[str, Any], kind: str) -> Record:
     """`msgspec.defstruct(name, fields, namespace=...)` (kind "struct") or
     `dataclasses.make_dataclass(name, fields, namespace=...)` (kind "dataclass")."""
     what = "`msgspec.defstruct`" if kind == "struct" else "`dataclasses.make_dataclass`"
@@ -430,7 +404,7 @@ def spec_values(spec: FieldSpec, missing: Modeled) -> tuple[Any, Any]:
     )
 
 
-def class_annotations(it: Interpreter, cls: ClassRef) -> dict[str, Any]:
+def class_annotations(it: Evaluator, cls: ClassRef) -> dict[str, Any]:
     """`cls.__annotations__`: its body's annotations, or the dict the module assigns to it
     at its top level, for a read after that assignment."""
     line = cls.module.attribute_changes.get(cls.node.name, {}).get("__annotations__")

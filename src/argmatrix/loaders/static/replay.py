@@ -16,9 +16,8 @@ from __future__ import annotations
 import argparse
 import ast
 import re
-import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.convert import ARGPARSE_KEYWORDS
@@ -31,6 +30,8 @@ from argmatrix.loaders.static.argparse_names import (
 from argmatrix.loaders.static.budget import Budget, BudgetExceeded
 from argmatrix.loaders.static.calls import lenient_arguments, unreadable
 from argmatrix.loaders.static.classes import ancestors, argparse_base, init_default
+from argmatrix.loaders.static.evaluator import Evaluator
+from argmatrix.loaders.static.recording import Recording
 from argmatrix.loaders.static.values import (
     PLAIN_TYPES,
     REFS,
@@ -56,9 +57,6 @@ from argmatrix.loaders.static.values import (
     weigh,
 )
 from argmatrix.model.registry import Opaque, Unevaluated
-
-if TYPE_CHECKING:
-    from argmatrix.loaders.static.interpreter import Interpreter
 
 PARSER_KEYWORDS = (
     "prog",
@@ -177,77 +175,14 @@ def check_help(kwargs: dict[str, Any], names: int, budget: Budget) -> None:
             )
 
 
-# ------------------------------------------------------------------ the replay of one read
+# ------------------------------------------------------------------ calls inside an undecided branch
 
 
-class Recording:
-    """What one read replayed: the parsers and actions (kept alive, so their ids stay unique),
-    where each argument was added, and the stand-in action classes made for it."""
-
-    def __init__(self, prog: str = "prog") -> None:
-        self.sites: dict[int, CallSite] = {}
-        self.keep: list[Any] = []
-        self.prog = prog  # what a parser made without `prog` is called (as in live loading)
-        self.calls = 0  # parser calls replayed so far
-        self.placeholders: dict[tuple[str, type], type] = {}
-        # Inside a branch static reading cannot decide: what each call was, to compare branches.
-        self.logging = 0
-        self.log: list[tuple[Any, ...]] = []
-
-    def note(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> None:
-        """Remember a parser call made inside an undecided branch (by value, not identity)."""
-        if self.logging:
-            self.log.append((name, _signature(args), _signature(kwargs)))
-
-    def placeholder_action(self, name: str, base: type = argparse.Action) -> type:
-        key = (name, base)
-        if key not in self.placeholders:
-            self.placeholders[key] = type(name, (base,), {})
-        return self.placeholders[key]
-
-    def parser(self, **kwargs: Any) -> ParserHandle:
-        """A parser for replaying calls. argparse makes a help formatter (and asks for the
-        terminal size) on every add_argument to check metavars; one formatter serves them all."""
-        kwargs.setdefault("prog", self.prog)
-        parser = argparse.ArgumentParser(**kwargs)
-        formatter = parser._get_formatter()
-        parser._get_formatter = lambda: formatter  # type: ignore[method-assign]
-        self.keep.append(parser)
-        self.calls += 1
-        return ParserHandle(parser)
-
-    def add_argument(
-        self, handle: ParserHandle, flags: list[str], kwargs: dict[str, Any], site: CallSite
-    ) -> ActionHandle:
-        """Replay one add_argument with argparse-ready keywords; values argparse checks while
-        adding (computed choices, an unknown nargs) are set on the action afterwards."""
-        after: dict[str, Any] = {}
-        if sys.version_info < (3, 13) and "deprecated" in kwargs:
-            after["deprecated"] = kwargs.pop("deprecated")
-        if contains_unevaluated(kwargs.get("choices")):
-            after["choices"] = kwargs.pop("choices")
-        if isinstance(kwargs.get("nargs"), Unevaluated):
-            after["nargs"] = kwargs["nargs"]
-            kwargs["nargs"] = "*"
-        action = handle.target.add_argument(*flags, **kwargs)
-        for key, value in after.items():
-            setattr(action, key, value)
-        self.keep.append(action)
-        self.sites[id(action)] = site
-        self.calls += 1
-        return ActionHandle(action)
-
-    def call(self, handle: ParserHandle, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
-        """Replay add_argument_group, add_subparsers, add_parser... with plain data."""
-        result = getattr(handle.target, name)(*args, **kwargs)
-        self.keep.append(result)
-        self.calls += 1
-        if name == "set_defaults":
-            return None
-        if name == "add_parser":
-            formatter = result._get_formatter()
-            result._get_formatter = lambda: formatter
-        return ParserHandle(result)
+def note_call(recording: Recording, name: str, args: list[Any], kwargs: dict[str, Any]) -> None:
+    """Remember a parser call made inside an undecided branch (by value, not identity), to
+    compare the branches (see `statements`)."""
+    if recording.logging:
+        recording.log.append((name, _signature(args), _signature(kwargs)))
 
 
 def _signature(value: Any, depth: int = 0) -> Any:
@@ -280,10 +215,10 @@ _MODEL_STEPS = 3  # an item of a value the model keeps
 _USUAL_ITEMS = 8  # what the steps of a call above count already
 
 
-def new_parser(it: Interpreter, node: ast.Call, kind: Any = None) -> ParserHandle:
+def new_parser(it: Evaluator, node: ast.Call, kind: Any = None) -> ParserHandle:
     it.budget.visit(REPLAY_STEPS["ArgumentParser"])
     report_parser_class(it, node, kind)
-    it.recording.note("ArgumentParser", [], {"at": node.lineno})
+    note_call(it.recording, "ArgumentParser", [], {"at": node.lineno})
     kwargs: dict[str, Any] = {}
     for keyword in node.keywords:
         if keyword.arg not in PARSER_KEYWORDS:
@@ -305,11 +240,11 @@ def new_parser(it: Interpreter, node: ast.Call, kind: Any = None) -> ParserHandl
         raise argparse_error(it, node, exc) from None
 
 
-def parser_from_keywords(it: Interpreter, node: ast.Call, given: dict[str, Any]) -> ParserHandle:
+def parser_from_keywords(it: Evaluator, node: ast.Call, given: dict[str, Any]) -> ParserHandle:
     """The parser a subclass of the source makes when its `__init__` reaches argparse's
     (`super().__init__(*args, **kwargs)`): argparse's keywords of those it was given."""
     it.budget.visit(REPLAY_STEPS["ArgumentParser"])
-    it.recording.note("ArgumentParser", [], {"at": node.lineno})
+    note_call(it.recording, "ArgumentParser", [], {"at": node.lineno})
     kwargs: dict[str, Any] = {}
     for key, value in given.items():
         if key not in PARSER_KEYWORDS:
@@ -330,7 +265,7 @@ def parser_from_keywords(it: Interpreter, node: ast.Call, given: dict[str, Any])
         raise argparse_error(it, node, exc) from None
 
 
-def parents(it: Interpreter, node: ast.Call, value: Any) -> list[argparse.ArgumentParser]:
+def parents(it: Evaluator, node: ast.Call, value: Any) -> list[argparse.ArgumentParser]:
     if type(value) not in (list, tuple) or not all(
         isinstance(p, ParserHandle) and isinstance(p.target, argparse.ArgumentParser) for p in value
     ):
@@ -342,7 +277,7 @@ def parents(it: Interpreter, node: ast.Call, value: Any) -> list[argparse.Argume
     return [p.target for p in value]
 
 
-def parser_call(it: Interpreter, method: ParserMethod, node: ast.Call) -> Any:
+def parser_call(it: Evaluator, method: ParserMethod, node: ast.Call) -> Any:
     """Replay a call on a parser, group or subparsers object against real argparse."""
     name = method.name
     it.budget.visit(REPLAY_STEPS.get(name, OTHER_CALL_STEPS))
@@ -353,7 +288,7 @@ def parser_call(it: Interpreter, method: ParserMethod, node: ast.Call) -> Any:
     it.budget.visit(_ITEM_STEPS * max(0, items - _USUAL_ITEMS))
     if name == "add_argument":
         return add_argument(it, method.handle, node, args, kwargs)
-    it.recording.note(name, [method.handle, *args], kwargs)
+    note_call(it.recording, name, [method.handle, *args], kwargs)
     if name == "add_parser" and (not args or type(args[0]) is not str):
         raise unreadable(it, node, "a subcommand's name")
     plain_args: list[Any] = []
@@ -380,7 +315,7 @@ def parser_call(it: Interpreter, method: ParserMethod, node: ast.Call) -> Any:
 
 
 def unknown_default(
-    it: Interpreter, handle: ParserHandle, node: ast.Call, key: str, value: Any
+    it: Evaluator, handle: ParserHandle, node: ast.Call, key: str, value: Any
 ) -> Any:
     """`set_defaults(key=...)` of a value kept as source text. It reaches the model only as the
     default of an argument of that parser whose dest is `key`, added before or after: said at
@@ -396,7 +331,7 @@ def unknown_default(
     return value
 
 
-def replay_value(it: Interpreter, node: ast.Call, call: str, what: str, value: Any) -> Any:
+def replay_value(it: Evaluator, node: ast.Call, call: str, what: str, value: Any) -> Any:
     """A value for a parser call other than add_argument: plain data; what cannot be
     computed is reported, and left out (None) except as a default (kept as source text)."""
     value = final_value(value)
@@ -412,7 +347,7 @@ def replay_value(it: Interpreter, node: ast.Call, call: str, what: str, value: A
 
 
 def add_argument(
-    it: Interpreter, handle: ParserHandle, node: ast.Call, args: list[Any], kwargs: dict[str, Any]
+    it: Evaluator, handle: ParserHandle, node: ast.Call, args: list[Any], kwargs: dict[str, Any]
 ) -> ActionHandle | None:
     flags = [a for a in args if type(a) is str]
     if len(flags) != len(args):
@@ -422,7 +357,7 @@ def add_argument(
             line=node.lineno,
             fix="use literal flag strings or constants, or load the registry live",
         )
-    it.recording.note("add_argument", [handle, *flags], kwargs)
+    note_call(it.recording, "add_argument", [handle, *flags], kwargs)
     wrappers = it.loader.wrapper_calls
     if not wrappers:
         return _add_argument(it, handle, node, flags, kwargs)
@@ -434,7 +369,7 @@ def add_argument(
 
 
 def _add_argument(
-    it: Interpreter, handle: ParserHandle, node: ast.Call, flags: list[str], kwargs: dict[str, Any]
+    it: Evaluator, handle: ParserHandle, node: ast.Call, flags: list[str], kwargs: dict[str, Any]
 ) -> ActionHandle | None:
     label = _label(flags, kwargs)
     extra: dict[str, Any] = {}
@@ -474,7 +409,7 @@ def _add_argument(
 
 
 def argparse_ready(
-    it: Interpreter, kwargs: dict[str, Any], node: ast.Call, label: str, names: int = 0
+    it: Evaluator, kwargs: dict[str, Any], node: ast.Call, label: str, names: int = 0
 ) -> dict[str, Any]:
     """Swap what static reading cannot run for stand-ins argparse accepts, and say which
     values are kept as source text."""
@@ -500,14 +435,14 @@ def argparse_ready(
     return kwargs
 
 
-def _check_nargs(it: Interpreter, nargs: Any) -> None:
+def _check_nargs(it: Evaluator, nargs: Any) -> None:
     """argparse writes a metavar per value of an integer `nargs` when the argument is added
     (`nargs=10**8` took 17 s and gigabytes)."""
     if type(nargs) is int and nargs > 0:
         it.budget.size(nargs, "an argument's nargs")
 
 
-def replay_type(it: Interpreter, node: ast.Call, label: str, type_: Any) -> Any:
+def replay_type(it: Evaluator, node: ast.Call, label: str, type_: Any) -> Any:
     type_ = resolve(type_)
     if type_ is None or type(type_) in PLAIN_TYPES:
         return type_  # argparse itself says what it thinks of `type="int"` or `type=5`
@@ -516,7 +451,7 @@ def replay_type(it: Interpreter, node: ast.Call, label: str, type_: Any) -> Any:
     return named_callable(callable_name(type_))
 
 
-def replay_action(it: Interpreter, node: ast.Call, label: str, kwargs: dict[str, Any]) -> None:
+def replay_action(it: Evaluator, node: ast.Call, label: str, kwargs: dict[str, Any]) -> None:
     action = resolve(kwargs["action"])
     if type(action) is str:
         return
@@ -535,7 +470,7 @@ def replay_action(it: Interpreter, node: ast.Call, label: str, kwargs: dict[str,
         kwargs["action"] = it.recording.placeholder_action(callable_name(action))
 
 
-def report_parser_class(it: Interpreter, node: ast.Call, cls: Any) -> None:
+def report_parser_class(it: Evaluator, node: ast.Call, cls: Any) -> None:
     """A parser class of the source whose `__init__` makes parser calls (a `--common` flag on
     every parser it makes): static reading does not run it, and says so."""
     if not isinstance(cls, ClassRef):
@@ -547,12 +482,13 @@ def report_parser_class(it: Interpreter, node: ast.Call, cls: Any) -> None:
                 node,
                 f"`{cls.node.name}` adds to every parser it makes (in `{owner.node.name}."
                 "__init__`), which static reading does not run: what it adds is missing",
+                stops=True,
             )
             return
 
 
 def report_unevaluated(
-    it: Interpreter,
+    it: Evaluator,
     node: ast.AST,
     label: str,
     key: str,
@@ -566,7 +502,7 @@ def report_unevaluated(
     it.report(node, f"{label}: {key} {outcome}: `{short_source(found.source)}`{reason}")
 
 
-def report_keyword(it: Interpreter, node: ast.AST, label: str, key: str, value: Any) -> None:
+def report_keyword(it: Evaluator, node: ast.AST, label: str, key: str, value: Any) -> None:
     """A keyword argparse does not know (`env_name=`, `bind_to=`) kept as source text: said once
     for all the arguments it is kept for, for one reason (see `StaticLoader.report_keyword`)."""
     found = first_unevaluated(value)
@@ -578,7 +514,7 @@ def report_keyword(it: Interpreter, node: ast.AST, label: str, key: str, value: 
     )
 
 
-def argparse_error(it: Interpreter, node: ast.Call, exc: Exception) -> ArgmatrixError:
+def argparse_error(it: Evaluator, node: ast.Call, exc: Exception) -> ArgmatrixError:
     return ArgmatrixError.at(
         f"argparse rejects this call as static reading replays it: {exc}",
         file=str(it.module.path),

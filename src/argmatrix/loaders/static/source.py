@@ -18,18 +18,18 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.sections import remember_tree
 from argmatrix.loaders.static import declared
 from argmatrix.loaders.static.budget import FIX, BudgetExceeded, parse_cost
 from argmatrix.loaders.static.builtins import BUILTINS
+from argmatrix.loaders.static.context import ReadContext, StarImport
 from argmatrix.loaders.static.interpreter import Interpreter
 from argmatrix.loaders.static.outline import StatementOutline
 from argmatrix.loaders.static.star_imports import (
     NOT_BOUND,
-    StarImport,
     after_own,
     before_own,
     lookup,
@@ -53,9 +53,6 @@ from argmatrix.loaders.static.values import (
     FunctionRef,
 )
 from argmatrix.model.registry import Unevaluated
-
-if TYPE_CHECKING:
-    from argmatrix.loaders.static.reader import StaticLoader
 
 BUILTIN_CONSTANTS: dict[str, Any] = {"None": None, "True": True, "False": False}
 # Builtins static reading knows are there but does not run: their calls stay source text.
@@ -132,7 +129,7 @@ class SourceModule:
     """
 
     def __init__(
-        self, name: str, path: Path, text: str, loader: StaticLoader, lazy: bool = False
+        self, name: str, path: Path, text: str, loader: ReadContext, lazy: bool = False
     ) -> None:
         self.name = name
         self.path = path

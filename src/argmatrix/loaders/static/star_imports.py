@@ -13,25 +13,17 @@ library's star import rebinding `argparse` or `len` is not followed).
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any
 
+from argmatrix.loaders.static.context import ModuleContext, StarImport
 from argmatrix.loaders.static.syntax import DEFINITION
 from argmatrix.loaders.static.values import CannotEvaluate
-
-if TYPE_CHECKING:
-    from argmatrix.loaders.static.source import SourceModule
 
 NOT_BOUND: Any = object()  # no star import binds the name
 _UNDEFINED = "is not defined where static reading looks"
 
 
-class StarImport(NamedTuple):
-    module: str  # absolute
-    line: int
-    conditional: bool  # inside a compound statement of the top level
-
-
-def star_imports(module: SourceModule, body: list[ast.stmt]) -> list[StarImport]:
+def star_imports(module: ModuleContext, body: list[ast.stmt]) -> list[StarImport]:
     """The star imports of a module's top level, those under a condition too, in source order
     (not those inside functions or classes, which bind names there)."""
     found: list[StarImport] = []
@@ -57,7 +49,7 @@ def _outside_definitions(statement: ast.stmt) -> list[ast.AST]:
 
 
 def lookup(
-    module: SourceModule,
+    module: ModuleContext,
     name: str,
     stars: list[StarImport],
     own: bool = False,
@@ -79,7 +71,7 @@ def lookup(
 
 
 def _lookup(
-    module: SourceModule,
+    module: ModuleContext,
     name: str,
     stars: list[StarImport],
     assumed: bool,
@@ -120,7 +112,7 @@ def _lookup(
     return NOT_BOUND
 
 
-def _reaches(module: SourceModule, target: str, seen: set[str]) -> bool:
+def _reaches(module: ModuleContext, target: str, seen: set[str]) -> bool:
     """Whether `module` star imports `target`, itself or through the modules it star imports."""
     seen.add(module.name)
     for star in module.star_imports:
@@ -138,7 +130,7 @@ def _reaches(module: SourceModule, target: str, seen: set[str]) -> bool:
 
 
 def _bound_in(
-    source: SourceModule, name: str, assumed: bool, through: tuple[str, ...], cycle: list[str]
+    source: ModuleContext, name: str, assumed: bool, through: tuple[str, ...], cycle: list[str]
 ) -> Any:
     """What `source` binds `name` to, itself or through its own star imports; `NOT_BOUND` if
     it binds nothing of that name (a builtin is not bound by a module)."""
@@ -155,7 +147,7 @@ def _bound_in(
     return NOT_BOUND
 
 
-def exports(module: SourceModule, name: str) -> bool:
+def exports(module: ModuleContext, name: str) -> bool:
     """Whether `from module import *` binds `name`: it is in the module's `__all__`, or, with
     no `__all__`, it does not start with an underscore."""
     module.parse()
@@ -167,7 +159,7 @@ def exports(module: SourceModule, name: str) -> bool:
     return name in names
 
 
-def after_own(module: SourceModule, name: str, statements: list[ast.stmt]) -> Any:
+def after_own(module: ModuleContext, name: str, statements: list[ast.stmt]) -> Any:
     """A name the module binds itself: the value a star import after its last binding gives
     it, else `NOT_BOUND`. One between its own bindings that binds it is not followed."""
     first, last = statements[0].lineno, _last_line(statements[-1])
@@ -180,7 +172,7 @@ def after_own(module: SourceModule, name: str, statements: list[ast.stmt]) -> An
     return NOT_BOUND
 
 
-def before_own(module: SourceModule, name: str, statements: list[ast.stmt]) -> Any:
+def before_own(module: ModuleContext, name: str, statements: list[ast.stmt]) -> Any:
     """The value star imports give a name before the module's own statements change it
     (`X = X.upper()` after `from .common import *`), else `NOT_BOUND`."""
     first = statements[0].lineno

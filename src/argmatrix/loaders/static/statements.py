@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.static.budget import FIX
-from argmatrix.loaders.static.declared import FieldInfo
+from argmatrix.loaders.static.evaluator import Evaluator
+from argmatrix.loaders.static.typeforms import FieldInfo
 from argmatrix.loaders.static.values import (
     PLAIN_TYPES,
     ActionHandle,
@@ -30,9 +31,6 @@ from argmatrix.loaders.static.values import (
     truth,
 )
 from argmatrix.model.registry import Unevaluated
-
-if TYPE_CHECKING:
-    from argmatrix.loaders.static.interpreter import Interpreter
 
 
 class _Return(Exception):
@@ -67,22 +65,22 @@ _ACTION_FIELDS = frozenset(
 )
 
 
-def exec_expr(it: Interpreter, node: ast.Expr) -> None:
+def exec_expr(it: Evaluator, node: ast.Expr) -> None:
     it.statement_value(node.value)
 
 
-def exec_assign(it: Interpreter, node: ast.Assign) -> None:
+def exec_assign(it: Evaluator, node: ast.Assign) -> None:
     value = it.statement_value(node.value)
     for target in node.targets:
         bind(it, target, value)
 
 
-def exec_ann_assign(it: Interpreter, node: ast.AnnAssign) -> None:
+def exec_ann_assign(it: Evaluator, node: ast.AnnAssign) -> None:
     if node.value is not None:
         bind(it, node.target, it.statement_value(node.value))
 
 
-def exec_aug_assign(it: Interpreter, node: ast.AugAssign) -> None:
+def exec_aug_assign(it: Evaluator, node: ast.AugAssign) -> None:
     target = node.target
     try:
         if isinstance(target, ast.Name):
@@ -104,7 +102,7 @@ def exec_aug_assign(it: Interpreter, node: ast.AugAssign) -> None:
             it.scope[target.id] = Unevaluated(it.module.segment(node), exc.reason)
 
 
-def in_place(it: Interpreter, node: ast.AugAssign, current: Any, value: Any) -> Any:
+def in_place(it: Evaluator, node: ast.AugAssign, current: Any, value: Any) -> Any:
     """`x += y`: lists, sets and dicts change in place (other names for them see it)."""
     current, value = resolve(current), resolve(value)
     op, kind = type(node.op), type(current)
@@ -120,11 +118,11 @@ def in_place(it: Interpreter, node: ast.AugAssign, current: Any, value: Any) -> 
     return it.binary_op(node.op, current, value)
 
 
-def exec_return(it: Interpreter, node: ast.Return) -> None:
+def exec_return(it: Evaluator, node: ast.Return) -> None:
     raise _Return(it.statement_value(node.value) if node.value else None)
 
 
-def exec_if(it: Interpreter, node: ast.If) -> None:
+def exec_if(it: Evaluator, node: ast.If) -> None:
     try:
         test = truth(it.known(node.test))
     except CannotEvaluate as exc:
@@ -137,7 +135,7 @@ def exec_if(it: Interpreter, node: ast.If) -> None:
     it.exec_block(node.body if test else node.orelse)
 
 
-def undecided_if(it: Interpreter, node: ast.If, reason: str) -> None:
+def undecided_if(it: Evaluator, node: ast.If, reason: str) -> None:
     """Both branches may add arguments: read both, in source order. Where both add the same
     flag (a platform-dependent default), the first one stands. A name the branches set to
     different values is unknown after the `if`."""
@@ -202,7 +200,7 @@ def undecided_if(it: Interpreter, node: ast.If, reason: str) -> None:
 _CHANGED_IN_PLACE = (list, dict, set)
 
 
-def branch(it: Interpreter, body: list[ast.stmt]) -> str:
+def branch(it: Evaluator, body: list[ast.stmt]) -> str:
     """Run one branch of an undecided `if`; what ended it early, if something did."""
     try:
         it.exec_block(body)
@@ -213,7 +211,7 @@ def branch(it: Interpreter, body: list[ast.stmt]) -> str:
     return ""
 
 
-def exec_for(it: Interpreter, node: ast.For | ast.AsyncFor) -> None:
+def exec_for(it: Evaluator, node: ast.For | ast.AsyncFor) -> None:
     try:
         items = iterate(it.eval(node.iter), it.budget)
     except CannotEvaluate as exc:
@@ -237,7 +235,7 @@ def exec_for(it: Interpreter, node: ast.For | ast.AsyncFor) -> None:
         loader.declaring = outer
 
 
-def exec_while(it: Interpreter, node: ast.While) -> None:
+def exec_while(it: Evaluator, node: ast.While) -> None:
     while True:
         try:
             test = truth(it.known(node.test))
@@ -253,7 +251,7 @@ def exec_while(it: Interpreter, node: ast.While) -> None:
             return
 
 
-def once(it: Interpreter, node: ast.For | ast.AsyncFor | ast.While, what: str, reason: str) -> None:
+def once(it: Evaluator, node: ast.For | ast.AsyncFor | ast.While, what: str, reason: str) -> None:
     """A loop static reading cannot follow: its body is read once, and that is said if the
     body replays parser calls."""
     calls = it.recording.calls
@@ -274,7 +272,7 @@ def once(it: Interpreter, node: ast.For | ast.AsyncFor | ast.While, what: str, r
         it.report(node, f"{what} cannot be followed statically ({reason}): its body was read once")
 
 
-def loop_body(it: Interpreter, body: list[ast.stmt]) -> bool:
+def loop_body(it: Evaluator, body: list[ast.stmt]) -> bool:
     """Run one pass of a loop body; False when it breaks out of the loop."""
     try:
         it.exec_block(body)
@@ -285,21 +283,21 @@ def loop_body(it: Interpreter, body: list[ast.stmt]) -> bool:
     return True
 
 
-def exec_with(it: Interpreter, node: ast.With | ast.AsyncWith) -> None:
+def exec_with(it: Evaluator, node: ast.With | ast.AsyncWith) -> None:
     it.exec_block(node.body)
 
 
-def exec_try(it: Interpreter, node: ast.Try) -> None:
+def exec_try(it: Evaluator, node: ast.Try) -> None:
     it.exec_block(node.body)
     it.exec_block(node.orelse)
     it.exec_block(node.finalbody)
 
 
-def exec_def(it: Interpreter, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+def exec_def(it: Evaluator, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
     it.scope[node.name] = FunctionRef(it.module, node, it.owner, (it.scope, *it.enclosing))
 
 
-def exec_import(it: Interpreter, node: ast.Import | ast.ImportFrom) -> None:
+def exec_import(it: Evaluator, node: ast.Import | ast.ImportFrom) -> None:
     """An import inside the builder binds names as a module-level one would."""
     loader = it.loader
     if isinstance(node, ast.Import):
@@ -315,15 +313,15 @@ def exec_import(it: Interpreter, node: ast.Import | ast.ImportFrom) -> None:
             )
 
 
-def exec_break(it: Interpreter, node: ast.Break) -> None:
+def exec_break(it: Evaluator, node: ast.Break) -> None:
     raise _Break
 
 
-def exec_continue(it: Interpreter, node: ast.Continue) -> None:
+def exec_continue(it: Evaluator, node: ast.Continue) -> None:
     raise _Continue
 
 
-def exec_delete(it: Interpreter, node: ast.Delete) -> None:
+def exec_delete(it: Evaluator, node: ast.Delete) -> None:
     for target in node.targets:
         if isinstance(target, ast.Name):
             it.scope.pop(target.id, None)
@@ -331,11 +329,11 @@ def exec_delete(it: Interpreter, node: ast.Delete) -> None:
             raise CannotEvaluate(f"`del` at line {node.lineno} is not followed")
 
 
-def exec_pass(it: Interpreter, node: ast.stmt) -> None:
+def exec_pass(it: Evaluator, node: ast.stmt) -> None:
     return None
 
 
-def exec_other(it: Interpreter, node: ast.stmt) -> None:
+def exec_other(it: Evaluator, node: ast.stmt) -> None:
     """A statement static reading does not run (`match`, a class inside a function...)."""
     if it.strict:
         raise CannotEvaluate(
@@ -346,10 +344,11 @@ def exec_other(it: Interpreter, node: ast.stmt) -> None:
             node,
             f"this `{type(node).__name__}` statement is not read statically:"
             " the arguments it adds are missing",
+            stops=True,
         )
 
 
-def bind_starred(it: Interpreter, targets: list[ast.expr], values: list[Any], star: int) -> None:
+def bind_starred(it: Evaluator, targets: list[ast.expr], values: list[Any], star: int) -> None:
     """`first, *rest = values`: the starred name takes what the others leave, as a list."""
     after = len(targets) - star - 1
     middle = values[star : len(values) - after]
@@ -363,7 +362,7 @@ def bind_starred(it: Interpreter, targets: list[ast.expr], values: list[Any], st
             bind(it, element.value, list(middle))
 
 
-def bind(it: Interpreter, target: ast.expr, value: Any) -> None:
+def bind(it: Evaluator, target: ast.expr, value: Any) -> None:
     if isinstance(target, ast.Name):
         it.scope[target.id] = value
     elif isinstance(target, ast.Subscript):  # kw["default"] = 5
@@ -389,7 +388,7 @@ def bind(it: Interpreter, target: ast.expr, value: Any) -> None:
         raise CannotEvaluate(f"cannot assign to `{it.quoted(target)}` statically")
 
 
-def bind_item(it: Interpreter, target: ast.Subscript, value: Any) -> None:
+def bind_item(it: Evaluator, target: ast.Subscript, value: Any) -> None:
     try:
         container, key = resolve(it.eval(target.value)), it.eval(target.slice)
     except CannotEvaluate:
@@ -407,7 +406,7 @@ def bind_item(it: Interpreter, target: ast.Subscript, value: Any) -> None:
         raise CannotEvaluate(f"`{it.quoted(target)}` cannot be assigned statically")
 
 
-def bind_attribute(it: Interpreter, target: ast.Attribute, value: Any = None) -> None:
+def bind_attribute(it: Evaluator, target: ast.Attribute, value: Any = None) -> None:
     if it.strict:
         raise CannotEvaluate(
             f"`{it.quoted(target)}` is assigned; static reading does not follow attributes"
@@ -427,6 +426,7 @@ def bind_attribute(it: Interpreter, target: ast.Attribute, value: Any = None) ->
             target,
             f"`{it.quoted(target)}` changes an argument or parser after it was made, which"
             " static reading does not follow: what it changes is missing",
+            stops=True,
         )
 
 
@@ -437,7 +437,7 @@ def _same(a: Any, b: Any) -> bool:
     return type(a) is type(b) and type(a) in PLAIN_TYPES and is_plain(a) and is_plain(b) and a == b
 
 
-EXECUTORS: dict[type, Callable[[Interpreter, Any], None]] = {
+EXECUTORS: dict[type, Callable[[Evaluator, Any], None]] = {
     ast.Expr: exec_expr,
     ast.Assign: exec_assign,
     ast.AnnAssign: exec_ann_assign,

@@ -5,8 +5,9 @@ bottom of the model of declarative registries: values only, nothing read from so
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from argmatrix.loaders.static.context import Site
 from argmatrix.loaders.static.values import (
     BuiltinRef,
     CannotEvaluate,
@@ -16,9 +17,6 @@ from argmatrix.loaders.static.values import (
     describe,
 )
 from argmatrix.model.registry import Unevaluated
-
-if TYPE_CHECKING:
-    from argmatrix.loaders.static.records import FieldInfo
 
 # ------------------------------------------------------------------ the names modelled
 
@@ -102,6 +100,20 @@ class TypeForm(_Ref):
     def __init__(self, origin: Any, args: tuple[Any, ...]) -> None:
         self.origin = origin
         self.args = args
+
+
+class FieldInfo(_Ref):
+    """One field, as `dataclasses.fields()` or `msgspec.structs.fields()` describe it."""
+
+    __slots__ = ("default", "default_factory", "name", "site", "type")
+    _compared = ("name", "type", "default", "default_factory")
+
+    def __init__(self, name: str, kind: Any, default: Any, factory: Any, site: Site | None) -> None:
+        self.name = name
+        self.type = kind
+        self.default = default
+        self.default_factory = factory
+        self.site = site
 
 
 class Record(_Ref):

@@ -23,13 +23,11 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from argmatrix.loaders.static.budget import DEFAULT_LIMITS, Budget, BudgetExceeded, active_budget
+from argmatrix.loaders.static.context import ModuleContext
 from argmatrix.model.registry import Unevaluated
-
-if TYPE_CHECKING:
-    from argmatrix.loaders.static.source import SourceModule
 
 
 class CannotEvaluate(Exception):
@@ -94,7 +92,7 @@ class ClassRef(_Ref):
     __slots__ = ("module", "node")
     _compared = ("module", "node")
 
-    def __init__(self, module: SourceModule, node: ast.ClassDef) -> None:
+    def __init__(self, module: ModuleContext, node: ast.ClassDef) -> None:
         self.module = module
         self.node = node
 
@@ -108,7 +106,7 @@ class FunctionRef(_Ref):
 
     def __init__(
         self,
-        module: SourceModule,
+        module: ModuleContext,
         node: ast.FunctionDef | ast.AsyncFunctionDef,
         owner: ClassRef | None = None,
         enclosing: tuple[dict[str, Any], ...] = (),
@@ -154,7 +152,7 @@ class LambdaRef:
     def __init__(
         self,
         node: ast.Lambda,
-        module: SourceModule,
+        module: ModuleContext,
         enclosing: tuple[dict[str, Any], ...],
         owner: ClassRef | None = None,
     ) -> None:
