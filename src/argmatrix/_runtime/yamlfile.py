@@ -72,6 +72,17 @@ class _TooLarge(yaml.MarkedYAMLError):
         self.fix = fix
 
 
+class _TwoMerges(yaml.MarkedYAMLError):
+    """Two `<<` keys in one mapping: a key given twice, whose meaning PyYAML's releases do not
+    agree on (6.0.3: the last wins; 6.0.4: the first, for some keys). argmatrix refuses it and
+    says how to write what was meant; `<<: [*a, *b]` is defined (the first mapping wins)."""
+
+    fix = "merge a list instead, `<<: [*first, *second]`, where the first mapping named wins"
+
+    def __init__(self, mark: Any) -> None:
+        super().__init__(problem="'<<' given twice in one mapping", problem_mark=mark)
+
+
 class _Tagged(Exception):
     """A collection with an explicit tag (`!!set`, `!!omap`): PyYAML's constructor builds those,
     from PyYAML's composed nodes."""
@@ -143,6 +154,9 @@ def _assemble_mapping(line: int, pairs: list[tuple[Key, Any, Any]]) -> Located:
     key_lines: dict[Any, int] = {}
     mapping.key_lines = key_lines
     mapping.duplicates = []
+    merges = [(value, mark) for (_, _, tag, mark), value, _ in pairs if tag == _MERGE]
+    if len(merges) > 1:
+        raise _TwoMerges(merges[1][1])
     for (_, _, key_tag, _), value, value_mark in pairs:
         if key_tag == _MERGE:
             for source in reversed(_merge_sources(value, value_mark)):  # the first one wins
@@ -477,7 +491,7 @@ def _argmatrix_limit_or(exc: yaml.MarkedYAMLError, text: str) -> yaml.MarkedYAML
     is reached. The pure-Python scanner has no such limit and looks ahead a bounded 1,024
     characters, so counting its events finds argmatrix's bound first: the message and its fix
     do not depend on the PyYAML release installed. Only files that fail pay for this."""
-    if _Loader is yaml.SafeLoader or isinstance(exc, _TooLarge | _Unreadable):
+    if _Loader is yaml.SafeLoader or isinstance(exc, _TooLarge | _Unreadable | _TwoMerges):
         return exc
     try:
         _check_limits(text, yaml.SafeLoader)
@@ -507,7 +521,7 @@ def load_yaml_text(text: str, where: str) -> Any:
             "quote the value to keep it as text"
             if isinstance(exc, _Unreadable)
             else exc.fix
-            if isinstance(exc, _TooLarge)
+            if isinstance(exc, _TooLarge | _TwoMerges)
             else "fix the YAML syntax"
         )
         raise ArgmatrixError(Problem(f"malformed YAML: {problem}", where, line, fix)) from None
