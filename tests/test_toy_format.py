@@ -153,6 +153,8 @@ def _without_format(folder: Path) -> Path:
 def test_a_format_module_that_lacks_a_name_is_refused() -> None:
     half = types.ModuleType("half")
     half.NAME = "half"  # type: ignore[attr-defined]
-    with pytest.raises(TypeError, match="format module half lacks OUTPUT_SUFFIXES, FILTERS"):
+    with pytest.raises(
+        TypeError, match="format module half lacks DESCRIPTION, OUTPUT_SUFFIXES, FILTERS"
+    ):
         register(half)
     assert "half" not in FORMATS

@@ -17,7 +17,7 @@ from argmatrix.config import (
 from argmatrix.loaders.load import MODES
 from argmatrix.manifests.load import ENTRY_KEYS, SECTION_ENTRY_KEYS, TOP_KEYS
 from argmatrix.model.platform import NEEDS_REASON, STATUSES
-from argmatrix.render.formats import FORMATS, default_rule
+from argmatrix.render.formats import FORMATS, default_rule, described
 
 _STATUS = {
     "type": "string",
@@ -223,9 +223,8 @@ CONFIG_SCHEMA: dict[str, Any] = {
                     },
                     "format": {
                         "enum": list(FORMATS),
-                        "description": "The page's syntax: markdown (MkDocs, Zensical and any"
-                        " CommonMark site), mdx (Mintlify and other MDX sites) or myst (Sphinx"
-                        f" with myst-parser). Default: {default_rule()}.",
+                        "description": f"The page's syntax: {described()}. Default:"
+                        f" {default_rule()}.",
                     },
                     "history": {
                         "type": "string",

@@ -24,11 +24,12 @@ The directive embeds one section's table in a hand-written page, from MyST or re
 
 It builds docutils nodes from the page model's tables (`render/tables.py`, the layouts every
 format writes out, with the cells of `render/formats/tree.py`); no text is parsed again, so a
-help text is shown as text whatever it holds. Every flag it shows, and every flag the role shows, is registered in Sphinx's standard
-domain as an option of the program (the page's `program` directive, else `argmatrix_program`,
-else none), with the id Sphinx's own `option` directive would give it: `{option}`--page-size``
-and `:option:`--page-size`` link to its row. A table with `:no-index:` registers nothing (the
-first registration of an option wins, as in Sphinx).
+help text is shown as text whatever it holds. Every flag it shows, and every flag the role
+shows, is registered in Sphinx's standard domain as an option of the program (the page's
+`program` directive, else `argmatrix_program`, else none), with the id Sphinx's own `option`
+directive would give it: `{option}`--page-size`` and `:option:`--page-size`` link to its row.
+A table with `:no-index:` registers nothing (the first registration of an option wins, as in
+Sphinx).
 
 Column headings and argmatrix's own labels (statuses, "required") go through Sphinx's gettext
 (the catalog `argmatrix`, looked up in the project's `locale_dirs`). A problem in the configuration stops the build (exit code 2) with one
@@ -353,7 +354,8 @@ class ArgmatrixDirective(SphinxDirective):
 
 
 def _heading(column: Column) -> str:
-    """A column's heading, translated unless it is a platform variant's name."""
+    """A column's heading, translated unless it is a platform variant's name (the catalog's
+    messages are the headings of `render/tables.py` and `_LABELS`)."""
     return column.heading if column.key == "variant" else str(_(column.heading))
 
 

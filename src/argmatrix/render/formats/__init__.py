@@ -1,20 +1,21 @@
 """Output formats: one module per format, holding everything that depends on the syntax of
 the page being written, and `FORMATS`, the one list of them.
 
-A format module declares what it is: its name (`NAME`, the value of a page's `format:`), the
-outputs that are of that format without `format:` (`OUTPUT_SUFFIXES`), the escaping filters
-templates use (`FILTERS`: `cell`, `prose`, `code`, `anchor`, `code_block`), the table cells the
-page model is built from (`flags_cell`, `default_cell`, `type_options_cell`, `status_cell`), how a
-table cell holds a second line (`LINE_BREAK`), the name of its bundled table macros
-(`TABLE_MACROS`, which write out the tables of `render/tables.py`), how an in-place region is
-marked in a hand-written page (`REGION`) and what of a whole page such a region holds
-(`embedded`). There are three: `markdown` (MkDocs and any CommonMark site), `mdx` (Mintlify and
-any MDX site) and `myst` (Sphinx with myst-parser). The cells are written once, in
-`shared.CellWriter`, with each format's escaping.
+A format module declares what it is: its name (`NAME`, the value of a page's `format:`), who
+reads it (`DESCRIPTION`), the outputs that are of that format without `format:`
+(`OUTPUT_SUFFIXES`), the escaping filters templates use (`FILTERS`: `cell`, `prose`, `code`,
+`anchor`, `code_block`), the table cells the page model is built from (`flags_cell`,
+`default_cell`, `type_options_cell`, `status_cell`), how a table cell holds a second line
+(`LINE_BREAK`), the name of its bundled table macros (`TABLE_MACROS`, which write out the tables
+of `render/tables.py`), how an in-place region is marked in a hand-written page (`REGION`) and
+what of a whole page such a region holds (`embedded`). There are three: `markdown` (MkDocs and
+any CommonMark site), `mdx` (Mintlify and any MDX site) and `myst` (Sphinx with myst-parser). The
+cells are written once, in `shared.CellWriter`, with each format's escaping.
 
 A new format is a module beside them, registered below, and its bundled templates in
 `render/templates/`. The configuration reads `FORMATS` (a page's `format:`, the default by
-extension, the JSON Schema), so this package is a layer below `config/`: it imports only the model.
+extension, the JSON Schema), so this package is a layer below `config/`: it imports only the
+model.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ class OutputFormat(Protocol):
     """What the configuration and the render path need of a format module."""
 
     NAME: str
+    DESCRIPTION: str
     OUTPUT_SUFFIXES: tuple[str, ...]
     FILTERS: dict[str, Callable[..., str]]
     LINE_BREAK: str
@@ -91,6 +93,13 @@ def format_of(output: str) -> str:
         if output_format.OUTPUT_SUFFIXES and lowered.endswith(output_format.OUTPUT_SUFFIXES):
             return name
     return DEFAULT_FORMAT
+
+
+def described() -> str:
+    """The formats and who reads each, in words (for the JSON Schema): "markdown (MkDocs, ...),
+    mdx (...) or myst (...)"."""
+    each = [f"{name} ({output_format.DESCRIPTION})" for name, output_format in FORMATS.items()]
+    return " or ".join([", ".join(each[:-1]), each[-1]] if len(each) > 1 else each)
 
 
 def default_rule() -> str:

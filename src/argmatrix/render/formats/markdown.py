@@ -172,6 +172,7 @@ prose = ProseWriter(cell=cell, code=code, link=markdown_link(cell)).prose
 # What a page's `format:` says; without one, every output no other format claims is Markdown
 # (`formats.DEFAULT_FORMAT`).
 NAME = "markdown"
+DESCRIPTION = "MkDocs, Zensical and any CommonMark site"
 OUTPUT_SUFFIXES: tuple[str, ...] = ()
 
 # The filters templates use to put text into a page of this format.

@@ -157,6 +157,7 @@ prose = ProseWriter(cell=cell, code=code, link=markdown_link(cell)).prose
 
 # What a page's `format:` says; an output ending in .mdx is MDX without one.
 NAME = "mdx"
+DESCRIPTION = "Mintlify and other MDX sites"
 OUTPUT_SUFFIXES = (".mdx",)
 
 # The filters templates use to put text into a page of this format.

@@ -166,6 +166,7 @@ prose = ProseWriter(cell=cell, code=code, link=markdown_link(cell)).prose
 
 # What a page's `format:` says. A MyST page is a .md file too: only `format: myst` makes one.
 NAME = "myst"
+DESCRIPTION = "Sphinx with myst-parser"
 OUTPUT_SUFFIXES: tuple[str, ...] = ()
 
 # The filters templates use to put text into a page of this format.
