@@ -11,7 +11,6 @@ from argmatrix.config import (
     COVERAGE_KEYS,
     ENVIRONMENT_KEYS,
     MAX_COLUMNS,
-    PAGE_FORMATS,
     PAGE_KEYS,
     REGISTRY_KEYS,
     SEVERITIES,
@@ -19,6 +18,7 @@ from argmatrix.config import (
 from argmatrix.loaders.modes import MODES
 from argmatrix.manifests.load import ENTRY_KEYS, SECTION_ENTRY_KEYS, TOP_KEYS
 from argmatrix.model.platform import NEEDS_REASON, STATUSES
+from argmatrix.render.formats import FORMATS, default_rule, described
 
 _STATUS = {
     "type": "string",
@@ -223,9 +223,9 @@ CONFIG_SCHEMA: dict[str, Any] = {
                         " that is not kept in the repository; check skips it.",
                     },
                     "format": {
-                        "enum": list(PAGE_FORMATS),
-                        "description": "The page's syntax: markdown, or mdx (Mintlify and"
-                        " other MDX sites). Default: mdx for an .mdx output, else markdown.",
+                        "enum": list(FORMATS),
+                        "description": f"The page's syntax: {described()}. Default:"
+                        f" {default_rule()}.",
                     },
                     "history": {
                         "type": "string",
@@ -285,7 +285,7 @@ CONFIG_SCHEMA: dict[str, Any] = {
                                 " as its table's header).",
                             },
                             "format": {
-                                "enum": list(PAGE_FORMATS),
+                                "enum": list(FORMATS),
                                 "description": "How the page is read; mdx reads JSX"
                                 " comments and expressions. Default: mdx for an .mdx page.",
                             },

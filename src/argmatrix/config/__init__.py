@@ -33,12 +33,10 @@ from argmatrix.config.load import (
 from argmatrix.config.pages import PAGE_KEYS
 from argmatrix.config.registry import REGISTRY_KEYS
 from argmatrix.config.spec import (
-    PAGE_FORMATS,
     AllowedFlag,
     Config,
     CoverageSpec,
     PageSpec,
-    format_of,
 )
 
 __all__ = [
@@ -48,7 +46,6 @@ __all__ = [
     "COVERAGE_KEYS",
     "ENVIRONMENT_KEYS",
     "MAX_COLUMNS",
-    "PAGE_FORMATS",
     "PAGE_KEYS",
     "REGISTRY_KEYS",
     "SEVERITIES",
@@ -62,7 +59,6 @@ __all__ = [
     "Named",
     "PageSpec",
     "find_config",
-    "format_of",
     "load_config",
     "project_folder",
 ]

@@ -7,8 +7,9 @@ from typing import Any
 
 from argmatrix._runtime.yamlfile import line_of
 from argmatrix.config.fields import _inside, _unknown_keys
-from argmatrix.config.spec import PAGE_FORMATS, PageSpec, format_of
+from argmatrix.config.spec import PageSpec
 from argmatrix.errors import Problem, has_control
+from argmatrix.render.formats import FORMATS, default_rule, format_of
 
 PAGE_KEYS = (
     "template",
@@ -120,15 +121,14 @@ def _page_format(item: dict[str, Any], output: str, where: str, problems: list[P
     if "format" not in item:
         return format_of(output)
     value = item["format"]
-    if value not in PAGE_FORMATS:
+    if not isinstance(value, str) or value not in FORMATS:
         shown = repr(value) if isinstance(value, str) else f"{value!r} (not a text)"
         problems.append(
             Problem(
                 f"page: unknown format {shown}",
                 where,
                 line_of(item, "format"),
-                f"use one of: {', '.join(PAGE_FORMATS)} (without 'format', an .mdx output is"
-                " mdx and any other is markdown)",
+                f"use one of: {', '.join(FORMATS)} (without 'format', {default_rule()})",
             )
         )
         return format_of(output)

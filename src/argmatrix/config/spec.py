@@ -1,5 +1,5 @@
 """The values a configuration is read into: `Config`, `PageSpec`, `CoverageSpec` and
-`AllowedFlag`, and the output formats of a page."""
+`AllowedFlag`. A page's output format is one of `render.formats.FORMATS`."""
 
 from __future__ import annotations
 
@@ -10,10 +10,7 @@ from typing import Any
 
 from argmatrix.config.display import Display
 from argmatrix.loaders.load import RegistrySpec
-
-# The output formats of a page (render/formats/ has a module for each); without `format:` a page
-# is MDX if its output ends in .mdx, else Markdown.
-PAGE_FORMATS = ("markdown", "mdx", "myst")
+from argmatrix.render.formats import format_of
 
 
 @dataclass(frozen=True)
@@ -27,7 +24,7 @@ class PageSpec:
     line: int | None = None
     committed: bool = True  # False: a build output (git-ignored); check does not compare it
     output_line: int | None = None  # the line of 'output:', where errors about it point
-    format: str | None = None  # one of PAGE_FORMATS; None: from the output's extension
+    format: str | None = None  # a key of FORMATS; None: from the output's extension
     # An `argmatrix history` facts file (relative to the configuration): an "Added in" column.
     history: str | None = None
 
@@ -35,11 +32,6 @@ class PageSpec:
     def output_format(self) -> str:
         """The page's format: as configured, else by the output's extension."""
         return self.format or format_of(self.output)
-
-
-def format_of(output: str) -> str:
-    """The format a page gets without `format:`: MDX for an .mdx output, else Markdown."""
-    return "mdx" if output.lower().endswith(".mdx") else "markdown"
 
 
 @dataclass(frozen=True)
@@ -59,7 +51,7 @@ class CoverageSpec:
     path: Path  # docs_dir / page
     allowed: tuple[AllowedFlag, ...] = ()
     columns: int | None = None  # cells every row must have; None: its table's header's
-    format: str = "markdown"  # one of PAGE_FORMATS: how the page is read
+    format: str = "markdown"  # a key of FORMATS: how the page is read
     line: int | None = None  # the line of the entry
     page_line: int | None = None  # the line of 'page:'
     allow_line: int | None = None  # the line of 'allow_undocumented:'

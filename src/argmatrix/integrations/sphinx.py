@@ -22,13 +22,14 @@ The directive embeds one section's table in a hand-written page, from MyST or re
     .. argmatrix::
        :section: LoRA
 
-It builds docutils nodes from the page model (`render/views.py`, with the cells of
-`render/formats/tree.py`); no text is parsed again, so a help text is shown as text whatever it
-holds. Every flag it shows, and every flag the role shows, is registered in Sphinx's standard
-domain as an option of the program (the page's `program` directive, else `argmatrix_program`,
-else none), with the id Sphinx's own `option` directive would give it: `{option}`--page-size``
-and `:option:`--page-size`` link to its row. A table with `:no-index:` registers nothing (the
-first registration of an option wins, as in Sphinx).
+It builds docutils nodes from the page model's tables (`render/tables.py`, the layouts every
+format writes out, with the cells of `render/formats/tree.py`); no text is parsed again, so a
+help text is shown as text whatever it holds. Every flag it shows, and every flag the role
+shows, is registered in Sphinx's standard domain as an option of the program (the page's
+`program` directive, else `argmatrix_program`, else none), with the id Sphinx's own `option`
+directive would give it: `{option}`--page-size`` and `:option:`--page-size`` link to its row.
+A table with `:no-index:` registers nothing (the first registration of an option wins, as in
+Sphinx).
 
 Column headings and argmatrix's own labels (statuses, "required") go through Sphinx's gettext
 (the catalog `argmatrix`, looked up in the project's `locale_dirs`). A problem in the configuration stops the build (exit code 2) with one
@@ -66,6 +67,7 @@ from argmatrix.render.formats import OutputFormat
 from argmatrix.render.formats import tree as tree_cells
 from argmatrix.render.formats.myst import ROLE
 from argmatrix.render.formats.shared import CODE, LINK, flag_names
+from argmatrix.render.tables import Column, Table, TableLayouts
 from argmatrix.render.views import SUPPORT_LAYOUTS, Cells, Row, SectionView, server_page
 from argmatrix.render.views import support_page as build_support_page
 
@@ -226,6 +228,7 @@ def option_role(
 # ------------------------------------------------------------------ the table directive
 
 _TREE = cast(OutputFormat, tree_cells)  # the page model's cells as plain text and code parts
+_LAYOUTS = TableLayouts(tree_cells.LINE_BREAK)
 
 
 def _paragraph(text: str) -> nodes.paragraph:
@@ -247,7 +250,7 @@ def _row(cells: list[nodes.paragraph]) -> nodes.row:
     return row
 
 
-def _table(headers: list[str], rows: list[nodes.row]) -> nodes.table:
+def _table_node(headers: list[str], rows: list[nodes.row]) -> nodes.table:
     table = nodes.table(classes=["argmatrix-table"])
     group = nodes.tgroup(cols=len(headers))
     table += group
@@ -305,7 +308,7 @@ class ArgmatrixDirective(SphinxDirective):
         cells = Cells(_TREE, config.display.facts(registry, str(config.file or "argmatrix.yaml")))
         if platform is None:
             views = [s for s in server_page(registry, cells).sections if _of(s, section)]
-            return [self._server_table(views[0])] if views else []
+            return [self._table(_LAYOUTS.server(views[0].rows))] if views else []
         if platform not in project.resolved:
             known = ", ".join(sorted(project.resolved)) or "no manifests loaded"
             self._warn(f"unknown platform {platform!r} (fix: use one of: {known})")
@@ -316,9 +319,7 @@ class ArgmatrixDirective(SphinxDirective):
             return []
         page = build_support_page(registry, project.resolved[platform], layout, cells=cells)
         views = [s for s in page.sections if _of(s, section)]
-        if not views:
-            return []
-        return [self._support_table(views[0], page.variants, layout)]
+        return [self._table(_LAYOUTS.support(views[0], page))] if views else []
 
     def _flags(self, row: Row, table_row: nodes.row) -> nodes.paragraph:
         """The flags of a row, each registered as an option; the row is the first one's
@@ -335,59 +336,27 @@ class ArgmatrixDirective(SphinxDirective):
             paragraph += literal
         return paragraph
 
-    def _body_row(self, row: Row, cells: list[str]) -> nodes.row:
+    def _table(self, table: Table) -> nodes.table:
+        rows = [
+            self._body_row(row, table.columns, cells)
+            for row, cells in zip(table.rows, table.cells, strict=True)
+        ]
+        return _table_node([_heading(column) for column in table.columns], rows)
+
+    def _body_row(self, row: Row, columns: tuple[Column, ...], cells: tuple[str, ...]) -> nodes.row:
         table_row = nodes.row()
-        table_row += nodes.entry("", self._flags(row, table_row))
-        for text in cells:
-            table_row += nodes.entry("", _paragraph(text))
+        for column, text in zip(columns, cells, strict=True):
+            if column.key == "argument":
+                table_row += nodes.entry("", self._flags(row, table_row))
+            else:
+                table_row += nodes.entry("", _paragraph(_label(text) if column.label else text))
         return table_row
 
-    def _server_table(self, section: SectionView) -> nodes.table:
-        headers = [str(_("Argument")), str(_("Description")), str(_("Default"))]
-        headers.append(str(_("Type / options")))
-        env = _has_env(section)
-        headers += [str(_(ENV_HEADER))] if env else []
-        rows = [
-            self._body_row(
-                r, [r.description, _label(r.default), r.options] + ([r.env] if env else [])
-            )
-            for r in section.rows
-        ]
-        return _table(headers, rows)
 
-    def _support_table(
-        self, section: SectionView, variants: tuple[str, ...], layout: str
-    ) -> nodes.table:
-        note = [str(_("Note"))] if section.has_notes else []
-        env = _has_env(section)
-        env_header = [str(_(ENV_HEADER))] if env else []
-        if layout == "variants":
-            headers = [str(_("Argument")), str(_("Description")), str(_("Default"))]
-            headers += [str(_("Options")), *env_header, *variants, *note]
-            rows = [
-                self._body_row(
-                    r,
-                    [r.description, _label(r.default), r.options]
-                    + ([r.env] if env else [])
-                    + [*map(_label, r.marks)]
-                    + ([r.note] if section.has_notes else []),
-                )
-                for r in section.rows
-            ]
-            return _table(headers, rows)
-        headers = [str(_("Argument")), str(_("Default")), str(_("Options")), *env_header]
-        headers += [str(_("Server supported")), *note]
-        rows = [
-            self._body_row(
-                r,
-                [_label(r.default), r.options]
-                + ([r.env] if env else [])
-                + [_label(r.status)]
-                + ([r.note] if section.has_notes else []),
-            )
-            for r in section.rows
-        ]
-        return _table(headers, rows)
+def _heading(column: Column) -> str:
+    """A column's heading, translated unless it is a platform variant's name (the catalog's
+    messages are the headings of `render/tables.py` and `_LABELS`)."""
+    return column.heading if column.key == "variant" else str(_(column.heading))
 
 
 # Cells that are one of argmatrix's own labels (a status, a variant's mark): translated.
@@ -396,14 +365,6 @@ _LABELS = frozenset({*STATUS_LABELS.values(), "✓ (experimental)", "required"})
 
 def _label(text: str) -> str:
     return str(_(text)) if text in _LABELS else text
-
-
-ENV_HEADER = "Environment variable"  # docs/assets/argmatrix.js reads it as no support column
-
-
-def _has_env(section: SectionView) -> bool:
-    """Whether the table has an environment variable column: some row has one."""
-    return any(row.env for row in section.rows)
 
 
 def _of(section: SectionView, name: str) -> bool:

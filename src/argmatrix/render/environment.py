@@ -23,6 +23,7 @@ from argmatrix.render.sandbox import (
     page_budget,
     template_frame,
 )
+from argmatrix.render.tables import TableLayouts
 from argmatrix.render.template_files import (
     TemplateFiles,
     Templates,
@@ -63,7 +64,8 @@ def environment(
 ) -> jinja2.Environment:
     """Project templates first, then the bundled ones; `argmatrix/NAME` is always the bundled one.
     The filters (`cell`, `code`, ...) write `output_format` (a key of `formats.FORMATS`): an
-    environment renders the pages of one format.
+    environment renders the pages of one format. Its global `layouts` describes the tables the
+    format's table macros write out (`render/tables.py`).
 
     A sandbox (see `render.sandbox`): a project template may come from a pull request."""
     templates = templates or read_templates(project_templates)
@@ -73,9 +75,10 @@ def environment(
         loaders.append(_SnapshotLoader(templates.project))
     loaders += [bundled, jinja2.PrefixLoader({"argmatrix": bundled})]
     bytecode = jinja_bytecode_cache()
+    writes = FORMATS[output_format]
     env = PageSandbox(
         readable=PAGE_MODEL_TYPES,
-        filters=FORMATS[output_format].FILTERS,
+        filters=writes.FILTERS,
         loader=jinja2.ChoiceLoader(loaders),
         bytecode_cache=SaltedBytecodeCache(bytecode) if bytecode is not None else None,
         autoescape=False,  # Markdown or MDX; every input string goes through `cell` or `code`
@@ -89,6 +92,7 @@ def environment(
         filename for files in templates for _, filename in files.values()
     )
     env.output_format = output_format
+    env.globals["layouts"] = TableLayouts(writes.LINE_BREAK)
     return env
 
 

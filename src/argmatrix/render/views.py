@@ -20,6 +20,7 @@ from argmatrix.model.platform import STATUS_LABELS, Capability, Platform, Resolv
 from argmatrix.model.registry import Argument, Diagnostic, Opaque, Registry, Subcommand, Unevaluated
 from argmatrix.render.formats import FORMATS, OutputFormat
 from argmatrix.render.formats.shared import anchor, flag_names
+from argmatrix.render.tables import TABLE_MODEL_TYPES
 
 SUPPORT_LAYOUTS = ("status", "variants")
 _FLAG_IN_TEXT = re.compile(r"(?<![\w-])--[A-Za-z0-9][A-Za-z0-9_-]*")
@@ -506,4 +507,5 @@ PAGE_MODEL_TYPES: tuple[type, ...] = (
     MatrixColumn,
     HistoryView,
     DisplayFacts,
+    *TABLE_MODEL_TYPES,
 )

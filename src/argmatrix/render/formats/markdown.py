@@ -169,6 +169,12 @@ status_cell = _CELLS.status_cell
 prose = ProseWriter(cell=cell, code=code, link=markdown_link(cell)).prose
 
 
+# What a page's `format:` says; without one, every output no other format claims is Markdown
+# (`formats.DEFAULT_FORMAT`).
+NAME = "markdown"
+DESCRIPTION = "MkDocs, Zensical and any CommonMark site"
+OUTPUT_SUFFIXES: tuple[str, ...] = ()
+
 # The filters templates use to put text into a page of this format.
 FILTERS: dict[str, Callable[..., str]] = {
     "cell": cell,
@@ -182,6 +188,9 @@ FILTERS: dict[str, Callable[..., str]] = {
 # The bundled table macros of this format (`server_table`, `support_table`, ...): an in-place
 # region or the MkDocs directive that shows one section renders it with them.
 TABLE_MACROS = "_tables.md.j2"
+
+# A second line in a table cell (raw HTML, which MkDocs and Zensical render).
+LINE_BREAK = "<br>"
 
 # In-place regions are between HTML comments, which no Markdown site shows. Greedy up to the
 # comment's end (lazy attributes before `\s*-->` took quadratic time on a long run of spaces in a

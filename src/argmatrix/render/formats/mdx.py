@@ -155,6 +155,11 @@ status_cell = _CELLS.status_cell
 prose = ProseWriter(cell=cell, code=code, link=markdown_link(cell)).prose
 
 
+# What a page's `format:` says; an output ending in .mdx is MDX without one.
+NAME = "mdx"
+DESCRIPTION = "Mintlify and other MDX sites"
+OUTPUT_SUFFIXES = (".mdx",)
+
 # The filters templates use to put text into a page of this format.
 FILTERS: dict[str, Callable[..., str]] = {
     "cell": cell,
@@ -167,6 +172,9 @@ FILTERS: dict[str, Callable[..., str]] = {
 
 # The bundled table macros of this format (see `markdown.TABLE_MACROS`).
 TABLE_MACROS = "_tables.mdx.j2"
+
+# A second line in a table cell: a JSX element (MDX has no raw HTML).
+LINE_BREAK = "<br />"
 
 # In-place regions are between MDX comments (`{/* ... */}`: an expression holding only a
 # comment, which renders nothing). Blank lines around the generated text keep its tables and

@@ -164,6 +164,11 @@ status_cell = _CELLS.status_cell
 prose = ProseWriter(cell=cell, code=code, link=markdown_link(cell)).prose
 
 
+# What a page's `format:` says. A MyST page is a .md file too: only `format: myst` makes one.
+NAME = "myst"
+DESCRIPTION = "Sphinx with myst-parser"
+OUTPUT_SUFFIXES: tuple[str, ...] = ()
+
 # The filters templates use to put text into a page of this format.
 FILTERS: dict[str, Callable[..., str]] = {
     "cell": cell,
@@ -176,6 +181,9 @@ FILTERS: dict[str, Callable[..., str]] = {
 # The bundled table macros of this format: pipe tables, as in Markdown, whose first cell is
 # `row.flags` (the role).
 TABLE_MACROS = "_tables.myst.j2"
+
+# A second line in a table cell (raw HTML, which myst-parser passes to Sphinx's HTML output).
+LINE_BREAK = "<br>"
 
 # In-place regions are between MyST comment lines (a `%` at the start of a line), which Sphinx
 # never shows and no text of a cell can start (`%` is escaped there). Blank lines around the

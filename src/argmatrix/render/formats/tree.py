@@ -83,6 +83,10 @@ type_options_cell = _CELLS.type_options_cell
 status_cell = _CELLS.status_cell
 prose = ProseWriter(cell=cell, code=code, link=link).prose
 
+# A second line in a cell: a line break in the text (the directive gives an environment variable
+# a column of its own, so no cell of its tables has one).
+LINE_BREAK = "\n"
+
 FILTERS: dict[str, Callable[..., str]] = {
     "cell": cell,
     "prose": prose,

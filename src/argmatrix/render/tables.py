@@ -1,0 +1,244 @@
+"""The tables of the page model, each layout described once: its columns, and each row's cells
+in column order. Every format writes the same tables out: the bundled table macros
+(`templates/_tables.*.j2`) loop over a table's columns and cells in their syntax, and the Sphinx
+directive builds its docutils nodes from them. A format changes how a table is written, never
+which columns it has or what a cell holds.
+
+The layouts (`TableLayouts`, which templates reach as `layouts`):
+
+- `server`: Argument, Description, Default, Type / options; Added in with a page's history.
+- `deprecated`: Argument, Replacement ("—" when the help names none), Description.
+- `support`, status layout: Argument, Default, Options, Server supported; variants layout:
+  Argument, Description, Default, Options, then one column per variant of the platform. Either
+  has a Note column when a row of the section has a note.
+- `not_supported`: Argument, Default, Options (one reason's arguments).
+
+An environment variable (`Row.env`) gets a column after the registry's own ones when a row of the
+table has one; a writer that keeps a fixed set of columns (the MDX pages: SGLang's) asks for it
+as a second line of the Description cell instead, or of the Argument cell in a table without one.
+
+The cells are the page model's rows (`views.Row`), already escaped in the page's format: a table
+writes nothing itself. Pages have 10^5 rows, so a row's cells are gathered by one
+`operator.attrgetter` wherever the layout allows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from operator import attrgetter
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from argmatrix.render.views import HistoryView, Row, SectionView, SupportPage
+
+
+class Column(NamedTuple):
+    """A column of a table: what its cells show (`key`) and its heading."""
+
+    key: str
+    # argmatrix's own words (a writer may rename or translate them, by `key`); a variant
+    # column's heading is the variant's name, escaped like a cell.
+    heading: str
+    align: str = ""  # "center": the marks of a variant column
+    # Its cells may be one of argmatrix's own labels ("required", a status, a mark), which an
+    # engine may translate.
+    label: bool = False
+
+
+# The site's script (docs/assets/argmatrix.js: NOT_SUPPORT, PROSE) tells a platform's columns from
+# these by their headings.
+ARGUMENT = Column("argument", "Argument")
+DESCRIPTION = Column("description", "Description")
+DEFAULT = Column("default", "Default", label=True)
+TYPE_OPTIONS = Column("type_options", "Type / options")
+OPTIONS = Column("options", "Options")
+ENVIRONMENT = Column("env", "Environment variable")
+ADDED = Column("added", "Added in")
+REPLACEMENT = Column("replacement", "Replacement")
+STATUS = Column("status", "Server supported", label=True)
+NOTE = Column("note", "Note")
+
+
+def variant_column(name: str) -> Column:
+    return Column("variant", name, align="center", label=True)
+
+
+# The field of `views.Row` a column's cells are (the Argument column's is `plain_flags` in a
+# plain table). The variant columns share `Row.marks`, one mark each; Added in is from a page's
+# history, Replacement says when there is none.
+_FIELDS = {
+    "argument": "flags",
+    "description": "description",
+    "default": "default",
+    "type_options": "options",
+    "options": "options",
+    "env": "env",
+    "status": "status",
+    "note": "note",
+}
+NO_REPLACEMENT = "—"
+ENVIRONMENT_LINE = "Environment variable: "
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table: its columns, its rows (the page model's) and each row's cells in column
+    order."""
+
+    columns: tuple[Column, ...]
+    rows: tuple[Row, ...]
+    cells: tuple[tuple[str, ...], ...]
+
+    @property
+    def headings(self) -> tuple[str, ...]:
+        return tuple(column.heading for column in self.columns)
+
+
+Cells = Callable[["Row"], tuple[str, ...]]
+
+
+class TableLayouts:
+    """The table layouts, for the pages of one format: `line_break` is how its cells hold a
+    second line (`OutputFormat.LINE_BREAK`).
+
+    Each layout takes `plain_flags` (the Argument cell without HTML: the flags as code, joined by
+    commas, for a plain GFM table; else `Row.flags`) and `env_column` (an environment variable in
+    a column of its own, when a row has one; false: a line of the Description cell, else of the
+    Argument cell)."""
+
+    def __init__(self, line_break: str) -> None:
+        self.line_break = line_break
+
+    def server(
+        self,
+        rows: Sequence[Row],
+        plain_flags: bool = False,
+        env_column: bool = True,
+        history: HistoryView | None = None,
+    ) -> Table:
+        """The arguments of a section of the generic reference (or the deprecated ones, in a
+        format without a table of their own)."""
+        added = (ADDED,) if history is not None else ()
+        columns = (ARGUMENT, DESCRIPTION, DEFAULT, TYPE_OPTIONS)
+        return self._table(columns, added, rows, plain_flags, env_column, history)
+
+    def deprecated(
+        self, rows: Sequence[Row], plain_flags: bool = False, env_column: bool = True
+    ) -> Table:
+        """The deprecated arguments, with the flag that replaces each."""
+        columns = (ARGUMENT, REPLACEMENT, DESCRIPTION)
+        return self._table(columns, (), rows, plain_flags, env_column)
+
+    def support(
+        self,
+        section: SectionView,
+        support: SupportPage,
+        plain_flags: bool = False,
+        env_column: bool = True,
+    ) -> Table:
+        """A section of a support page, in the page's layout."""
+        note = (NOTE,) if section.has_notes else ()
+        columns: tuple[Column, ...]
+        if support.layout == "variants":
+            columns = (ARGUMENT, DESCRIPTION, DEFAULT, OPTIONS)
+            after = (*map(variant_column, support.variants), *note)
+        else:
+            columns, after = (ARGUMENT, DEFAULT, OPTIONS), (STATUS, *note)
+        return self._table(columns, after, section.rows, plain_flags, env_column)
+
+    def not_supported(
+        self, rows: Sequence[Row], plain_flags: bool = False, env_column: bool = True
+    ) -> Table:
+        """The arguments a platform does not support for one reason."""
+        columns = (ARGUMENT, DEFAULT, OPTIONS)
+        return self._table(columns, (), rows, plain_flags, env_column)
+
+    def _table(
+        self,
+        own: tuple[Column, ...],
+        after: tuple[Column, ...],
+        rows: Sequence[Row],
+        plain_flags: bool,
+        env_column: bool,
+        history: HistoryView | None = None,
+    ) -> Table:
+        """The registry's columns (`own`), the environment variable's, then `after`."""
+        rows = tuple(rows)
+        has_env = any(row.env for row in rows)
+        columns = (*own, ENVIRONMENT, *after) if has_env and env_column else (*own, *after)
+        env_line = -1  # the column whose cells hold an environment variable as their last line
+        if has_env and not env_column:
+            env_line = columns.index(DESCRIPTION) if DESCRIPTION in own else 0
+        gather = _gatherer(columns, plain_flags, env_line, self.line_break, history)
+        return Table(columns, rows, tuple(map(gather, rows)))
+
+
+def _gatherer(
+    columns: tuple[Column, ...],
+    plain_flags: bool,
+    env_line: int,
+    line_break: str,
+    history: HistoryView | None,
+) -> Cells:
+    """What gathers a row's cells: consecutive fields read by one `attrgetter` (a tuple, made in
+    C), the other columns' cells made by a function each."""
+    parts: list[Cells] = []
+    fields: list[str] = []
+    for index, column in enumerate(columns):
+        field = (
+            "plain_flags" if plain_flags and column.key == "argument" else _FIELDS.get(column.key)
+        )
+        if field is not None and index != env_line:
+            fields.append(field)
+            continue
+        if fields:
+            parts.append(_fields(fields))
+            fields = []
+        if index == env_line:
+            parts.append(_with_environment(str(field), line_break))
+        elif column.key == "variant":
+            if columns[index - 1].key != "variant":  # the variant columns are side by side
+                parts.append(_MARKS)
+        elif column.key == "replacement":
+            parts.append(_replacement)
+        elif column.key == "added" and history is not None:
+            parts.append(_added(history))
+    if fields:
+        parts.append(_fields(fields))
+    if len(parts) == 1:
+        return parts[0]
+    return lambda row: sum((part(row) for part in parts), ())
+
+
+def _fields(fields: list[str]) -> Cells:
+    if len(fields) > 1:
+        return attrgetter(*fields)
+    field = attrgetter(fields[0])
+    return lambda row: (field(row),)
+
+
+_MARKS: Cells = attrgetter("marks")
+
+
+def _with_environment(field: str, line_break: str) -> Cells:
+    """A cell with the row's environment variable on a line after it."""
+    text = attrgetter(field)
+
+    def cell(row: Row) -> tuple[str, ...]:
+        shown = text(row)
+        return (f"{shown}{line_break}{ENVIRONMENT_LINE}{row.env}" if row.env else shown,)
+
+    return cell
+
+
+def _replacement(row: Row) -> tuple[str, ...]:
+    return (row.replacement or NO_REPLACEMENT,)
+
+
+def _added(history: HistoryView) -> Cells:
+    return lambda row: (history.added(row.argument),)
+
+
+# What templates may read attributes of (views.PAGE_MODEL_TYPES lists them).
+TABLE_MODEL_TYPES: tuple[type, ...] = (TableLayouts, Table, Column)
