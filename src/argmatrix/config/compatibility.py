@@ -85,6 +85,10 @@ class Stability:
                 return entry.tag
         return self.default
 
+    def holds(self, names: tuple[str, ...], section: str | None) -> bool:
+        """Whether the compatibility check holds the argument to the baseline: stable ones."""
+        return self.tag_of(names, section) == GATED
+
 
 # ------------------------------------------------------------------ checks.compatibility
 
