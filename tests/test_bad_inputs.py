@@ -379,6 +379,51 @@ CASES = [
         "snap.json",
         None,
     ),
+    Case(
+        "a compatibility baseline that does not exist",
+        _append(CONFIG, "checks:\n  compatibility:\n    baseline: compat/baseline.json\n"),
+        "checks: compatibility: baseline 'compat/baseline.json' not found (fix: write it at a"
+        " release with 'argmatrix snapshot -o compat/baseline.json'",
+        CONFIG,
+        "baseline: compat/baseline.json",
+    ),
+    Case(
+        "compatibility accept entries as a list",
+        _both(
+            _write("compat/baseline.json", "{}"),
+            _append(
+                CONFIG,
+                "checks:\n  compatibility:\n    baseline: compat/baseline.json\n"
+                "    accept: [--old-flag]\n",
+            ),
+        ),
+        "checks: compatibility: 'accept' must map each argument to the reason its break is"
+        " accepted",
+        CONFIG,
+        "accept: [--old-flag]",
+    ),
+    Case(
+        "a compatibility accept entry without a reason",
+        _both(
+            _write("compat/baseline.json", "{}"),
+            _append(
+                CONFIG,
+                "checks:\n  compatibility:\n    baseline: compat/baseline.json\n"
+                "    accept:\n      --old-flag:\n",
+            ),
+        ),
+        "checks: compatibility: accept: '--old-flag' needs a reason",
+        CONFIG,
+        "--old-flag:",
+    ),
+    Case(
+        "an unknown stability tag",
+        _append(CONFIG, "stability:\n  arguments:\n    --port: experimental\n"),
+        "stability: '--port': unknown tag 'experimental' (fix: use one of: stable, beta,"
+        " prototype, deprecated)",
+        CONFIG,
+        "--port: experimental",
+    ),
 ]
 
 
