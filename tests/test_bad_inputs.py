@@ -380,14 +380,6 @@ CASES = [
         None,
     ),
     Case(
-        "a compatibility baseline that does not exist",
-        _append(CONFIG, "checks:\n  compatibility:\n    baseline: compat/baseline.json\n"),
-        "checks: compatibility: baseline 'compat/baseline.json' not found (fix: write it at a"
-        " release with 'argmatrix snapshot -o compat/baseline.json'",
-        CONFIG,
-        "baseline: compat/baseline.json",
-    ),
-    Case(
         "compatibility accept entries as a list",
         _both(
             _write("compat/baseline.json", "{}"),

@@ -418,3 +418,20 @@ def test_a_baseline_outside_the_project_is_refused(project: Path) -> None:
         result.err
     )
     assert "is outside the project" in result.err
+
+
+def test_a_missing_baseline_is_refused_at_its_line_by_check_alone(project: Path) -> None:
+    """`snapshot` and `generate` need no baseline: the first one is written with the
+    configuration already naming it."""
+    (project / "compat" / "baseline.json").unlink()
+    config = project / "argmatrix.yaml"
+    result = run_cli_in_process("check", cwd=project)
+    assert result.code == 2
+    assert result.err.strip() == (
+        f"argmatrix: error: {config}:{line_of(config, 'baseline:')}: checks: compatibility:"
+        " baseline 'compat/baseline.json' not found (fix: write it at a release with"
+        " 'argmatrix snapshot -o compat/baseline.json', or correct the path)"
+    )
+    written = run_cli_in_process("snapshot", "-o", "compat/baseline.json", cwd=project)
+    assert written.code == 0, written.err
+    assert run_cli_in_process("check", cwd=project).code == 0

@@ -29,6 +29,7 @@ argmatrix.yaml.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -70,7 +71,7 @@ def compatibility_findings(project: Project) -> list[Finding]:
     spec = config.compatibility
     if spec is None:
         return []
-    baseline = read_snapshot(spec.baseline)
+    baseline = read_baseline(config, spec)
     held = [b for b in command_line_breaks(baseline, project.registry) if _held(b, config)]
     used: set[int] = set()
     findings = []
@@ -82,6 +83,19 @@ def compatibility_findings(project: Project) -> list[Finding]:
         findings.append(_finding(found, config, spec))
     findings += [_stale(entry, config, spec) for entry in spec.accepted if id(entry) not in used]
     return findings
+
+
+def read_baseline(config: Config, spec: CompatibilitySpec) -> Registry:
+    """The baseline snapshot; a missing one is a mistake of argmatrix.yaml, at its line."""
+    if not os.path.lexists(spec.baseline):
+        raise ArgmatrixError.at(
+            f"checks: compatibility: baseline {spec.shown!r} not found",
+            file=str(config.file),
+            line=spec.baseline_line,
+            fix=f"write it at a release with 'argmatrix snapshot -o {spec.shown}', or correct"
+            " the path",
+        )
+    return read_snapshot(spec.baseline)
 
 
 def stale_accept_entries(project: Project) -> list[Accepted]:
@@ -136,7 +150,7 @@ def check_stability(config: Config, registry: Registry) -> None:
         return
     names, sections = _names(registry)
     if config.compatibility is not None:
-        old_names, old_sections = _names(read_snapshot(config.compatibility.baseline))
+        old_names, old_sections = _names(read_baseline(config, config.compatibility))
         names, sections = names | old_names, sections | old_sections
     problems = [
         _unknown(entry.name, entry.line, names, "an argument", config)
