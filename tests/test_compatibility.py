@@ -435,3 +435,17 @@ def test_a_missing_baseline_is_refused_at_its_line_by_check_alone(project: Path)
     written = run_cli_in_process("snapshot", "-o", "compat/baseline.json", cwd=project)
     assert written.code == 0, written.err
     assert run_cli_in_process("check", cwd=project).code == 0
+
+
+def test_stability_is_checked_without_the_gate_too(project: Path) -> None:
+    config = project / "argmatrix.yaml"
+    text = f"registry:\n  target: {TARGET}\n  mode: static\npages: []\nstability:\n"
+    config.write_text(text + "  sections: {Runtime: beta}\n", encoding="utf-8")
+    assert run_cli_in_process("check", cwd=project).code == 0
+    config.write_text(text + "  sections: {Runtimes: beta}\n", encoding="utf-8")
+    result = run_cli_in_process("check", cwd=project)
+    assert result.code == 2
+    assert (
+        f"{config}:{line_of(config, 'Runtimes')}: stability: 'Runtimes' is not a section of the registry (fix: did you mean"
+        " 'Runtime'?)" in result.err
+    )

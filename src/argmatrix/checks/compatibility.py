@@ -67,11 +67,11 @@ def compatibility_findings(project: Project) -> list[Finding]:
     """The breaks of the registry against the baseline, accepted ones left out, and the stale
     accept entries; [] when `checks.compatibility` is not configured."""
     config = project.config
-    check_stability(config, project.registry)
     spec = config.compatibility
-    if spec is None:
+    baseline = read_baseline(config, spec) if spec is not None else None
+    check_stability(config, project.registry, baseline)
+    if spec is None or baseline is None:
         return []
-    baseline = read_baseline(config, spec)
     held = [b for b in command_line_breaks(baseline, project.registry) if _held(b, config)]
     used: set[int] = set()
     findings = []
@@ -142,15 +142,15 @@ def _where(
 # ------------------------------------------------------------------ stability entries
 
 
-def check_stability(config: Config, registry: Registry) -> None:
+def check_stability(config: Config, registry: Registry, baseline: Registry | None) -> None:
     """Every `stability:` entry names an argument (or section) of the registry or the baseline:
     one that names nothing is a typo that would leave an argument held, or not, by mistake."""
     stability = config.stability
     if stability is None:
         return
     names, sections = _names(registry)
-    if config.compatibility is not None:
-        old_names, old_sections = _names(read_baseline(config, config.compatibility))
+    if baseline is not None:
+        old_names, old_sections = _names(baseline)
         names, sections = names | old_names, sections | old_sections
     problems = [
         _unknown(entry.name, entry.line, names, "an argument", config)
