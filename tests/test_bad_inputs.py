@@ -379,6 +379,43 @@ CASES = [
         "snap.json",
         None,
     ),
+    Case(
+        "compatibility accept entries as a list",
+        _both(
+            _write("compat/baseline.json", "{}"),
+            _append(
+                CONFIG,
+                "checks:\n  compatibility:\n    baseline: compat/baseline.json\n"
+                "    accept: [--old-flag]\n",
+            ),
+        ),
+        "checks: compatibility: 'accept' must map each argument to the reason its break is"
+        " accepted",
+        CONFIG,
+        "accept: [--old-flag]",
+    ),
+    Case(
+        "a compatibility accept entry without a reason",
+        _both(
+            _write("compat/baseline.json", "{}"),
+            _append(
+                CONFIG,
+                "checks:\n  compatibility:\n    baseline: compat/baseline.json\n"
+                "    accept:\n      --old-flag:\n",
+            ),
+        ),
+        "checks: compatibility: accept: '--old-flag' needs a reason",
+        CONFIG,
+        "--old-flag:",
+    ),
+    Case(
+        "an unknown stability tag",
+        _append(CONFIG, "stability:\n  arguments:\n    --port: experimental\n"),
+        "stability: '--port': unknown tag 'experimental' (fix: use one of: stable, beta,"
+        " prototype, deprecated)",
+        CONFIG,
+        "--port: experimental",
+    ),
 ]
 
 

@@ -8,12 +8,15 @@ from typing import Any
 from argmatrix.config import (
     CHECK_KEYS,
     CHECK_KINDS,
+    COMPATIBILITY_KEYS,
     COVERAGE_KEYS,
     ENVIRONMENT_KEYS,
     MAX_COLUMNS,
     PAGE_KEYS,
     REGISTRY_KEYS,
     SEVERITIES,
+    STABILITY_KEYS,
+    STABILITY_TAGS,
 )
 from argmatrix.loaders.modes import MODES
 from argmatrix.manifests.load import ENTRY_KEYS, SECTION_ENTRY_KEYS, TOP_KEYS
@@ -116,6 +119,50 @@ MANIFEST_SCHEMA: dict[str, Any] = {
     },
 }
 assert set(MANIFEST_SCHEMA["properties"]) == set(TOP_KEYS)
+
+# checks.compatibility: the command line held to a baseline snapshot (checks/compatibility.py).
+_COMPATIBILITY: dict[str, Any] = {
+    "type": "object",
+    "description": "Fail when a change breaks a command line that worked against the baseline:"
+    " an argument removed or renamed, a default changed, a choice dropped, a value refused,"
+    " a new required argument.",
+    "required": ["baseline"],
+    "additionalProperties": False,
+    "properties": {
+        "baseline": {
+            "type": "string",
+            "minLength": 1,
+            "description": "A snapshot (`argmatrix snapshot`) of the last release, relative to"
+            " this file.",
+        },
+        "accept": {
+            "type": ["object", "null"],
+            "additionalProperties": {"type": "string", "minLength": 1},
+            "description": "Reviewed breaking changes: the argument as `check` names it"
+            " (--flag, 'serve --port') -> why its break is accepted. It may only shrink: an"
+            " entry with no break to accept is a finding, and `check --fix` removes it.",
+        },
+    },
+}
+_TAG = {"enum": list(STABILITY_TAGS)}
+_STABILITY: dict[str, Any] = {
+    "type": "object",
+    "description": "How far each argument is promised: its entry in 'arguments', else its"
+    " section's in 'sections', else 'default'. The compatibility check holds only stable"
+    " ones to the baseline.",
+    "additionalProperties": False,
+    "properties": {
+        "default": {**_TAG, "description": "The tag of an argument not named (stable)."},
+        "sections": {"type": "object", "additionalProperties": _TAG},
+        "arguments": {
+            "type": "object",
+            "additionalProperties": _TAG,
+            "description": "Keyed by the argument as `check` names it (--flag, 'serve --port').",
+        },
+    },
+}
+assert set(_COMPATIBILITY["properties"]) == set(COMPATIBILITY_KEYS)
+assert set(_STABILITY["properties"]) == set(STABILITY_KEYS)
 
 CONFIG_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -292,8 +339,10 @@ CONFIG_SCHEMA: dict[str, Any] = {
                         },
                     },
                 },
+                "compatibility": _COMPATIBILITY,
             },
         },
+        "stability": _STABILITY,
         "environment": {
             "type": "object",
             "description": "Where an argument's environment variable comes from: its entry"

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-from argmatrix.adoption.registry_diff import flatten, pair_arguments, same_value, snapshot_form
 from argmatrix.model.history import HISTORY_FORMAT
+from argmatrix.model.pairing import flatten, pair_arguments, same_value, snapshot_form
 from argmatrix.model.registry import Argument, Registry
 
 

@@ -1,4 +1,5 @@
-"""The allowlists of checks.coverage edited in argmatrix.yaml's own text, for `check --fix`.
+"""The allowlists of checks.coverage, and the accept list of checks.compatibility, edited in
+argmatrix.yaml's own text, for `check --fix`.
 
 Only the stale entries go: every other byte of the file (comments, quoting, line endings) is
 kept as a person wrote it. The text is read again with PyYAML's composer, which keeps the
@@ -112,3 +113,61 @@ def _cut(text: str, spans: list[tuple[int, int]]) -> str:
         position = end
     pieces.append(text[position:])
     return "".join(pieces)
+
+
+# ------------------------------------------------------------------ checks.compatibility.accept
+
+
+def shrink_accepts(text: str, stale: Iterable[str], file: str) -> str:
+    """argmatrix.yaml's text without the `checks.compatibility.accept` entries named `stale`,
+    every other byte as it was: a block entry goes with its whole lines (and its comment), a
+    flow entry with its comma."""
+    names = set(stale)
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        raise ArgmatrixError.at(f"cannot read it again to edit it: {exc}", file=file) from None
+    accept = _value(_value(_value(root, "checks"), "compatibility"), "accept")
+    if not isinstance(accept, yaml.MappingNode) or not names:
+        return text
+    entries = accept.value
+    remove = {
+        index
+        for index, (key, _) in enumerate(entries)
+        if isinstance(key, yaml.ScalarNode) and key.value in names
+    }
+    if accept.flow_style:
+        spans = _flow_entry_spans(entries, remove)
+    else:
+        spans = [_block_entry_lines(text, *entries[index]) for index in sorted(remove)]
+    return _cut(text, spans)
+
+
+def _block_entry_lines(text: str, key: yaml.Node, value: yaml.Node) -> tuple[int, int]:
+    """The whole lines of a block mapping entry, from its key to the end of its value."""
+    start = text.rfind("\n", 0, key.start_mark.index) + 1
+    end = value.end_mark.index
+    if end > 0 and text[end - 1] == "\n":  # a block scalar ends after its newline
+        return start, end
+    newline = text.find("\n", end)
+    return start, len(text) if newline < 0 else newline + 1
+
+
+def _flow_entry_spans(
+    entries: list[tuple[yaml.Node, yaml.Node]], remove: set[int]
+) -> list[tuple[int, int]]:
+    """In `{--a: x, --b: y}`: an entry up to the next one's key; the last one from the end of
+    the value kept before it; all of them, everything between the braces."""
+    kept = [i for i in range(len(entries)) if i not in remove]
+    if not kept:
+        return [(entries[0][0].start_mark.index, entries[-1][1].end_mark.index)]
+    spans = []
+    for index in sorted(remove):
+        if index < len(entries) - 1:
+            spans.append(
+                (entries[index][0].start_mark.index, entries[index + 1][0].start_mark.index)
+            )
+        else:
+            before = max(i for i in kept if i < index)
+            spans.append((entries[before][1].end_mark.index, entries[index][1].end_mark.index))
+    return spans

@@ -1,7 +1,8 @@
 """`check --fix`: what the check would report as stale, written instead.
 
 Stale pages are rendered again and written (all or none), and the stale entries of the
-allowlists of checks.coverage are removed from argmatrix.yaml (never one added). The caller is
+allowlists of checks.coverage and of checks.compatibility's `accept` are removed from
+argmatrix.yaml (never one added: a breaking change is accepted by a person, with a reason). The caller is
 told of each file written (`Fix.wrote`), as it is written; `checks/run.py` then checks the
 result.
 """
@@ -15,7 +16,8 @@ from typing import TYPE_CHECKING
 
 from argmatrix._runtime.files import read_regular_file
 from argmatrix._runtime.writer import write_all
-from argmatrix.checks.allowlists import shrink_allowlists
+from argmatrix.checks.allowlists import shrink_accepts, shrink_allowlists
+from argmatrix.checks.compatibility import STALE_ACCEPT, stale_accept_entries
 from argmatrix.checks.coverage import STALE, StaleEntry, read_documented, stale_entries
 from argmatrix.checks.drift import page_on_disk
 from argmatrix.config import Config
@@ -33,6 +35,7 @@ class Fixed:
 
     file: Path
     removed: tuple[str, ...] = ()
+    listed_in: str = "allow_undocumented"  # the list `removed` were taken off
 
 
 @dataclass(frozen=True)
@@ -49,10 +52,11 @@ def fix_project(project: Project, pages: list[RenderedPage], fix: Fix) -> Projec
     """Write the stale pages, then shrink the allowlists; the project as it is now."""
     for path in fix_pages(project.config, pages):
         fix.wrote(Fixed(path))
-    shrunk = fix_allowlists(project)
-    if shrunk is None:
+    shrunk = [fixed for fixed in (fix_allowlists(project), fix_accepts(project)) if fixed]
+    if not shrunk:
         return project
-    fix.wrote(shrunk)
+    for fixed in shrunk:
+        fix.wrote(fixed)
     return replace(project, config=config_with(fix.options, fix.cwd))
 
 
@@ -77,6 +81,23 @@ def fix_allowlists(project: Project) -> Fixed | None:
         return None
     write_all([(config.file, shrunk)], state_dir=config.project, inside=config.file.parent)
     return Fixed(config.file, tuple(entry.finding.flag or "" for entry in stale))
+
+
+def fix_accepts(project: Project) -> Fixed | None:
+    """Remove the stale entries of checks.compatibility's `accept` from argmatrix.yaml (every
+    other byte kept); None when the file is left as it was. Never adds one."""
+    config = project.config
+    if config.file is None or config.severity.get(STALE_ACCEPT) == "off":
+        return None
+    stale = [entry.name for entry in stale_accept_entries(project)]
+    if not stale:
+        return None
+    text = _config_text(config.file)
+    shrunk = shrink_accepts(text, stale, str(config.file))
+    if shrunk == text:
+        return None
+    write_all([(config.file, shrunk)], state_dir=config.project, inside=config.file.parent)
+    return Fixed(config.file, tuple(stale), "checks.compatibility.accept")
 
 
 def all_stale_entries(project: Project) -> list[StaleEntry]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from argmatrix._runtime.writer import hold_lock, repair
+from argmatrix.checks.compatibility import compatibility_findings
 from argmatrix.checks.coverage import coverage_findings
 from argmatrix.checks.drift import stale_page, unclassified
 from argmatrix.checks.fix import Fix, fix_project
@@ -64,6 +65,7 @@ def run_checks(project: Project, pages: list[RenderedPage]) -> Report:
     coverage = coverage_findings(project)
     findings.extend(_not_also_in(dead_flags(project, generated), coverage))
     findings.extend(coverage)
+    findings.extend(compatibility_findings(project))
     return apply_severity(findings, diffs, project.config.severity)
 
 

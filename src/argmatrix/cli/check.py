@@ -29,7 +29,8 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
         "--fix",
         action="store_true",
         help="Regenerate stale pages instead of reporting them, and remove stale entries from"
-        " the allowlists of checks.coverage in argmatrix.yaml (never adding one).",
+        " the allowlists of checks.coverage and the accept list of checks.compatibility in"
+        " argmatrix.yaml (never adding one).",
     )
     check.add_argument(
         "--format",
@@ -57,5 +58,5 @@ def _say_fixed(fixed: Fixed) -> None:
     """One line on stderr for each file `check --fix` writes, as it writes it."""
     what = relative_path(str(fixed.file))
     if fixed.removed:
-        what += f": removed {', '.join(fixed.removed)} from allow_undocumented"
+        what += f": removed {', '.join(fixed.removed)} from {fixed.listed_in}"
     print(printable(f"wrote {what}"), file=sys.stderr)

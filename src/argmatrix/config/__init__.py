@@ -4,7 +4,8 @@ One module per part of the file, each over the ones below it (import-linter hold
 `load` (finding and loading the file, the project folder, `docs_dir`, `templates_dir`,
 `manifests`), `checks` (`checks:`), `pages` (`pages:`) and `registry` (`registry:`), `spec`
 (the values: `Config`, `PageSpec`, `CoverageSpec`), `display` (how arguments are shown:
-`environment:`, `types:`, `computed_defaults:`), `fields` (checks of fields they share).
+`environment:`, `types:`, `computed_defaults:`), `compatibility` (`checks.compatibility` and
+`stability:`), `fields` (checks of fields they share).
 """
 
 from __future__ import annotations
@@ -15,6 +16,15 @@ from argmatrix.config.checks import (
     COVERAGE_KEYS,
     MAX_COLUMNS,
     SEVERITIES,
+)
+from argmatrix.config.compatibility import (
+    COMPATIBILITY_KEYS,
+    STABILITY_KEYS,
+    STABILITY_TAGS,
+    Accepted,
+    CompatibilitySpec,
+    Stability,
+    Tagged,
 )
 from argmatrix.config.display import (
     ENVIRONMENT_KEYS,
@@ -42,6 +52,7 @@ from argmatrix.config.spec import (
 __all__ = [
     "CHECK_KEYS",
     "CHECK_KINDS",
+    "COMPATIBILITY_KEYS",
     "CONFIG_NAME",
     "COVERAGE_KEYS",
     "ENVIRONMENT_KEYS",
@@ -49,8 +60,12 @@ __all__ = [
     "PAGE_KEYS",
     "REGISTRY_KEYS",
     "SEVERITIES",
+    "STABILITY_KEYS",
+    "STABILITY_TAGS",
     "TOP_KEYS",
+    "Accepted",
     "AllowedFlag",
+    "CompatibilitySpec",
     "Config",
     "CoverageSpec",
     "Display",
@@ -58,6 +73,8 @@ __all__ = [
     "Environment",
     "Named",
     "PageSpec",
+    "Stability",
+    "Tagged",
     "find_config",
     "load_config",
     "project_folder",

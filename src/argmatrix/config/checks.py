@@ -14,7 +14,7 @@ from argmatrix.config.pages import _page_format
 from argmatrix.config.spec import AllowedFlag, CoverageSpec
 from argmatrix.errors import Problem, has_control
 
-CHECK_KEYS = ("severity", "prose", "ignore_flags", "coverage")
+CHECK_KEYS = ("severity", "prose", "ignore_flags", "coverage", "compatibility")
 CHECK_KINDS = (
     "stale-page",
     "unclassified-argument",
@@ -27,6 +27,16 @@ CHECK_KINDS = (
     "stale-allowlist-entry",
     "unregistered-row",
     "misshapen-row",
+    # The compatibility gate (checks/compatibility.py, `checks.compatibility`): a command line
+    # valid against the baseline snapshot that the registry now refuses or reads otherwise.
+    "removed-argument",
+    "removed-subcommand",
+    "renamed-argument",
+    "changed-default",
+    "narrowed-choices",
+    "rejected-value",
+    "new-required-argument",
+    "stale-accept-entry",
 )
 # An entry of `checks.coverage`: a hand-maintained page whose tables must cover the registry.
 COVERAGE_KEYS = ("page", "allow_undocumented", "columns", "format")

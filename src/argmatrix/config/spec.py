@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from argmatrix.config.compatibility import CompatibilitySpec, Stability
 from argmatrix.config.display import Display
 from argmatrix.loaders.load import RegistrySpec
 from argmatrix.render.formats import format_of
@@ -73,6 +74,9 @@ class Config:
     project_dir: Path | None = None  # see `project_folder`; None: `root`
     coverage: tuple[CoverageSpec, ...] = ()  # hand-maintained pages `check` holds to the registry
     display: Display = field(default_factory=lambda: Display())  # env vars, types, computed
+    # checks.compatibility (the command line held to a baseline snapshot), and `stability:`.
+    compatibility: CompatibilitySpec | None = None
+    stability: Stability | None = None
 
     @property
     def project(self) -> Path:

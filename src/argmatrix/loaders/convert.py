@@ -24,6 +24,7 @@ from argmatrix.model.registry import (
     Argument,
     Opaque,
     Registry,
+    SourceLine,
     Subcommand,
     Unevaluated,
     sorted_if_unordered,
@@ -421,6 +422,7 @@ def _argument(action: argparse.Action, section: str, prog: str, site: CallSite |
         hidden=action.help == argparse.SUPPRESS,
         deprecated=is_deprecated(action),
         extra=extra_of(action, site),
+        origin=SourceLine(site.file, site.line) if site else None,
     )
 
 

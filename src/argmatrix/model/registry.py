@@ -44,6 +44,16 @@ class Opaque:
 
 
 @dataclass(frozen=True)
+class SourceLine:
+    """Where an argument was added in the registry's source: its `add_argument` call, or the
+    field it is declared as. Known when the source was read (static) or run (live); a snapshot
+    does not keep it."""
+
+    file: str
+    line: int
+
+
+@dataclass(frozen=True)
 class Argument:
     flags: tuple[str, ...]
     dest: str
@@ -59,6 +69,8 @@ class Argument:
     hidden: bool = False
     deprecated: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    # Where it was added, for findings about it; not part of the argument (nor of its JSON).
+    origin: SourceLine | None = field(default=None, compare=False, repr=False)
 
     @cached_property
     def name(self) -> str:

@@ -1,0 +1,470 @@
+"""The compatibility gate (`checks.compatibility` in argmatrix.yaml): `check` fails when a change
+breaks a command line that worked against the baseline, a snapshot of the last release.
+
+The baseline and the registry are compared subcommand by subcommand, their arguments paired as
+`argmatrix diff` pairs them (`model/pairing.py`). A command line valid against the baseline
+breaks when:
+
+* `removed-argument`: an argument is gone (one still there and marked deprecated is not);
+* `removed-subcommand`: a subcommand, or one of its aliases, is gone;
+* `renamed-argument`: a spelling of an argument is gone while the argument is still there under
+  another (the same destination, or a flag it still has): the finding names the new spelling;
+* `changed-default`: a default changed (what a command line without the flag does changed);
+* `narrowed-choices`: a choice was dropped, or an argument that took any value has choices;
+* `rejected-value`: a type or nargs that refuses values the old one took (a switch that now
+  needs a value, a flag that took a value and takes none, `str` -> `int`);
+* `new-required-argument`: an argument, new or not, is now required.
+
+Additions and help changes are not breaks. An argument hidden or deprecated in the baseline is
+not held to it (its removal is the end of an announced deprecation). With `stability:` in the
+configuration only `stable` arguments are held. An `accept` entry silences the breaks of the
+argument it names; one that silences nothing is a finding itself (`stale-accept-entry`), so the
+list only shrinks. `check --fix` removes stale entries (`checks/fix.py`) and never adds one.
+
+Each finding points at the registry's source where the argument is now (static and live reading
+know it; a removed argument at the argument that followed it), else at the baseline's line in
+argmatrix.yaml.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from argmatrix.config import Accepted, CompatibilitySpec, Config
+from argmatrix.errors import ArgmatrixError, Problem
+from argmatrix.loaders.snapshot import read_snapshot
+from argmatrix.model.findings import Finding, closest
+from argmatrix.model.pairing import pair_arguments, same_value, snapshot_form
+from argmatrix.model.registry import Argument, Registry, SourceLine, Subcommand, Unevaluated
+from argmatrix.model.values import value_text
+from argmatrix.project import Project
+
+STALE_ACCEPT = "stale-accept-entry"
+ACCEPT_FIX = "checks.compatibility.accept"
+# Types whose converter takes every text the other took: `int` -> `float`, anything -> `str`.
+_WIDER = {("int", "float")}
+
+
+@dataclass(frozen=True)
+class Break:
+    """A command line valid against the baseline that the registry now refuses or reads
+    otherwise: what broke, the names an accept or stability entry may give it, where."""
+
+    kind: str
+    name: str  # as `check` names it: `--flag`, `serve --port`, a positional's dest, `serve`
+    message: str
+    fix: str
+    spellings: tuple[str, ...]  # every name of it, old and new (prefixed with its subcommands)
+    section: str | None = None
+    origin: SourceLine | None = None
+
+
+def compatibility_findings(project: Project) -> list[Finding]:
+    """The breaks of the registry against the baseline, accepted ones left out, and the stale
+    accept entries; [] when `checks.compatibility` is not configured."""
+    config = project.config
+    spec = config.compatibility
+    baseline = read_baseline(config, spec) if spec is not None else None
+    check_stability(config, project.registry, baseline)
+    if spec is None or baseline is None:
+        return []
+    held = [b for b in command_line_breaks(baseline, project.registry) if _held(b, config)]
+    used: set[int] = set()
+    findings = []
+    for found in held:
+        entry = spec.reason_for(found.spellings)
+        if entry is not None:
+            used.add(id(entry))
+            continue
+        findings.append(_finding(found, config, spec))
+    findings += [_stale(entry, config, spec) for entry in spec.accepted if id(entry) not in used]
+    return findings
+
+
+def read_baseline(config: Config, spec: CompatibilitySpec) -> Registry:
+    """The baseline snapshot; a missing one is a mistake of argmatrix.yaml, at its line."""
+    if not os.path.lexists(spec.baseline):
+        raise ArgmatrixError.at(
+            f"checks: compatibility: baseline {spec.shown!r} not found",
+            file=str(config.file),
+            line=spec.baseline_line,
+            fix=f"write it at a release with 'argmatrix snapshot -o {spec.shown}', or correct"
+            " the path",
+        )
+    return read_snapshot(spec.baseline)
+
+
+def stale_accept_entries(project: Project) -> list[Accepted]:
+    """The accept entries that silence no break: what `check --fix` removes."""
+    spec = project.config.compatibility
+    if spec is None:
+        return []
+    stale = {(f.flag, f.line) for f in compatibility_findings(project) if f.kind == STALE_ACCEPT}
+    return [entry for entry in spec.accepted if (entry.name, entry.line) in stale]
+
+
+def _held(found: Break, config: Config) -> bool:
+    """Whether the gate holds this argument to the baseline: every one, or with `stability:`
+    only the stable ones."""
+    stability = config.stability
+    return stability is None or stability.holds(found.spellings, found.section)
+
+
+def _finding(found: Break, config: Config, spec: CompatibilitySpec) -> Finding:
+    file, line = _where(found.origin, config, spec)
+    fix = f"{found.fix}, or accept the break: add '{found.name}: <reason>' to {ACCEPT_FIX}"
+    return Finding(found.kind, found.message, flag=found.name, file=file, line=line, fix=fix)
+
+
+def _stale(entry: Accepted, config: Config, spec: CompatibilitySpec) -> Finding:
+    return Finding(
+        STALE_ACCEPT,
+        f"accept entry {entry.name!r} matches no breaking change against the baseline {spec.shown}",
+        flag=entry.name,
+        file=str(config.file),
+        line=entry.line,
+        fix="remove it ('argmatrix check --fix' does)",
+    )
+
+
+def _where(
+    origin: SourceLine | None, config: Config, spec: CompatibilitySpec
+) -> tuple[str, int | None]:
+    if origin is not None:
+        return origin.file, origin.line
+    return str(config.file), spec.baseline_line
+
+
+# ------------------------------------------------------------------ stability entries
+
+
+def check_stability(config: Config, registry: Registry, baseline: Registry | None) -> None:
+    """Every `stability:` entry names an argument (or section) of the registry or the baseline:
+    one that names nothing is a typo that would leave an argument held, or not, by mistake."""
+    stability = config.stability
+    if stability is None:
+        return
+    names, sections = _names(registry)
+    if baseline is not None:
+        old_names, old_sections = _names(baseline)
+        names, sections = names | old_names, sections | old_sections
+    problems = [
+        _unknown(entry.name, entry.line, names, "an argument", config)
+        for entry in stability.arguments
+        if entry.name not in names
+    ]
+    problems += [
+        _unknown(entry.name, entry.line, sections, "a section", config)
+        for entry in stability.sections
+        if entry.name not in sections
+    ]
+    if problems:
+        raise ArgmatrixError(*problems)
+
+
+def _unknown(name: str, line: int | None, known: set[str], what: str, config: Config) -> Problem:
+    near = closest(name, sorted(known))
+    fix = f"did you mean {near!r}?" if near else "remove the entry, or correct the name"
+    return Problem(
+        f"stability: {name!r} is not {what} of the registry", str(config.file), line, fix
+    )
+
+
+def _names(registry: Registry, prefix: str = "") -> tuple[set[str], set[str]]:
+    """Every name `check` gives an argument or subcommand, and every section's title."""
+    names: set[str] = set()
+    sections: set[str] = set(registry.sections)
+    for argument in registry.arguments:
+        names.update(_spellings(argument, prefix))
+    for sub in registry.subcommands:
+        path = f"{prefix}{sub.name}"
+        names.update(f"{prefix}{n}" for n in (sub.name, *sub.aliases))
+        more, more_sections = _names(sub.registry, path + " ")
+        names |= more
+        sections |= more_sections
+    return names, sections
+
+
+def _spellings(argument: Argument, prefix: str) -> tuple[str, ...]:
+    return tuple(f"{prefix}{flag}" for flag in argument.flags or (argument.dest,))
+
+
+# ------------------------------------------------------------------ the breaks
+
+
+def command_line_breaks(old: Registry, new: Registry, prefix: str = "") -> list[Break]:
+    """What breaks a command line valid against `old`, subcommands included."""
+    return list(_breaks(old, new, prefix))
+
+
+def _breaks(old: Registry, new: Registry, prefix: str) -> Iterator[Break]:
+    pairs, renamed = pair_arguments(old, new)
+    counterpart = {id(o): n for o, n in (*pairs, *renamed)}
+    for before in old.arguments:
+        if before.hidden or before.deprecated:
+            continue  # not offered, or on its way out: not held to the baseline
+        after = counterpart.get(id(before))
+        if after is None:
+            yield _removed(before, old, counterpart, prefix)
+        else:
+            yield from _changed(before, after, prefix)
+    paired_new = {id(n) for n in counterpart.values()}
+    for added in new.arguments:
+        if id(added) not in paired_new and added.required:
+            name = _name(added, prefix)
+            yield Break(
+                "new-required-argument",
+                name,
+                f"{name} is new and required: command lines without it now fail",
+                "give it a default, so that command lines without it still run",
+                _spellings(added, prefix),
+                added.section,
+                added.origin,
+            )
+    yield from _subcommand_breaks(old, new, prefix)
+
+
+def _name(argument: Argument, prefix: str) -> str:
+    return f"{prefix}{argument.name}"
+
+
+def _removed(gone: Argument, old: Registry, counterpart: dict[int, Argument], prefix: str) -> Break:
+    name = _name(gone, prefix)
+    return Break(
+        "removed-argument",
+        name,
+        f"{name} was removed: command lines passing it now fail",
+        "keep it, marked deprecated, for a release before removing it",
+        _spellings(gone, prefix),
+        gone.section,
+        _where_it_was(gone, old, counterpart),
+    )
+
+
+def _where_it_was(
+    gone: Argument, old: Registry, counterpart: dict[int, Argument]
+) -> SourceLine | None:
+    """Where a removed argument was: where the argument that followed it (else preceded it) in
+    the baseline now is."""
+    index = next(i for i, a in enumerate(old.arguments) if a is gone)
+    after = old.arguments[index + 1 :]
+    before = old.arguments[:index][::-1]
+    for neighbour in (*after, *before):
+        kept = counterpart.get(id(neighbour))
+        if kept is not None and kept.origin is not None:
+            return kept.origin
+    return None
+
+
+def _changed(before: Argument, after: Argument, prefix: str) -> Iterator[Break]:
+    """The breaks of an argument that is still there, as it is now."""
+    name = _name(before, prefix)
+    spellings = tuple(dict.fromkeys((*_spellings(before, prefix), *_spellings(after, prefix))))
+
+    def make(kind: str, message: str, fix: str) -> Break:
+        return Break(kind, name, message, fix, spellings, after.section, after.origin)
+
+    dropped = [flag for flag in before.flags if flag not in after.flags]
+    if dropped:
+        now = _name(after, prefix)
+        old_names = ", ".join(f"{prefix}{flag}" for flag in dropped)
+        verb = "was" if len(dropped) == 1 else "were"
+        yield make(
+            "renamed-argument",
+            f"{old_names} {verb} renamed {now}: command lines passing {old_names} now fail",
+            f"keep {', '.join(dropped)} as an alias of {after.name}, marked deprecated if it is"
+            " to go",
+        )
+    if after.required and not before.required:
+        yield make(
+            "new-required-argument",
+            f"{name} is now required: command lines without it now fail",
+            "give it a default, so that command lines without it still run",
+        )
+    default = _default_change(before, after)
+    if default:
+        yield make(
+            "changed-default",
+            f"{name}: the default changed from {default[0]} to {default[1]}: command lines"
+            " without it now run otherwise",
+            f"keep the default {default[0]}",
+        )
+    narrowed = _narrowed(before, after)
+    if narrowed:
+        yield make("narrowed-choices", f"{name} {narrowed}", "keep accepting those values")
+    for refused in _refused(before, after):
+        yield make("rejected-value", f"{name} {refused}", "keep taking what it took")
+
+
+# ------------------------------------------------------------------ defaults and choices
+
+
+def _default_change(before: Argument, after: Argument) -> tuple[str, str] | None:
+    """(old, new) as they read, when the default changed. A required argument has none, and a
+    switch that now takes a value (or the other way) is reported as that (`rejected-value`)."""
+    if after.required or _is_switch(before) != _is_switch(after):
+        return None
+    old, new = snapshot_form(before.default), snapshot_form(after.default)
+    if same_value(old, new):
+        return None
+    return _shown(before.default), _shown(after.default)
+
+
+def _shown(value: Any) -> str:
+    """A default or choice as a message says it: text quoted (so '' and ' ' show), else as
+    Python writes it."""
+    return repr(value) if isinstance(value, str) else value_text(value)
+
+
+def _narrowed(before: Argument, after: Argument) -> str | None:
+    """What the choices no longer accept, said as the rest of a sentence; None if nothing."""
+    old, new = before.choices, after.choices
+    if new is None or same_value(snapshot_form(old), snapshot_form(new)):
+        return None
+    if isinstance(new, tuple) and old is None:
+        return f"now accepts only {_values(new)}: it took any value"
+    if isinstance(old, tuple) and isinstance(new, tuple):
+        kept = [snapshot_form(c) for c in new]
+        gone = [c for c in old if not any(same_value(snapshot_form(c), k) for k in kept)]
+        return f"no longer accepts {_values(tuple(gone))}" if gone else None
+    return (
+        f"has other choices ({value_text(old)} -> {value_text(new)}), which static reading"
+        " cannot compare"
+    )
+
+
+def _values(values: tuple[Any, ...]) -> str:
+    return ", ".join(_shown(v) for v in values)
+
+
+# ------------------------------------------------------------------ values taken
+
+
+Arity = tuple[int, float]  # the fewest and the most values the flag takes
+
+
+def _refused(before: Argument, after: Argument) -> Iterator[str]:
+    """What a command line passed and the argument now refuses, said as the rest of a sentence:
+    a number of values it no longer takes, or a type that refuses texts the old one took."""
+    old, new = _arity(before.nargs), _arity(after.nargs)
+    if old is None or new is None:  # nargs kept as source text: compared as text
+        if not same_value(snapshot_form(before.nargs), snapshot_form(after.nargs)):
+            yield (
+                f"takes nargs {value_text(after.nargs)} where it took"
+                f" {value_text(before.nargs)}, which cannot be compared"
+            )
+    elif new[0] > old[0] or new[1] < old[1]:
+        yield f"takes {_describe(new)} where it took {_describe(old)}: {_example(old, new)}"
+    if old == (0, 0) or new == (0, 0):
+        return  # a switch, before or after: no value for a type to read
+    old_type, new_type = before.type or "str", after.type or "str"
+    if old_type != new_type and new_type != "str" and (old_type, new_type) not in _WIDER:
+        yield (
+            f"reads its value as {new_type} where it read {old_type}: values that {old_type}"
+            " took may now fail"
+        )
+
+
+def _arity(nargs: Any) -> Arity | None:
+    """argparse's nargs as (fewest, most) values; None when it is not known (source text)."""
+    if isinstance(nargs, Unevaluated):
+        return None
+    if nargs is None:
+        return (1, 1)
+    if isinstance(nargs, int) and not isinstance(nargs, bool):
+        return (nargs, nargs)
+    return {"?": (0, 1), "*": (0, math.inf), "+": (1, math.inf), "...": (0, math.inf)}.get(
+        nargs, (1, math.inf) if nargs == "A..." else None
+    )
+
+
+def _is_switch(argument: Argument) -> bool:
+    return _arity(argument.nargs) == (0, 0)
+
+
+def _describe(arity: Arity) -> str:
+    fewest, most = arity
+    if most == 0:
+        return "no value"
+    if (fewest, most) == (1, 1):
+        return "one value"
+    if (fewest, most) == (0, 1):
+        return "an optional value"
+    if most == math.inf:
+        return "any number of values" if fewest == 0 else f"{fewest} or more values"
+    return f"{fewest} values" if fewest == most else f"{fewest} to {int(most)} values"
+
+
+def _example(old: Arity, new: Arity) -> str:
+    """A command line that worked and now fails, in words."""
+    if new[0] > old[0]:
+        if old[0] == 0:
+            return "the flag alone now fails"
+        return f"{old[0]} value(s) after the flag now fail"
+    if new[1] == 0:
+        return "a value after the flag now fails"
+    return f"more than {int(new[1])} value(s) after the flag now fail"
+
+
+# ------------------------------------------------------------------ subcommands
+
+
+def _subcommand_breaks(old: Registry, new: Registry, prefix: str) -> Iterator[Break]:
+    """A subcommand (or alias) gone; the arguments of those still there, compared."""
+    kept = [(sub, _subcommand(new, sub.name)) for sub in old.subcommands]
+    for index, (sub, now) in enumerate(kept):
+        path = f"{prefix}{sub.name}"
+        if now is None:
+            yield Break(
+                "removed-subcommand",
+                path,
+                f"subcommand {path!r} was removed: command lines running it now fail",
+                "keep it, for a release, saying what replaces it",
+                tuple(f"{prefix}{n}" for n in (sub.name, *sub.aliases)),
+                origin=_where_subcommand_was(kept, index, new),
+            )
+            continue
+        for alias in sub.aliases:
+            if _subcommand(new, alias) is None:
+                yield Break(
+                    "removed-subcommand",
+                    f"{prefix}{alias}",
+                    f"subcommand alias {prefix}{alias!r} (of {path!r}) was removed: command"
+                    " lines running it now fail",
+                    f"keep {alias!r} as an alias of {now.name!r}",
+                    (f"{prefix}{alias}", path),
+                    origin=_first_origin(now.registry),
+                )
+        yield from _breaks(sub.registry, now.registry, path + " ")
+
+
+def _subcommand(registry: Registry, name: str) -> Subcommand | None:
+    return next((s for s in registry.subcommands if name in (s.name, *s.aliases)), None)
+
+
+def _where_subcommand_was(
+    kept: list[tuple[Subcommand, Subcommand | None]], index: int, new: Registry
+) -> SourceLine | None:
+    """Where a removed subcommand was: at the subcommand that followed it (else preceded it) in
+    the baseline, as it is now; else at its parent's last argument."""
+    for _, now in (*kept[index + 1 :], *kept[:index][::-1]):
+        origin = _first_origin(now.registry) if now is not None else None
+        if origin is not None:
+            return origin
+    return next((a.origin for a in reversed(new.arguments) if a.origin), None)
+
+
+def _first_origin(registry: Registry) -> SourceLine | None:
+    """Where the first argument of a registry (or of its subcommands) was added."""
+    for argument in registry.arguments:
+        if argument.origin is not None:
+            return argument.origin
+    for sub in registry.subcommands:
+        origin = _first_origin(sub.registry)
+        if origin is not None:
+            return origin
+    return None
