@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from argmatrix._runtime.cache import MISSING, cached, files_seen, lookup, remember_files
 from argmatrix.errors import ArgmatrixError
+from argmatrix.loaders.clicks import descend_command, registry_from_command
 from argmatrix.loaders.convert import registry_from_parser
 from argmatrix.loaders.snapshot import read_snapshot
 from argmatrix.loaders.target import descend
@@ -119,6 +120,11 @@ def _load_live(spec: RegistrySpec, verbose: bool) -> Registry:
     result = load_live(spec.target, spec.base_dir, settings)
     if verbose and result.stood_in:
         print(f"stand-ins for: {', '.join(result.stood_in)}", file=sys.stderr)
+    if result.command is not None:  # a Click command, group or Typer app (issue 22)
+        return registry_from_command(
+            descend_command(result.command, spec.subcommand, spec.target), spec.source
+        )
+    assert result.parser is not None
     parser = descend(result.parser, spec.subcommand, spec.target)
     diagnostics = unresolved_stand_ins(parser, result.sites)
     registry = registry_from_parser(parser, spec.source, result.sites, _read_file)
@@ -188,6 +194,10 @@ def _read_static(spec: RegistrySpec) -> tuple[Registry, list[str]]:
         stopped_for_missing,
     )
 
+    framework = _read_static_framework(spec)  # a Click command or Typer app (issue 22)
+    if framework is not None:
+        return framework
+
     parser, sites, read_source = load_static(
         spec.target, spec.base_dir, spec.search_path, parser_class=spec.parser_class
     )
@@ -201,6 +211,23 @@ def _read_static(spec: RegistrySpec) -> tuple[Registry, list[str]]:
     if diagnostics:  # carried by the model: through the forked reader, the cache, snapshots
         registry = replace(registry, diagnostics=diagnostics)
     return registry, files_read(read_source)
+
+
+def _read_static_framework(spec: RegistrySpec) -> tuple[Registry, list[str]] | None:
+    """A Click command, group or Typer app read from source; None: the target is not one."""
+    from argmatrix.loaders.static.frameworks import read_framework
+    from argmatrix.loaders.static.reader import diagnostics_of, files_read, stop_if_incomplete
+
+    found = read_framework(spec.target, spec.base_dir, spec.search_path)
+    if found is None:
+        return None
+    stop_if_incomplete(found.read_source)
+    command = descend_command(found.command, spec.subcommand, spec.target)
+    registry = registry_from_command(command, spec.source)
+    diagnostics = diagnostics_of(found.read_source)
+    if diagnostics:
+        registry = replace(registry, diagnostics=diagnostics)
+    return registry, files_read(found.read_source)
 
 
 def _resolve_path(target: str, base_dir: Path) -> Path:

@@ -34,6 +34,7 @@ from argmatrix.loaders.static.interpreter import Interpreter, run_function
 from argmatrix.loaders.static.objects import Captured, WrapperCall, new_object, writes_methods
 from argmatrix.loaders.static.outline import StatementOutline
 from argmatrix.loaders.static.replay import Recording, new_parser
+from argmatrix.loaders.static.scripts import MAIN, main_function
 from argmatrix.loaders.static.source import SourceModule, find_module_file, inside_search_folder
 from argmatrix.loaders.static.syntax import class_members, parameters, skips_first
 from argmatrix.loaders.static.values import (
@@ -589,6 +590,8 @@ class _SourceReader:
 
 
 def _find_function(module: SourceModule, attr: str) -> FunctionRef:
+    if attr == MAIN:  # the module run as a script (issue 22)
+        return _main_function(module)
     parts = attr.split(".")
     owner: ClassRef | None = None
     definitions = module.definitions
@@ -611,6 +614,20 @@ def _find_function(module: SourceModule, attr: str) -> FunctionRef:
             fix="name a function that returns an ArgumentParser or fills one it is given",
         )
     return FunctionRef(module, node, owner)
+
+
+def _main_function(module: SourceModule) -> FunctionRef:
+    module.parse()
+    assert module.tree is not None
+    function = main_function(module.tree)
+    if function is None:
+        raise ArgmatrixError.at(
+            f'module {module.name!r} has no `if __name__ == "__main__":` block to read',
+            file=str(module.path),
+            fix="name the function that builds the parser (module:function), or the Click"
+            " command or Typer app (module:name)",
+        )
+    return FunctionRef(module, function)
 
 
 def _member(node: Any, name: str) -> Any:
