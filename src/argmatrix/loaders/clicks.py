@@ -317,9 +317,23 @@ def _extra(param: ParamFacts, prefix: str | None) -> dict[str, Any]:
     return {clean_text(k): normalise_value(v) for k, v in sorted(extra.items())}
 
 
+def subcommand_registry(
+    command: CommandFacts, path: tuple[str, ...], target: str, source: str
+) -> Registry:
+    """The model of the subcommand `path` leads to in a Click group (`serve`, then `api`),
+    found as `descend` finds an argparse subparser, with the same words when it is not there;
+    its options' environment variables under the prefix the groups above pass down."""
+    prefix = _own_prefix(command, None)
+    where = target
+    for name in path:
+        command = descend_command(command, (name,), where)
+        prefix = _own_prefix(command, _child_prefix(prefix, name))
+        where = f"{where} {name}"
+    return _registry(command, source, prefix)
+
+
 def descend_command(command: CommandFacts, path: tuple[str, ...], target: str) -> CommandFacts:
-    """The subcommand `path` leads to in a Click group (`serve`, then `api`), as `descend`
-    finds an argparse subparser, with the same words when it is not there."""
+    """The subcommand `path` leads to in a Click group."""
     walked: list[str] = []
     for name in path:
         found = dict(command.subcommands)

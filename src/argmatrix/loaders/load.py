@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from argmatrix._runtime.cache import MISSING, cached, files_seen, lookup, remember_files
 from argmatrix.errors import ArgmatrixError
-from argmatrix.loaders.clicks import descend_command, registry_from_command
+from argmatrix.loaders.clicks import subcommand_registry
 from argmatrix.loaders.convert import registry_from_parser
 from argmatrix.loaders.snapshot import read_snapshot
 from argmatrix.loaders.target import descend
@@ -121,9 +121,7 @@ def _load_live(spec: RegistrySpec, verbose: bool) -> Registry:
     if verbose and result.stood_in:
         print(f"stand-ins for: {', '.join(result.stood_in)}", file=sys.stderr)
     if result.command is not None:  # a Click command, group or Typer app (issue 22)
-        return registry_from_command(
-            descend_command(result.command, spec.subcommand, spec.target), spec.source
-        )
+        return subcommand_registry(result.command, spec.subcommand, spec.target, spec.source)
     assert result.parser is not None
     parser = descend(result.parser, spec.subcommand, spec.target)
     diagnostics = unresolved_stand_ins(parser, result.sites)
@@ -222,8 +220,7 @@ def _read_static_framework(spec: RegistrySpec) -> tuple[Registry, list[str]] | N
     if found is None:
         return None
     stop_if_incomplete(found.read_source)
-    command = descend_command(found.command, spec.subcommand, spec.target)
-    registry = registry_from_command(command, spec.source)
+    registry = subcommand_registry(found.command, spec.subcommand, spec.target, spec.source)
     diagnostics = diagnostics_of(found.read_source)
     if diagnostics:
         registry = replace(registry, diagnostics=diagnostics)

@@ -31,6 +31,12 @@ from argmatrix.model.registry import Unevaluated
 # The modules that define Click's Command: Click's own, and the copy Typer 0.2x vendors.
 CLICK_CORES = ("click.core", "typer._click.core")
 _COMMAND_CLASSES = ("Command", "BaseCommand")
+# Where a command's `main` is defined: Click's classes, and Typer's, which override it.
+_MAIN_DEFINED = {
+    "click.core": _COMMAND_CLASSES,
+    "typer._click.core": _COMMAND_CLASSES,
+    "typer.core": ("TyperCommand", "TyperGroup"),
+}
 _TYPER_MAIN = "typer.main"
 # Options Typer adds to an app's top command for shell completion: the shell's, not the server's.
 _TYPER_COMPLETION = ("install_completion", "show_completion")
@@ -101,9 +107,9 @@ def typer_command(app: Any, target: str) -> Any:
     """`typer.main.get_command(app)`: the Click command Typer builds when the app is run."""
     try:
         return _typer_module().get_command(app)
-    except RuntimeError as exc:
+    except (RuntimeError, AssertionError):  # Typer 0.9 asserts
         raise ArgmatrixError.at(
-            f"{target} is a Typer app with no command ({exc})",
+            f"{target} is a Typer app with no command",
             fix="register a command with @app.command(), or name the app that has them",
         ) from None
 
@@ -188,16 +194,16 @@ def click_parse_captured() -> Iterator[None]:
         raise ClickCaptured(self, kwargs)
 
     def patch(module: ModuleType) -> None:
-        for name in _COMMAND_CLASSES:
+        for name in _MAIN_DEFINED[module.__name__]:
             cls = vars(module).get(name)  # not getattr: Click 8.2+ warns for BaseCommand
             if isinstance(cls, type) and "main" in vars(cls):
                 patched.append((cls, vars(cls)["main"]))
                 cls.main = capture  # type: ignore[attr-defined]
 
-    for name in CLICK_CORES:
+    for name in _MAIN_DEFINED:
         if name in sys.modules:
             patch(sys.modules[name])
-    watcher = _ImportWatcher(CLICK_CORES, patch)
+    watcher = _ImportWatcher(tuple(_MAIN_DEFINED), patch)
     sys.meta_path.insert(0, watcher)
     try:
         yield

@@ -581,13 +581,23 @@ def _registry_frame(exc: BaseException) -> traceback.FrameSummary | None:
     own = [
         f
         for f in frames
-        if not f.filename.startswith((_ARGMATRIX, "<"))
+        if not f.filename.startswith((_ARGMATRIX, "<", *_framework_folders()))
         and f.filename != argparse.__file__  # argparse refusing a call: the call is the place
     ]
     return own[-1] if own else (frames[-1] if frames else None)
 
 
 _ARGMATRIX = str(Path(__file__).resolve().parents[2])  # frames of argmatrix itself
+
+
+def _framework_folders() -> tuple[str, ...]:
+    """Click's and Typer's folders: Click exiting on a usage error is the caller's place."""
+    found = []
+    for name in ("click", "typer"):
+        file = getattr(sys.modules.get(name), "__file__", None)
+        if file:
+            found.append(str(Path(file).parent) + os.sep)
+    return tuple(found)
 
 
 def _user_code_error(doing: str, exc: BaseException, verbose: bool) -> ArgmatrixError:
