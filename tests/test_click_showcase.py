@@ -29,7 +29,7 @@ def test_the_pages_read_the_click_facts_naturally() -> None:
     assert (
         "| `--host` | Address to listen on. | `127.0.0.1` | Type: str | `MS_HOST, HOST` |" in page
     )
-    assert "List[str]" in next(l for l in page.splitlines() if "`--served-model-name`" in l)
+    assert "List[str]" in next(x for x in page.splitlines() if "`--served-model-name`" in x)
     assert "bool flag (--enable-metrics / --disable-metrics)" in page
     assert "`--api-key`" not in page  # hidden=True
     mdx = (SHOWCASE / "docs" / "server_arguments.mdx").read_text(encoding="utf-8")
