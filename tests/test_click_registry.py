@@ -401,3 +401,34 @@ def test_the_model_is_the_same_through_a_snapshot(tmp_path: Path) -> None:
     again = load(str(snapshot), "snapshot")
     assert again.arguments == live.arguments
     assert not any(isinstance(a.default, Unevaluated) for a in live.arguments)
+
+
+@pytest.mark.parametrize("mode", ["live", "static"])
+def test_a_group_inside_itself_is_one_line(mode: str, tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "self_group",
+        "import click\n\n@click.group()\ndef cli():\n    pass\n\n"
+        "@cli.group()\ndef inner():\n    pass\n\ninner.add_command(cli)\n",
+    )
+    result = run_cli_in_subprocess(
+        "export",
+        "--registry",
+        "self_group:cli",
+        *(["--static"] if mode == "static" else []),
+        cwd=tmp_path,
+    )
+    one_error_line(result, "contains itself")
+
+
+def test_static_reading_of_a_click_command_keeps_its_budgets(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "huge_default",
+        "import click\n\n@click.command()\n@click.option('--x', default='a' * 10**10)\n"
+        "def serve(x):\n    pass\n",
+    )
+    result = run_cli_in_subprocess(
+        "export", "--static", "--registry", "huge_default:serve", cwd=tmp_path
+    )
+    one_error_line(result, "huge_default.py:4:", "static reading stopped: the size budget")

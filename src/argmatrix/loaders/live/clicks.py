@@ -250,10 +250,19 @@ class _ImportWatcher(importlib.abc.MetaPathFinder):
 
 
 def command_facts(
-    command: Any, name: str | None = None, settings: dict[str, Any] | None = None
+    command: Any,
+    name: str | None = None,
+    settings: dict[str, Any] | None = None,
+    above: tuple[int, ...] = (),
 ) -> CommandFacts:
     """What the converter needs of a Click command object, read from its attributes (the
-    same on Click 8.1 to 8.5 and on Typer's copy). `settings`: what `main()` was given."""
+    same on Click 8.1 to 8.5 and on Typer's copy). `settings`: what `main()` was given;
+    `above`: the groups it is in (a group inside itself would have no end)."""
+    if id(command) in above:
+        raise ArgmatrixError.at(
+            f"the Click group {command.name!r} contains itself (as {name!r})",
+            fix="remove the add_command that adds a group to itself or to a group inside it",
+        )
     context = dict(getattr(command, "context_settings", None) or {})
     context.update(settings or {})
     prefix = context.get("auto_envvar_prefix")
@@ -266,7 +275,9 @@ def command_facts(
         short_help=_text(getattr(command, "short_help", None)),
         params=tuple(param_facts(p) for p in command.params if not _plumbing(p)),
         is_group=is_group,
-        subcommands=tuple((n, command_facts(c, n)) for n, c in subcommands.items()),
+        subcommands=tuple(
+            (n, command_facts(c, n, above=(*above, id(command)))) for n, c in subcommands.items()
+        ),
         auto_envvar_prefix=prefix if isinstance(prefix, str) else None,
         hidden=bool(getattr(command, "hidden", False)),
         deprecated=bool(getattr(command, "deprecated", False)),

@@ -247,9 +247,11 @@ class ClickReader:
 
     # -------------------------------------------------------------- facts of a command
 
-    def facts(self, command: Found, name: str | None = None, depth: int = 0) -> CommandFacts:
+    def facts(
+        self, command: Found, name: str | None = None, above: tuple[int, ...] = ()
+    ) -> CommandFacts:
         module = command.module
-        module.loader.budget.calls(depth)
+        module.loader.budget.calls(len(above))
         settings = self._settings(command)
         params = self._params(command, settings.pop("params", ()))
         help_ = settings.get("help")
@@ -257,8 +259,17 @@ class ClickReader:
             help_ = docstring(command.function)
         own = settings.get("name")
         subcommands = []
-        for given, sub, _ in command.registered:
-            sub_facts = self.facts(sub, None, depth + 1)
+        for given, sub, call in command.registered:
+            if id(sub) in (*above, id(command)):
+                raise ArgmatrixError.at(
+                    f"the Click group {command.binding!r} adds {sub.binding!r}, a group it is"
+                    " in: the group contains itself",
+                    file=str(module.path),
+                    line=call.lineno if call is not None else command.line,
+                    fix="remove the add_command that adds a group to itself or to a group"
+                    " inside it",
+                )
+            sub_facts = self.facts(sub, None, (*above, id(command)))
             subcommands.append((given or sub_facts.name, sub_facts))
         context = settings.get("context_settings")
         prefix = context.get("auto_envvar_prefix") if type(context) is dict else None
