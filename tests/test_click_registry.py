@@ -432,3 +432,45 @@ def test_static_reading_of_a_click_command_keeps_its_budgets(tmp_path: Path) -> 
         "export", "--static", "--registry", "huge_default:serve", cwd=tmp_path
     )
     one_error_line(result, "huge_default.py:4:", "static reading stopped: the size budget")
+
+
+# ------------------------------------------------------------------ downstream: diff and audit
+
+
+def test_diff_of_two_releases_of_a_click_server(tmp_path: Path) -> None:
+    source = (REGISTRIES / "click_server.py").read_text(encoding="utf-8")
+    (tmp_path / "old").mkdir()
+    (tmp_path / "new").mkdir()
+    (tmp_path / "old" / "click_server.py").write_text(source, encoding="utf-8")
+    newer = source.replace('default="main", show_default=True', 'default="stable"')
+    newer = newer.replace(
+        '@click.option("--seed", type=int, default=None, help="Random seed.")\n', ""
+    )
+    assert newer != source
+    (tmp_path / "new" / "click_server.py").write_text(newer, encoding="utf-8")
+    for release in ("old", "new"):
+        result = run_cli_in_subprocess(
+            "snapshot",
+            "--static",
+            "--registry",
+            "click_server:serve",
+            "-o",
+            str(tmp_path / f"{release}.json"),
+            cwd=tmp_path / release,
+        )
+        assert result.code == 0, result.err
+    result = run_cli_in_subprocess(
+        "diff", str(tmp_path / "old.json"), str(tmp_path / "new.json"), cwd=tmp_path
+    )
+    assert "--seed" in result.out and "--revision" in result.out, result.out + result.err
+    assert "stable" in result.out
+
+
+def test_audit_of_the_generated_page_finds_nothing() -> None:
+    page = (
+        REGISTRIES.parents[1].parent / "showcase" / "click-server" / "docs" / "server_arguments.md"
+    )
+    result = run_cli_in_subprocess(
+        "audit", "--static", "--registry", "click_server:serve", str(page), cwd=REGISTRIES
+    )
+    assert result.code == 0, result.out + result.err

@@ -52,6 +52,10 @@ from argmatrix.model.registry import Diagnostic, Unevaluated
 
 _original_init: Callable[..., None] = argparse._ActionsContainer.__init__
 MAIN = "__main__"  # `module:__main__`: the parser the module builds when run as a script
+TARGET_FIX = (
+    "name a function that returns an ArgumentParser or fills one it is given, a Click command"
+    " or group, a Typer app, or module:__main__"
+)
 _PARSE_METHODS = (
     "parse_args",
     "parse_known_args",
@@ -420,13 +424,13 @@ def _resolve(module: Any, module_name: str, attr: str) -> Callable[..., Any]:
             raise ArgmatrixError.at(
                 f"module {module_name!r} has no attribute {attr!r}",
                 file=getattr(module, "__file__", None),
-                fix="name a function that returns an ArgumentParser or fills one it is given",
+                fix=TARGET_FIX,
             ) from None
     if not callable(obj):
         raise ArgmatrixError.at(
-            f"{module_name}:{attr} is not callable",
+            f"{module_name}:{attr} is not callable (it is a {type(obj).__name__})",
             file=getattr(module, "__file__", None),
-            fix="name a function that returns an ArgumentParser or fills one it is given",
+            fix=TARGET_FIX,
         )
     return cast(Callable[..., Any], obj)
 

@@ -67,6 +67,10 @@ __all__ = [
     "stopped_for_missing",
 ]
 
+TARGET_FIX = (
+    "name a function that returns an ArgumentParser or fills one it is given, a Click command"
+    " or group, a Typer app, or module:__main__"
+)
 MAX_DIAGNOSTICS = 200  # per read; beyond, one line says how many more there were
 _MESSAGE_LENGTH = 400  # characters of one diagnostic (a reason may quote a long value)
 _LOOKUP_STEPS = 50  # looking for a module's file on the search path, in steps (about its time)
@@ -592,6 +596,14 @@ class _SourceReader:
 def _find_function(module: SourceModule, attr: str) -> FunctionRef:
     if attr == MAIN:  # the module run as a script (issue 22)
         return _main_function(module)
+    if attr in module.assignments and attr not in module.definitions:  # a value (issue 22)
+        raise ArgmatrixError.at(
+            f"{module.name}:{attr} is a value assigned at line"
+            f" {module.assignments[attr].lineno}, not a function static reading can run",
+            file=str(module.path),
+            line=module.assignments[attr].lineno,
+            fix=TARGET_FIX,
+        )
     parts = attr.split(".")
     owner: ClassRef | None = None
     definitions = module.definitions
@@ -602,16 +614,16 @@ def _find_function(module: SourceModule, attr: str) -> FunctionRef:
             raise ArgmatrixError.at(
                 f"module {module.name!r} has no function {attr!r}",
                 file=str(module.path),
-                fix="name a function that returns an ArgumentParser or fills one it is given",
+                fix=TARGET_FIX,
             )
         if isinstance(node, ast.ClassDef) and index < len(parts) - 1:
             owner = ClassRef(module, node)
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         raise ArgmatrixError.at(
-            f"{module.name}:{attr} is not a function",
+            f"{module.name}:{attr} is not a function (it is a class)",
             file=str(module.path),
             line=getattr(node, "lineno", None),
-            fix="name a function that returns an ArgumentParser or fills one it is given",
+            fix=TARGET_FIX,
         )
     return FunctionRef(module, node, owner)
 
