@@ -474,3 +474,20 @@ def test_audit_of_the_generated_page_finds_nothing() -> None:
         "audit", "--static", "--registry", "click_server:serve", str(page), cwd=REGISTRIES
     )
     assert result.code == 0, result.out + result.err
+
+
+def test_commands_registered_in_a_loop_stop_static_reading(tmp_path: Path) -> None:
+    """Subcommands static reading cannot list are never left out in silence."""
+    write(
+        tmp_path,
+        "loop_registered",
+        "import click\n\n@click.group()\ndef cli():\n    pass\n\n"
+        "def make(name):\n    return click.Command(name)\n\n"
+        "for name in ('a', 'b'):\n    cli.add_command(make(name))\n",
+    )
+    result = run_cli_in_subprocess(
+        "export", "--static", "--registry", "loop_registered:cli", cwd=tmp_path
+    )
+    one_error_line(result, "loop_registered.py:10:", "static reading stopped: `cli.add_command`")
+    live = run_cli_in_subprocess("export", "--registry", "loop_registered:cli", cwd=tmp_path)
+    assert live.code == 0, live.err

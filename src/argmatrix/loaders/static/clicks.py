@@ -21,6 +21,7 @@ from argmatrix.loaders.clicks import BOOL, MISSING, STRING, CommandFacts, ParamF
 from argmatrix.loaders.static.classes import class_attribute
 from argmatrix.loaders.static.declared import docstring
 from argmatrix.loaders.static.interpreter import Interpreter
+from argmatrix.loaders.static.scripts import is_main_test
 from argmatrix.loaders.static.values import (
     BuiltinRef,
     CannotEvaluate,
@@ -117,14 +118,22 @@ class ClickReader:
         assert module.tree is not None
         found: dict[str, Found] = {}
         self.scanned[module.name] = found
+        followed: set[int] = set()
         for statement in module.tree.body:
             module.loader.budget.step()
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self._declared(module, statement, found)
+                followed.add(id(statement))
             elif isinstance(statement, ast.Assign):
                 self._assigned(module, statement, found)
-            elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
-                self._add_command(module, statement.value, found)
+            elif (
+                isinstance(statement, ast.Expr)
+                and isinstance(statement.value, ast.Call)
+                and self._add_command(module, statement.value, found)
+            ):
+                followed.add(id(statement))
+        groups = {name for name, command in found.items() if command.kind == "group"}
+        report_unfollowed(module, followed, groups, _REGISTERING, "subcommands")
         return found
 
     def _declared(
@@ -213,18 +222,18 @@ class ClickReader:
                 return self.commands_of(source).get(node.attr)
         return None
 
-    def _add_command(self, module: SourceModule, call: ast.Call, found: dict[str, Found]) -> None:
-        """`cli.add_command(serve)`, `cli.add_command(serve, name="run")`."""
+    def _add_command(self, module: SourceModule, call: ast.Call, found: dict[str, Found]) -> bool:
+        """`cli.add_command(serve)`, `cli.add_command(serve, name="run")`: whether it is one."""
         func = call.func
         if not (
             isinstance(func, ast.Attribute)
             and func.attr == "add_command"
             and isinstance(func.value, ast.Name)
         ):
-            return
+            return False
         group = found.get(func.value.id) or self._imported_command(module, func.value.id)
         if group is None or group.kind != "group" or not call.args:
-            return
+            return False
         command = self.command_of(module, call.args[0], found)
         if command is None:
             module.loader.report(
@@ -233,10 +242,11 @@ class ClickReader:
                 f"`{short_source(module.segment(call))}` adds a command static reading cannot"
                 " find in the source: the subcommand it adds is missing",
             )
-            return
+            return True
         given = call.args[1] if len(call.args) > 1 else _keyword(call, "name")
         name = self._text(module, given) if given is not None else None
         group.registered.append((name, command, call))
+        return True
 
     def _text(self, module: SourceModule, node: ast.expr) -> str | None:
         try:
@@ -631,6 +641,41 @@ class ClickReader:
         if kind == "Tuple" and node.args and isinstance(node.args[0], (ast.List, ast.Tuple)):
             return self.type_facts(module, node.args[0], depth + 1)
         return _unknown_type(module, node)
+
+
+_REGISTERING = frozenset({"command", "group", "add_command"})
+_NOT_REGISTERING = (ast.Import, ast.ImportFrom, ast.ClassDef)
+
+
+def report_unfollowed(
+    module: SourceModule, followed: set[int], names: set[str], methods: frozenset[str], what: str
+) -> None:
+    """A top-level statement static reading did not follow that registers on one of `names`
+    (`cli.command()(f)`, a loop of `app.add_typer(...)`, a decorated function under an `if`):
+    what it adds is missing, said at its line (which stops the read)."""
+    if not names:
+        return
+    assert module.tree is not None
+    for statement in module.tree.body:
+        if id(statement) in followed or isinstance(statement, _NOT_REGISTERING):
+            continue
+        if isinstance(statement, ast.If) and is_main_test(statement.test):
+            continue
+        for node in ast.walk(statement):
+            module.loader.budget.visit(1)
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr in methods
+                and isinstance(node.value, ast.Name)
+                and node.value.id in names
+            ):
+                module.loader.report(
+                    str(module.path),
+                    statement.lineno,
+                    f"`{short_source(module.segment(node))}` registers {what} in a statement"
+                    f" static reading does not follow: the {what} it adds are missing",
+                )
+                break
 
 
 def _unknown_type(module: SourceModule, node: ast.expr) -> TypeFacts:

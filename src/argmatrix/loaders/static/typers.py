@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.clicks import BOOL, MISSING, STRING, CommandFacts, ParamFacts, TypeFacts
-from argmatrix.loaders.static.clicks import ClickReader, option_decls
+from argmatrix.loaders.static.clicks import ClickReader, option_decls, report_unfollowed
 from argmatrix.loaders.static.declared import docstring, enum_members
 from argmatrix.loaders.static.typeforms import TypeForm
 from argmatrix.loaders.static.values import (
@@ -49,6 +49,7 @@ _EXTERNAL = {
     "uuid.UUID": TypeFacts("UUID", "uuid"),
 }
 _FILES = ("FileText", "FileTextWrite", "FileBinaryRead", "FileBinaryWrite")
+_REGISTERING = frozenset({"command", "callback", "add_typer"})
 _CONTEXTS = ("typer.Context", "click.Context", "click.core.Context", "typer.models.Context")
 # What a later setting falls back on, key by key (`solve_typer_info_defaults`).
 _INFO_KEYS = ("name", "context_settings", "hidden", "deprecated", "short_help", "callback")
@@ -114,14 +115,21 @@ class TyperReader:
         assert module.tree is not None
         apps: dict[str, App] = {}
         self.scanned[module.name] = apps
+        followed: set[int] = set()
         for statement in module.tree.body:
             self.loader.budget.step()
             if isinstance(statement, ast.Assign):
                 self._assigned(module, statement, apps)
             elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self._decorated(module, statement)
-            elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
-                self._add_typer(module, statement.value)
+                followed.add(id(statement))
+            elif (
+                isinstance(statement, ast.Expr)
+                and isinstance(statement.value, ast.Call)
+                and self._add_typer(module, statement.value)
+            ):
+                followed.add(id(statement))
+        report_unfollowed(module, followed, set(apps), _REGISTERING, "commands")
         return apps
 
     def _assigned(self, module: SourceModule, node: ast.Assign, apps: dict[str, App]) -> None:
@@ -154,10 +162,10 @@ class TyperReader:
                 app.callback = Registered(module, node, call)
                 return
 
-    def _add_typer(self, module: SourceModule, call: ast.Call) -> None:
+    def _add_typer(self, module: SourceModule, call: ast.Call) -> bool:
         app = self._owner(module, call.func, "add_typer")
         if app is None:
-            return
+            return False
         sub = call.args[0] if call.args else _keyword(call, "typer_instance")
         found = self.app_at(module, sub.id) if isinstance(sub, ast.Name) else None
         if found is None:
@@ -168,6 +176,7 @@ class TyperReader:
                 " find in the source: the subcommands it adds are missing",
             )
         app.groups.append((module, call, found))
+        return True
 
     def registered(self, module: SourceModule, node: Function, target: str) -> CommandFacts | None:
         """The command (or the group, for its callback) an app of the module makes of a
