@@ -461,7 +461,7 @@ class ClickReader:
             multiple=attrs.get("multiple") is True,
             default=default,
             envvar=self._envvar(attrs.get("envvar"), label, where),
-            help=self._help(attrs.get("help"), label, where),
+            help=_deprecated_help(self._help(attrs.get("help"), label, where), attrs),
             hidden=attrs.get("hidden") is True,
             is_flag=bool(is_flag),
             flag_value=flag_value,
@@ -508,7 +508,7 @@ class ClickReader:
             multiple=attrs.get("multiple") is True,
             default=default,
             envvar=self._envvar(attrs.get("envvar"), name, where),
-            help=self._help(attrs.get("help"), name, where),
+            help=_deprecated_help(self._help(attrs.get("help"), name, where), attrs),
             hidden=attrs.get("hidden") is True,
             metavar=attrs.get("metavar") if type(attrs.get("metavar")) is str else None,
             deprecated=bool(attrs.get("deprecated")) is True,
@@ -756,6 +756,17 @@ def _given_name(call: ast.Call | None) -> str | None:
     if isinstance(node, ast.Constant) and type(node.value) is str:
         return node.value
     return None
+
+
+def _deprecated_help(help_: str | Unevaluated | None, attrs: dict[str, Any]) -> Any:
+    """Click (8.2 and later) says a deprecated parameter is so at the end of its help."""
+    deprecated = attrs.get("deprecated")
+    if not (deprecated is True or (type(deprecated) is str and deprecated)):
+        return help_
+    label = f"(DEPRECATED: {deprecated})" if type(deprecated) is str else "(DEPRECATED)"
+    if type(help_) is Unevaluated:
+        return help_
+    return f"{help_} {label}" if help_ else label
 
 
 def _string(value: Any) -> str | Unevaluated | None:
