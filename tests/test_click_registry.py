@@ -6,6 +6,7 @@ command. Click is argmatrix's test dependency (pyproject.toml pins `click==8.5.1
 
 from __future__ import annotations
 
+import enum
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -102,7 +103,10 @@ def param_view(info: dict[str, Any], prefix: str | None) -> dict[str, Any]:
         "envvar": envvar,
         "help": info.get("help") or "",
         "hidden": info.get("hidden", False),
-        "choices": list(type_["choices"]) if "choices" in type_ else None,
+        # Click (8.2 and later) offers an Enum's members by their names
+        "choices": [c.name if isinstance(c, enum.Enum) else c for c in type_["choices"]]
+        if "choices" in type_
+        else None,
         "bounds": (type_.get("min"), type_.get("max")) if "Range" in type_["param_type"] else None,
     }
 
@@ -221,7 +225,14 @@ def test_a_subcommand_target(mode: Mode) -> None:
     )
     registry = load_registry(spec)
     assert registry.source == "click_group_cli:cli cluster create"
-    assert [a.name for a in registry.arguments] == ["name", "--nodes", "--region", "--label"]
+    assert [a.name for a in registry.arguments] == [
+        "name",
+        "--nodes",
+        "--region",
+        "--label",
+        "--tier",
+    ]
+    assert registry.by_flag()["--tier"].choices == ("GOLD", "SILVER")
     assert registry.by_flag()["--nodes"].extra["envvar"] == "OPS_CLUSTER_CREATE_NODES"
 
 

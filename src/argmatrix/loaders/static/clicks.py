@@ -19,13 +19,14 @@ from typing import TYPE_CHECKING, Any
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.clicks import BOOL, MISSING, STRING, CommandFacts, ParamFacts, TypeFacts
 from argmatrix.loaders.static.classes import class_attribute
-from argmatrix.loaders.static.declared import docstring
+from argmatrix.loaders.static.declared import docstring, enum_members
 from argmatrix.loaders.static.interpreter import Interpreter
 from argmatrix.loaders.static.scripts import is_main_test
 from argmatrix.loaders.static.values import (
     BuiltinRef,
     CannotEvaluate,
     ClassRef,
+    EnumMember,
     ExternalRef,
     FunctionRef,
     LambdaRef,
@@ -616,7 +617,21 @@ class ClickReader:
             )
         if kind == "Choice":
             choices = args[0] if args else kwargs.get("choices")
+            if type(choices) is ClassRef:  # an Enum (Click 8.2 and later): its members' names
+                try:
+                    members = enum_members(choices, self.loader.budget)
+                    choices = [m.name if type(m) is EnumMember else m for m in members]
+                except CannotEvaluate as exc:
+                    choices = Unevaluated(module.segment(node.args[0]), exc.reason)
             known = tuple(choices) if type(choices) in (list, tuple) else choices  # type: ignore[arg-type]
+            if type(known) is Unevaluated:
+                reason = f" ({known.reason})" if known.reason else ""
+                self.loader.report(
+                    str(module.path),
+                    node.lineno,
+                    f"the choices of `{short_source(module.segment(node))}` kept as source"
+                    f" text{reason}",
+                )
             return TypeFacts(
                 "Choice",
                 "choice",
