@@ -87,6 +87,23 @@ $(PYDANTIC)/.installed: $(LOCKS)/pydantic.txt
 	$(BIN)/pip install -q -c $(LOCKS)/pydantic.txt --target $(PYDANTIC) -r $(LOCKS)/pydantic.in
 	touch $@
 
+# Typer, for Typer registries (tests/test_typer_registry.py): 0.29.2 vendors its own Click and
+# needs pydantic, 0.9.4 runs on Click 8.1.8. Neither is a dependency of argmatrix, and pydantic
+# must not be importable in .venv: each lives in its own folder, put on the path of that test's
+# processes.
+TYPER_NEW := .cache/typer-0.29.2
+TYPER_OLD := .cache/typer-0.9.4
+.PHONY: typer-libs
+typer-libs: $(TYPER_NEW)/.installed $(TYPER_OLD)/.installed
+
+$(TYPER_NEW)/.installed: $(LOCKS)/typer-0.29.2.txt
+	$(BIN)/pip install -q -c $(LOCKS)/typer-0.29.2.txt --target $(TYPER_NEW) -r $(LOCKS)/typer-0.29.2.in
+	touch $@
+
+$(TYPER_OLD)/.installed: $(LOCKS)/typer-0.9.4.txt
+	$(BIN)/pip install -q -c $(LOCKS)/typer-0.9.4.txt --target $(TYPER_OLD) -r $(LOCKS)/typer-0.9.4.in
+	touch $@
+
 # npm's own lock: `npm ci` installs exactly what locks/mdx/package-lock.json holds.
 $(MDX)/.installed: $(LOCKS)/mdx/package.json $(LOCKS)/mdx/package-lock.json
 	mkdir -p $(MDX)
@@ -172,6 +189,8 @@ lock: $(UV)
 	  $(LOCKS)/tools.in -o $(LOCKS)/runtime.txt --upgrade
 	$(COMPILE) pyproject.toml $(LOCKS)/properdocs.in $(LOCKS)/tools.in -o $(LOCKS)/properdocs.txt --upgrade
 	$(COMPILE) $(LOCKS)/pydantic.in -o $(LOCKS)/pydantic.txt --upgrade
+	$(COMPILE) $(LOCKS)/typer-0.29.2.in -o $(LOCKS)/typer-0.29.2.txt --upgrade
+	$(COMPILE) $(LOCKS)/typer-0.9.4.in -o $(LOCKS)/typer-0.9.4.txt --upgrade
 	$(COMPILE) tests/live/requirements.txt $(LIVE_INPUTS) -o $(LOCKS)/live-sglang-0.5.7.txt --upgrade
 	$(COMPILE) tests/live/requirements-sglang-0.5.23.txt $(LIVE_INPUTS) \
 	  -o $(LOCKS)/live-sglang-0.5.23.txt --upgrade
@@ -213,9 +232,10 @@ lint: install
 	$(BIN)/lint-imports
 
 # What the full suite needs beside .venv: the heavy live environments, the other Pythons, older
-# and newer sglang sources, lmdeploy's sources, ProperDocs, pydantic and the MDX compiler.
+# and newer sglang sources, lmdeploy's sources, ProperDocs, pydantic, two Typers and the MDX
+# compiler.
 TEST_NEEDS := live-env live-env-0523 live-env-vllm pythons old-sglang new-sglang lmdeploy-cli \
-              properdocs pydantic-lib $(MDX)/.installed
+              properdocs pydantic-lib typer-libs $(MDX)/.installed
 TEST_ENVIRONMENT = \
 	ARGMATRIX_LIVE_PYTHON=$(CURDIR)/$(LIVE)/bin/python \
 	ARGMATRIX_LIVE_PYTHON_0523=$(CURDIR)/$(LIVE_0523)/bin/python \
@@ -252,6 +272,7 @@ check-docs: install new-sglang
 	$(BIN)/argmatrix check
 	$(BIN)/argmatrix check --config docs/reference/argmatrix.yaml
 	$(BIN)/argmatrix check --config $(SHOWCASE_0523)
+	$(BIN)/argmatrix check --config showcase/click-server/argmatrix.yaml
 
 # When each sglang flag arrived: every release since 0.5.0 (0.5.0rc2, the first on PyPI), as
 # wheels in .cache/sglang-releases (sources only are read, statically), into the showcase's

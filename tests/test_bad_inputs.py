@@ -333,6 +333,56 @@ CASES = [
         None,
     ),
     Case(
+        "Click options without a command (static)",
+        _both(
+            _write(
+                "bare_click.py",
+                "import click\n\n\n@click.option('--port', type=int)\ndef serve(port):\n    pass\n",
+            ),
+            _replace(CONFIG, "tinyserver:ServerArgs.add_cli_args", "bare_click:serve"),
+        ),
+        "has @click.option decorators but no @click.command",
+        "bare_click.py",
+        "def serve",
+    ),
+    Case(
+        "a Click usage error while the registry is imported (live)",
+        _both(
+            _write(
+                "click_usage.py",
+                "import click\n\n\n@click.command()\n@click.option('--port', type=int)\n"
+                "def serve(port):\n    pass\n\n\nserve(['--no-such-option'])\n",
+            ),
+            _replace(CONFIG, "tinyserver:ServerArgs.add_cli_args", "click_usage:serve"),
+            _replace(CONFIG, "  mode: static\n", "  mode: live\n"),
+        ),
+        "importing 'click_usage' raised SystemExit: 2",
+        "click_usage.py",
+        "serve(['--no-such-option'])",
+    ),
+    Case(
+        "a Click decorator static reading does not follow (static)",
+        _both(
+            _write(
+                "shared_options.py",
+                "import click\nfrom elsewhere import common_options\n\n\n@click.command()\n"
+                "@common_options\n@click.option('--port', type=int)\ndef serve(port, **kw):\n"
+                "    pass\n",
+            ),
+            _replace(CONFIG, "tinyserver:ServerArgs.add_cli_args", "shared_options:serve"),
+        ),
+        "static reading stopped: the decorator `common_options` is not one static reading",
+        "shared_options.py",
+        "@common_options",
+    ),
+    Case(
+        "module:__main__ of a module without a __main__ block (static)",
+        _replace(CONFIG, "tinyserver:ServerArgs.add_cli_args", "tinyserver:__main__"),
+        'has no `if __name__ == "__main__":` block to read',
+        "tinyserver.py",
+        None,
+    ),
+    Case(
         "a truncated snapshot",
         _both(
             _write("snap.json", '{"format": "argmatrix-snapshot", "version": 1, "regi'),

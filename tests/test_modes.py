@@ -187,8 +187,8 @@ def test_the_live_reader_asks_the_framework_for_the_model(monkeypatch: pytest.Mo
 
 
 def test_an_unknown_framework_is_one_error() -> None:
-    spec = RegistrySpec("grouped_cli:build_parser", base_dir=REGISTRIES, framework="click")
-    with pytest.raises(ArgmatrixError, match="unknown framework 'click'"):
+    spec = RegistrySpec("grouped_cli:build_parser", base_dir=REGISTRIES, framework="docopt")
+    with pytest.raises(ArgmatrixError, match="unknown framework 'docopt'"):
         load_registry(spec)
 
 

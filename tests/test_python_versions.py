@@ -35,6 +35,10 @@ EXPORTS = {
     "static, deprecated=": ("python_versions_cli:build_deprecated_parser", "--static"),
     "subcommands, live": ("subcommands_cli:build_parser",),
     "subcommands, static": ("subcommands_cli:build_parser", "--static"),
+    "a Click command, static": ("click_server:serve", "--static"),
+    "a Click group, static": ("click_group_cli:cli", "--static"),
+    "a Typer app, static": ("typer_app_cli:app", "--static"),
+    "a script's __main__, static": ("worker_script:__main__", "--static"),
 }
 
 

@@ -44,6 +44,7 @@ ACTION_NAMES: dict[type, str] = {
 }
 
 # Keyword arguments argparse itself understands; anything else a call passes is kept as `extra`.
+ARGPARSE = "argparse"  # the framework this converter is for (`FRAMEWORKS` in loaders/modes.py)
 ARGPARSE_KEYWORDS = frozenset(
     {
         "action",

@@ -11,15 +11,16 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from argmatrix._runtime.cache import MISSING, cached_with_inputs, lookup
 from argmatrix.errors import ArgmatrixError
-from argmatrix.loaders.convert import registry_from_parser
-from argmatrix.loaders.modes import DEFAULT_FRAMEWORK, LOADERS, Loader, Mode, framework_of
+from argmatrix.loaders.modes import FRAMEWORKS, LOADERS, Loader, Mode, framework_of
 from argmatrix.loaders.snapshot import read_snapshot
-from argmatrix.loaders.target import descend
 from argmatrix.model.registry import Registry
+
+if TYPE_CHECKING:
+    from argmatrix.loaders.static.reader import StaticRead
 
 AUTO_MOCK = "auto"  # `mock: auto`, `--mock auto`: stand in for every module that fails to import
 
@@ -42,7 +43,9 @@ class RegistrySpec:
     kwargs: tuple[tuple[str, Any], ...] = ()
     # Both modes: the subcommands that lead from the target's parser to the registry.
     subcommand: tuple[str, ...] = ()
-    framework: str = DEFAULT_FRAMEWORK  # what built the registry (`FRAMEWORKS` in modes.py)
+    # What built the registry (`FRAMEWORKS` in modes.py); None: what the reader finds the target
+    # to be (an ArgumentParser's builder, a Click command or group, a Typer app).
+    framework: str | None = None
 
     def __post_init__(self) -> None:
         # `auto` among the names (from any front end, `argmatrix diff --mock auto` too) is the
@@ -129,7 +132,7 @@ def _load_live(spec: RegistrySpec, verbose: bool) -> Loaded:
     result = load_live(spec.target, spec.base_dir, settings)
     if verbose and result.stood_in:
         print(f"stand-ins for: {', '.join(result.stood_in)}", file=sys.stderr)
-    framework = framework_of(spec)
+    framework = framework_of(spec, result.framework)
     parser = framework.descend(result.parser, spec.subcommand, spec.target)
     diagnostics = unresolved_stand_ins(parser, result.sites)
     registry = framework.to_registry(parser, spec.source, result.sites, _read_file)
@@ -155,22 +158,39 @@ def _static_key(spec: RegistrySpec) -> tuple[Any, ...]:
     key: tuple[Any, ...] = (spec.target, str(spec.base_dir), spec.search_path or tuple(sys.path))
     if spec.parser_class:  # the project's parser class a filler is handed, read statically too
         key = (*key, ("parser_class", spec.parser_class))
+    if spec.framework:  # the framework named, not the one the read finds
+        key = (*key, ("framework", spec.framework))
     return (*key, spec.subcommand) if spec.subcommand else key
 
 
 def _read_static(spec: RegistrySpec) -> tuple[Registry, list[str]]:
     from argmatrix.loaders.static.reader import load_static, stop_if_incomplete, stopped_for_missing
 
-    read = load_static(spec.target, spec.base_dir, spec.search_path, parser_class=spec.parser_class)
+    read = _framework_read(spec) or load_static(
+        spec.target, spec.base_dir, spec.search_path, parser_class=spec.parser_class
+    )
+    framework = framework_of(spec, read.framework)
     try:
-        parser = descend(read.parser, spec.subcommand, spec.target)
+        parser = framework.descend(read.parser, spec.subcommand, spec.target)
     except ArgmatrixError as exc:  # a subcommand static reading may have missed: say where
         raise stopped_for_missing(exc, read) from None
     stop_if_incomplete(read)
-    registry = registry_from_parser(parser, spec.source, read.sites, read.source_text)
+    registry = framework.to_registry(parser, spec.source, read.sites, read.source_text)
     if read.diagnostics:  # carried by the model: through the forked reader, the cache, snapshots
         registry = replace(registry, diagnostics=read.diagnostics)
     return registry, list(read.files)
+
+
+def _framework_read(spec: RegistrySpec) -> StaticRead | None:
+    """The read of a target another framework than argparse built (a Click command, a Typer
+    app), by the first framework whose static reader recognises it; None: none does, and the
+    target is read as argparse's."""
+    named = (framework_of(spec),) if spec.framework else tuple(FRAMEWORKS.values())
+    for framework in named:
+        read = framework.read_static(spec.target, spec.base_dir, spec.search_path)
+        if read is not None:
+            return read
+    return None
 
 
 def _resolve_path(target: str, base_dir: Path) -> Path:

@@ -3,8 +3,8 @@ and what built the registry, a separate idea, in `FRAMEWORKS`.
 
 A mode says *how* a registry is read: `live` imports the project's code and lets it build its
 parser, `static` reads its source without running it, `snapshot` reads a JSON file written
-earlier. A framework says *what* built the registry (argparse today): how its parser leads to a
-subcommand's and becomes the model. Everything that depends on the mode asks its record
+earlier. A framework says *what* built the registry (argparse, or Click and Typer): how its
+parser leads to a subcommand's and becomes the model, and how a static read finds its parser. Everything that depends on the mode asks its record
 (`spec.loader.runs_code`, `spec.loader.target_is_file`, ...); outside `loaders/` nothing compares
 mode names (tests/test_modes.py keeps it so). A new mode is a record here and its reader.
 """
@@ -20,15 +20,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from argmatrix.errors import ArgmatrixError
-from argmatrix.loaders.convert import registry_from_parser
+from argmatrix.loaders.clicks import CLICK, descend_command, registry_from_command
+from argmatrix.loaders.convert import ARGPARSE, registry_from_parser
 from argmatrix.loaders.target import descend
 
 if TYPE_CHECKING:
     from argmatrix.loaders.load import Loaded, RegistrySpec
+    from argmatrix.loaders.static.reader import StaticRead
     from argmatrix.model.registry import Registry
 
 Mode = Literal["live", "static", "snapshot"]
 Reader = Callable[["RegistrySpec", bool], "Loaded"]
+StaticReader = Callable[[str, Path, "tuple[str, ...] | None"], "StaticRead | None"]
 # What a registry was read from: "target", the target itself (a file); "read", the files its
 # reader read (it is cached by their content); "imported", not known, for the project's code ran
 # (the modules it imported from inside the project stand for them, and pages are never reused).
@@ -150,29 +153,57 @@ def _module_file(module: Any) -> str | None:
 @dataclass(frozen=True)
 class Framework:
     """What built a registry's parser, apart from how the registry is read: a live import and a
-    static read of one target find the same kind of parser."""
+    static read of one target find the same kind of parser (an `ArgumentParser`; for Click, the
+    command's `CommandFacts`). The readers find which framework a target is (`LiveResult.framework`,
+    `StaticRead.framework`); `RegistrySpec.framework` names one instead."""
 
     name: str
     # The parser of the subcommand the words lead to: (parser, words, target) -> parser.
     descend: Callable[[Any, tuple[str, ...], str], Any]
     # The parser as the model: (parser, source, call sites, read_file) -> Registry.
     to_registry: Callable[[Any, str, Any, Callable[[str], str | None]], Registry]
+    # Where its static reader is, "module:function", taking (target, base_dir, search_path) and
+    # returning a `StaticRead` of the framework's parser, or None when the target is not one of
+    # its commands; imported when first used. None: the framework a static read falls back to
+    # (argparse's, `reader.load_static`, which is given more settings).
+    static_reader: str | None = None
+
+    def read_static(
+        self, target: str, base_dir: Path, search_path: tuple[str, ...] | None
+    ) -> StaticRead | None:
+        if self.static_reader is None:
+            return None
+        module, _, name = self.static_reader.partition(":")
+        reader = cast(StaticReader, getattr(import_module(module), name))
+        return reader(target, base_dir, search_path)
 
 
 FRAMEWORKS: dict[str, Framework] = {
     framework.name: framework
     for framework in (
-        Framework(name="argparse", descend=descend, to_registry=registry_from_parser),
+        Framework(name=ARGPARSE, descend=descend, to_registry=registry_from_parser),
+        # Click, and Typer: a Typer app is a Click command underneath (`typer.main.get_command`),
+        # read from the command object live and from Typer's declarations statically, into the
+        # same facts (loaders/clicks.py).
+        Framework(
+            name=CLICK,
+            descend=descend_command,
+            to_registry=registry_from_command,
+            static_reader="argmatrix.loaders.static.frameworks:read_framework",
+        ),
     )
 }
-DEFAULT_FRAMEWORK = "argparse"
+DEFAULT_FRAMEWORK = ARGPARSE
 
 
-def framework_of(spec: RegistrySpec) -> Framework:
-    found = FRAMEWORKS.get(spec.framework)
-    if found is None:
+def framework_of(spec: RegistrySpec, found: str = DEFAULT_FRAMEWORK) -> Framework:
+    """The framework a registry is made with: the one its configuration names, else the one its
+    reader `found` the target to be."""
+    name = spec.framework or found
+    framework = FRAMEWORKS.get(name)
+    if framework is None:
         raise ArgmatrixError.at(
-            f"registry {spec.target}: unknown framework {spec.framework!r}",
+            f"registry {spec.target}: unknown framework {name!r}",
             fix=f"use one of: {', '.join(FRAMEWORKS)}",
         )
-    return found
+    return framework

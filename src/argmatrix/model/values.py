@@ -31,7 +31,21 @@ def value_text(value: Any) -> str:
 
 # Types a reader knows by their own name.
 PLAIN_TYPES = frozenset(
-    {"str", "int", "float", "bool", "complex", "bytes", "dict", "list", "Path", "PosixPath"}
+    {
+        "str",
+        "int",
+        "float",
+        "bool",
+        "complex",
+        "bytes",
+        "dict",
+        "list",
+        "Path",
+        "PosixPath",
+        "File",  # the types of Click parameters (loaders/clicks.py) that read as words
+        "datetime",
+        "UUID",
+    }
 )
 # Words in a converter's name that say what it reads: `str2bool` reads a bool,
 # `_grpc_config_from_json` JSON (anywhere in the name); `human_readable_int` an int (a word).
@@ -71,6 +85,9 @@ def readable_type(argument: Argument, names: Mapping[str, str] | None = None) ->
 
 def value_description(argument: Argument, names: Mapping[str, str] | None = None) -> str:
     kind = readable_type(argument, names)
+    bounds = argument.extra.get("range")  # a Click IntRange/FloatRange: `1<=x<=65535`
+    if isinstance(bounds, str) and bounds and argument.action != "count":
+        kind = f"{kind}, {bounds}"
     action = argument.action
     if action == "store_true":
         return "bool flag (set to enable)"

@@ -20,6 +20,7 @@ import importlib.util
 import inspect
 import io
 import os
+import runpy
 import sys
 import tempfile
 import traceback
@@ -30,7 +31,14 @@ from pathlib import Path
 from typing import Any, cast
 
 from argmatrix.errors import ArgmatrixError
-from argmatrix.loaders.convert import ARGPARSE_KEYWORDS
+from argmatrix.loaders.clicks import CLICK, CommandFacts
+from argmatrix.loaders.convert import ARGPARSE, ARGPARSE_KEYWORDS
+from argmatrix.loaders.live.clicks import (
+    ClickCaptured,
+    click_parse_captured,
+    command_facts,
+    framework_command,
+)
 from argmatrix.loaders.live.fields import FieldFinder
 from argmatrix.loaders.live.mocking import (
     is_stand_in,
@@ -43,6 +51,11 @@ from argmatrix.loaders.target import split_target
 from argmatrix.model.registry import Diagnostic, Unevaluated
 
 _original_init: Callable[..., None] = argparse._ActionsContainer.__init__
+MAIN = "__main__"  # `module:__main__`: the parser the module builds when run as a script
+TARGET_FIX = (
+    "name a function that returns an ArgumentParser or fills one it is given, a Click command"
+    " or group, a Typer app, or module:__main__"
+)
 _PARSE_METHODS = (
     "parse_args",
     "parse_known_args",
@@ -67,9 +80,10 @@ class LiveSettings:
 
 @dataclass
 class LiveResult:
-    parser: argparse.ArgumentParser
+    parser: Any  # the framework's: an `argparse.ArgumentParser`; Click's `CommandFacts`
     sites: dict[int, CallSite]
     stood_in: list[str] = field(default_factory=list)
+    framework: str = ARGPARSE  # what built the parser (`FRAMEWORKS` in loaders/modes.py)
 
 
 class Recorder:
@@ -209,12 +223,17 @@ def environment(env: Sequence[tuple[str, str]], argv: Sequence[str]) -> Iterator
 
 class _Sink(io.TextIOBase):
     """Where the registry's prints go: kept while loading (shown with --verbose), dropped
-    after (a logging handler it made keeps writing here)."""
+    after (a logging handler it made keeps writing here). Text only, as a real text stream:
+    Click probes a stream with `write(b"")` to find whether it takes bytes, and writes bytes
+    to its `buffer`, which is here too."""
 
     def __init__(self) -> None:
         self.parts: list[str] | None = []
+        self.buffer = _BinarySink(self)
 
     def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
         if self.parts is not None:
             self.parts.append(text)
         return len(text)
@@ -225,6 +244,21 @@ class _Sink(io.TextIOBase):
     def close_sink(self) -> str:
         text, self.parts = "".join(self.parts or ()), None
         return text
+
+
+class _BinarySink(io.RawIOBase):
+    """`sys.stdout.buffer` and `sys.stderr.buffer` of the sink: bytes kept as text."""
+
+    def __init__(self, sink: _Sink) -> None:
+        self.sink = sink
+
+    def write(self, data: Any) -> int:
+        data = bytes(data)
+        self.sink.write(data.decode("utf-8", "replace"))
+        return len(data)
+
+    def writable(self) -> bool:
+        return True
 
 
 @contextmanager
@@ -282,13 +316,28 @@ def load_live(
             ) as stood_in,
             recorder.recording(),
         ):
-            module = _import(module_name, settings)
-            builder = _resolve(module, module_name, attr)
-            parser = _build(builder, target, settings)
+            parser, command = _parser_or_command(module_name, attr, target, settings)
     finally:
         if path_entry in sys.path:
             sys.path.remove(path_entry)
-    return LiveResult(parser, recorder.sites, stood_in=list(dict.fromkeys(stood_in)))
+    stood_in = list(dict.fromkeys(stood_in))
+    if command is not None:  # a Click command or group, a Typer app (issue 22)
+        return LiveResult(command, recorder.sites, stood_in, framework=CLICK)
+    return LiveResult(parser, recorder.sites, stood_in)
+
+
+def _parser_or_command(
+    module_name: str, attr: str, target: str, settings: LiveSettings
+) -> tuple[argparse.ArgumentParser | None, CommandFacts | None]:
+    """The target's argparse parser, or the Click command it is or builds (never run)."""
+    if attr == MAIN:
+        return _run_as_main(module_name, target, settings)
+    module = _import(module_name, settings)
+    builder = _resolve(module, module_name, attr)
+    command = framework_command(builder, module, target)
+    if command is not None:
+        return None, command_facts(command)
+    return _build(builder, target, settings)
 
 
 def _owners(module_name: str, settings: LiveSettings) -> set[str]:
@@ -376,13 +425,13 @@ def _resolve(module: Any, module_name: str, attr: str) -> Callable[..., Any]:
             raise ArgmatrixError.at(
                 f"module {module_name!r} has no attribute {attr!r}",
                 file=getattr(module, "__file__", None),
-                fix="name a function that returns an ArgumentParser or fills one it is given",
+                fix=TARGET_FIX,
             ) from None
     if not callable(obj):
         raise ArgmatrixError.at(
-            f"{module_name}:{attr} is not callable",
+            f"{module_name}:{attr} is not callable (it is a {type(obj).__name__})",
             file=getattr(module, "__file__", None),
-            fix="name a function that returns an ArgumentParser or fills one it is given",
+            fix=TARGET_FIX,
         )
     return cast(Callable[..., Any], obj)
 
@@ -458,7 +507,7 @@ def _value(value: Any, settings: LiveSettings) -> Any:
 
 def _build(
     builder: Callable[..., Any], target: str, settings: LiveSettings
-) -> argparse.ArgumentParser:
+) -> tuple[argparse.ArgumentParser | None, CommandFacts | None]:
     given = _given_parser(settings) if _wants_parser(builder, settings) else None
     if given is None and settings.parser_class is not None:
         raise ArgmatrixError.at(
@@ -470,10 +519,12 @@ def _build(
     if given is not None:
         args.insert(0, given)
     try:
-        with parse_captured():
+        with parse_captured(), click_parse_captured():
             result = builder(*args, **kwargs)
     except _Captured as captured:
-        return captured.parser
+        return captured.parser, None
+    except ClickCaptured as captured:  # it runs a Click command: that command is the registry
+        return None, command_facts(captured.command, settings=captured.settings)
     except ModuleNotFoundError as exc:
         raise missing_module_error(f"building the parser with {target}", exc, settings) from None
     except (Exception, SystemExit) as exc:  # sys.exit() in the builder
@@ -482,12 +533,50 @@ def _build(
         ) from None
     parser = result if isinstance(result, argparse.ArgumentParser) else given
     if parser is None:
+        command = framework_command(result, sys.modules[type(result).__module__], target)
+        if command is not None:  # a factory that returns a Click command or a Typer app
+            return None, command_facts(command)
         raise ArgmatrixError.at(
             f"{target} returned {type(result).__name__}, not an argparse.ArgumentParser",
             fix="name a function that returns an ArgumentParser, fills one it is given, or"
-            " parses the command line with one",
+            " parses the command line with one; or a Click command or Typer app",
         )
-    return parser
+    return parser, None
+
+
+def _run_as_main(
+    module_name: str, target: str, settings: LiveSettings
+) -> tuple[argparse.ArgumentParser | None, CommandFacts | None]:
+    """`module:__main__`: run the module as a script (`python -m module`) and stop where it
+    parses its command line, with argparse or with Click: that parser is the registry."""
+    try:
+        spec = importlib.util.find_spec(module_name)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None:
+        raise ArgmatrixError.at(
+            f"cannot import {module_name!r}: no such module on sys.path",
+            fix="check the registry target, or run from the folder that holds the module",
+        )
+    try:
+        with parse_captured(), click_parse_captured():
+            runpy.run_module(module_name, run_name=MAIN, alter_sys=False)
+    except _Captured as captured:
+        return captured.parser, None
+    except ClickCaptured as captured:
+        return None, command_facts(captured.command, settings=captured.settings)
+    except ModuleNotFoundError as exc:
+        raise missing_module_error(f"running {module_name!r} as a script", exc, settings) from None
+    except (Exception, SystemExit) as exc:
+        raise _user_code_error(
+            f"running {module_name!r} as a script", exc, settings.verbose
+        ) from None
+    raise ArgmatrixError.at(
+        f"{target}: running {module_name!r} as a script ended without parsing a command line",
+        file=spec.origin,
+        fix="name the function that builds the parser (module:function), or the Click"
+        " command or Typer app (module:name)",
+    )
 
 
 def _registry_frame(exc: BaseException) -> traceback.FrameSummary | None:
@@ -497,13 +586,23 @@ def _registry_frame(exc: BaseException) -> traceback.FrameSummary | None:
     own = [
         f
         for f in frames
-        if not f.filename.startswith((_ARGMATRIX, "<"))
+        if not f.filename.startswith((_ARGMATRIX, "<", *_framework_folders()))
         and f.filename != argparse.__file__  # argparse refusing a call: the call is the place
     ]
     return own[-1] if own else (frames[-1] if frames else None)
 
 
 _ARGMATRIX = str(Path(__file__).resolve().parents[2])  # frames of argmatrix itself
+
+
+def _framework_folders() -> tuple[str, ...]:
+    """Click's and Typer's folders: Click exiting on a usage error is the caller's place."""
+    found = []
+    for name in ("click", "typer"):
+        file = getattr(sys.modules.get(name), "__file__", None)
+        if file:
+            found.append(str(Path(file).parent) + os.sep)
+    return tuple(found)
 
 
 def _user_code_error(doing: str, exc: BaseException, verbose: bool) -> ArgmatrixError:
@@ -526,14 +625,14 @@ def _user_code_error(doing: str, exc: BaseException, verbose: bool) -> Argmatrix
 _CHECKED = ("help", "default", "const", "choices", "metavar", "type")
 
 
-def unresolved_stand_ins(
-    parser: argparse.ArgumentParser, sites: dict[int, CallSite]
-) -> list[Diagnostic]:
+def unresolved_stand_ins(parser: Any, sites: dict[int, CallSite]) -> list[Diagnostic]:
     """Every value of the parser built from a stand-in becomes `Unevaluated` (its text, with
     the stand-in's name), and is reported: a stand-in's text never reads as the project's.
     A keyword outside argparse's (`bind_to=`) made of stand-ins on many arguments is reported
     once, with the first argument's place and how many there are."""
     diagnostics: list[Diagnostic] = []
+    if not isinstance(parser, argparse.ArgumentParser):  # a Click command: read as it is
+        return diagnostics
     keywords: dict[str, list[tuple[str, CallSite | None, str]]] = {}
     for action in _all_actions(parser):
         label = action.option_strings[0] if action.option_strings else action.dest

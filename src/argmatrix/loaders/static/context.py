@@ -63,6 +63,11 @@ class ModuleContext(Protocol):
     text: str
     tree: ast.Module | None  # None until it is parsed whole
     loader: ReadContext
+    # Top-level names as read so far (whole after `parse`): a name's value, where it was
+    # assigned; the module and attribute it was imported as; a class or function it defines.
+    assignments: dict[str, ast.expr]
+    imports: dict[str, tuple[str, str | None]]
+    definitions: dict[str, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef]
     history: dict[str, list[ast.stmt]]  # whole parse: the top-level statements binding a name
     attribute_changes: dict[str, dict[str, int]]  # `Class.attr = v` at the top level
     star_imports: list[StarImport]

@@ -28,7 +28,7 @@ from typing import Any
 
 from argmatrix._runtime.files import read_regular_file
 from argmatrix.errors import ArgmatrixError
-from argmatrix.loaders.convert import SourceReader
+from argmatrix.loaders.convert import ARGPARSE, SourceReader
 from argmatrix.loaders.sections import CallSite, remember_tree
 from argmatrix.loaders.static.argparse_names import argparse_attribute
 from argmatrix.loaders.static.budget import FIX, Budget, BudgetExceeded, Limits
@@ -40,6 +40,7 @@ from argmatrix.loaders.static.objects import Captured, new_object, writes_method
 from argmatrix.loaders.static.outline import StatementOutline
 from argmatrix.loaders.static.recording import Recording
 from argmatrix.loaders.static.replay import new_parser
+from argmatrix.loaders.static.scripts import MAIN, main_function
 from argmatrix.loaders.static.source import SourceModule, find_module_file, inside_search_folder
 from argmatrix.loaders.static.syntax import class_members, parameters, skips_first
 from argmatrix.loaders.static.values import (
@@ -66,6 +67,7 @@ __all__ = [
     "StaticLoader",
     "StaticRead",
     "find_module_file",
+    "finished_read",
     "load_static",
     "read_target",
     "settle",
@@ -73,6 +75,10 @@ __all__ = [
     "stopped_for_missing",
 ]
 
+TARGET_FIX = (
+    "name a function that returns an ArgumentParser or fills one it is given, a Click command"
+    " or group, a Typer app, or module:__main__"
+)
 MAX_DIAGNOSTICS = 200  # per read; beyond, one line says how many more there were
 _MESSAGE_LENGTH = 400  # characters of one diagnostic (a reason may quote a long value)
 _LOOKUP_STEPS = 50  # looking for a module's file on the search path, in steps (about its time)
@@ -409,11 +415,12 @@ class StaticRead:
     find (what the registry depends on: the cache's inputs), and what it could not follow.
     `source_text`: a module's text by its file, for the comment reader (`loaders.sections`)."""
 
-    parser: argparse.ArgumentParser
+    parser: Any  # the framework's: an `argparse.ArgumentParser`; Click's `CommandFacts`
     sites: dict[int, CallSite]
     files: tuple[str, ...]
     diagnostics: tuple[Diagnostic, ...]
     source_text: SourceReader
+    framework: str = ARGPARSE  # what built the parser (`FRAMEWORKS` in loaders/modes.py)
 
     @property
     def stops(self) -> tuple[Diagnostic, ...]:
@@ -459,12 +466,20 @@ def read_target(loader: StaticLoader, target: str, parser_class: str | None = No
             file=_module_file(loader, module_name),
             fix=FIX,
         ) from None
+    return finished_read(loader, parser, loader.recording.sites)
+
+
+def finished_read(
+    loader: StaticLoader, parser: Any, sites: dict[int, CallSite], framework: str = ARGPARSE
+) -> StaticRead:
+    """What `loader` read, with the parser it gives (`framework`'s) as data."""
     return StaticRead(
         parser,
-        loader.recording.sites,
+        sites,
         _files_read(loader),
         loader.diagnostics(),
         _source_text(loader.modules),
+        framework,
     )
 
 
@@ -612,6 +627,16 @@ def stopped_for_missing(error: ArgmatrixError, read: StaticRead) -> ArgmatrixErr
 
 
 def _find_function(module: SourceModule, attr: str) -> FunctionRef:
+    if attr == MAIN:  # the module run as a script (issue 22)
+        return _main_function(module)
+    if attr in module.assignments and attr not in module.definitions:  # a value (issue 22)
+        raise ArgmatrixError.at(
+            f"{module.name}:{attr} is a value assigned at line"
+            f" {module.assignments[attr].lineno}, not a function static reading can run",
+            file=str(module.path),
+            line=module.assignments[attr].lineno,
+            fix=TARGET_FIX,
+        )
     parts = attr.split(".")
     owner: ClassRef | None = None
     definitions = module.definitions
@@ -622,18 +647,32 @@ def _find_function(module: SourceModule, attr: str) -> FunctionRef:
             raise ArgmatrixError.at(
                 f"module {module.name!r} has no function {attr!r}",
                 file=str(module.path),
-                fix="name a function that returns an ArgumentParser or fills one it is given",
+                fix=TARGET_FIX,
             )
         if isinstance(node, ast.ClassDef) and index < len(parts) - 1:
             owner = ClassRef(module, node)
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         raise ArgmatrixError.at(
-            f"{module.name}:{attr} is not a function",
+            f"{module.name}:{attr} is not a function (it is a class)",
             file=str(module.path),
             line=getattr(node, "lineno", None),
-            fix="name a function that returns an ArgumentParser or fills one it is given",
+            fix=TARGET_FIX,
         )
     return FunctionRef(module, node, owner)
+
+
+def _main_function(module: SourceModule) -> FunctionRef:
+    module.parse()
+    assert module.tree is not None
+    function = main_function(module.tree)
+    if function is None:
+        raise ArgmatrixError.at(
+            f'module {module.name!r} has no `if __name__ == "__main__":` block to read',
+            file=str(module.path),
+            fix="name the function that builds the parser (module:function), or the Click"
+            " command or Typer app (module:name)",
+        )
+    return FunctionRef(module, function)
 
 
 def _member(node: Any, name: str) -> Any:

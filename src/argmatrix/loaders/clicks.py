@@ -1,0 +1,353 @@
+"""Click and Typer commands into the registry model: what both readers of such a command (live,
+from the command object; static, from the decorators and signatures of its source) hand over,
+and the one converter that turns it into the model.
+
+A reader fills `CommandFacts` with Click's own facts, under Click's own names (`opts`,
+`secondary_opts`, `is_flag`, `flag_value`, `multiple`, `count`, `nargs`, `envvar`, ...), as the
+parameter objects hold them before Click derives anything; `registry_from_command` derives what
+Click derives (a flag's default, an option's environment variable under `auto_envvar_prefix`)
+and says it in the model's words: a flag pair is `boolean_optional`, `multiple` is `append`, a
+range is its bounds, an environment variable is `extra["envvar"]` (what `environment: {keyword:
+envvar}` shows in a column). One converter means both modes say a parameter the same way.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from argmatrix.errors import ArgmatrixError
+from argmatrix.loaders.convert import clean_text, normalise_choices, normalise_value
+from argmatrix.model.registry import (
+    DEFAULT_SECTION,
+    Argument,
+    Registry,
+    SourceLine,
+    Subcommand,
+    Unevaluated,
+)
+
+
+class _Missing:
+    """A value the command does not set (Click's own `UNSET`): Click derives one."""
+
+    _instance: _Missing | None = None
+
+    def __new__(cls) -> _Missing:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __reduce__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+CLICK = "click"  # the framework this converter is for (`FRAMEWORKS` in loaders/modes.py)
+
+# Click's parameter types, by the class name `to_info_dict` calls `param_type`, as the model
+# names the value they read (a Choice has no type of its own: its choices say it).
+TYPE_NAMES: dict[str, str | None] = {
+    "String": "str",
+    "Unprocessed": "str",
+    "Int": "int",
+    "IntRange": "int",
+    "Float": "float",
+    "FloatRange": "float",
+    "Bool": "bool",
+    "UUID": "UUID",
+    "Path": "Path",
+    "File": "File",
+    "DateTime": "datetime",
+    "Choice": None,
+}
+
+
+@dataclass(frozen=True)
+class TypeFacts:
+    """A Click parameter type: its class (`param_type`, as `to_info_dict` names it: `Int`,
+    `Choice`, or a custom type's class), the `name` Click gives it, and what bounds it."""
+
+    param_type: str
+    name: str = ""
+    choices: tuple[Any, ...] | Unevaluated | None = None
+    min: Any = None
+    max: Any = None
+    min_open: bool = False
+    max_open: bool = False
+    items: tuple[TypeFacts, ...] = ()  # a Tuple's types
+
+
+STRING = TypeFacts("String", "text")
+BOOL = TypeFacts("Bool", "boolean")
+
+
+@dataclass(frozen=True)
+class ParamFacts:
+    """One Click `Parameter` as it was declared (`MISSING` where the declaration sets nothing).
+    `version`: Click's `version_option`; `panel`: Typer's `rich_help_panel`."""
+
+    kind: str  # "option" | "argument"
+    name: str
+    opts: tuple[str, ...]
+    secondary_opts: tuple[str, ...] = ()
+    type: TypeFacts = STRING
+    required: bool = False
+    nargs: int = 1
+    multiple: bool = False
+    default: Any = MISSING
+    envvar: str | tuple[str, ...] | Unevaluated | None = None
+    help: str | Unevaluated | None = None
+    hidden: bool = False
+    is_flag: bool = False
+    flag_value: Any = MISSING
+    count: bool = False
+    show_default: Any = None
+    metavar: str | None = None
+    allow_from_autoenv: bool = True
+    deprecated: bool = False
+    version: bool = False
+    panel: str | None = None
+    # Where it is declared (a static read knows: the decorator's or the signature's line), for
+    # what is said about the argument at its source line (checks/compatibility.py).
+    origin: SourceLine | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class CommandFacts:
+    """A Click `Command` or `Group` (a Typer app is read as `typer.main.get_command` makes it):
+    its own parameters, and a group's subcommands by the name they are registered under, in
+    the order they are. `auto_envvar_prefix` as its `context_settings` set it."""
+
+    name: str
+    help: str | Unevaluated | None = None
+    short_help: str | Unevaluated | None = None
+    params: tuple[ParamFacts, ...] = ()
+    is_group: bool = False
+    subcommands: tuple[tuple[str, CommandFacts], ...] = ()
+    auto_envvar_prefix: str | None = None
+    hidden: bool = False
+    deprecated: bool = False
+
+
+# ------------------------------------------------------------------ the converter
+
+
+def registry_from_command(
+    command: CommandFacts,
+    source: str,
+    sites: Any = None,
+    read_file: Callable[[str], str | None] | None = None,
+) -> Registry:
+    """The model of a Click command, a group (its subcommands as argparse's) or a Typer app.
+    (`sites` and `read_file`, which the argparse converter takes, are not needed: a parameter
+    carries the line it is declared at, where a reader knows it.)"""
+    return _registry(command, source, command.auto_envvar_prefix)
+
+
+def _registry(command: CommandFacts, source: str, prefix: str | None) -> Registry:
+    prefix = _own_prefix(command, prefix)
+    arguments = tuple(_argument(param, prefix) for param in command.params)
+    sections = tuple(dict.fromkeys(a.section for a in arguments))
+    subcommands = tuple(
+        Subcommand(
+            name=clean_text(name),
+            aliases=(),
+            help=_short_help(sub),
+            registry=_registry(sub, f"{source} {name}", _child_prefix(prefix, name)),
+        )
+        for name, sub in command.subcommands
+    )
+    return Registry(
+        source=source,
+        sections=sections,
+        arguments=arguments,
+        subcommands=subcommands,
+        description=_text(command.help),
+    )
+
+
+def _own_prefix(command: CommandFacts, inherited: str | None) -> str | None:
+    """A command's own `auto_envvar_prefix` wins over the one its parent passes down; Click
+    upper-cases it and writes `-` as `_`."""
+    prefix = command.auto_envvar_prefix or inherited
+    return prefix.upper().replace("-", "_") if prefix else None
+
+
+def _child_prefix(prefix: str | None, name: str) -> str | None:
+    return f"{prefix}_{name.upper()}" if prefix else None
+
+
+def _text(value: str | Unevaluated | None) -> str:
+    if isinstance(value, Unevaluated):
+        return value.source
+    return clean_text(inspect.cleandoc(value).partition("\f")[0].strip()) if value else ""
+
+
+def _short_help(command: CommandFacts) -> str:
+    """What a group's listing says of a subcommand: its `short_help`, else the first paragraph
+    of its help (Click cuts that to 45 characters for a terminal; a page has room)."""
+    if command.short_help:
+        return _text(command.short_help)
+    text = _text(command.help)
+    return " ".join(text.split("\n\n", 1)[0].split())
+
+
+def _argument(param: ParamFacts, prefix: str | None) -> Argument:
+    option = param.kind == "option"
+    if param.version:  # Click's version_option: prints the version, has no value
+        param = replace(param, type=STRING, default=None, allow_from_autoenv=False)
+    return Argument(
+        flags=tuple(clean_text(f) for f in (*param.opts, *param.secondary_opts)) if option else (),
+        dest=clean_text(param.name),
+        section=clean_text(param.panel) if param.panel else DEFAULT_SECTION,
+        action=_action(param) if option else "store",
+        type=None if param.version else _type_name(param.type),
+        default=_default(param),
+        choices=normalise_choices(param.type.choices),
+        nargs=_nargs(param),
+        required=param.required,
+        metavar=clean_text(param.metavar) if isinstance(param.metavar, str) else None,
+        help=_help(param.help),
+        hidden=param.hidden,
+        deprecated=param.deprecated,
+        extra=_extra(param, prefix),
+        origin=param.origin,
+    )
+
+
+def _help(value: str | Unevaluated | None) -> str | Unevaluated:
+    if isinstance(value, Unevaluated):
+        return value
+    return clean_text(value) if value else ""
+
+
+def is_bool_flag(param: ParamFacts) -> bool:
+    return param.is_flag and param.type.param_type == "Bool"
+
+
+def activation_value(param: ParamFacts) -> Any:
+    """What a flag gives when it is given: its `flag_value`, else True."""
+    return True if param.flag_value is MISSING else param.flag_value
+
+
+def _action(param: ParamFacts) -> str:
+    if param.version:
+        return "version"
+    if param.count:
+        return "count"
+    if is_bool_flag(param):
+        if param.secondary_opts:
+            return "boolean_optional"
+        if param.multiple:
+            return "append_const"
+        return "store_false" if activation_value(param) is False else "store_true"
+    if param.is_flag:
+        return "append_const" if param.multiple else "store_const"
+    return "append" if param.multiple else "store"
+
+
+def _default(param: ParamFacts) -> Any:
+    """The default as Click derives it: a count starts at 0, a boolean flag at False, a
+    repeatable flag at (); `default=True` of a flag that stores a value is that value. A
+    callable default is computed when the command runs: said so, with its name."""
+    value = param.default
+    if value is MISSING:
+        if param.count:
+            return 0
+        if param.is_flag and param.multiple and not param.required:
+            return ()
+        if is_bool_flag(param) and not param.required:
+            return False
+        return None
+    if value is True and param.is_flag and not is_bool_flag(param):
+        return normalise_value(activation_value(param))
+    return normalise_value(value)
+
+
+def _nargs(param: ParamFacts) -> str | int | None:
+    if param.nargs == 1:
+        return None
+    if param.nargs < 0:
+        return "+" if param.required else "*"
+    return param.nargs
+
+
+def _type_name(facts: TypeFacts) -> str | None:
+    if facts.param_type == "Tuple":
+        names = {_type_name(item) or "str" for item in facts.items}
+        return names.pop() if len(names) == 1 else "tuple"
+    if facts.param_type in TYPE_NAMES:
+        return TYPE_NAMES[facts.param_type]
+    return clean_text(facts.name or facts.param_type)
+
+
+def describe_range(facts: TypeFacts) -> str | None:
+    """A range as Click's own help writes it: `1<=x<=65535`, `x>=1`, `0<x<=1`."""
+    if facts.param_type not in ("IntRange", "FloatRange"):
+        return None
+    if facts.min is None and facts.max is None:
+        return None
+    if facts.min is None:
+        return f"x{'<' if facts.max_open else '<='}{facts.max}"
+    if facts.max is None:
+        return f"x{'>' if facts.min_open else '>='}{facts.min}"
+    low = "<" if facts.min_open else "<="
+    high = "<" if facts.max_open else "<="
+    return f"{facts.min}{low}x{high}{facts.max}"
+
+
+def envvar_of(param: ParamFacts, prefix: str | None) -> str | Unevaluated | None:
+    """The environment variable(s) that set a parameter: its own `envvar`, else, for an
+    option, `PREFIX_NAME` under an `auto_envvar_prefix`."""
+    if isinstance(param.envvar, Unevaluated):
+        return param.envvar
+    if isinstance(param.envvar, str) and param.envvar:
+        return param.envvar
+    if isinstance(param.envvar, tuple) and param.envvar:
+        return ", ".join(param.envvar)
+    if param.kind == "option" and param.allow_from_autoenv and prefix and param.name:
+        return f"{prefix}_{param.name.upper()}"
+    return None
+
+
+def _extra(param: ParamFacts, prefix: str | None) -> dict[str, Any]:
+    extra: dict[str, Any] = {}
+    envvar = envvar_of(param, prefix)
+    if envvar is not None:
+        extra["envvar"] = envvar
+    bounds = None if param.count else describe_range(param.type)  # a count's own `x>=0`
+    if bounds is not None:
+        extra["range"] = bounds
+    if param.is_flag and not is_bool_flag(param):
+        extra["flag_value"] = activation_value(param)
+    if isinstance(param.show_default, str) or param.show_default is False:
+        extra["show_default"] = param.show_default  # a text said instead, or hidden
+    return {clean_text(k): normalise_value(v) for k, v in sorted(extra.items())}
+
+
+def descend_command(command: CommandFacts, path: tuple[str, ...], target: str) -> CommandFacts:
+    """The subcommand `path` leads to in a Click group (`serve`, then `api`), found as `descend`
+    finds an argparse subparser, with the same words when it is not there; it keeps, as its
+    own `auto_envvar_prefix`, the prefix the groups above pass down to its options' environment
+    variables."""
+    prefix = _own_prefix(command, None)
+    walked: list[str] = []
+    for name in path:
+        found = dict(command.subcommands)
+        if name not in found:
+            names = list(found)
+            known = ", ".join(names[:20]) + (", ..." if len(names) > 20 else "")
+            raise ArgmatrixError.at(
+                f"{' '.join([target, *walked])} has no subcommand {name!r}",
+                fix=f"name one of its subcommands ({known or 'none: it has no subcommands'})",
+            )
+        command = found[name]
+        prefix = _own_prefix(command, _child_prefix(prefix, name))
+        walked.append(name)
+    return replace(command, auto_envvar_prefix=prefix) if path else command

@@ -1,0 +1,434 @@
+"""Live reading of a Click command, a Click group or a Typer app: the object the module defines
+is read, never run.
+
+A Click command is callable, and calling it parses `sys.argv` and runs its body (a server would
+start). So a target that is a Click `Command` or `Group`, a Typer app (read as
+`typer.main.get_command` builds it, which runs none of its callbacks), or a function a Typer app
+registers is read from the object; and while any other target runs, a Click command asked to
+parse its command line (`Command.main`, which `cli()`, `typer.run` and `app()` all go through) stops
+it, as `parse_args` stops an argparse builder: that command is the registry. Click as Typer
+vendors it (`typer._click`) is met the same way as Click itself.
+"""
+
+from __future__ import annotations
+
+import enum
+import importlib.abc
+import importlib.machinery
+import inspect
+import pathlib
+import sys
+import typing
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from types import ModuleType
+from typing import Any
+
+from argmatrix.errors import ArgmatrixError
+from argmatrix.loaders.clicks import MISSING, CommandFacts, ParamFacts, TypeFacts
+from argmatrix.model.registry import Unevaluated
+
+# The modules that define Click's Command: Click's own, and the copy Typer 0.2x vendors.
+CLICK_CORES = ("click.core", "typer._click.core")
+_COMMAND_CLASSES = ("Command", "BaseCommand")
+# Where a command's `main` is defined: Click's classes, and Typer's, which override it.
+_MAIN_DEFINED = {
+    "click.core": _COMMAND_CLASSES,
+    "typer._click.core": _COMMAND_CLASSES,
+    "typer.core": ("TyperCommand", "TyperGroup"),
+}
+_TYPER_MAIN = "typer.main"
+# Options Typer adds to an app's top command for shell completion: the shell's, not the server's.
+_TYPER_COMPLETION = ("install_completion", "show_completion")
+
+
+class ClickCaptured(BaseException):
+    """A Click command asked to parse its command line while the target ran: it is the
+    registry. A BaseException, so the target's own `except Exception` does not swallow it."""
+
+    def __init__(self, command: Any, settings: dict[str, Any]) -> None:
+        super().__init__()
+        self.command = command
+        self.settings = settings  # what `main()` was given (`auto_envvar_prefix=...`)
+
+
+# ------------------------------------------------------------------ what a target is
+
+
+def _classes(obj: Any) -> list[tuple[str, str]]:
+    return [(c.__module__, c.__name__) for c in type(obj).__mro__]
+
+
+def is_click_command(obj: Any) -> bool:
+    return any(m in CLICK_CORES and n in _COMMAND_CLASSES for m, n in _classes(obj))
+
+
+def is_typer_app(obj: Any) -> bool:
+    return (_TYPER_MAIN, "Typer") in _classes(obj)
+
+
+def framework_command(obj: Any, module: ModuleType, target: str) -> Any | None:
+    """The Click command a target names, without running it: a Click command or group, a
+    Typer app, a function a Typer app of the module registers, or a function written for
+    `typer.run` (read as `typer.run` would build it). None: not a Click or Typer target.
+    A function carrying `@click.option` decorators without `@click.command` is refused."""
+    if is_click_command(obj):
+        return obj
+    if is_typer_app(obj):
+        return typer_command(obj, target)
+    if not inspect.isfunction(obj):
+        return None
+    registered = _registered_command(obj, module, target)
+    if registered is not None:
+        return registered
+    if getattr(obj, "__click_params__", None):
+        raise ArgmatrixError.at(
+            f"{target} has @click.option decorators but no @click.command: it is not a command yet",
+            file=getattr(module, "__file__", None),
+            line=_line_of(obj),
+            fix="name the command the decorators are applied to (the function under"
+            " @click.command or @group.command)",
+        )
+    if _typer_signature(obj):
+        return _as_typer_run(obj, target)
+    return None
+
+
+def _line_of(obj: Any) -> int | None:
+    code = getattr(obj, "__code__", None)
+    return code.co_firstlineno if code is not None else None
+
+
+def _typer_module() -> Any:
+    return sys.modules[_TYPER_MAIN]
+
+
+def typer_command(app: Any, target: str) -> Any:
+    """`typer.main.get_command(app)`: the Click command Typer builds when the app is run."""
+    try:
+        return _typer_module().get_command(app)
+    except (RuntimeError, AssertionError):  # Typer 0.9 asserts
+        raise ArgmatrixError.at(
+            f"{target} is a Typer app with no command",
+            fix="register a command with @app.command(), or name the app that has them",
+        ) from None
+
+
+def _typer_apps(module: ModuleType) -> list[Any]:
+    return [value for value in vars(module).values() if is_typer_app(value)]
+
+
+def _registered_command(function: Any, module: ModuleType, target: str) -> Any | None:
+    """The command a Typer app of the module makes of `function` (`@app.command()` returns
+    the function itself), or the group whose `@app.callback()` it is."""
+    for app in _typer_apps(module):
+        path = _path_to(app, function, ())
+        if path is None:
+            continue
+        command = typer_command(app, target)
+        for name in path:
+            commands = getattr(command, "commands", None)
+            if not isinstance(commands, dict) or name not in commands:
+                return command  # an app of one command is that command
+            command = commands[name]
+        return command
+    return None
+
+
+def _path_to(app: Any, function: Any, path: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The names leading from `app`'s command to the one built from `function`."""
+    callback = getattr(app, "registered_callback", None)
+    if callback is not None and callback.callback is function:
+        return path
+    for info in getattr(app, "registered_commands", ()):
+        if info.callback is function:
+            return (*path, info.name or _typer_module().get_command_name(function.__name__))
+    for group in getattr(app, "registered_groups", ()):
+        sub = group.typer_instance
+        name = group.name or getattr(sub.info, "name", None)
+        if not isinstance(name, str):
+            continue
+        found = _path_to(sub, function, (*path, name))
+        if found is not None:
+            return found
+    return None
+
+
+def _typer_signature(function: Any) -> bool:
+    """Whether a function's parameters are declared with `typer.Option`/`typer.Argument`
+    (as a default, or in `Annotated[...]`): a function written for `typer.run`."""
+    if _TYPER_MAIN not in sys.modules:
+        return False
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    for parameter in parameters:
+        found = [parameter.default, *getattr(parameter.annotation, "__metadata__", ())]
+        if any(_is_parameter_info(value) for value in found):
+            return True
+    return False
+
+
+def _is_parameter_info(value: Any) -> bool:
+    return any(n == "ParameterInfo" and m.startswith("typer") for m, n in _classes(value))
+
+
+def _as_typer_run(function: Any, target: str) -> Any:
+    typer = _typer_module()
+    app = typer.Typer(add_completion=False)
+    app.command()(function)
+    return typer_command(app, target)
+
+
+# ------------------------------------------------------------------ stopping at the parse
+
+
+@contextmanager
+def click_parse_captured() -> Iterator[None]:
+    """While the block runs, a Click command asked to parse (`main`) raises `ClickCaptured`
+    with itself: in Click loaded now, and in Click or Typer's copy imported in the block."""
+    patched: list[tuple[type, Any]] = []
+
+    def capture(self: Any, args: Any = None, prog_name: Any = None, **kwargs: Any) -> Any:
+        raise ClickCaptured(self, kwargs)
+
+    def patch(module: ModuleType) -> None:
+        for name in _MAIN_DEFINED[module.__name__]:
+            cls = vars(module).get(name)  # not getattr: Click 8.2+ warns for BaseCommand
+            if isinstance(cls, type) and "main" in vars(cls):
+                patched.append((cls, vars(cls)["main"]))
+                cls.main = capture  # type: ignore[attr-defined]
+
+    for name in _MAIN_DEFINED:
+        if name in sys.modules:
+            patch(sys.modules[name])
+    watcher = _ImportWatcher(tuple(_MAIN_DEFINED), patch)
+    sys.meta_path.insert(0, watcher)
+    try:
+        yield
+    finally:
+        if watcher in sys.meta_path:
+            sys.meta_path.remove(watcher)
+        for cls, original in reversed(patched):
+            cls.main = original
+
+
+class _ImportWatcher(importlib.abc.MetaPathFinder):
+    """Calls `then(module)` once one of `names` has been imported (Click imported by the
+    target itself, after the capture began)."""
+
+    def __init__(self, names: Sequence[str], then: Callable[[ModuleType], None]) -> None:
+        self.names = set(names)
+        self.then = then
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname not in self.names:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None and spec.loader is not None:
+                self._watch(spec.loader)
+                return spec
+        return None
+
+    def _watch(self, loader: Any) -> None:
+        execute, then = loader.exec_module, self.then
+
+        def exec_module(module: ModuleType) -> None:
+            execute(module)
+            then(module)
+
+        loader.exec_module = exec_module
+
+
+# ------------------------------------------------------------------ the facts of a command
+
+
+def command_facts(
+    command: Any,
+    name: str | None = None,
+    settings: dict[str, Any] | None = None,
+    above: tuple[int, ...] = (),
+) -> CommandFacts:
+    """What the converter needs of a Click command object, read from its attributes (the
+    same on Click 8.1 to 8.5 and on Typer's copy). `settings`: what `main()` was given;
+    `above`: the groups it is in (a group inside itself would have no end)."""
+    if id(command) in above:
+        raise ArgmatrixError.at(
+            f"the Click group {command.name!r} contains itself (as {name!r})",
+            fix="remove the add_command that adds a group to itself or to a group inside it",
+        )
+    context = dict(getattr(command, "context_settings", None) or {})
+    context.update(settings or {})
+    prefix = context.get("auto_envvar_prefix")
+    commands = getattr(command, "commands", None)
+    is_group = isinstance(commands, dict)
+    subcommands = commands if isinstance(commands, dict) else {}
+    return CommandFacts(
+        name=name or command.name or "",
+        help=_text(getattr(command, "help", None)),
+        short_help=_text(getattr(command, "short_help", None)),
+        params=tuple(param_facts(p) for p in command.params if not _plumbing(p)),
+        is_group=is_group,
+        subcommands=tuple(
+            (n, command_facts(c, n, above=(*above, id(command)))) for n, c in subcommands.items()
+        ),
+        auto_envvar_prefix=prefix if isinstance(prefix, str) else None,
+        hidden=bool(getattr(command, "hidden", False)),
+        deprecated=bool(getattr(command, "deprecated", False)),
+    )
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _plumbing(param: Any) -> bool:
+    """Click's help option (`help_option`) and Typer's completion options: a command line's
+    own machinery, left out as argparse's `--help` is."""
+    callback = getattr(param, "callback", None)
+    if getattr(callback, "__name__", "") == "show_help":
+        return True
+    return not getattr(param, "expose_value", True) and param.name in _TYPER_COMPLETION
+
+
+def _unset(value: Any) -> bool:
+    """Click's `UNSET` sentinel (8.3 and later, and Typer's copy)."""
+    return type(value).__name__ == "Sentinel" and getattr(value, "name", "") == "UNSET"
+
+
+def _raw(value: Any) -> Any:
+    return MISSING if _unset(value) else value
+
+
+def param_facts(param: Any) -> ParamFacts:
+    kind = "argument" if param.param_type_name == "argument" else "option"
+    envvar = param.envvar
+    return ParamFacts(
+        kind=kind,
+        name=param.name or "",
+        opts=tuple(param.opts),
+        secondary_opts=tuple(param.secondary_opts),
+        type=type_facts(param.type) if hasattr(param, "type") else typer_type_facts(param),
+        required=bool(param.required),
+        nargs=int(param.nargs),
+        multiple=bool(param.multiple),
+        default=_enum_value(_default(param.default))
+        if _is_typer(param)
+        else _default(param.default),
+        envvar=tuple(envvar) if isinstance(envvar, (list, tuple)) else envvar,
+        help=_text(getattr(param, "help", None)),
+        hidden=bool(getattr(param, "hidden", False)),
+        is_flag=bool(getattr(param, "is_flag", False)),
+        flag_value=_raw(getattr(param, "flag_value", MISSING)),
+        count=bool(getattr(param, "count", False)),
+        show_default=getattr(param, "show_default", None),
+        metavar=param.metavar,
+        allow_from_autoenv=bool(getattr(param, "allow_from_autoenv", True)),
+        deprecated=bool(getattr(param, "deprecated", False)),
+        version=_is_version_option(param),
+        panel=_text(getattr(param, "rich_help_panel", None)),
+    )
+
+
+def _default(value: Any) -> Any:
+    """A callable default is computed when the command runs: its name, as static reading
+    names it (`<lambda>` for a lambda)."""
+    if _unset(value):
+        return MISSING
+    if callable(value) and not isinstance(value, type):
+        name = getattr(value, "__name__", type(value).__name__)
+        return Unevaluated(f"{name}()", "a callable default, computed when the command runs")
+    return value
+
+
+def _is_typer(param: Any) -> bool:
+    return type(param).__module__.split(".", 1)[0] == "typer"
+
+
+def _enum_value(value: Any) -> Any:
+    """Typer reads an enum by its members' values, and shows a default as its value."""
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, (list, tuple)):
+        return type(value)(_enum_value(v) for v in value)
+    return value
+
+
+def _enum_name(value: Any) -> Any:
+    """Click (8.2 and later) reads an enum choice by its member's name."""
+    return value.name if isinstance(value, enum.Enum) else value
+
+
+def _is_version_option(param: Any) -> bool:
+    callback = getattr(param, "callback", None)
+    return getattr(callback, "__qualname__", "").startswith("version_option.")
+
+
+# The annotations Typer 0.2x reads without a Click type (`type_descriptor`), as Click names them.
+_ANNOTATION_TYPES = {
+    "str": ("String", "text"),
+    "int": ("Int", "integer"),
+    "float": ("Float", "float"),
+    "bool": ("Bool", "boolean"),
+    "UUID": ("UUID", "uuid"),
+    "datetime": ("DateTime", "datetime"),
+}
+
+
+def typer_type_facts(param: Any) -> TypeFacts:
+    """The type of a parameter Typer 0.2x made (it vendors Click without its parameter types,
+    and keeps the annotation in a `type_descriptor`): said as Click's type would be."""
+    descriptor = param.type_descriptor
+    annotation = descriptor.annotation
+    if descriptor.is_list:
+        annotation = typing.get_args(annotation)[0]
+    choices = descriptor.choices
+    if choices is not None:
+        return TypeFacts("Choice", "choice", choices=tuple(_enum_value(c) for c in choices))
+    if descriptor.is_tuple and not descriptor.is_list:
+        items = tuple(_annotation_type(a, param) for a in typing.get_args(annotation))
+        return TypeFacts("Tuple", "<" + " ".join(i.name for i in items) + ">", items=items)
+    return _annotation_type(annotation, param, descriptor)
+
+
+def _annotation_type(annotation: Any, param: Any, descriptor: Any = None) -> TypeFacts:
+    name = getattr(annotation, "__name__", str(annotation))
+    if descriptor is not None and descriptor.is_ranged:
+        kind = "IntRange" if name == "int" else "FloatRange"
+        label = "integer range" if name == "int" else "float range"
+        return TypeFacts(kind, label, min=param.min, max=param.max)
+    if descriptor is not None and descriptor.is_file:
+        return TypeFacts("File", "filename")
+    if descriptor is not None and descriptor.is_path:
+        return TypeFacts("Path", "path")
+    if isinstance(annotation, type) and issubclass(annotation, pathlib.PurePath):
+        return TypeFacts("Path", "path")
+    kind, label = _ANNOTATION_TYPES.get(name, (name, name))
+    return TypeFacts(kind, label)
+
+
+def type_facts(param_type: Any) -> TypeFacts:
+    try:
+        info = param_type.to_info_dict()
+    except Exception:  # a custom type whose own to_info_dict fails: its class and name
+        info = {"param_type": type(param_type).__name__, "name": getattr(param_type, "name", "")}
+    kind = str(info.get("param_type", type(param_type).__name__))
+    choices = getattr(param_type, "choices", None) if kind == "Choice" else None
+    return TypeFacts(
+        param_type=kind,
+        name=str(info.get("name", "")),
+        choices=tuple(_enum_name(c) for c in choices) if choices is not None else None,
+        min=info.get("min"),
+        max=info.get("max"),
+        min_open=bool(info.get("min_open", False)),
+        max_open=bool(info.get("max_open", False)),
+        items=tuple(type_facts(t) for t in getattr(param_type, "types", ()))
+        if kind == "Tuple"
+        else (),
+    )

@@ -1,0 +1,255 @@
+"""Typer registries (issue 22), read against two Typers: 0.29.2, which vendors its own Click
+(`typer._click`, without Click's parameter types), and 0.9.4, which uses Click 8.1.8. Neither is
+a dependency of argmatrix (0.29 needs pydantic, which other tests must not find): `make
+typer-libs` installs each into .cache/, and every read here runs in a process of its own with
+that folder on its path. Static equals live, both equal Typer's own view of the command
+(`typer.main.get_command`, taken here in that process), and live reading runs no command."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from helpers import REGISTRIES, REPO, run_cli_in_subprocess
+
+TYPERS = {
+    "0.29.2": REPO / ".cache" / "typer-0.29.2",
+    "0.9.4": REPO / ".cache" / "typer-0.9.4",
+}
+TARGETS = (
+    "typer_app_cli:app",
+    "typer_app_cli:serve",  # a function the app registers
+    "typer_app_cli:models",  # a sub-app
+    "typer_app_cli:main",  # the app's callback: the group
+    "typer_app_cli:__main__",
+    "typer_run_cli:main",  # a function written for typer.run
+    "typer_run_cli:__main__",
+)
+# What each target is in Typer's own view: the expression of the command, and the path in it.
+OWN = {
+    "typer_app_cli:app": ("typer.main.get_command(m.app)", ()),
+    "typer_app_cli:serve": ("typer.main.get_command(m.app)", ("serve",)),
+    "typer_app_cli:models": ("typer.main.get_command(m.models)", ()),
+    "typer_app_cli:main": ("typer.main.get_command(m.app)", ()),
+    "typer_app_cli:__main__": ("typer.main.get_command(m.app)", ()),
+    "typer_run_cli:main": ("_single(m.main)", ()),
+    "typer_run_cli:__main__": ("_single(m.main)", ()),
+}
+
+pytestmark = pytest.mark.live_env  # Typer in .cache (make typer-libs)
+
+
+@pytest.fixture(params=sorted(TYPERS))
+def typer_path(request: pytest.FixtureRequest) -> Path:
+    folder = TYPERS[request.param]
+    if not (folder / ".installed").is_file():
+        pytest.fail(
+            f"Typer {request.param} is not installed in {folder} (fix: run `make typer-libs`)",
+            pytrace=False,
+        )
+    return folder
+
+
+def environment(folder: Path, cwd: Path = REGISTRIES) -> dict[str, str]:
+    """This process's environment with Typer's folder first on the path (the sources under
+    test stay where PYTHONPATH already puts them)."""
+    paths = [str(folder), str(cwd), *filter(None, [os.environ.get("PYTHONPATH")])]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+
+
+def export(target: str, folder: Path, static: bool, cwd: Path = REGISTRIES) -> dict[str, Any]:
+    result = run_cli_in_subprocess(
+        "export",
+        "--registry",
+        target,
+        *(["--static"] if static else []),
+        cwd=cwd,
+        env={**environment(folder, cwd), "ARGMATRIX_NO_CACHE": "1"},
+    )
+    assert result.code == 0, result.err
+    assert result.err == "", result.err
+    registry: dict[str, Any] = json.loads(result.out)["registry"]
+    return registry
+
+
+# Typer's own view, in Typer's process: every parameter of the command Typer builds, from the
+# parameter object (Typer 0.29's have no Click type: their annotation says it).
+VIEW = r"""
+import enum, json, sys, typing
+import typer, typer.main
+import {module} as m
+
+def _single(function):
+    app = typer.Typer(add_completion=False)
+    app.command()(function)
+    return typer.main.get_command(app)
+
+def plain(value):
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
+
+def choices(param):
+    kind = getattr(param, "type", None)
+    if kind is not None:
+        found = getattr(kind, "choices", None)
+        return None if found is None else [plain(c) for c in found]
+    found = param.type_descriptor.choices
+    return None if found is None else [plain(c) for c in found]
+
+def view(command):
+    params = [
+        p for p in command.params
+        if p.expose_value and p.name not in ("install_completion", "show_completion", "help")
+    ]
+    return {{
+        "help": command.help,
+        "params": [
+            {{
+                "flags": list(p.opts) + list(p.secondary_opts) if p.param_type_name == "option" else [],
+                "dest": p.name,
+                "required": p.required,
+                "repeatable": bool(p.multiple),
+                "count": bool(getattr(p, "count", False)),
+                "nargs": p.nargs,
+                "default": plain(p.default),
+                "envvar": p.envvar,
+                "help": getattr(p, "help", None) or "",
+                "hidden": bool(getattr(p, "hidden", False)),
+                "section": getattr(p, "rich_help_panel", None) or "General",
+                "choices": choices(p),
+                "flag": bool(getattr(p, "is_flag", False)),
+            }}
+            for p in params
+        ],
+        "commands": {{name: view(sub) for name, sub in getattr(command, "commands", {{}}).items()}},
+    }}
+
+command = {expression}
+for name in {path!r}:
+    command = command.commands[name]
+print(json.dumps(view(command)))
+"""
+
+
+def typer_view(target: str, folder: Path) -> dict[str, Any]:
+    module = target.split(":")[0]
+    expression, path = OWN[target]
+    script = VIEW.format(module=module, expression=expression, path=path)
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=REGISTRIES,
+        env=environment(folder),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    view: dict[str, Any] = json.loads(done.stdout)
+    return view
+
+
+def model_view(registry: dict[str, Any]) -> dict[str, Any]:
+    """The model in the words of Typer's view (explicit environment variables only: the ones
+    an auto_envvar_prefix derives are checked by name below)."""
+    return {
+        "help": registry["description"] or None,
+        "params": [
+            {
+                "flags": a["flags"],
+                "dest": a["dest"],
+                "required": a["required"],
+                "repeatable": a["action"] == "append",
+                "count": a["action"] == "count",
+                "nargs": {None: 1, "+": -1, "*": -1}.get(a["nargs"], a["nargs"]),
+                "default": a["default"],
+                "help": a["help"],
+                "hidden": a["hidden"],
+                "section": a["section"],
+                "choices": a["choices"],
+                "flag": a["action"] in ("store_true", "store_false", "boolean_optional"),
+            }
+            for a in registry["arguments"]
+        ],
+        "commands": {s["name"]: model_view(s["registry"]) for s in registry.get("subcommands", ())},
+    }
+
+
+def without_envvars(view: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "help": view["help"],
+        "params": [{k: v for k, v in p.items() if k != "envvar"} for p in view["params"]],
+        "commands": {n: without_envvars(c) for n, c in view["commands"].items()},
+    }
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_static_equals_live_equals_typers_own_view(target: str, typer_path: Path) -> None:
+    live = export(target, typer_path, static=False)
+    static = export(target, typer_path, static=True)
+    assert static == live
+    own = typer_view(target, typer_path)
+    assert model_view(live) == without_envvars(own)
+
+
+def test_the_app_in_the_models_words(typer_path: Path) -> None:
+    registry = export("typer_app_cli:app", typer_path, static=True)
+    assert [a["flags"] for a in registry["arguments"]] == [["--verbose", "-v"], ["--config"]]
+    [serve, bench, models] = registry["subcommands"]
+    assert (serve["name"], bench["name"], models["name"]) == ("serve", "bench", "models")
+    serve_args = {(a["flags"] or [a["dest"]])[0]: a for a in serve["registry"]["arguments"]}
+    assert serve["registry"]["sections"] == ["General", "Network", "Parallelism"]
+    assert serve_args["--port"]["section"] == "Network"
+    assert serve_args["--port"]["extra"]["range"] == "1<=x<=65535"
+    assert serve_args["--device"]["choices"] == ["cpu", "cuda", "npu"]
+    assert serve_args["--device"]["default"] == "cuda"
+    assert serve_args["--served-name"]["action"] == "append"
+    assert serve_args["--trust-remote-code"]["flags"] == [
+        "--trust-remote-code",
+        "--no-trust-remote-code",
+    ]
+    assert serve_args["--stream"]["action"] == "boolean_optional"
+    assert serve_args["--host"]["extra"]["envvar"] == "LLMCTL_SERVE_HOST"  # auto prefix
+    assert serve_args["--api-key"]["extra"]["envvar"] == "LLMCTL_API_KEY"
+    assert serve_args["--api-key"]["hidden"] is True
+    [pull] = [s for s in models["registry"]["subcommands"] if s["name"] == "pull"]
+    names = pull["registry"]["arguments"][0]
+    assert (names["dest"], names["nargs"], names["required"]) == ("names", "+", True)
+    [cache] = [s for s in models["registry"]["subcommands"] if s["name"] == "cache"]
+    assert cache["help"] == "The download cache."
+    clear = cache["registry"]["subcommands"][0]["registry"]
+    assert clear["arguments"][0]["extra"]["envvar"] == "LLMCTL_MODELS_CACHE_CLEAR_YES"
+
+
+def test_live_reading_runs_no_command(typer_path: Path, tmp_path: Path) -> None:
+    for name in ("typer_app_cli.py", "typer_run_cli.py"):
+        (tmp_path / name).write_bytes((REGISTRIES / name).read_bytes())
+    for target in TARGETS:
+        export(target, typer_path, static=False, cwd=tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".txt") == []
+
+
+def test_an_app_without_commands_is_one_line(typer_path: Path, tmp_path: Path) -> None:
+    (tmp_path / "empty_app.py").write_text("import typer\n\napp = typer.Typer()\n", "utf-8")
+    for static in (False, True):
+        result = run_cli_in_subprocess(
+            "export",
+            "--registry",
+            "empty_app:app",
+            *(["--static"] if static else []),
+            cwd=tmp_path,
+            env=environment(typer_path, tmp_path),
+        )
+        assert result.code == 2, result.err
+        [line] = result.err.splitlines()
+        assert "empty_app:app is a Typer app with no command" in line
+        assert "Traceback" not in result.err
