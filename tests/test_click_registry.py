@@ -7,17 +7,28 @@ command. Click is argmatrix's test dependency (pyproject.toml pins `click==8.5.1
 from __future__ import annotations
 
 import enum
+import json
 import socket
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import click
 import pytest
 
-from argmatrix.loaders.load import Mode, RegistrySpec, load_registry
+from argmatrix.loaders.load import Mode, RegistrySpec, load_registry, load_registry_and_files
+from argmatrix.loaders.modes import FRAMEWORKS
 from argmatrix.model.registry import Registry, Unevaluated
-from helpers import REGISTRIES, chdir, load, load_dict, one_error_line, run_cli_in_subprocess
+from helpers import (
+    REGISTRIES,
+    chdir,
+    line_of,
+    load,
+    load_dict,
+    one_error_line,
+    run_cli_in_subprocess,
+)
 
 CLICK_TARGETS = ("click_server:serve", "click_group_cli:cli")
 MAIN_TARGET = "worker_script:__main__"
@@ -502,3 +513,91 @@ def test_commands_registered_in_a_loop_stop_static_reading(tmp_path: Path) -> No
     one_error_line(result, "loop_registered.py:10:", "static reading stopped: `cli.add_command`")
     live = run_cli_in_subprocess("export", "--registry", "loop_registered:cli", cwd=tmp_path)
     assert live.code == 0, live.err
+
+
+# ------------------------------------------------------------------ Click as a framework record
+
+
+def test_a_static_click_read_gives_every_file_it_read(tmp_path: Path) -> None:
+    """The page cache and `mkdocs serve` follow the files a registry was read from: a Click
+    command read statically names its module and the module its help texts come from."""
+    package = tmp_path / "srv"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "texts.py").write_text('PORT_HELP = "Port to bind."\n', encoding="utf-8")
+    (package / "serve.py").write_text(
+        "import click\nfrom srv.texts import PORT_HELP\n\n\n"
+        '@click.command()\n@click.option("--port", type=int, default=80, help=PORT_HELP)\n'
+        "def serve(port):\n    pass\n",
+        encoding="utf-8",
+    )
+    spec = RegistrySpec("srv.serve:serve", "static", base_dir=tmp_path, search_path=())
+    registry, files = load_registry_and_files(spec)
+    assert registry.by_flag()["--port"].help == "Port to bind."
+    assert files is not None
+    assert {str(package / "serve.py"), str(package / "texts.py")} <= set(files)
+
+
+@pytest.mark.parametrize("mode", ["live", "static"])
+def test_both_readers_hand_a_click_command_to_its_framework_record(
+    mode: Mode, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reader finds the framework (no `framework:` given); its record makes the model."""
+    seen: list[str] = []
+    click_record = FRAMEWORKS["click"]
+
+    def to_registry(command: Any, source: str, sites: Any, read_file: Any) -> Registry:
+        seen.append(source)
+        return click_record.to_registry(command, source, sites, read_file)
+
+    monkeypatch.setitem(FRAMEWORKS, "click", replace(click_record, to_registry=to_registry))
+    spec = RegistrySpec("click_group_cli:cli", mode, base_dir=REGISTRIES, subcommand=("ping",))
+    assert spec.framework is None
+    assert load_registry(spec).arguments
+    assert seen == ["click_group_cli:cli ping"]
+
+
+@pytest.mark.parametrize(
+    ("target", "name", "declared"),
+    [
+        ("click_server:serve", "--revision", '@click.option("--revision"'),
+        ("typer_app_cli:serve", "--port", "port: Annotated["),
+    ],
+)
+def test_a_parameter_read_statically_is_at_the_line_declaring_it(
+    target: str, name: str, declared: str
+) -> None:
+    argument = load(target, "static").by_flag()[name]
+    assert argument.origin is not None
+    file = REGISTRIES / f"{target.partition(':')[0]}.py"
+    assert (argument.origin.file, argument.origin.line) == (str(file), line_of(file, declared))
+
+
+def test_a_compatibility_finding_on_a_click_option_is_at_its_line(tmp_path: Path) -> None:
+    source = (REGISTRIES / "click_server.py").read_text(encoding="utf-8")
+    newer = source.replace('default="main", show_default=True', 'default="stable"')
+    assert newer != source
+    (tmp_path / "compat").mkdir()
+    (tmp_path / "click_server.py").write_text(source, encoding="utf-8")
+    result = run_cli_in_subprocess(
+        "snapshot",
+        "--static",
+        "--registry",
+        "click_server:serve",
+        "-o",
+        "compat/base.json",
+        cwd=tmp_path,
+    )
+    assert result.code == 0, result.err
+    (tmp_path / "click_server.py").write_text(newer, encoding="utf-8")
+    (tmp_path / "argmatrix.yaml").write_text(
+        "registry:\n  target: click_server:serve\n  mode: static\npages: []\n"
+        "checks:\n  compatibility:\n    baseline: compat/base.json\n",
+        encoding="utf-8",
+    )
+    result = run_cli_in_subprocess("check", "--format", "json", cwd=tmp_path)
+    assert result.code == 1, result.err
+    [finding] = json.loads(result.out)
+    assert (finding["kind"], finding["flag"]) == ("changed-default", "--revision")
+    assert Path(finding["file"]).name == "click_server.py"
+    assert finding["line"] == line_of(tmp_path / "click_server.py", '"--revision"')
