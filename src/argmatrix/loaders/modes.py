@@ -4,9 +4,10 @@ and what built the registry, a separate idea, in `FRAMEWORKS`.
 A mode says *how* a registry is read: `live` imports the project's code and lets it build its
 parser, `static` reads its source without running it, `snapshot` reads a JSON file written
 earlier. A framework says *what* built the registry (argparse, or Click and Typer): how its
-parser leads to a subcommand's and becomes the model, and how a static read finds its parser. Everything that depends on the mode asks its record
-(`spec.loader.runs_code`, `spec.loader.target_is_file`, ...); outside `loaders/` nothing compares
-mode names (tests/test_modes.py keeps it so). A new mode is a record here and its reader.
+parser leads to a subcommand's and becomes the model, and how a static read finds its parser.
+Everything that depends on the mode asks its record (`spec.loader.runs_code`,
+`spec.loader.target_is_file`, ...); outside `loaders/` nothing compares mode names
+(tests/test_modes.py keeps it so). A new mode is a record here and its reader.
 """
 
 from __future__ import annotations
@@ -154,8 +155,9 @@ def _module_file(module: Any) -> str | None:
 class Framework:
     """What built a registry's parser, apart from how the registry is read: a live import and a
     static read of one target find the same kind of parser (an `ArgumentParser`; for Click, the
-    command's `CommandFacts`). The readers find which framework a target is (`LiveResult.framework`,
-    `StaticRead.framework`); `RegistrySpec.framework` names one instead."""
+    command's `CommandFacts`). The readers find which framework a target is
+    (`LiveResult.framework`, `StaticRead.framework`); `RegistrySpec.framework` names one
+    instead."""
 
     name: str
     # The parser of the subcommand the words lead to: (parser, words, target) -> parser.

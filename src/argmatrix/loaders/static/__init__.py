@@ -1,18 +1,21 @@
 """Static reading: a registry's argparse parser built from its source, which is interpreted and
-never imported or run. Data flows down: `reader` (the entry point: `load_static` returns a
-`StaticRead`, the parser with the files read and what could not be followed; the
-`StaticLoader` owns everything one read keeps) -> `source` (the modules of the registry's
-package, parsed and followed name by name) -> `interpreter` (expressions over the syntax tree)
--> `objects` (a project's parser subclass and its group wrapper, run as written; the parser
-captured where the builder parses) -> `statements` and `replay` (parser calls replayed on real
-argparse) -> `declared`, `pydantic_models`, `records` (classes that declare fields) -> `calls`
-(arguments, builtins, lambdas, helper functions) and `classes` (with the `.pyi` stubs of
-compiled modules) -> `evaluator` (the protocol by which all of these call back on the
-interpreter) -> `recording` (what one read replayed), `syntax`, `outline`, `argparse_names`,
-`typeforms` -> `ops` -> `builtins` -> `formatting` (operations on plain data) -> `values` (the
-value model) -> `context` (the protocols of the read and of a module being read) -> `budget`
-(the bounds of one read). No module imports one above it, not even for annotations
+never imported or run (a Click command or Typer app likewise, into Click's facts). Data flows down:
+`frameworks` (the entry of a Click or Typer read, `FRAMEWORKS["click"]`'s static reader: which
+command the target names; it gives a `StaticRead` too) -> `reader` (the entry point: `load_static`
+returns a `StaticRead`, the parser with the files read and what could not be followed; the
+`StaticLoader` owns everything one read keeps) -> `source` (the modules of the registry's package,
+parsed and followed name by name) -> `interpreter` (expressions over the syntax tree) -> `typers`
+and `clicks` (Typer's and Click's declarations, evaluated by an `Evaluator` they are given) ->
+`objects` (a project's parser subclass and its group wrapper, run as written; the parser captured
+where the builder parses) -> `statements` and `replay` (parser calls replayed on real argparse) ->
+`declared`, `pydantic_models`, `records` (classes that declare fields) -> `calls` (arguments,
+builtins, lambdas, helper functions) and `classes` (with the `.pyi` stubs of compiled modules) ->
+`evaluator` (the protocol by which all of these call back on the interpreter) -> `recording` (what
+one read replayed), `syntax`, `outline`, `argparse_names`, `typeforms`, `scripts` (a module's `if
+__name__ == "__main__":` blocks) -> `ops` -> `builtins` -> `formatting` (operations on plain data)
+-> `values` (the value model) -> `context` (the protocols of the read and of a module being read)
+-> `budget` (the bounds of one read). No module imports one above it, not even for annotations
 (`tests/test_static_layers.py`). The package may import `argmatrix.model`, `argmatrix.errors`,
-`argmatrix._runtime.files` and `argmatrix.loaders.convert`, `.sections` and `.target`, nothing
-above them; and it never imports, executes or calls anything of the registry's code: what only
-running it would tell is kept as source text, a named stand-in, or a diagnostic."""
+`argmatrix._runtime.files` and `argmatrix.loaders.convert`, `.clicks`, `.sections` and `.target`,
+nothing above them; and it never imports, executes or calls anything of the registry's code: what
+only running it would tell is kept as source text, a named stand-in, or a diagnostic."""

@@ -3,6 +3,9 @@ Click command or group, a Typer app, a function a Typer app registers, a functio
 `typer.run`, or the command a function or the `if __name__ == "__main__":` block runs), read
 from source by `clicks` and `typers` with the budget and the module reader of any static read.
 A target that is none of these is left to the argparse reader (`read_framework` gives None).
+`read_framework` is the static reader of `FRAMEWORKS["click"]` (loaders/modes.py): it gives a
+`StaticRead` as `reader.load_static` does, the command's facts as its parser, with the files it
+read (the page cache's inputs) and what it could not follow (`stops` as data).
 """
 
 from __future__ import annotations
