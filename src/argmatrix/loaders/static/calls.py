@@ -19,6 +19,7 @@ from argmatrix.loaders.static.values import (
     BuiltinRef,
     CannotEvaluate,
     ClassRef,
+    ExternalRef,
     FunctionRef,
     LambdaRef,
     MethodRef,
@@ -235,3 +236,31 @@ def _holds_parser(value: Any, depth: int = 0, arguments: bool = True) -> bool:
     if depth < 2 and type(value) is dict:
         return any(_holds_parser(item, depth + 1, arguments) for item in value.values())
     return False
+
+
+# Python's builtins that run code given as text: what that code adds is never seen.
+_RUNS_TEXT = frozenset({"exec", "eval", "compile"})
+
+
+def runs_text(it: Evaluator, node: ast.Call, function: ExternalRef | None) -> None:
+    """`exec(...)`, `eval(...)` or `compile(...)` (or `builtins.exec`): code built as text,
+    which static reading never runs. What it does (an `add_argument` in the text, a name it
+    binds) cannot be known, so the read stops there, in a builder or a class body alike.
+    `function`: the call's value, if it was known (None: the name is not bound in the source
+    read, as a builtin is not)."""
+    func = node.func
+    if function is None:
+        name = func.id if isinstance(func, ast.Name) else None
+        if name is None or any(name in scope for scope in (it.scope, *it.enclosing)):
+            return
+    else:
+        name = function.dotted.removeprefix("builtins.")
+        if function.dotted != f"builtins.{name}":
+            return
+    if name in _RUNS_TEXT:
+        it.report(
+            node,
+            f"`{name}(...)` runs code given as text, which static reading never runs: what"
+            " it adds to a parser or binds is not known",
+            stops=True,
+        )
