@@ -10,7 +10,8 @@ from collections.abc import Iterator
 import pytest
 
 from argmatrix.errors import ArgmatrixError
-from helpers import REGISTRIES, line_of, load
+from argmatrix.model.registry import registry_to_dict
+from helpers import REGISTRIES, line_of, load, load_dict
 
 FIXTURE = REGISTRIES / "issue21"
 
@@ -53,3 +54,54 @@ def test_code_given_as_text_stops_the_read_at_its_statement(
     line = line_of(FIXTURE / "runs_text.py", statement)
     assert where.startswith(f"{FIXTURE / 'runs_text.py'}:{line}: ")
     assert "runs code given as text" in where
+
+
+# ------------------------------------------------------------------ 2: a parser that escapes
+
+
+@pytest.mark.parametrize(
+    ("target", "statement", "missed"),
+    [
+        # a local function that closes over the parser, handed to another package
+        ("issue21.escapes:build_closure", "issue21_ext.run_hook(more)", "--from-closure"),
+        # the parser kept in an attribute of an object static reading does not follow
+        ("issue21.escapes:build_holder", "holder.p = parser", "--from-holder"),
+        # `self`, holding the parser, handed to another package
+        ("issue21.escapes:build_self", "issue21_ext.fill_from(self)", "--from-self"),
+    ],
+)
+def test_a_parser_handed_on_through_what_reaches_it_stops_the_read(
+    target: str, statement: str, missed: str
+) -> None:
+    assert missed in flags_live(target)
+    where = stop_of(target)
+    assert where.startswith(
+        f"{FIXTURE / 'escapes.py'}:{line_of(FIXTURE / 'escapes.py', statement)}: "
+    )
+
+
+# ------------------------------------------------------------------ 3, 4: which bases are records
+
+
+@pytest.mark.parametrize(
+    "builder",
+    [
+        "over_plain",  # @dataclass over a plain class: its annotations are no fields
+        "between",  # a plain class between two dataclasses
+        "with_mixin",  # a msgspec Struct with a plain mixin
+        "keywords_last",  # msgspec puts keyword-only fields (kw_only=True) last
+    ],
+)
+def test_fields_come_from_record_bases_in_the_order_of_their_kind(builder: str) -> None:
+    target = f"issue21.records:{builder}"
+    static = load(target, "static")
+    assert static.diagnostics == ()
+    assert registry_to_dict(static) == load_dict(target, "live")
+
+
+def test_get_type_hints_still_has_the_annotations_of_every_base() -> None:
+    """`get_type_hints` is not `fields`: a plain base's annotations are hints, not fields."""
+    target = "issue21.records:hints_of_plain_base"
+    static = load(target, "static")
+    assert registry_to_dict(static) == load_dict(target, "live")
+    assert [a.flags[0] for a in static.arguments] == ["--plain", "--own"]
