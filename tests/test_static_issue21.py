@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from argmatrix.errors import ArgmatrixError
-from argmatrix.model.registry import registry_to_dict
+from argmatrix.model.registry import Unevaluated, registry_to_dict
 from helpers import REGISTRIES, line_of, load, load_dict
 
 FIXTURE = REGISTRIES / "issue21"
@@ -105,3 +105,49 @@ def test_get_type_hints_still_has_the_annotations_of_every_base() -> None:
     static = load(target, "static")
     assert registry_to_dict(static) == load_dict(target, "live")
     assert [a.flags[0] for a in static.arguments] == ["--plain", "--own"]
+
+
+# ------------------------------------------------------------------ 1: a custom action's __init__
+
+
+def test_a_custom_actions_init_is_run_with_the_calls_arguments() -> None:
+    """`super().__init__(..., nargs=0, default=False, **kwargs)`, choices and help set in
+    `__init__`, `--no-x` added by the class, an `__init__` inherited from the source."""
+    target = "issue21.actions:build_parser"
+    static = load(target, "static")
+    assert static.diagnostics == ()
+    assert registry_to_dict(static) == load_dict(target, "live")
+    by_flag = static.by_flag()
+    assert (by_flag["--flag"].nargs, by_flag["--flag"].default) == (0, False)
+    assert by_flag["--level"].choices == ("low", "high")
+    assert by_flag["--color"].flags == ("--color", "--no-color")
+    assert by_flag["--inherited"].nargs == 0
+
+
+def test_an_init_static_reading_cannot_follow_is_said() -> None:
+    target = "issue21.actions:build_unknown"
+    static = load(target, "static")
+    (said,) = static.diagnostics
+    assert said.line == line_of(FIXTURE / "actions.py", '"--opaque"')
+    assert "--opaque: `Opaque.__init__` cannot be followed statically" in said.message
+
+
+# ------------------------------------------------------------------ 7: a registry filled elsewhere
+
+
+def test_a_list_filled_by_registrations_in_other_modules_is_said_with_the_flag() -> None:
+    """Python's value comes from plugin modules registering themselves when imported (a call
+    and a decorator); static reading does not run them, so the list is not shown as it stands
+    before they ran (empty), but said, naming the flag and the list."""
+    target = "issue21.served:build_parser"
+    live = load(target, "live").by_flag()["--backend"]
+    assert live.choices == ("alpha", "beta")
+    static = load(target, "static")
+    line = line_of(FIXTURE / "served.py", '"--backend"')
+    said = {(d.line, d.message.split(":")[0]) for d in static.diagnostics}
+    assert said == {(line, "--backend")}
+    assert all("issue21.registry.BACKENDS" in d.message for d in static.diagnostics)
+    assert all(not d.stops for d in static.diagnostics)
+    argument = static.by_flag()["--backend"]
+    assert isinstance(argument.choices, Unevaluated)  # never the empty list
+    assert isinstance(argument.help, Unevaluated)

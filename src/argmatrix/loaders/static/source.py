@@ -41,6 +41,7 @@ from argmatrix.loaders.static.syntax import (
     aliases,
     assigned_value,
     filled_by_calls,
+    filled_elsewhere,
     inner_statements,
     loop_names,
     touched_names,
@@ -116,6 +117,11 @@ def inside_search_folder(path: Path, search_path: Sequence[str]) -> Path | None:
 _NEWLINE = re.compile(r"\r\n?|\n")  # the line ends of the syntax tree's line numbers
 # Text that may be a star import (`from m import *`): such a module is parsed whole.
 _STAR_IMPORT = re.compile(r"\bimport[ \t\\\r\n]*\*")
+# An indented line changing NAME in place or declaring it global (NAME stands for the name).
+_CHANGED_IN_FUNCTION = (
+    r"^[ \t]+(?:global\b[^\n]*\bNAME\b"
+    r"|NAME[ \t]*(?:\.[ \t]*(?:append|extend|insert|add|update|setdefault)[ \t]*\(|\[))"
+)
 
 
 class SourceModule:
@@ -151,6 +157,7 @@ class SourceModule:
         self._evaluating: set[str] = set()
         self._outline: StatementOutline | None = None
         self._filled: dict[str, str] | None = None
+        self._registered: dict[str, str] | None = None  # see `filled_elsewhere`
         self._line_starts: list[int] | None = None
         self._ascii: bool | None = None
         self._wide_lines: dict[int, bytes | None] = {}  # line -> its UTF-8, if not ASCII
@@ -370,6 +377,8 @@ class SourceModule:
             self._evaluating.add(name)
             try:
                 value = self._global_value(name)
+                if type(value) in (list, dict, set) and not value:
+                    self._check_registered(name)
             except CannotEvaluate as exc:
                 value = exc
             finally:
@@ -422,6 +431,28 @@ class SourceModule:
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 return self._imported(statement, name)
         return self._replay(name, statements)
+
+    def _check_registered(self, name: str) -> None:
+        """An empty list, dict or set that only registrations fill, from other modules when
+        they are imported (`filled_elsewhere`), is not known: never shown empty."""
+        if not self._may_be_registered(name):
+            return
+        self.parse()
+        if self._registered is None:
+            assert self.tree is not None
+            self._registered = filled_elsewhere(self.tree, self.definitions, self.history)
+        if name in self._registered:
+            raise CannotEvaluate(self._registered[name])
+
+    def _may_be_registered(self, name: str) -> bool:
+        """Whether an indented line of the text changes `name` in place (`NAMES.append(`,
+        `REGISTRY[key] =`) or declares it `global`: then the module is parsed whole to see
+        whether a function its module never calls fills it (`filled_elsewhere`)."""
+        if not name.isidentifier():
+            return False
+        self.loader.budget.work(len(self.text))
+        pattern = _CHANGED_IN_FUNCTION.replace("NAME", re.escape(name))
+        return re.search(pattern, self.text, re.MULTILINE) is not None
 
     def _may_star_import(self) -> bool:
         if self._has_star is None:

@@ -152,6 +152,62 @@ def filled_by_calls(
     return filled
 
 
+FUNCTION = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def filled_elsewhere(
+    tree: ast.Module, functions: dict[str, Any], history: dict[str, list[ast.stmt]]
+) -> dict[str, str]:
+    """Names of the module bound to an empty container that a function of it changes in place
+    (`NAMES.append(name)`, `REGISTRY[key] = cls`) where the module itself never calls or names
+    that function: its
+    callers are elsewhere (plugin modules registering themselves when they are imported, with
+    `register(...)` or `@register`), so what the name holds depends on which of them ran.
+    name -> the reason its value cannot be known."""
+    named: set[str] = set()  # names the module reads: outside a function, or in another one
+    for statement in tree.body:
+        own = statement.name if isinstance(statement, FUNCTION) else None
+        named.update(
+            node.id
+            for node in ast.walk(statement)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id != own
+        )
+    filled: dict[str, str] = {}
+    for name, node in functions.items():
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or name in named:
+            continue
+        local = _local_names(node)
+        for changed in _changed_in(node):
+            if changed in history and changed not in local and _starts_empty(history[changed]):
+                filled.setdefault(
+                    changed,
+                    f"`{changed}` is filled by `{name}`, which its module never calls: other"
+                    " modules call it (a registration when they are imported), and only"
+                    " running them would tell what it holds",
+                )
+    return filled
+
+
+def _starts_empty(statements: list[ast.stmt]) -> bool:
+    """A name bound once, to an empty list, dict or set (`NAMES: list[str] = []`): whatever
+    it holds comes from what fills it. A registry that starts with entries of its own (sglang's
+    `ATTENTION_BACKEND_CHOICES`, extended by out-of-tree plugins) is read as it stands."""
+    if len(statements) != 1:
+        return False
+    value = getattr(statements[0], "value", None)
+    if isinstance(value, (ast.List, ast.Set)):
+        return not value.elts
+    if isinstance(value, ast.Dict):
+        return not value.keys
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id in ("list", "dict", "set")
+        and not value.args
+        and not value.keywords
+    )
+
+
 def _import_time_calls(statement: ast.stmt) -> Iterator[tuple[str, int]]:
     """Calls of plain names that run when the module is imported, in the shapes that fill
     registries: decorators (`@register`, `@register("x")`) of definitions and methods, and a
