@@ -151,3 +151,28 @@ def test_a_list_filled_by_registrations_in_other_modules_is_said_with_the_flag()
     argument = static.by_flag()["--backend"]
     assert isinstance(argument.choices, Unevaluated)  # never the empty list
     assert isinstance(argument.help, Unevaluated)
+
+
+# ------------------------------------------------------------------ 5: names rebound at import
+
+
+@pytest.mark.parametrize(
+    ("flag", "how"),
+    [
+        ("--port", "`consts.PORT = ...` in the importing module"),
+        ("--host", '`globals()["HOST"] = ...` in the module'),
+        ("--workers", "`setattr(sys.modules[__name__], ...)` in the module"),
+        ("--level", "`consts.LEVEL = ...` in a module imported earlier"),
+    ],
+)
+def test_a_name_rebound_at_import_is_said_never_read_as_first_bound(flag: str, how: str) -> None:
+    target = "issue21.rebinding:build_parser"
+    first = {"--port": 8000, "--host": "127.0.0.1", "--workers": 1, "--level": "info"}[flag]
+    live = load(target, "live").by_flag()[flag].default
+    assert live != first, how  # Python's value is the rebound one
+    static = load(target, "static")
+    assert isinstance(static.by_flag()[flag].default, Unevaluated), how
+    line = line_of(FIXTURE / "rebinding.py", f'"{flag}"')
+    assert any(
+        d.line == line and d.message.startswith(f"{flag}: default") for d in static.diagnostics
+    )

@@ -348,3 +348,78 @@ def skips_first(function: FunctionRef) -> bool:
 
 def function_start(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
     return min([node.lineno, *(d.lineno for d in node.decorator_list)])
+
+
+def namespace_writes(tree: ast.Module) -> dict[str, int]:
+    """Names a module binds through its namespace, with the line: `globals()["X"] = v`,
+    `vars()["X"] = v`, `setattr(sys.modules[__name__], "X", v)` (directly, or through a name
+    bound to `sys.modules[__name__]`); "*" for a key not written out or `globals().update(...)`.
+    """
+    # A module's `__getattr__` is called only for names the module does not bind: what it
+    # caches in `globals()` (a lazy re-export) never changes a name the module gives a value.
+    body = [
+        statement
+        for statement in tree.body
+        if not (isinstance(statement, FUNCTION) and statement.name == "__getattr__")
+    ]
+    nodes = [node for statement in body for node in ast.walk(statement)]
+    modules = {"sys.modules"}
+    for node in nodes:
+        if isinstance(node, ast.Assign) and _is_own_module(node.value, modules):
+            modules.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    found: dict[str, int] = {}
+    for node in nodes:
+        key: ast.expr | None = None
+        if isinstance(node, (ast.Assign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Subscript) and _is_namespace(target.value):
+                    _note_key(found, target.slice, node.lineno)
+            continue
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr in ("update", "setdefault", "__setitem__")
+            and _is_namespace(func.value)
+        ):
+            found.setdefault("*", node.lineno)
+        elif (
+            isinstance(func, ast.Name)
+            and func.id == "setattr"
+            and len(node.args) >= 2
+            and _is_own_module(node.args[0], modules)
+        ):
+            key = node.args[1]
+            _note_key(found, key, node.lineno)
+    return found
+
+
+def _note_key(found: dict[str, int], key: ast.expr, line: int) -> None:
+    if isinstance(key, ast.Constant) and type(key.value) is str:
+        found.setdefault(key.value, line)
+    else:
+        found.setdefault("*", line)
+
+
+def _is_namespace(node: ast.expr) -> bool:
+    """`globals()` or `vars()`."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("globals", "vars")
+        and not node.args
+    )
+
+
+def _is_own_module(node: ast.expr, modules: set[str]) -> bool:
+    """`sys.modules[__name__]`, or a name bound to it."""
+    if isinstance(node, ast.Name):
+        return node.id in modules
+    return (
+        isinstance(node, ast.Subscript)
+        and ast.unparse(node.value) == "sys.modules"
+        and isinstance(node.slice, ast.Name)
+        and node.slice.id == "__name__"
+    )
