@@ -231,6 +231,32 @@ CASES = [
         "extra_arguments(parser)",
     ),
     Case(
+        "code given as text in a builder (exec, eval, compile)",
+        _replace(
+            REGISTRY,
+            '        parser.add_argument("--port", type=int, default=ServerArgs.port, help="HTTP port.")\n',
+            '        parser.add_argument("--port", type=int, default=ServerArgs.port, help="HTTP port.")\n'
+            "        exec(\"parser.add_argument('--hidden')\")\n",
+        ),
+        "static reading stopped: `exec(...)` runs code given as text",
+        "tinyserver.py",
+        "exec(",
+    ),
+    Case(
+        "a parser kept in an object static reading does not follow",
+        _replace(
+            REGISTRY,
+            '        parser.add_argument("--port", type=int, default=ServerArgs.port, help="HTTP port.")\n',
+            '        parser.add_argument("--port", type=int, default=ServerArgs.port, help="HTTP port.")\n'
+            "        from othertool import Holder\n"
+            "        holder = Holder()\n"
+            "        holder.parser = parser\n",
+        ),
+        "static reading stopped: `holder.parser` keeps a parser in an object",
+        "tinyserver.py",
+        "holder.parser = parser",
+    ),
+    Case(
         "a page format argmatrix does not write",
         _append(CONFIG, "  - {template: server_arguments.md.j2, output: x.rst, format: rst}\n"),
         "page: unknown format 'rst'",

@@ -203,6 +203,10 @@ class Pick(argparse.Action):
         super().__init__(option_strings, dest, nargs=nargs, **kwargs)
 
 
+class Plain(argparse.Action):
+    pass
+
+
 def describe(value):
     return str(value)
 
@@ -212,6 +216,7 @@ def build():
     parser.add_argument("--port", type=int, default=Defaults.port)
     parser.add_argument("--mode", choices=[m for m in Defaults.modes if m != "x"])
     parser.add_argument("--pick", action=Pick)
+    parser.add_argument("--plain", action=Plain)
     note = describe(Defaults.port)
     where = os.getcwd()
     return parser
@@ -256,7 +261,7 @@ def test_a_read_fills_caches_of_its_own(tmp_path: Path) -> None:
     read_target(loader, f"{MODULE}:build")
     assert loader.class_values and loader.class_members  # `Defaults.port`, Pick's __init__
     assert loader._walked  # does `describe(...)` build a parser, does `os.getcwd()` call one
-    assert loader.recording.placeholders  # the stand-in for `Pick`
+    assert loader.recording.placeholders  # the stand-in for `Plain` (Pick's __init__ is run)
 
 
 def test_repeated_reads_keep_nothing_at_module_level(tmp_path: Path) -> None:

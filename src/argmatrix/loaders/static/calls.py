@@ -16,13 +16,16 @@ from argmatrix.loaders.static.ops import call_method
 from argmatrix.loaders.static.syntax import parameters, returns_parser, skips_first
 from argmatrix.loaders.static.values import (
     ActionHandle,
+    BoundMethod,
     BuiltinRef,
     CannotEvaluate,
     ClassRef,
+    ExternalRef,
     FunctionRef,
     LambdaRef,
     MethodRef,
     ParserMethod,
+    SourceObject,
     describe,
     is_parserish,
     resolve,
@@ -221,6 +224,11 @@ def parser_passed(it: Evaluator, node: ast.Call, reason: str) -> None:
         )
 
 
+def reaches_parser(value: Any) -> bool:
+    """A parser, or a value that holds or reaches one (see `_holds_parser`)."""
+    return _holds_parser(value, arguments=False)
+
+
 def _holds_parser(value: Any, depth: int = 0, arguments: bool = True) -> bool:
     """A parser, a group, a parser's bound method (`parser.add_argument`), an argument (with
     `arguments`), or a list, tuple, set or dict holding one (two levels down): what a call may
@@ -234,4 +242,48 @@ def _holds_parser(value: Any, depth: int = 0, arguments: bool = True) -> bool:
         return any(_holds_parser(item, depth + 1, arguments) for item in value)
     if depth < 2 and type(value) is dict:
         return any(_holds_parser(item, depth + 1, arguments) for item in value.values())
+    if depth < 2:
+        return any(_holds_parser(item, depth + 1, arguments) for item in _reached(value))
     return False
+
+
+def _reached(value: Any) -> list[Any]:
+    """What a value lets the code it is handed reach: an object's attributes, a bound method's
+    object, and the names a local function (a closure) reads from the functions around it."""
+    kind = type(value)
+    if kind is SourceObject:
+        return list(value.attrs.values())
+    if kind is BoundMethod:
+        return [value.receiver]
+    if kind in (FunctionRef, LambdaRef) and value.enclosing:
+        read = {n.id for n in ast.walk(value.node) if isinstance(n, ast.Name)}
+        return [scope[name] for scope in value.enclosing for name in read if name in scope]
+    return []
+
+
+# Python's builtins that run code given as text: what that code adds is never seen.
+_RUNS_TEXT = frozenset({"exec", "eval", "compile"})
+
+
+def runs_text(it: Evaluator, node: ast.Call, function: ExternalRef | None) -> None:
+    """`exec(...)`, `eval(...)` or `compile(...)` (or `builtins.exec`): code built as text,
+    which static reading never runs. What it does (an `add_argument` in the text, a name it
+    binds) cannot be known, so the read stops there, in a builder or a class body alike.
+    `function`: the call's value, if it was known (None: the name is not bound in the source
+    read, as a builtin is not)."""
+    func = node.func
+    if function is None:
+        name = func.id if isinstance(func, ast.Name) else None
+        if name is None or any(name in scope for scope in (it.scope, *it.enclosing)):
+            return
+    else:
+        name = function.dotted.removeprefix("builtins.")
+        if function.dotted != f"builtins.{name}":
+            return
+    if name in _RUNS_TEXT:
+        it.report(
+            node,
+            f"`{name}(...)` runs code given as text, which static reading never runs: what"
+            " it adds to a parser or binds is not known",
+            stops=True,
+        )

@@ -493,9 +493,12 @@ class Interpreter:
         try:
             function = resolve(self.eval(node.func))
         except CannotEvaluate as exc:
+            calls.runs_text(self, node, None)
             calls.parser_passed(self, node, exc.reason)
             raise
         kind = type(function)
+        if kind is ExternalRef:
+            calls.runs_text(self, node, function)
         if kind is ParserMethod:
             return parser_call(self, function, node)
         if kind in objects.CALLED:

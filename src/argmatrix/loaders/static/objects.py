@@ -29,7 +29,12 @@ from argmatrix.loaders.static.calls import lenient_arguments
 from argmatrix.loaders.static.classes import ancestors, class_attribute
 from argmatrix.loaders.static.context import WrapperCall
 from argmatrix.loaders.static.evaluator import Evaluator
-from argmatrix.loaders.static.replay import final_value, parser_from_keywords, report_keyword
+from argmatrix.loaders.static.replay import (
+    ACTION_INIT,
+    final_value,
+    parser_from_keywords,
+    report_keyword,
+)
 from argmatrix.loaders.static.syntax import PARSER_METHODS
 from argmatrix.loaders.static.values import (
     ActionHandle,
@@ -261,6 +266,9 @@ def call(it: Evaluator, function: Any, node: ast.Call) -> Any:
         return None
     args, kwargs = lenient_arguments(it, node)
     if kind is ArgparseInit:
+        if ACTION_INIT in function.receiver.attrs:  # an argument being made: what it is given
+            function.receiver.attrs[ACTION_INIT] = (args, kwargs)
+            return None
         make_parser(it, function.receiver, node, kwargs)
         return None
     assert kind is BoundMethod

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -41,7 +42,12 @@ from argmatrix.loaders.static.outline import StatementOutline
 from argmatrix.loaders.static.recording import Recording
 from argmatrix.loaders.static.replay import new_parser
 from argmatrix.loaders.static.scripts import MAIN, main_function
-from argmatrix.loaders.static.source import SourceModule, find_module_file, inside_search_folder
+from argmatrix.loaders.static.source import (
+    SourceModule,
+    assigned_elsewhere,
+    find_module_file,
+    inside_search_folder,
+)
 from argmatrix.loaders.static.syntax import class_members, parameters, skips_first
 from argmatrix.loaders.static.values import (
     ArgparseRef,
@@ -134,6 +140,8 @@ class StaticLoader:
         self.class_bodies: dict[int, tuple[ast.ClassDef, dict[str, Any] | None]] = {}
         self.target: SourceModule | None = None
         self._imports_run = False
+        self._imports_seen = False  # the modules the target's module imports were looked for
+        self._listed: dict[Path, frozenset[str]] = {}  # a package's folder: its module names
         # set_defaults(key=value kept as source text): parser, key, file, line, message; said
         # at the end of the read if the parser has an argument of that dest (`replay`).
         self.unknown_defaults: list[tuple[Any, str, str, int | None, str]] = []
@@ -283,6 +291,47 @@ class StaticLoader:
 
     def in_package(self, name: str) -> bool:
         return name == self.package or name.startswith(self.package + ".")
+
+    def assigned_elsewhere(self, module: str, name: str) -> str | None:
+        """Why `module.name` may be rebound by a module the read loaded, or one the target's
+        module imports (run before its builder is called), see `source.assigned_elsewhere`."""
+        if not self._imports_seen and self.target is not None and self.target.tree is not None:
+            self._imports_seen = True
+            self._load_imported_modules(self.target)
+        loaded = [m for m in self.modules.values() if m is not None and m.name != module]
+        return assigned_elsewhere(loaded, module, name)
+
+    def _load_imported_modules(self, target: SourceModule) -> None:
+        """The modules of the package the target's module imports (`import pkg.patches`,
+        `from pkg import patches`): a name imported from a package is read only if the
+        package's folder holds a module of that name."""
+        packages: dict[str, Path | None] = {}
+        for base, attr in list(target.imports.values()):
+            if attr is None or not self.in_package(base):
+                continue
+            if base not in packages:  # where it is, not read: most are modules, not packages
+                self.budget.steps += _LOOKUP_STEPS
+                found = find_module_file(base, self.search_path)
+                packages[base] = (
+                    found if found is not None and found.name == "__init__.py" else None
+                )
+            folder = packages[base]
+            if folder is not None and attr in self._submodules(folder.parent):
+                self.module(f"{base}.{attr}")
+
+    def _submodules(self, folder: Path) -> frozenset[str]:
+        """The names of the modules and packages a package's folder holds (listed once: a
+        name imported from a package is looked for as a module only if it is one)."""
+        names = self._listed.get(folder)
+        if names is None:
+            try:
+                entries = [entry.name for entry in os.scandir(folder)]
+            except OSError:
+                entries = []
+            self.budget.work(len(entries))
+            names = frozenset(name.removesuffix(".py") for name in entries)
+            self._listed[folder] = names
+        return names
 
     def imported(self, module: str, attr: str | None, near: Path | None = None) -> Any:
         """What `from module import attr` (or `import module`) binds; `near`: the folder of

@@ -253,17 +253,26 @@ def annotation_value(it: Evaluator, cls: ClassRef, node: ast.expr) -> Any:
     return cls.module.evaluate(node, line, cls, member_scope(cls, line, node))
 
 
-def declared_fields(it: Evaluator, cls: ClassRef) -> list[tuple[FieldInfo, Any]]:
-    """The fields of a dataclass or Struct of the source, in order, each with its full
-    annotation (`Annotated` kept). Worked out once per class and read."""
+def declared_fields(
+    it: Evaluator, cls: ClassRef, hints: bool = False
+) -> list[tuple[FieldInfo, Any]]:
+    """The fields of a dataclass or Struct of the source, in the order the record kind gives
+    them, each with its full annotation (`Annotated` kept); with `hints`, the annotations of
+    every base as `get_type_hints` has them, fields or not, in the order of declaration.
+    Worked out once per class and read."""
     cache: dict[Any, Any] = it.loader.declarations
-    found = cache.get(id(cls.node))
+    key = ("hints", id(cls.node)) if hints else id(cls.node)
+    found = cache.get(key)
     if found is not None and found[0] is cls.node:
         return found[1]  # type: ignore[no-any-return]
     kind = record_kind(it, cls)
     missing = Modeled(MISSING_OF.get(kind or "dataclass", "dataclasses.MISSING"))
     fields: dict[str, tuple[FieldInfo, Any]] = {}
+    keywords: set[str] = set()  # a Struct's keyword-only fields, which msgspec puts last
     for owner in field_lineage(cls, 0):
+        if not hints and not _declares_fields(it, owner, kind):
+            continue
+        keyword_only = not hints and kind == "struct" and _keyword_only(owner)
         for child in owner.node.body:
             if not (isinstance(child, ast.AnnAssign) and isinstance(child.target, ast.Name)):
                 continue
@@ -292,9 +301,46 @@ def declared_fields(it: Evaluator, cls: ClassRef) -> list[tuple[FieldInfo, Any]]
             name = child.target.id
             it.loader.type_sites[id(hint)] = (hint, site)
             fields[name] = (FieldInfo(name, hint, default, factory, site), hint)
-    result = list(fields.values())
-    cache[id(cls.node)] = (cls.node, result)
+            if keyword_only:
+                keywords.add(name)
+            else:
+                keywords.discard(name)
+    result = [
+        *(f for name, f in fields.items() if name not in keywords),
+        *(f for name, f in fields.items() if name in keywords),
+    ]
+    cache[key] = (cls.node, result)
     return result
+
+
+def _declares_fields(it: Evaluator, owner: ClassRef, kind: str | None) -> bool:
+    """Whether the annotations of `owner`, a class among a record's bases (or the record), are
+    fields of the record: a dataclass's come from the classes `@dataclass` made (a plain class
+    between two dataclasses adds none), a Struct's from the classes deriving from `Struct` (a
+    plain mixin adds none); pydantic takes the annotations of every base."""
+    if kind == "pydantic":
+        return True
+    if kind == "struct":
+        return record_kind(it, owner) == "struct"
+    return any(
+        owner.module.evaluate(d.func if isinstance(d, ast.Call) else d, owner.node.lineno)
+        == Modeled("dataclasses.dataclass")
+        for d in owner.node.decorator_list
+    )
+
+
+def _keyword_only(owner: ClassRef) -> bool:
+    """`class C(Struct, kw_only=True)`: the fields C declares are keyword-only."""
+    for keyword in owner.node.keywords:
+        if keyword.arg != "kw_only":
+            continue
+        if isinstance(keyword.value, ast.Constant) and type(keyword.value.value) is bool:
+            return keyword.value.value
+        raise CannotEvaluate(
+            f"`{owner.node.name}`'s `kw_only=` is not a literal: the order of its fields is"
+            " not known statically"
+        )
+    return False
 
 
 CLASS_VAR = Modeled("typing.ClassVar")
@@ -341,7 +387,7 @@ def type_hints(it: Evaluator, cls: Any, extras: bool) -> dict[str, Any]:
     if type(cls) is Record:
         pairs = [(info.name, info.type) for info in cls.fields]
     elif type(cls) is ClassRef:
-        pairs = [(info.name, hint) for info, hint in declared_fields(it, cls)]
+        pairs = [(info.name, hint) for info, hint in declared_fields(it, cls, hints=True)]
     else:
         raise CannotEvaluate(f"the type hints of {describe(cls)} are not known statically")
     return {name: hint if extras else strip_annotated(hint) for name, hint in pairs}

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import argparse
 import ast
+import inspect
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.convert import ARGPARSE_KEYWORDS
@@ -27,7 +28,7 @@ from argmatrix.loaders.static.argparse_names import (
     argparse_class,
     is_action_class,
 )
-from argmatrix.loaders.static.budget import Budget, BudgetExceeded
+from argmatrix.loaders.static.budget import FIX, Budget, BudgetExceeded
 from argmatrix.loaders.static.calls import lenient_arguments, unreadable
 from argmatrix.loaders.static.classes import ancestors, argparse_base, init_default
 from argmatrix.loaders.static.evaluator import Evaluator
@@ -39,6 +40,7 @@ from argmatrix.loaders.static.values import (
     ArgparseRef,
     BoundMethod,
     BuiltinRef,
+    CannotEvaluate,
     ClassRef,
     EnumMember,
     ExternalRef,
@@ -379,9 +381,20 @@ def _add_argument(
             report_keyword(it, node, label, key, extra[key])
     prog = getattr(handle.target, "prog", None) or it.recording.prog  # a group has none
     names = sum(len(flag) + 4 for flag in flags) + len(str(prog))
-    ready = argparse_ready(
-        it, {k: v for k, v in kwargs.items() if k in ARGPARSE_KEYWORDS}, node, label, names
-    )
+    given = {k: v for k, v in kwargs.items() if k in ARGPARSE_KEYWORDS}
+    action = resolve(given.get("action"))
+    init = source_init(action) if isinstance(action, ClassRef) else None
+    if init is not None:  # run after the other keywords are ready, with them
+        del given["action"]
+    ready = argparse_ready(it, given, node, label, names)
+    if init is not None:
+        assert isinstance(action, ClassRef)
+        made = run_action_init(it, handle, node, label, flags, ready, action, init)
+        ready["action"] = action
+        if made is None:
+            replay_action(it, node, label, ready)
+        else:
+            ready = {"action": made}
     _check_nargs(it, ready.get("nargs"))
     declaring = it.loader.declaring
     wrappers = it.loader.wrapper_calls
@@ -468,6 +481,133 @@ def replay_action(it: Evaluator, node: ast.Call, label: str, kwargs: dict[str, A
         if type(action) is Unevaluated:
             report_unevaluated(it, node, label, "action", action)
         kwargs["action"] = it.recording.placeholder_action(callable_name(action))
+
+
+# An object of the source that is an argument being made: what its `super().__init__` gave
+# argparse's Action (see `objects.call`), kept among its attributes until it is read.
+ACTION_INIT = "\0argparse_init"
+# The fields of an argparse action an `__init__` may set on `self` after argparse's has run.
+_ACTION_FIELDS = (
+    "option_strings",
+    "dest",
+    "nargs",
+    "const",
+    "default",
+    "type",
+    "choices",
+    "required",
+    "help",
+    "metavar",
+    "deprecated",
+)
+
+
+def source_init(cls: ClassRef) -> FunctionRef | None:
+    """The `__init__` a custom action class of the source (or a base of the source) defines."""
+    if is_action_class(cls):
+        return None
+    for owner in [cls, *(a for a in ancestors(cls) if isinstance(a, ClassRef))]:
+        init = owner.module.loader.members(owner.node)[0].get("__init__")
+        if isinstance(init, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return FunctionRef(owner.module, init, owner)
+        if init is not None:
+            return None
+    return None
+
+
+def run_action_init(
+    it: Evaluator,
+    handle: ParserHandle,
+    node: ast.Call,
+    label: str,
+    flags: list[str],
+    ready: dict[str, Any],
+    cls: ClassRef,
+    init: FunctionRef,
+) -> type | None:
+    """The action class argparse is handed for a custom action of the source whose `__init__`
+    is written in the source: that `__init__` is run by the interpreter, given what argparse
+    would give it (the option strings, the dest, the call's keywords), and what it hands
+    argparse's `Action.__init__` (`super().__init__(option_strings, dest, nargs=0,
+    default=False, **kwargs)`, option strings it adds included) and the fields it sets on
+    `self` afterwards are what the stand-in class gives argparse. None (said, and the literal
+    defaults of its parameters are taken instead) where it cannot be followed."""
+    container = handle.target
+    try:
+        if flags and flags[0][:1] in container.prefix_chars:
+            called = container._get_optional_kwargs(*flags, **ready)
+        else:
+            called = container._get_positional_kwargs(*flags, **ready)
+    except (TypeError, ValueError):
+        return None  # argparse says what it thinks of the call when it is replayed
+    obj = SourceObject(cls)
+    obj.attrs[ACTION_INIT] = None
+    reason = "it never calls argparse's `Action.__init__` static reading sees"
+    try:
+        it.follow(init, [obj], called)
+    except CannotEvaluate as exc:
+        reason = exc.reason
+    except ArgmatrixError as exc:
+        if any(problem.fix == FIX for problem in exc.problems):
+            raise  # a budget spent: said as it is
+        reason = exc.problems[0].message
+    captured = obj.attrs.pop(ACTION_INIT, None)
+    if captured is None:
+        it.report(
+            node,
+            f"{label}: `{cls.node.name}.__init__` cannot be followed statically ({reason}):"
+            " its nargs, default and const are read from the defaults of its parameters",
+        )
+        return None
+    base = argparse_base(cls)
+    try:
+        bound = inspect.signature(base).bind(*captured[0], **captured[1])
+    except TypeError as exc:
+        raise argparse_error(it, node, exc) from None
+    values = dict(bound.arguments)
+    after = {k: v for k, v in obj.attrs.items() if k in _ACTION_FIELDS}
+    return _action_class(it, node, label, cls.node.name, base, values, after)
+
+
+def _action_class(
+    it: Evaluator,
+    node: ast.Call,
+    label: str,
+    name: str,
+    base: type,
+    values: dict[str, Any],
+    after: dict[str, Any],
+) -> type:
+    """A stand-in of the action class that gives argparse's `__init__` these values, then sets
+    these fields, whatever argparse hands it."""
+    for fields in (values, after):
+        for key, value in list(fields.items()):
+            if key == "type":
+                fields[key] = replay_type(it, node, label, value)
+                continue
+            value = final_value(value)
+            fields[key] = value
+            report_unevaluated(it, node, label, key, value)
+    for key, stand_in in (("choices", None), ("nargs", "*")):
+        if contains_unevaluated(values.get(key)):  # set afterwards, as `Recording` does
+            after.setdefault(key, values[key])
+            values[key] = stand_in
+    if type(values.get("option_strings")) not in (list, tuple) or not all(
+        type(flag) is str for flag in values["option_strings"]
+    ):
+        raise unreadable(it, node, "the option strings of the action")
+    _check_nargs(it, values.get("nargs"))
+    names = sum(len(flag) + 4 for flag in values["option_strings"]) + len(it.recording.prog)
+    check_help({**values, **after}, names, it.budget)
+
+    base_init = cast(Any, base).__init__
+
+    def __init__(self: argparse.Action, **_given: Any) -> None:
+        base_init(self, **values)
+        for key, value in after.items():
+            setattr(self, key, value)
+
+    return type(name, (base,), {"__init__": __init__})
 
 
 def report_parser_class(it: Evaluator, node: ast.Call, cls: Any) -> None:

@@ -41,8 +41,10 @@ from argmatrix.loaders.static.syntax import (
     aliases,
     assigned_value,
     filled_by_calls,
+    filled_elsewhere,
     inner_statements,
     loop_names,
+    namespace_writes,
     touched_names,
 )
 from argmatrix.loaders.static.values import (
@@ -116,6 +118,20 @@ def inside_search_folder(path: Path, search_path: Sequence[str]) -> Path | None:
 _NEWLINE = re.compile(r"\r\n?|\n")  # the line ends of the syntax tree's line numbers
 # Text that may be a star import (`from m import *`): such a module is parsed whole.
 _STAR_IMPORT = re.compile(r"\bimport[ \t\\\r\n]*\*")
+# What may write a module's namespace directly (then parsed whole to see which names).
+_NAMESPACE_WRITE = re.compile(
+    r"\b(?:globals|vars)\s*\(\s*\)\s*(?:\[|\.\s*update\b)|\bsys\s*\.\s*modules\s*\[\s*__name__"
+)
+# `alias.NAME = v` (or `alias.sub.NAME += v`) at the start of a line: the top level.
+_TOP_ATTRIBUTE_WRITE = re.compile(
+    r"^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\.([A-Za-z_]\w*)[ \t]*(?:[-+*/%|&^@]|//|\*\*|<<|>>)?=(?!=)",
+    re.MULTILINE,
+)
+# An indented line changing NAME in place or declaring it global (NAME stands for the name).
+_CHANGED_IN_FUNCTION = (
+    r"^[ \t]+(?:global\b[^\n]*\bNAME\b"
+    r"|NAME[ \t]*(?:\.[ \t]*(?:append|extend|insert|add|update|setdefault)[ \t]*\(|\[))"
+)
 
 
 class SourceModule:
@@ -151,6 +167,9 @@ class SourceModule:
         self._evaluating: set[str] = set()
         self._outline: StatementOutline | None = None
         self._filled: dict[str, str] | None = None
+        self._registered: dict[str, str] | None = None  # see `filled_elsewhere`
+        self._dynamic: dict[str, int] | None = None  # see `_rebound`
+        self._assigned: list[tuple[str, str, int]] | None = None  # `attribute_assignments`
         self._line_starts: list[int] | None = None
         self._ascii: bool | None = None
         self._wide_lines: dict[int, bytes | None] = {}  # line -> its UTF-8, if not ASCII
@@ -370,6 +389,8 @@ class SourceModule:
             self._evaluating.add(name)
             try:
                 value = self._global_value(name)
+                if type(value) in (list, dict, set) and not value:
+                    self._check_registered(name)
             except CannotEvaluate as exc:
                 value = exc
             finally:
@@ -390,6 +411,9 @@ class SourceModule:
             )
 
     def _global_value(self, name: str) -> Any:
+        rebound = self._rebound(name) or self.loader.assigned_elsewhere(self.name, name)
+        if rebound is not None:
+            raise CannotEvaluate(rebound)
         if self.tree is None and self._may_star_import():
             self.parse()  # a star import may bind any name: no name is read alone
         if self.tree is None:
@@ -422,6 +446,72 @@ class SourceModule:
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 return self._imported(statement, name)
         return self._replay(name, statements)
+
+    def _rebound(self, name: str) -> str | None:
+        """Why `name` may hold another value than its module's statements give it: the module
+        binds names through its namespace (`globals()["X"] = ...`, `vars().update(...)`,
+        `setattr(sys.modules[__name__], "X", ...)`), which static reading does not follow."""
+        if self._dynamic is None:
+            self._dynamic = {}
+            text = self.text
+            if (
+                "globals()" in text or "vars()" in text or "sys.modules[__name__" in text
+            ) and _NAMESPACE_WRITE.search(text) is not None:
+                self.parse()
+                assert self.tree is not None
+                self._dynamic = namespace_writes(self.tree)
+        line = self._dynamic.get(name, self._dynamic.get("*"))
+        if line is None:
+            return None
+        return (
+            f"`{name}` may be bound again through the module's namespace at line {line}"
+            " (`globals()`, `sys.modules`), which static reading does not follow"
+        )
+
+    def attribute_assignments(self) -> list[tuple[str, str, int]]:
+        """`alias.NAME = v` at the top level of this module, as (alias path, name, line): a
+        name of another module this one rebinds when it is imported (`consts.PORT = 9000`)."""
+        if self._assigned is None:
+            self._assigned = [
+                (m.group(1), m.group(2), self.text.count("\n", 0, m.start()) + 1)
+                for m in _TOP_ATTRIBUTE_WRITE.finditer(self.text)
+            ]
+            self.loader.budget.work(len(self.text))
+        return self._assigned
+
+    def imported_module(self, path: str) -> str | None:
+        """The module `alias` or `alias.sub` names in this module (`from pkg import consts`,
+        `import pkg.consts`), if an import binds its first part."""
+        first, _, rest = path.partition(".")
+        self.parse()
+        found = self.imports.get(first)
+        if found is None:
+            return None
+        module, attr = found
+        name = module if attr is None else f"{module}.{attr}"
+        return f"{name}.{rest}" if rest else name
+
+    def _check_registered(self, name: str) -> None:
+        """An empty list, dict or set that only registrations fill, from other modules when
+        they are imported (`filled_elsewhere`), is not known: never shown empty."""
+        if not self._may_be_registered(name):
+            return
+        self.parse()
+        if self._registered is None:
+            assert self.tree is not None
+            self._registered = filled_elsewhere(self.tree, self.definitions, self.history)
+        if name in self._registered:
+            raise CannotEvaluate(self._registered[name])
+
+    def _may_be_registered(self, name: str) -> bool:
+        """Whether an indented line of the text changes `name` in place (`NAMES.append(`,
+        `REGISTRY[key] =`) or declares it `global`: then the module is parsed whole to see
+        whether a function its module never calls fills it (`filled_elsewhere`)."""
+        if not name.isidentifier():
+            return False
+        self.loader.budget.work(len(self.text))
+        pattern = _CHANGED_IN_FUNCTION.replace("NAME", re.escape(name))
+        return re.search(pattern, self.text, re.MULTILINE) is not None
 
     def _may_star_import(self) -> bool:
         if self._has_star is None:
@@ -555,3 +645,21 @@ class SourceModule:
             if self.tree is not None:
                 self._filled = filled_by_calls(self.tree, self.definitions, self.history)
         return self._filled
+
+
+def assigned_elsewhere(modules: list[SourceModule], module: str, name: str) -> str | None:
+    """Why `module.name` may hold another value than its module gives it: a module the read
+    has loaded assigns it at its top level (`consts.PORT = 9000`, in the target's module or one
+    it imports), which Python runs when that module is imported. Modules the read never
+    loaded are not looked at."""
+    for other in modules:
+        if other.is_stub:
+            continue
+        for path, attr, line in other.attribute_assignments():
+            if attr != name or other.imported_module(path) != module:
+                continue
+            return (
+                f"`{module}.{name}` is assigned again in {other.path.name} at line {line}, when"
+                " that module is imported; static reading does not follow that"
+            )
+    return None

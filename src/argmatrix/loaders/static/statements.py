@@ -15,6 +15,7 @@ from typing import Any
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.static.budget import FIX
+from argmatrix.loaders.static.calls import reaches_parser
 from argmatrix.loaders.static.evaluator import Evaluator
 from argmatrix.loaders.static.typeforms import FieldInfo
 from argmatrix.loaders.static.values import (
@@ -414,9 +415,21 @@ def bind_attribute(it: Evaluator, target: ast.Attribute, value: Any = None) -> N
     try:
         base = it.eval(target.value)
     except CannotEvaluate:
-        return
+        base = None
     if type(base) is SourceObject:  # `self._group = group` in a method of the source
         base.attrs[target.attr] = value
+        return
+    if type(base) not in (ActionHandle, ParserHandle) and reaches_parser(value):
+        # `holder.p = parser` on an object static reading does not follow: whatever is
+        # handed the object later reaches the parser unseen
+        it.report(
+            target,
+            f"`{it.quoted(target)}` keeps a parser in an object static reading does not"
+            " follow: what is added to it through that object is missing",
+            stops=True,
+        )
+        return
+    if base is None:
         return
     if (isinstance(base, ActionHandle) and target.attr in _ACTION_FIELDS) or (
         isinstance(base, ParserHandle) and not target.attr.startswith("_")

@@ -152,6 +152,62 @@ def filled_by_calls(
     return filled
 
 
+FUNCTION = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def filled_elsewhere(
+    tree: ast.Module, functions: dict[str, Any], history: dict[str, list[ast.stmt]]
+) -> dict[str, str]:
+    """Names of the module bound to an empty container that a function of it changes in place
+    (`NAMES.append(name)`, `REGISTRY[key] = cls`) where the module itself never calls or names
+    that function: its
+    callers are elsewhere (plugin modules registering themselves when they are imported, with
+    `register(...)` or `@register`), so what the name holds depends on which of them ran.
+    name -> the reason its value cannot be known."""
+    named: set[str] = set()  # names the module reads: outside a function, or in another one
+    for statement in tree.body:
+        own = statement.name if isinstance(statement, FUNCTION) else None
+        named.update(
+            node.id
+            for node in ast.walk(statement)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id != own
+        )
+    filled: dict[str, str] = {}
+    for name, node in functions.items():
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or name in named:
+            continue
+        local = _local_names(node)
+        for changed in _changed_in(node):
+            if changed in history and changed not in local and _starts_empty(history[changed]):
+                filled.setdefault(
+                    changed,
+                    f"`{changed}` is filled by `{name}`, which its module never calls: other"
+                    " modules call it (a registration when they are imported), and only"
+                    " running them would tell what it holds",
+                )
+    return filled
+
+
+def _starts_empty(statements: list[ast.stmt]) -> bool:
+    """A name bound once, to an empty list, dict or set (`NAMES: list[str] = []`): whatever
+    it holds comes from what fills it. A registry that starts with entries of its own (sglang's
+    `ATTENTION_BACKEND_CHOICES`, extended by out-of-tree plugins) is read as it stands."""
+    if len(statements) != 1:
+        return False
+    value = getattr(statements[0], "value", None)
+    if isinstance(value, (ast.List, ast.Set)):
+        return not value.elts
+    if isinstance(value, ast.Dict):
+        return not value.keys
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id in ("list", "dict", "set")
+        and not value.args
+        and not value.keywords
+    )
+
+
 def _import_time_calls(statement: ast.stmt) -> Iterator[tuple[str, int]]:
     """Calls of plain names that run when the module is imported, in the shapes that fill
     registries: decorators (`@register`, `@register("x")`) of definitions and methods, and a
@@ -292,3 +348,78 @@ def skips_first(function: FunctionRef) -> bool:
 
 def function_start(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
     return min([node.lineno, *(d.lineno for d in node.decorator_list)])
+
+
+def namespace_writes(tree: ast.Module) -> dict[str, int]:
+    """Names a module binds through its namespace, with the line: `globals()["X"] = v`,
+    `vars()["X"] = v`, `setattr(sys.modules[__name__], "X", v)` (directly, or through a name
+    bound to `sys.modules[__name__]`); "*" for a key not written out or `globals().update(...)`.
+    """
+    # A module's `__getattr__` is called only for names the module does not bind: what it
+    # caches in `globals()` (a lazy re-export) never changes a name the module gives a value.
+    body = [
+        statement
+        for statement in tree.body
+        if not (isinstance(statement, FUNCTION) and statement.name == "__getattr__")
+    ]
+    nodes = [node for statement in body for node in ast.walk(statement)]
+    modules = {"sys.modules"}
+    for node in nodes:
+        if isinstance(node, ast.Assign) and _is_own_module(node.value, modules):
+            modules.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    found: dict[str, int] = {}
+    for node in nodes:
+        key: ast.expr | None = None
+        if isinstance(node, (ast.Assign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Subscript) and _is_namespace(target.value):
+                    _note_key(found, target.slice, node.lineno)
+            continue
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr in ("update", "setdefault", "__setitem__")
+            and _is_namespace(func.value)
+        ):
+            found.setdefault("*", node.lineno)
+        elif (
+            isinstance(func, ast.Name)
+            and func.id == "setattr"
+            and len(node.args) >= 2
+            and _is_own_module(node.args[0], modules)
+        ):
+            key = node.args[1]
+            _note_key(found, key, node.lineno)
+    return found
+
+
+def _note_key(found: dict[str, int], key: ast.expr, line: int) -> None:
+    if isinstance(key, ast.Constant) and type(key.value) is str:
+        found.setdefault(key.value, line)
+    else:
+        found.setdefault("*", line)
+
+
+def _is_namespace(node: ast.expr) -> bool:
+    """`globals()` or `vars()`."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("globals", "vars")
+        and not node.args
+    )
+
+
+def _is_own_module(node: ast.expr, modules: set[str]) -> bool:
+    """`sys.modules[__name__]`, or a name bound to it."""
+    if isinstance(node, ast.Name):
+        return node.id in modules
+    return (
+        isinstance(node, ast.Subscript)
+        and ast.unparse(node.value) == "sys.modules"
+        and isinstance(node.slice, ast.Name)
+        and node.slice.id == "__name__"
+    )
