@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from argmatrix._runtime.yamlfile import line_of
+from argmatrix.config.compatibility import Stability, _stability
 from argmatrix.config.fields import _shown, _unknown_keys
 from argmatrix.errors import ArgmatrixError, Problem, has_control
 from argmatrix.model.registry import Argument, Registry
@@ -61,6 +62,7 @@ class Display:
     environment: Environment = field(default_factory=Environment)
     types: dict[str, str] = field(default_factory=dict)
     computed: tuple[Named, ...] = ()
+    stability: Stability | None = None  # `stability:`: a Stability column on the pages
 
     @property
     def has_environment(self) -> bool:
@@ -94,6 +96,7 @@ class Display:
             self,
             by_name(self.environment.arguments, "environment: arguments"),
             by_name(self.computed, "computed_defaults"),
+            _tags(registry, self.stability) if self.stability else {},
         )
 
 
@@ -103,6 +106,11 @@ class DisplayFacts(NamedTuple):
     display: Display
     variables: dict[str, str]
     computed: dict[str, str]
+    stability: dict[int, str]  # id(argument) -> its stability tag, with `stability:`
+
+    def stability_of(self, argument: Argument) -> str:
+        """The argument's stability tag; "" when the configuration gives none."""
+        return self.stability.get(id(argument), "")
 
     def variable_of(self, argument: Argument) -> str:
         return self.display.environment.variable_of(argument, self.variables)
@@ -113,6 +121,17 @@ class DisplayFacts(NamedTuple):
     @property
     def types(self) -> dict[str, str]:
         return self.display.types
+
+
+def _tags(registry: Registry, stability: Stability, prefix: str = "") -> dict[int, str]:
+    """Each argument's tag, its names prefixed with its subcommands (`serve --port`)."""
+    tags = {
+        id(a): stability.tag_of(tuple(f"{prefix}{f}" for f in a.flags or (a.dest,)), a.section)
+        for a in registry.arguments
+    }
+    for sub in registry.subcommands:
+        tags.update(_tags(sub.registry, stability, f"{prefix}{sub.name} "))
+    return tags
 
 
 def _registries(registry: Registry) -> list[Registry]:
@@ -127,6 +146,7 @@ def _display(data: dict[str, Any], where: str, problems: list[Problem]) -> Displ
         _environment(data.get("environment"), line_of(data, "environment"), where, problems),
         {n.flag: n.text for n in _texts(data, "types", "converter", where, problems)},
         _texts(data, "computed_defaults", "flag", where, problems),
+        _stability(data, where, problems),
     )
 
 

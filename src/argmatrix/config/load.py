@@ -11,7 +11,7 @@ from typing import Any
 from argmatrix._runtime.files import within
 from argmatrix._runtime.yamlfile import line_of, load_yaml_file
 from argmatrix.config.checks import _checks, _coverage
-from argmatrix.config.compatibility import _compatibility, _stability
+from argmatrix.config.compatibility import _compatibility
 from argmatrix.config.display import _display
 from argmatrix.config.fields import _unknown_keys
 from argmatrix.config.pages import _pages
@@ -77,7 +77,6 @@ def load_config(path: Path | None, cwd: Path) -> Config:
     coverage = _coverage(data.get("checks"), docs_dir, project, where, problems)
     display = _display(data, where, problems)
     compatibility = _compatibility(data.get("checks"), root, project, where, problems)
-    stability = _stability(data, where, problems)
     if problems:
         raise ArgmatrixError(*problems)
     return Config(
@@ -96,7 +95,6 @@ def load_config(path: Path | None, cwd: Path) -> Config:
         coverage=coverage,
         display=display,
         compatibility=compatibility,
-        stability=stability,
     )
 
 

@@ -48,6 +48,7 @@ class Row(NamedTuple):
     # The flags as code spans joined by ", " (no anchors, no HTML): a plain GFM table's first
     # cell. Precomputed because tables of 10^5 rows write it per row.
     plain_flags: str = ""
+    stability: str = ""  # the configuration's stability tag (`stability:`), escaped, or ""
 
 
 @dataclass(frozen=True)
@@ -147,6 +148,7 @@ class Cells:
         variable = display.variable_of(argument) if display else ""
         computed = display.computed_of(argument) if display else None
         computed_cell = fmt.FILTERS["cell"](computed) if computed else ""
+        tag = display.stability_of(argument) if display else ""
         row = Row(
             argument=argument,
             anchor=scope + anchor(argument.name),
@@ -156,6 +158,7 @@ class Cells:
             options=fmt.type_options_cell(argument, None, display.types if display else None),
             env=fmt.FILTERS["code"](variable) if variable else "",
             computed=computed_cell,
+            stability=fmt.FILTERS["cell"](tag) if tag else "",
             plain_flags=", ".join(map(fmt.FILTERS["code"], flag_names(argument))),
         )
         self._rows[id(argument)] = (argument, row)
@@ -302,6 +305,7 @@ def _support_row(
             base.env,
             computed,
             base.plain_flags,
+            base.stability,
         )
     )
 
