@@ -17,6 +17,7 @@ from argmatrix.config import load_config
 from argmatrix.integrations import markdown as extension_module
 from argmatrix.markdown import ArgmatrixExtension, DirectiveError
 from argmatrix.model.registry import Argument, Registry
+from argmatrix.model.values import value_text
 from argmatrix.project import Project
 from argmatrix.render.directives import Directives
 from e2e.tables import argument_tables
@@ -258,6 +259,6 @@ def test_hostile_help_text_through_the_extension_stays_text(
     assert [len(row) for row in table] == [4, 4, 4]
     shown = " ".join(table[1][1].text.split()).replace("\u2060", "")
     assert shown == expected_text(as_read(help_text)).replace("\u2060", "")
-    assert expected_text(choice).replace("\u2060", "") in " ".join(
+    assert expected_text(value_text(choice)).replace("\u2060", "") in " ".join(
         table[2][3].text.split()
     ).replace("\u2060", "")
