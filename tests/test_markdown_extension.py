@@ -94,6 +94,33 @@ def test_directives_in_fenced_code_stay_text(project: Path) -> None:
     assert "&lt;!-- argmatrix section=&quot;Nope&quot; --&gt;" in html
 
 
+def test_directives_in_indented_code_stay_text(project: Path) -> None:
+    """An example of the syntax in indented code is code; one indented as a list item's or an
+    admonition's content is a directive."""
+    example = '<!-- argmatrix section="Nope" -->'
+    for text in (
+        f"Example:\n\n    {example}\n",
+        f"- item\n\n    1. sub\n\n            {example}\n",
+    ):
+        html = markdown.markdown(
+            text, extensions=[ArgmatrixExtension(config_file=str(project / "x"))]
+        )
+        assert '<pre><code>&lt;!-- argmatrix section="Nope" --&gt;' in html, html
+    inside = convert(
+        '- item\n\n    <!-- argmatrix section="Model" -->\n', project / "argmatrix.yaml"
+    )
+    assert len(argument_tables(inside)) == 1
+    admonition = markdown.markdown(
+        '!!! note\n    <!-- argmatrix section="Model" -->\n',
+        extensions=[
+            "admonition",
+            "tables",
+            ArgmatrixExtension(config_file=str(project / "argmatrix.yaml")),
+        ],
+    )
+    assert len(argument_tables(admonition)) == 1
+
+
 def test_a_page_without_directives_never_loads_the_project(tmp_path: Path) -> None:
     """Every page of a site passes through the extension: one naming argmatrix in its prose
     needs no configuration at all."""

@@ -33,7 +33,7 @@ from markdown.preprocessors import Preprocessor
 from argmatrix.errors import ArgmatrixError
 from argmatrix.integrations.common import current_state, load_engine_project
 from argmatrix.project import Project
-from argmatrix.render.directives import DIRECTIVE, Directives
+from argmatrix.render.directives import DIRECTIVE, Directives, outside_fences
 from argmatrix.schema import SCHEMAS
 
 try:  # MkDocs prints a PluginError as one line and aborts the build; other engines need none.
@@ -134,8 +134,10 @@ class DirectivePreprocessor(Preprocessor):
 
     def run(self, lines: list[str]) -> list[str]:
         text = "\n".join(lines)
-        if not any(DIRECTIVE.match(line) for line in lines if "argmatrix" in line):
-            return lines  # most pages: the project is not even loaded
+        if not any(DIRECTIVE.match(line) for line in lines if "argmatrix" in line) or not any(
+            DIRECTIVE.match(line) for _, _, line in outside_fences(lines)
+        ):
+            return lines  # most pages, and examples in code: the project is not even loaded
         page = page_of(self.md)
         try:
             directives = directives_for(
