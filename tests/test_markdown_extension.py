@@ -175,9 +175,9 @@ def test_the_project_is_loaded_once_and_again_when_an_input_changes(
     loads: list[Path] = []
     real = extension_module.load_engine_project
 
-    def counting(path: Path, fresh_modules: bool = False) -> Any:
+    def counting(path: Path, fresh_modules: bool = False, warn: Any = None) -> Any:
         loads.append(path)
-        return real(path, fresh_modules)
+        return real(path, fresh_modules, warn)
 
     monkeypatch.setattr(extension_module, "load_engine_project", counting)
     config = project / "argmatrix.yaml"
@@ -214,9 +214,9 @@ def test_a_template_added_to_the_project_reloads_it(
     loads: list[Path] = []
     real = extension_module.load_engine_project
 
-    def counting(path: Path, fresh_modules: bool = False) -> Any:
+    def counting(path: Path, fresh_modules: bool = False, warn: Any = None) -> Any:
         loads.append(path)
-        return real(path, fresh_modules)
+        return real(path, fresh_modules, warn)
 
     monkeypatch.setattr(extension_module, "load_engine_project", counting)
     config = project / "argmatrix.yaml"
