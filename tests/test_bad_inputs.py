@@ -65,6 +65,9 @@ def _both(*steps: Callable[[Path], None]) -> Callable[[Path], None]:
 
 MANIFEST = "capabilities/npu.yaml"
 CONFIG = "argmatrix.yaml"
+# Longer than a file system allows (errno 36): a name of 300 bytes; a path of 20 folders of 240.
+LONG_NAME = "n" * 300
+LONG_PATH = ("f" * 240 + "/") * 20
 REGISTRY = "tinyserver.py"
 
 CASES = [
@@ -175,6 +178,41 @@ CASES = [
         "is not a file inside docs_dir",
         "argmatrix.yaml",
         "../../x.md",
+    ),
+    Case(
+        "a page output whose name is longer than a file system allows",
+        _append(CONFIG, f"  - {{template: server_arguments.md.j2, output: {LONG_NAME}.md}}\n"),
+        "more than a file system allows",
+        "argmatrix.yaml",
+        LONG_NAME,
+    ),
+    Case(
+        "a page output whose path is longer than a file system allows",
+        _append(CONFIG, f"  - {{template: server_arguments.md.j2, output: {LONG_PATH}x.md}}\n"),
+        "more than a file system allows",
+        "argmatrix.yaml",
+        LONG_PATH,
+    ),
+    Case(
+        "a docs_dir whose name is longer than a file system allows",
+        _replace(CONFIG, "docs_dir: docs", f"docs_dir: {LONG_NAME}"),
+        "'docs_dir' '",
+        "argmatrix.yaml",
+        "docs_dir:",
+    ),
+    Case(
+        "a templates_dir whose name is longer than a file system allows",
+        _append(CONFIG, f"templates_dir: {LONG_NAME}\n"),
+        "'templates_dir' '",
+        "argmatrix.yaml",
+        "templates_dir:",
+    ),
+    Case(
+        "a coverage page whose name is longer than a file system allows",
+        _append(CONFIG, f"checks:\n  coverage:\n    - page: {LONG_NAME}.md\n"),
+        "checks: coverage: page '",
+        "argmatrix.yaml",
+        LONG_NAME,
     ),
     Case(
         "a template that does not exist",

@@ -449,3 +449,24 @@ def test_stability_is_checked_without_the_gate_too(project: Path) -> None:
         f"{config}:{line_of(config, 'Runtimes')}: stability: 'Runtimes' is not a section of the registry (fix: did you mean"
         " 'Runtime'?)" in result.err
     )
+
+
+def test_pages_show_the_stability_tags(project: Path) -> None:
+    config = project / "argmatrix.yaml"
+    config.write_text(
+        f"registry:\n  target: {TARGET}\n  mode: static\ndocs_dir: docs\n"
+        "pages:\n  - {template: server_arguments.md.j2, output: args.md}\n"
+        "stability:\n  sections: {Model: beta}\n"
+        "  arguments: {serve --workers: prototype, --verbose: deprecated}\n",
+        encoding="utf-8",
+    )
+    assert run_cli_in_process("generate", cwd=project).code == 0
+    page = (project / "docs" / "args.md").read_text(encoding="utf-8")
+    assert "| Argument | Description | Default | Type / options | Stability |" in page
+    assert "| `--verbose` |  | `False` | bool flag (set to enable) | deprecated |" in page
+    assert "| `--tensor-parallel-size` |  | `1` | Type: int | beta |" in page
+    assert "| `--workers` |  | `4` | Type: int | prototype |" in page
+    assert "| `--port` |  | `30000` | Type: int | stable |" in page
+    config.write_text(config.read_text().split("stability:")[0], encoding="utf-8")
+    assert run_cli_in_process("generate", cwd=project).code == 0
+    assert "Stability" not in (project / "docs" / "args.md").read_text(encoding="utf-8")

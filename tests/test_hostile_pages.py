@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from argmatrix.model.values import value_text
 from e2e.site import Build, build_site
 from helpers import REGISTRIES, load, run_cli_in_process, tables
 
@@ -40,7 +41,8 @@ PAYLOADS = (
     "ctrl\x1b[31m\x07\u202eend",
     "{% raw %}{{ 7*7 }}",
     '!!! danger "boom"',
-    "<svg onload=alert(1)>",
+    # and an image, were the link the writer makes of an address left after the `!`
+    "<svg onload=alert(1)>!https://example.invalid/pixel.png",
     "<iframe src=javascript:alert(1)></iframe>",
     '# heading {: onclick="alert(1)" }',
     "</title><script>alert(1)</script>",
@@ -80,6 +82,10 @@ INJECTED_TAGS = (
 
 
 Maker = Callable[[str, tuple[int, ...], bool], str]
+# The address of a payload: a help text's address is a link argmatrix makes (counted apart from
+# the page's other elements: the harmless site has no address), never an image.
+BAIT_ADDRESS = "https://example.invalid/pixel.png"
+WRITERS_LINK = "a href=bait"
 
 
 def hostile_text(slot: str, payloads: tuple[int, ...], single_line: bool) -> str:
@@ -275,7 +281,8 @@ class _Reader(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.in_title = tag == "title"
-        self.page.tags[tag] += 1
+        writers_link = tag == "a" and dict(attrs).get("href") == BAIT_ADDRESS
+        self.page.tags[WRITERS_LINK if writers_link else tag] += 1
         for name, value in attrs:
             if name.lower().startswith("on"):
                 self.page.event_attributes.append((tag, name))
@@ -380,12 +387,36 @@ def test_no_element_comes_from_the_inputs(hostile: Site, harmless: Site, name: s
     assert {t: found[t] for t in INJECTED_TAGS} == {t: baseline[t] for t in INJECTED_TAGS}
 
 
+def test_an_address_after_a_bang_is_a_link_never_an_image(hostile: Site) -> None:
+    """`!` + the link the writer makes of an address would be an image in Markdown."""
+    assert "help-positional" in hostile.project.visible  # a help text with the payload
+    assert sum(page.tags[WRITERS_LINK] for page in hostile.pages.values()) > 0
+    assert sum(page.tags["img"] for page in hostile.pages.values()) == 0
+
+
+def shown_value(text: str) -> str:
+    """What a reader sees of a default or a choice: its control characters as escapes."""
+    return seen_as(value_text(text))
+
+
+def shown_prose(text: str) -> str:
+    """What a reader sees of a help text: its address is a link, whose text the page reader
+    reads as a part of its own (parts are joined by a space)."""
+    return seen_as(text.replace(f"!{BAIT_ADDRESS}", f"! {BAIT_ADDRESS} "))
+
+
+def shown_as(slot: str, text: str) -> str:
+    if slot.startswith(("default-", "choice-")):
+        return shown_value(text)
+    return shown_prose(text) if "help" in slot or slot == "description" else seen_as(text)
+
+
 def test_every_hostile_text_is_shown_as_text(hostile: Site) -> None:
     shown = " ".join(page.text for page in hostile.pages.values())
     missing = [
         slot
         for slot in sorted(hostile.project.visible)
-        if seen_as(hostile.project.texts[slot]) not in shown
+        if shown_as(slot, hostile.project.texts[slot]) not in shown
     ]
     assert missing == []
 
@@ -427,8 +458,8 @@ def test_every_table_keeps_one_row_per_argument_and_its_columns(hostile: Site) -
     assert described["--alpha"] == seen_as(texts["help-alpha"] + " prog=" + texts["prog"])
     assert described["--beta"] == seen_as(texts["help-beta"])
     assert [seen_as(cell) for cell in server[0].rows[1][2:]] == [
-        seen_as(texts["choice-default"]),
-        seen_as(texts["choice-one"]) + ", " + seen_as(texts["choice-two"]),
+        shown_value(texts["choice-default"]),
+        shown_value(texts["choice-one"]) + ", " + shown_value(texts["choice-two"]),
     ]
 
 

@@ -17,6 +17,7 @@ from argmatrix.config import load_config
 from argmatrix.integrations import markdown as extension_module
 from argmatrix.markdown import ArgmatrixExtension, DirectiveError
 from argmatrix.model.registry import Argument, Registry
+from argmatrix.model.values import value_text
 from argmatrix.project import Project
 from argmatrix.render.directives import Directives
 from e2e.tables import argument_tables
@@ -93,6 +94,33 @@ def test_directives_in_fenced_code_stay_text(project: Path) -> None:
     assert "&lt;!-- argmatrix section=&quot;Nope&quot; --&gt;" in html
 
 
+def test_directives_in_indented_code_stay_text(project: Path) -> None:
+    """An example of the syntax in indented code is code; one indented as a list item's or an
+    admonition's content is a directive."""
+    example = '<!-- argmatrix section="Nope" -->'
+    for text in (
+        f"Example:\n\n    {example}\n",
+        f"- item\n\n    1. sub\n\n            {example}\n",
+    ):
+        html = markdown.markdown(
+            text, extensions=[ArgmatrixExtension(config_file=str(project / "x"))]
+        )
+        assert '<pre><code>&lt;!-- argmatrix section="Nope" --&gt;' in html, html
+    inside = convert(
+        '- item\n\n    <!-- argmatrix section="Model" -->\n', project / "argmatrix.yaml"
+    )
+    assert len(argument_tables(inside)) == 1
+    admonition = markdown.markdown(
+        '!!! note\n    <!-- argmatrix section="Model" -->\n',
+        extensions=[
+            "admonition",
+            "tables",
+            ArgmatrixExtension(config_file=str(project / "argmatrix.yaml")),
+        ],
+    )
+    assert len(argument_tables(admonition)) == 1
+
+
 def test_a_page_without_directives_never_loads_the_project(tmp_path: Path) -> None:
     """Every page of a site passes through the extension: one naming argmatrix in its prose
     needs no configuration at all."""
@@ -147,9 +175,9 @@ def test_the_project_is_loaded_once_and_again_when_an_input_changes(
     loads: list[Path] = []
     real = extension_module.load_engine_project
 
-    def counting(path: Path, fresh_modules: bool = False) -> Any:
+    def counting(path: Path, fresh_modules: bool = False, warn: Any = None) -> Any:
         loads.append(path)
-        return real(path, fresh_modules)
+        return real(path, fresh_modules, warn)
 
     monkeypatch.setattr(extension_module, "load_engine_project", counting)
     config = project / "argmatrix.yaml"
@@ -186,9 +214,9 @@ def test_a_template_added_to_the_project_reloads_it(
     loads: list[Path] = []
     real = extension_module.load_engine_project
 
-    def counting(path: Path, fresh_modules: bool = False) -> Any:
+    def counting(path: Path, fresh_modules: bool = False, warn: Any = None) -> Any:
         loads.append(path)
-        return real(path, fresh_modules)
+        return real(path, fresh_modules, warn)
 
     monkeypatch.setattr(extension_module, "load_engine_project", counting)
     config = project / "argmatrix.yaml"
@@ -258,6 +286,6 @@ def test_hostile_help_text_through_the_extension_stays_text(
     assert [len(row) for row in table] == [4, 4, 4]
     shown = " ".join(table[1][1].text.split()).replace("\u2060", "")
     assert shown == expected_text(as_read(help_text)).replace("\u2060", "")
-    assert expected_text(choice).replace("\u2060", "") in " ".join(
+    assert expected_text(value_text(choice)).replace("\u2060", "") in " ".join(
         table[2][3].text.split()
     ).replace("\u2060", "")

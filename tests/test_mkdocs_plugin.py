@@ -256,6 +256,24 @@ def test_expand_directives_skips_fenced_code_of_any_fence() -> None:
     assert "| X | 10 |" in out
 
 
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("Example:\n\n    {d}\n\n{d}", 1),  # indented code after a blank line, then a directive
+        ("Example:\n\n\t{d}\n\n        {d}\n", 2),  # a tab is four columns; code goes on
+        ("- item\n\n    {d}\n", 0),  # a list item's content
+        ("1. item\n\n        {d}\n", 1),  # four past the item's content: code in the item
+        ("!!! note\n\n    {d}\n", 0),  # an admonition's content
+        ("text\n    {d}\n", 0),  # a paragraph goes on: no code block
+        ("- item\n\n{d}\n\n    {d}\n", 1),  # the list ended: the next indented one is code
+    ],
+)
+def test_expand_directives_skips_indented_code(text: str, kept: int) -> None:
+    directive = '<!-- argmatrix section="X" -->'
+    out = expand_directives(text.format(d=directive), fake_table).split("\n")
+    assert sum(directive in line for line in out) == kept, out
+
+
 def test_expand_directives_counts_lines_from_the_source_file() -> None:
     assert "| X | 13 |" in expand_directives(
         'a\n<!-- argmatrix section="X" -->', fake_table, offset=11

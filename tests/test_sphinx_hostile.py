@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from argmatrix.model.values import value_text
 from argmatrix.render.formats import myst
 from argmatrix.render.formats.shared import CODE, prose_parts
 from test_hostile_pages import (
@@ -209,8 +210,11 @@ PROSE_SLOTS = ("help-", "note-", "reason-", "command-description")
 
 
 def as_shown(slot: str, texts: dict[str, str]) -> str:
-    """What a reader sees of a slot's text: prose without its code spans' backticks."""
+    """What a reader sees of a slot's text: prose without its code spans' backticks; a default
+    or a choice with its control characters as escapes."""
     text = texts[slot]
+    if slot.startswith(("default-", "choice-")):
+        return value_text(text)
     return as_read(text) if slot.startswith(PROSE_SLOTS) else text
 
 

@@ -81,13 +81,14 @@ def test_directive_tables_carry_anchors_by_default(
         assert guide[1][1][0] == ("--model-path--model", ("--model-path",))  # <br> between
 
 
-def test_table_directives_expand_outside_fences_only(builds: tuple[Build, Build]) -> None:
+def test_table_directives_expand_outside_code_only(builds: tuple[Build, Build]) -> None:
     for build in builds:
         guide = html(build, "guide")
         assert len(tables_of(guide)) - len(argument_tables(guide)) <= 1  # a theme's own
         assert len(argument_tables(guide)) == 2
         shown = html_module.unescape(re.sub(r"<[^>]+>", "", guide))
         assert '<!-- argmatrix section="No such section" -->' in shown
+        assert '<!-- argmatrix section="Indented example" -->' in shown  # indented code
 
 
 def test_hostile_help_text_stays_text_in_both_engines(builds: tuple[Build, Build]) -> None:

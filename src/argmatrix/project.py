@@ -299,6 +299,8 @@ def project_from_config(config: Config, verbose: bool = False) -> Project:
     only) while this one reads the manifests and compiles the templates."""
     spec = config.registry
     assert spec is not None
+    shown = shown_keywords(config)
+    configured = config.display.configured()
     manifests = config.manifests
     known = {
         path: found
@@ -308,7 +310,7 @@ def project_from_config(config: Config, verbose: bool = False) -> Project:
     if can_fork() and needs_reading(spec):
         from argmatrix.render.environment import compile_templates  # only when rendering
 
-        reading = in_background(lambda: load_registry_and_files(spec, verbose))
+        reading = in_background(lambda: load_registry_and_files(spec, verbose, shown, configured))
         try:
             platforms = load_platforms(manifests, known)
             compile_templates(config)
@@ -318,8 +320,15 @@ def project_from_config(config: Config, verbose: bool = False) -> Project:
         registry, files = reading.result()
     else:
         platforms = load_platforms(manifests, known)
-        registry, files = load_registry_and_files(spec, verbose=verbose)
+        registry, files = load_registry_and_files(spec, verbose, shown, configured)
     return Project(config, registry, platforms, files)
+
+
+def shown_keywords(config: Config) -> tuple[str, ...]:
+    """The extra `add_argument` keywords a page or export field of this project shows: a
+    diagnostic about any other (RTP-LLM's `bind_to` kept as source text) reaches no reader."""
+    keyword = config.display.environment.keyword
+    return (keyword,) if keyword else ()
 
 
 def load_registry_only(options: SourceOptions) -> Registry:

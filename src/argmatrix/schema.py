@@ -9,6 +9,7 @@ from argmatrix.config import (
     CHECK_KEYS,
     CHECK_KINDS,
     COMPATIBILITY_KEYS,
+    COMPUTED_FIELDS,
     COVERAGE_KEYS,
     ENVIRONMENT_KEYS,
     MAX_COLUMNS,
@@ -379,6 +380,18 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "additionalProperties": {"type": "string", "minLength": 1},
             "description": "Flag -> a short text said instead of a default computed at run"
             " time ('chosen from GPU memory at start-up').",
+        },
+        "computed": {
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "properties": {
+                    name: {"type": "string", "minLength": 1} for name in COMPUTED_FIELDS
+                },
+                "additionalProperties": False,
+            },
+            "description": "Flag -> the texts said instead of its help, choices or default"
+            " where the registry computes them when the server starts (kept as source text).",
         },
     },
 }

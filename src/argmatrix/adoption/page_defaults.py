@@ -33,6 +33,9 @@ always accepted:
    value (rules 1-3), by the configured text (markup, quotes and case aside), and by any text
    saying the value is decided when the server runs ("computed at start-up", "auto",
    "determined by the GPU"): see `RUN_TIME_WORDS`.
+
+6. A string default with control characters (`"</think>\\n\\n"`) is said by its escapes, as
+   argmatrix's own pages write it (`model.values.value_text`: `</think>\\n\\n`).
 """
 
 from __future__ import annotations
@@ -203,6 +206,8 @@ def default_agrees(text: str, argument: Argument, computed: str | None = None) -
     shown = page_value(text)
     if argument.required and value is None and shown.text.lower().strip("()") == "required":
         return True
+    if isinstance(value, str) and shown.text == value_text(value) != value:
+        return True  # control characters written as the page writers show them (rule 6)
     return same_value(shown.value, value) or _written_as_typed(shown, value)
 
 

@@ -27,6 +27,7 @@ from argmatrix.config.compatibility import (
     Tagged,
 )
 from argmatrix.config.display import (
+    COMPUTED_FIELDS,
     ENVIRONMENT_KEYS,
     Display,
     DisplayFacts,
@@ -53,6 +54,7 @@ __all__ = [
     "CHECK_KEYS",
     "CHECK_KINDS",
     "COMPATIBILITY_KEYS",
+    "COMPUTED_FIELDS",
     "CONFIG_NAME",
     "COVERAGE_KEYS",
     "ENVIRONMENT_KEYS",

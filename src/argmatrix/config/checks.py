@@ -9,7 +9,7 @@ from typing import Any
 
 from argmatrix._runtime.files import within
 from argmatrix._runtime.yamlfile import line_of
-from argmatrix.config.fields import _inside, _unknown_keys
+from argmatrix.config.fields import _inside, _too_long, _unknown_keys
 from argmatrix.config.pages import _page_format
 from argmatrix.config.spec import AllowedFlag, CoverageSpec
 from argmatrix.errors import Problem, has_control
@@ -185,6 +185,17 @@ def _coverage_page(
         )
         return None
     path = docs_dir / page
+    too_long = _too_long(path, page)
+    if too_long:
+        problems.append(
+            Problem(
+                f"checks: coverage: page {too_long}, more than a file system allows",
+                where,
+                page_line,
+                "use the page's real path (a shorter name)",
+            )
+        )
+        return None
     if not within(os.path.realpath(path), project):
         problems.append(
             Problem(

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from argmatrix._runtime.yamlfile import line_of
+from argmatrix.config.compatibility import Stability, _stability
 from argmatrix.config.fields import _shown, _unknown_keys
 from argmatrix.errors import ArgmatrixError, Problem, has_control
 from argmatrix.model.registry import Argument, Registry
@@ -61,6 +62,12 @@ class Display:
     environment: Environment = field(default_factory=Environment)
     types: dict[str, str] = field(default_factory=dict)
     computed: tuple[Named, ...] = ()
+    stability: Stability | None = None  # `stability:`: a Stability column on the pages
+    # `computed:` flag -> {help, choices}: the text said instead of a help or choices computed
+    # when the server starts (kept as source text by static reading); its `default`s are in
+    # `computed`, with those of `computed_defaults:`.
+    computed_help: tuple[Named, ...] = ()
+    computed_choices: tuple[Named, ...] = ()
 
     @property
     def has_environment(self) -> bool:
@@ -94,7 +101,19 @@ class Display:
             self,
             by_name(self.environment.arguments, "environment: arguments"),
             by_name(self.computed, "computed_defaults"),
+            _tags(registry, self.stability) if self.stability else {},
+            by_name(self.computed_help, "computed"),
+            by_name(self.computed_choices, "computed"),
         )
+
+    def configured(self) -> set[tuple[str, str]]:
+        """(flag, field) of each help, choices or default the configuration gives a text for:
+        what the registry computes there reaches no page."""
+        return {
+            *((n.flag, "help") for n in self.computed_help),
+            *((n.flag, "choices") for n in self.computed_choices),
+            *((n.flag, "default") for n in self.computed),
+        }
 
 
 class DisplayFacts(NamedTuple):
@@ -103,6 +122,21 @@ class DisplayFacts(NamedTuple):
     display: Display
     variables: dict[str, str]
     computed: dict[str, str]
+    stability: dict[int, str]  # id(argument) -> its stability tag, with `stability:`
+    help_texts: dict[str, str] = {}  # noqa: RUF012 (a NamedTuple's default, never changed)
+    choices_texts: dict[str, str] = {}  # noqa: RUF012
+
+    def help_of(self, argument: Argument) -> str | None:
+        """The configuration's text for a help computed at run time (`computed:`), or None."""
+        return self.help_texts.get(argument.name)
+
+    def choices_of(self, argument: Argument) -> str | None:
+        """The configuration's text for choices computed at run time (`computed:`), or None."""
+        return self.choices_texts.get(argument.name)
+
+    def stability_of(self, argument: Argument) -> str:
+        """The argument's stability tag; "" when the configuration gives none."""
+        return self.stability.get(id(argument), "")
 
     def variable_of(self, argument: Argument) -> str:
         return self.display.environment.variable_of(argument, self.variables)
@@ -115,6 +149,17 @@ class DisplayFacts(NamedTuple):
         return self.display.types
 
 
+def _tags(registry: Registry, stability: Stability, prefix: str = "") -> dict[int, str]:
+    """Each argument's tag, its names prefixed with its subcommands (`serve --port`)."""
+    tags = {
+        id(a): stability.tag_of(tuple(f"{prefix}{f}" for f in a.flags or (a.dest,)), a.section)
+        for a in registry.arguments
+    }
+    for sub in registry.subcommands:
+        tags.update(_tags(sub.registry, stability, f"{prefix}{sub.name} "))
+    return tags
+
+
 def _registries(registry: Registry) -> list[Registry]:
     found = [registry]
     for sub in registry.subcommands:
@@ -122,12 +167,69 @@ def _registries(registry: Registry) -> list[Registry]:
     return found
 
 
+COMPUTED_FIELDS = ("help", "choices", "default")
+
+
 def _display(data: dict[str, Any], where: str, problems: list[Problem]) -> Display:
+    fields = _computed(data, where, problems)
     return Display(
         _environment(data.get("environment"), line_of(data, "environment"), where, problems),
         {n.flag: n.text for n in _texts(data, "types", "converter", where, problems)},
-        _texts(data, "computed_defaults", "flag", where, problems),
+        (*_texts(data, "computed_defaults", "flag", where, problems), *fields["default"]),
+        _stability(data, where, problems),
+        fields["help"],
+        fields["choices"],
     )
+
+
+def _computed(
+    data: dict[str, Any], where: str, problems: list[Problem]
+) -> dict[str, tuple[Named, ...]]:
+    """`computed:`: flag -> {help, choices, default}, each a text on one line said instead of
+    what the registry computes when the server starts."""
+    found: dict[str, list[Named]] = {name: [] for name in COMPUTED_FIELDS}
+    raw = data.get("computed")
+    if raw is None:
+        return {name: () for name in COMPUTED_FIELDS}
+    if not isinstance(raw, dict):
+        problems.append(
+            Problem(
+                "'computed' must map a flag to its texts",
+                where,
+                line_of(data, "computed"),
+                "write e.g. 'computed: {--tool-call-parser: {help: ..., choices: ...}}'",
+            )
+        )
+        return {name: () for name in COMPUTED_FIELDS}
+    for flag, entry in raw.items():
+        line = line_of(raw, flag)
+        if not isinstance(entry, dict):
+            problems.append(
+                Problem(
+                    f"computed: {_shown(flag)} must map help, choices or default to a text",
+                    where,
+                    line,
+                    "write e.g. '--tool-call-parser: {choices: the installed parsers}'",
+                )
+            )
+            continue
+        _unknown_keys(entry, COMPUTED_FIELDS, f"computed: {flag}: ", where, problems)
+        for name in COMPUTED_FIELDS:
+            if name not in entry:
+                continue
+            text = entry[name]
+            if not isinstance(text, str) or not text.strip() or has_control(text):
+                problems.append(
+                    Problem(
+                        f"computed: {flag}: {name} must be a text on one line, not {_shown(text)}",
+                        where,
+                        line_of(entry, name) or line,
+                        "put the text in quotes",
+                    )
+                )
+                continue
+            found[name].append(Named(str(flag), text.strip(), line_of(entry, name) or line))
+    return {name: tuple(entries) for name, entries in found.items()}
 
 
 def _environment(raw: Any, line: int | None, where: str, problems: list[Problem]) -> Environment:

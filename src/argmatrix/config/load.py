@@ -11,9 +11,9 @@ from typing import Any
 from argmatrix._runtime.files import within
 from argmatrix._runtime.yamlfile import line_of, load_yaml_file
 from argmatrix.config.checks import _checks, _coverage
-from argmatrix.config.compatibility import _compatibility, _stability
+from argmatrix.config.compatibility import _compatibility
 from argmatrix.config.display import _display
-from argmatrix.config.fields import _unknown_keys
+from argmatrix.config.fields import _too_long, _unknown_keys
 from argmatrix.config.pages import _pages
 from argmatrix.config.registry import _registry
 from argmatrix.config.spec import Config
@@ -30,6 +30,7 @@ TOP_KEYS = (
     "environment",
     "types",
     "computed_defaults",
+    "computed",
     "stability",
 )
 
@@ -72,12 +73,11 @@ def load_config(path: Path | None, cwd: Path) -> Config:
     templates_dir = _project_folder(
         data, "templates_dir", "templates", root, project, where, problems
     )
-    pages = _pages(data.get("pages", []), where, line_of(data, "pages"), problems)
+    pages = _pages(data.get("pages", []), where, line_of(data, "pages"), problems, docs_dir)
     severity, prose, ignored = _checks(data.get("checks", {}), where, problems)
     coverage = _coverage(data.get("checks"), docs_dir, project, where, problems)
     display = _display(data, where, problems)
     compatibility = _compatibility(data.get("checks"), root, project, where, problems)
-    stability = _stability(data, where, problems)
     if problems:
         raise ArgmatrixError(*problems)
     return Config(
@@ -96,7 +96,6 @@ def load_config(path: Path | None, cwd: Path) -> Config:
         coverage=coverage,
         display=display,
         compatibility=compatibility,
-        stability=stability,
     )
 
 
@@ -141,6 +140,17 @@ def _project_folder(
         )
         return _folder(root, default)
     folder = _folder(root, relative)
+    too_long = _too_long(folder, relative)
+    if too_long:
+        problems.append(
+            Problem(
+                f"'{key}' {too_long}, more than a file system allows",
+                where,
+                line,
+                "use a shorter folder name",
+            )
+        )
+        return _folder(root, default)
     if not within(os.path.normpath(os.path.realpath(root) / Path(relative)), project):
         problems.append(
             Problem(

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from argmatrix._runtime.yamlfile import line_of
-from argmatrix.config.fields import _inside, _unknown_keys
+from argmatrix.config.fields import TEMPORARY_NAME, _inside, _too_long, _unknown_keys
 from argmatrix.config.spec import PageSpec
 from argmatrix.errors import Problem, has_control
 from argmatrix.render.formats import FORMATS, default_rule, format_of
@@ -24,7 +25,10 @@ PAGE_KEYS = (
 )
 
 
-def _pages(raw: Any, where: str, line: int | None, problems: list[Problem]) -> tuple[PageSpec, ...]:
+def _pages(
+    raw: Any, where: str, line: int | None, problems: list[Problem], docs_dir: Path | None = None
+) -> tuple[PageSpec, ...]:
+    """The pages; with `docs_dir`, an output longer than a file system allows is refused."""
     if not isinstance(raw, list):
         problems.append(Problem("'pages' must be a list", where, line))
         return ()
@@ -60,6 +64,17 @@ def _pages(raw: Any, where: str, line: int | None, problems: list[Problem]) -> t
                     where,
                     output_line,
                     "use a relative path such as reference/server_arguments.md",
+                )
+            )
+            continue
+        too_long = _too_long(docs_dir / output, output, TEMPORARY_NAME) if docs_dir else None
+        if too_long:
+            problems.append(
+                Problem(
+                    f"page output {too_long}, more than a file system allows",
+                    where,
+                    output_line,
+                    "use a shorter file name and fewer folders",
                 )
             )
             continue

@@ -74,9 +74,13 @@ class Config:
     project_dir: Path | None = None  # see `project_folder`; None: `root`
     coverage: tuple[CoverageSpec, ...] = ()  # hand-maintained pages `check` holds to the registry
     display: Display = field(default_factory=lambda: Display())  # env vars, types, computed
-    # checks.compatibility (the command line held to a baseline snapshot), and `stability:`.
+    # checks.compatibility: the command line held to a baseline snapshot.
     compatibility: CompatibilitySpec | None = None
-    stability: Stability | None = None
+
+    @property
+    def stability(self) -> Stability | None:
+        """`stability:`, which the pages show and the compatibility check holds to."""
+        return self.display.stability
 
     @property
     def project(self) -> Path:

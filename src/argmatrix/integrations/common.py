@@ -8,20 +8,25 @@ its granularity)."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from argmatrix._runtime.cache import Stamp, stamp
 from argmatrix.config import load_config
 from argmatrix.errors import ArgmatrixError
+from argmatrix.loaders.load import warnings_to
 from argmatrix.project import Project, project_from_config
 from argmatrix.render.template_files import read_templates
 
 
-def load_engine_project(config_path: Path, fresh_modules: bool = False) -> Project:
+def load_engine_project(
+    config_path: Path, fresh_modules: bool = False, warn: Callable[[str], None] | None = None
+) -> Project:
     """The project of `argmatrix.yaml` at `config_path`; it must name a registry.
 
     `fresh_modules`: a registry whose code runs has its module imported afresh (a rebuild while
-    serving)."""
+    serving). `warn`: where each diagnostic of the registry that reaches an output goes (a value
+    kept as source text), as the engine's own warning, so a strict build fails on it."""
     settings = load_config(config_path, config_path.parent)
     if settings.registry is None:
         raise ArgmatrixError.at(
@@ -31,7 +36,8 @@ def load_engine_project(config_path: Path, fresh_modules: bool = False) -> Proje
         )
     if fresh_modules and settings.registry.loader.runs_code:
         sys.modules.pop(settings.registry.target.partition(":")[0], None)
-    return project_from_config(settings)
+    with warnings_to(warn):
+        return project_from_config(settings)
 
 
 def watched_paths(project: Project) -> list[Path]:

@@ -21,6 +21,7 @@ the line and aborts), elsewhere an exception whose message is that line.
 
 from __future__ import annotations
 
+import logging
 import sys
 import threading
 from pathlib import Path
@@ -30,10 +31,10 @@ from markdown import Markdown
 from markdown.extensions import Extension
 from markdown.preprocessors import Preprocessor
 
-from argmatrix.errors import ArgmatrixError
+from argmatrix.errors import ArgmatrixError, printable
 from argmatrix.integrations.common import current_state, load_engine_project
 from argmatrix.project import Project
-from argmatrix.render.directives import DIRECTIVE, Directives
+from argmatrix.render.directives import DIRECTIVE, Directives, outside_fences
 from argmatrix.schema import SCHEMAS
 
 try:  # MkDocs prints a PluginError as one line and aborts the build; other engines need none.
@@ -63,6 +64,15 @@ _CACHE: dict[tuple[Path, bool], _Cached] = {}
 _LOCK = threading.Lock()
 
 
+# A diagnostic of the registry that reaches a page, as a warning of MkDocs' plugins (so
+# `mkdocs build --strict` fails on it when MkDocs runs the extension) and of Python's logging.
+_LOG = logging.getLogger("mkdocs.plugins.argmatrix.markdown")
+
+
+def _registry_warning(text: str) -> None:
+    _LOG.warning(printable(f"argmatrix: {text}"))
+
+
 def directives_for(config_path: Path, html: bool) -> Directives:
     """The directives of the project at `config_path`, loaded once and reloaded only when the
     content of one of its inputs (configuration, manifests, templates, the registry's files)
@@ -71,7 +81,9 @@ def directives_for(config_path: Path, html: bool) -> Directives:
     with _LOCK:
         cached = _CACHE.get(key)
         if cached is None or current_state(cached.project) != cached.state:
-            project = load_engine_project(config_path, fresh_modules=cached is not None)
+            project = load_engine_project(
+                config_path, fresh_modules=cached is not None, warn=_registry_warning
+            )
             directives = Directives(
                 project.config, project.registry, project.resolved, SCHEMAS, html=html
             )
@@ -134,8 +146,10 @@ class DirectivePreprocessor(Preprocessor):
 
     def run(self, lines: list[str]) -> list[str]:
         text = "\n".join(lines)
-        if not any(DIRECTIVE.match(line) for line in lines if "argmatrix" in line):
-            return lines  # most pages: the project is not even loaded
+        if not any(DIRECTIVE.match(line) for line in lines if "argmatrix" in line) or not any(
+            DIRECTIVE.match(line) for _, _, line in outside_fences(lines)
+        ):
+            return lines  # most pages, and examples in code: the project is not even loaded
         page = page_of(self.md)
         try:
             directives = directives_for(

@@ -40,7 +40,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 from argmatrix._runtime.files import read_page
-from argmatrix.errors import ArgmatrixError
+from argmatrix.errors import ArgmatrixError, printable
 from argmatrix.integrations.common import load_engine_project, watched_paths
 from argmatrix.project import Project
 from argmatrix.render.directives import DIRECTIVE, Directives, expand_directives, schema_table
@@ -132,7 +132,12 @@ class ArgmatrixPlugin(BasePlugin[PluginOptions]):
 
     def _load(self) -> Project:
         assert self.config_path is not None
-        return load_engine_project(self.config_path, fresh_modules=self.serving)
+        # A diagnostic that reaches a page is MkDocs' warning: `mkdocs build --strict` fails.
+        return load_engine_project(
+            self.config_path,
+            fresh_modules=self.serving,
+            warn=lambda text: log.warning(printable(text)),
+        )
 
     def watched_paths(self) -> list[Path]:
         """The configuration, the manifests, the project templates and the registry's files."""

@@ -59,7 +59,7 @@ from sphinx.util.nodes import make_id
 from argmatrix import __version__
 from argmatrix._runtime.files import read_page
 from argmatrix._runtime.writer import write_all
-from argmatrix.errors import ArgmatrixError
+from argmatrix.errors import ArgmatrixError, printable
 from argmatrix.integrations.common import load_engine_project, watched_paths
 from argmatrix.model.platform import STATUS_LABELS
 from argmatrix.project import Project
@@ -108,9 +108,16 @@ def _resolve_config_path(app: Sphinx, config: SphinxConfig) -> None:
     init_locale(locale_dirs, config.language, CATALOG)
 
 
+def _registry_warning(text: str) -> None:
+    """A diagnostic of the registry that reaches a page (a value kept as source text): a Sphinx
+    warning, so `sphinx-build -W` fails on it (`suppress_warnings = ["argmatrix.registry"]`
+    accepts it)."""
+    logger.warning("argmatrix: %s", printable(text), type="argmatrix", subtype="registry")
+
+
 def _load(path: str) -> Project:
     try:
-        project = load_engine_project(Path(path))
+        project = load_engine_project(Path(path), warn=_registry_warning)
     except ArgmatrixError as error:
         _stop([str(problem) for problem in error.problems])
     _PROJECTS[path] = project

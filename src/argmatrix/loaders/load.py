@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,7 +17,7 @@ from argmatrix._runtime.cache import MISSING, cached_with_inputs, lookup
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.modes import FRAMEWORKS, LOADERS, Loader, Mode, framework_of
 from argmatrix.loaders.snapshot import read_snapshot
-from argmatrix.model.registry import Registry
+from argmatrix.model.registry import Diagnostic, Registry
 
 if TYPE_CHECKING:
     from argmatrix.loaders.static.reader import StaticRead
@@ -92,15 +92,55 @@ def load_registry(spec: RegistrySpec, verbose: bool = False) -> Registry:
     return load_registry_and_files(spec, verbose)[0]
 
 
-def load_registry_and_files(spec: RegistrySpec, verbose: bool = False) -> Loaded:
+def load_registry_and_files(
+    spec: RegistrySpec,
+    verbose: bool = False,
+    shown: Collection[str] | None = None,
+    configured: Collection[tuple[str, str]] = (),
+) -> Loaded:
     """The registry and the files it was read from, as data (a read done in another process
-    returns both)."""
+    returns both).
+
+    `shown`: the extra keywords an output shows (the configuration's environment keyword); a
+    diagnostic about another one (`bind_to` kept as source text) is not said, but with
+    `verbose`. None: every one is said (what is shown is not known). `configured`: (flag,
+    field) of each help, choices or default the configuration gives a text for, which pages
+    show instead of the source text: not said either."""
     registry, files = spec.loader.read(spec, verbose)
     _not_empty(registry, spec)
     if _warn is not None:
-        for diagnostic in registry.diagnostics:
+        for diagnostic in said_diagnostics(registry, verbose, shown, configured):
             _warn(str(diagnostic))
     return registry, files
+
+
+def said_diagnostics(
+    registry: Registry,
+    verbose: bool = False,
+    shown: Collection[str] | None = None,
+    configured: Collection[tuple[str, str]] = (),
+) -> list[Diagnostic]:
+    """The diagnostics a reader or maintainer can act on: those about what reaches an output
+    (`Diagnostic.attribute`: an extra keyword, said only where `shown` has it; a value kept as
+    source text that the configuration gives a text for is not shown), every one with
+    `verbose`."""
+    if verbose:
+        return list(registry.diagnostics)
+    # As static reading says a value kept as source text (loaders/static/replay.py,
+    # report_unevaluated): "--flag: help kept as source text: ...", under any of its flags.
+    index = registry.by_flag()
+    hidden = tuple(
+        f"{flag}: {field} kept as source text"
+        for name, field in configured
+        if name in index
+        for flag in index[name].flags
+    )
+    return [
+        d
+        for d in registry.diagnostics
+        if (shown is None or not d.attribute or d.attribute in shown)
+        and not d.message.startswith(hidden or ("\0",))
+    ]
 
 
 # The loaders below import their module when first used: a run that reads a snapshot, or finds

@@ -109,6 +109,11 @@ class Diagnostic:
     line: int | None
     message: str
     stops: bool = False
+    # What it is about when that is an attribute no page shows unless the configuration asks for
+    # it: an `add_argument` keyword argparse does not know (`bind_to`), kept in an argument's
+    # extras. Such a diagnostic is said only where an output shows that keyword (or with
+    # --verbose); "" for every other one.
+    attribute: str = ""
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}: " if self.line else f"{self.file}: "
@@ -297,9 +302,18 @@ def registry_to_dict(registry: Registry) -> dict[str, Any]:
             for sub in registry.subcommands
         ]
     if registry.diagnostics:
-        data["diagnostics"] = [
-            {"file": d.file, "line": d.line, "message": d.message} for d in registry.diagnostics
-        ]
+        data["diagnostics"] = [_diagnostic_to_dict(d) for d in registry.diagnostics]
+    return data
+
+
+def _diagnostic_to_dict(diagnostic: Diagnostic) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "file": diagnostic.file,
+        "line": diagnostic.line,
+        "message": diagnostic.message,
+    }
+    if diagnostic.attribute:
+        data["attribute"] = diagnostic.attribute
     return data
 
 
@@ -309,7 +323,9 @@ def _diagnostic_from_dict(data: Any) -> Diagnostic:
     line = data.get("line")
     _require(line is None or type(line) is int, "a diagnostic's 'line' is not a number")
     _require(isinstance(data.get("message"), str), "a diagnostic's 'message' is not text")
-    return Diagnostic(data["file"], line, data["message"])
+    attribute = data.get("attribute", "")
+    _require(isinstance(attribute, str), "a diagnostic's 'attribute' is not text")
+    return Diagnostic(data["file"], line, data["message"], attribute=attribute)
 
 
 def registry_from_dict(data: dict[str, Any]) -> Registry:

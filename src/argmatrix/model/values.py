@@ -20,13 +20,34 @@ def value_text(value: Any) -> str:
     """How a default or choice reads in a table: strings bare, other values as Python writes them.
 
     Values pass through their JSON form first, so a live registry and its snapshot (where a
-    tuple comes back as a list) render the same.
+    tuple comes back as a list) render the same. A string's control characters are shown as
+    their escapes (`</think>\\n\\n`), never dropped or folded: see `visible_controls`.
     """
     if isinstance(value, (Unevaluated, Opaque)):
         return str(value)
     if isinstance(value, str):
-        return value
+        return value if value.isprintable() else visible_controls(value)
     return repr(python_value(json_value(value)))
+
+
+# C0 and C1 control characters and DEL: a page would drop or fold them (a newline is a space in a
+# table cell), so a default of "</think>\n\n" would read as "</think> ".
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_NAMED_CONTROLS = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def visible_controls(text: str) -> str:
+    """A text with each control character written as its Python escape (`\\n`, `\\t`, `\\r`,
+    `\\x1b`), as a reader would type it in Python; a text with none is returned as it is. In a
+    text that has one, a backslash is doubled, so the escapes read one way."""
+    if not _CONTROL.search(text):
+        return text
+    return _CONTROL.sub(_escape_control, text.replace("\\", "\\\\"))
+
+
+def _escape_control(match: re.Match[str]) -> str:
+    char = match.group(0)
+    return _NAMED_CONTROLS.get(char) or f"\\x{ord(char):02x}"
 
 
 # Types a reader knows by their own name.

@@ -1,6 +1,6 @@
 """Directives in hand-written Markdown, expanded at build time: the path every engine shares.
 
-A directive is an HTML comment on a line of its own, outside fenced code:
+A directive is an HTML comment on a line of its own, outside code (fenced or indented):
 
     <!-- argmatrix section="LoRA" -->                      the generic reference table
     <!-- argmatrix section="LoRA" platform="ascend" -->    that section on a platform
@@ -59,9 +59,11 @@ def read_directive(text: str, where: str, line: int) -> tuple[str, dict[str, str
 
 
 def outside_fences(lines: list[str], offset: int = 0) -> list[tuple[int, int, str]]:
-    """(index, line number, text) of each line outside fenced code blocks (of any fence)."""
+    """(index, line number, text) of each line outside code blocks: fenced (any fence) and
+    indented (an example of a directive in a hand-written page is code, never expanded)."""
     found: list[tuple[int, int, str]] = []
     fence: str | None = None
+    code = _IndentedCode()
     for index, text in enumerate(lines):
         opening = FENCE.match(text)
         if fence is not None:
@@ -73,11 +75,63 @@ def outside_fences(lines: list[str], offset: int = 0) -> list[tuple[int, int, st
             ):
                 fence = None
             continue
+        if code.holds(text):
+            continue
         if opening:
             fence = opening["fence"]
             continue
         found.append((index, index + offset + 1, text))
     return found
+
+
+# What opens a block whose content is indented: a list item (its content starts after the
+# marker) or an admonition, details or block of Python-Markdown's extensions (four spaces).
+_LIST_ITEM = re.compile(r"^(?P<marker>[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+)\S")
+_INDENTED_BLOCK = re.compile(r"^[ \t]*(?:!!!|\?\?\?\+?|///)")
+
+
+def _indent(text: str) -> int:
+    """A line's indentation in columns, a tab to the next multiple of four (CommonMark)."""
+    width = 0
+    for char in text:
+        if char == " ":
+            width += 1
+        elif char == "\t":
+            width += 4 - width % 4
+        else:
+            break
+    return width
+
+
+class _IndentedCode:
+    """Which lines are an indented code block, line by line: after a blank line (or at the
+    start), a line indented four columns past the content of the block it is in; it goes on
+    through blank lines while the lines stay indented so. A list item's content starts after its
+    marker, an admonition's four columns in, so a directive indented inside one is not code."""
+
+    def __init__(self) -> None:
+        self.base = 0  # where the content of the enclosing list item or admonition starts
+        self.after_blank = True
+        self.in_code = False
+
+    def holds(self, text: str) -> bool:
+        if not text.strip():
+            self.after_blank = True
+            return self.in_code
+        indent = _indent(text)
+        if (self.in_code or self.after_blank) and indent >= self.base + 4:
+            self.in_code = True
+            self.after_blank = False
+            return True
+        if self.after_blank and indent < self.base:
+            self.base = 0  # the list item or admonition ended
+        self.in_code = self.after_blank = False
+        item = _LIST_ITEM.match(text)
+        if item:
+            self.base = len(item["marker"].expandtabs(4))
+        elif _INDENTED_BLOCK.match(text):
+            self.base = indent + 4
+        return False
 
 
 def expand_directives(markdown: str, table: Table, where: str = "<page>", offset: int = 0) -> str:

@@ -6,7 +6,8 @@ which columns it has or what a cell holds.
 
 The layouts (`TableLayouts`, which templates reach as `layouts`):
 
-- `server`: Argument, Description, Default, Type / options; Added in with a page's history.
+- `server`: Argument, Description, Default, Type / options; Stability when the configuration
+  has `stability:` (a row has a tag); Added in with a page's history.
 - `deprecated`: Argument, Replacement ("—" when the help names none), Description.
 - `support`, status layout: Argument, Default, Options, Server supported; variants layout:
   Argument, Description, Default, Options, then one column per variant of the platform. Either
@@ -54,6 +55,7 @@ DEFAULT = Column("default", "Default", label=True)
 TYPE_OPTIONS = Column("type_options", "Type / options")
 OPTIONS = Column("options", "Options")
 ENVIRONMENT = Column("env", "Environment variable")
+STABILITY = Column("stability", "Stability")
 ADDED = Column("added", "Added in")
 REPLACEMENT = Column("replacement", "Replacement")
 STATUS = Column("status", "Server supported", label=True)
@@ -74,6 +76,7 @@ _FIELDS = {
     "type_options": "options",
     "options": "options",
     "env": "env",
+    "stability": "stability",
     "status": "status",
     "note": "note",
 }
@@ -119,9 +122,12 @@ class TableLayouts:
     ) -> Table:
         """The arguments of a section of the generic reference (or the deprecated ones, in a
         format without a table of their own)."""
+        rows = tuple(rows)
+        stability = (STABILITY,) if any(row.stability for row in rows) else ()
         added = (ADDED,) if history is not None else ()
         columns = (ARGUMENT, DESCRIPTION, DEFAULT, TYPE_OPTIONS)
-        return self._table(columns, added, rows, plain_flags, env_column, history)
+        after = (*stability, *added)
+        return self._table(columns, after, rows, plain_flags, env_column, history)
 
     def deprecated(
         self, rows: Sequence[Row], plain_flags: bool = False, env_column: bool = True

@@ -48,6 +48,7 @@ class Row(NamedTuple):
     # The flags as code spans joined by ", " (no anchors, no HTML): a plain GFM table's first
     # cell. Precomputed because tables of 10^5 rows write it per row.
     plain_flags: str = ""
+    stability: str = ""  # the configuration's stability tag (`stability:`), escaped, or ""
 
 
 @dataclass(frozen=True)
@@ -147,19 +148,43 @@ class Cells:
         variable = display.variable_of(argument) if display else ""
         computed = display.computed_of(argument) if display else None
         computed_cell = fmt.FILTERS["cell"](computed) if computed else ""
+        tag = display.stability_of(argument) if display else ""
+        help_text = display.help_of(argument) if display else None
+        choices_text = display.choices_of(argument) if display else None
+        options = (
+            fmt.FILTERS["cell"](choices_text)
+            if choices_text
+            else fmt.type_options_cell(argument, None, display.types if display else None)
+        )
         row = Row(
             argument=argument,
             anchor=scope + anchor(argument.name),
             flags=fmt.flags_cell(argument, scope),
-            description=fmt.FILTERS["prose"](argument.help),
+            description=_description(fmt, argument, help_text),
             default=computed_cell or fmt.default_cell(argument.default, argument),
-            options=fmt.type_options_cell(argument, None, display.types if display else None),
+            options=options,
             env=fmt.FILTERS["code"](variable) if variable else "",
             computed=computed_cell,
+            stability=fmt.FILTERS["cell"](tag) if tag else "",
             plain_flags=", ".join(map(fmt.FILTERS["code"], flag_names(argument))),
         )
         self._rows[id(argument)] = (argument, row)
         return row
+
+
+# What a help text computed when the server starts reads as, before its source (a code span):
+# never the source as if it were the project's prose (`computed:` in argmatrix.yaml gives words).
+COMPUTED_HELP = "Computed when the server starts:"
+
+
+def _description(fmt: OutputFormat, argument: Argument, configured: str | None) -> str:
+    """The Description cell: the configuration's text for a help computed at run time, a marker
+    and the source as code for one without, else the help as prose."""
+    if configured:
+        return fmt.FILTERS["prose"](configured)
+    if isinstance(argument.help, Unevaluated):
+        return f"{fmt.FILTERS['cell'](COMPUTED_HELP)} {fmt.FILTERS['code'](argument.help.source)}"
+    return fmt.FILTERS["prose"](argument.help)
 
 
 def by_section(registry: Registry) -> dict[str, list[Argument]]:
@@ -302,6 +327,7 @@ def _support_row(
             base.env,
             computed,
             base.plain_flags,
+            base.stability,
         )
     )
 

@@ -649,17 +649,20 @@ def unresolved_stand_ins(parser: Any, sites: dict[int, CallSite]) -> list[Diagno
         label, site, text = found[0]
         if len(found) > 1:
             label += f" and {len(found) - 1} other argument{'s' if len(found) > 2 else ''}"
-        diagnostics.append(_unresolved(label, site, f"'{name}'", text))
+        diagnostics.append(_unresolved(label, site, f"'{name}'", text, attribute=name))
     return diagnostics
 
 
-def _unresolved(label: str, site: CallSite | None, what: str, text: str) -> Diagnostic:
+def _unresolved(
+    label: str, site: CallSite | None, what: str, text: str, attribute: str = ""
+) -> Diagnostic:
     names = ", ".join(dict.fromkeys(stand_in_names(text) or [text]))
     return Diagnostic(
         site.file if site else "<live>",
         site.line if site else None,
         f"{label}: {what} comes from a stand-in ({unmarked(names)}), kept as unresolved;"
         " install the module for the real value",
+        attribute=attribute,
     )
 
 

@@ -193,7 +193,8 @@ class StaticLoader:
         (file, line, label, source), count = self._keywords[(keyword, reason)]
         said = f"{label} and {count - 1} other arguments" if count > 1 else label
         because = f" ({reason})" if reason else ""
-        return Diagnostic(file, line, f"{said}: {keyword} kept as source text: `{source}`{because}")
+        message = f"{said}: {keyword} kept as source text: `{source}`{because}"
+        return Diagnostic(file, line, message, attribute=keyword)
 
     def report_defaults(self) -> None:
         """The defaults set_defaults was given as source text that reach an argument."""

@@ -17,11 +17,10 @@ from typing import Any
 
 from argmatrix.render.formats.shared import (
     CellWriter,
-    ProseWriter,
     RegionSyntax,
     anchor,
     folded,
-    markdown_link,
+    markdown_prose,
 )
 
 _HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
@@ -166,7 +165,7 @@ flags_cell = _CELLS.flags_cell
 default_cell = _CELLS.default_cell
 type_options_cell = _CELLS.type_options_cell
 status_cell = _CELLS.status_cell
-prose = ProseWriter(cell=cell, code=code, link=markdown_link(cell)).prose
+prose = markdown_prose(cell, code).prose
 
 
 # What a page's `format:` says; without one, every output no other format claims is Markdown

@@ -24,11 +24,10 @@ from typing import Any
 
 from argmatrix.render.formats.shared import (
     CellWriter,
-    ProseWriter,
     RegionSyntax,
     anchor,
     folded,
-    markdown_link,
+    markdown_prose,
 )
 
 _REFERENCES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
@@ -152,7 +151,7 @@ flags_cell = _CELLS.flags_cell
 default_cell = _CELLS.default_cell
 type_options_cell = _CELLS.type_options_cell
 status_cell = _CELLS.status_cell
-prose = ProseWriter(cell=cell, code=code, link=markdown_link(cell)).prose
+prose = markdown_prose(cell, code).prose
 
 
 # What a page's `format:` says; an output ending in .mdx is MDX without one.

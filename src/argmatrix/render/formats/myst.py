@@ -25,11 +25,10 @@ from typing import Any
 
 from argmatrix.render.formats.shared import (
     CellWriter,
-    ProseWriter,
     RegionSyntax,
     anchor,
     folded,
-    markdown_link,
+    markdown_prose,
 )
 
 # The role the Sphinx extension defines (argmatrix/integrations/sphinx.py): `{ROLE}`--flag``.
@@ -161,7 +160,7 @@ flags_cell = _CELLS.flags_cell
 default_cell = _CELLS.default_cell
 type_options_cell = _CELLS.type_options_cell
 status_cell = _CELLS.status_cell
-prose = ProseWriter(cell=cell, code=code, link=markdown_link(cell)).prose
+prose = markdown_prose(cell, code).prose
 
 
 # What a page's `format:` says. A MyST page is a .md file too: only `format: myst` makes one.

@@ -98,6 +98,10 @@ class ProseWriter(NamedTuple):
     cell: Callable[[Any], str]
     code: Callable[[Any], str]
     link: Callable[[str], str]
+    # How a literal `!` right before a link the writer makes is written: in Markdown syntax,
+    # `!` + `[text](address)` is an image, which a reader's browser would load from an address
+    # the help text chose. "!" where a link cannot become anything else (a document tree).
+    bang: str = "!"
 
     def prose(self, value: Any) -> str:
         text = folded(str(value)).strip()
@@ -108,10 +112,20 @@ class ProseWriter(NamedTuple):
             if kind == CODE:
                 written.append(self.code(part))
             elif kind == LINK:
+                if written and _ends_with_bang(written[-1]):
+                    written[-1] = written[-1][:-1] + self.bang
                 written.append(self.link(part))
             else:
                 written.append(_spaced(self.cell, part))
         return "".join(written)
+
+
+def _ends_with_bang(written: str) -> bool:
+    """Whether a written text ends with a `!` that is not already escaped by a backslash."""
+    if not written.endswith("!"):
+        return False
+    backslashes = len(written[:-1]) - len(written[:-1].rstrip("\\"))
+    return backslashes % 2 == 0
 
 
 def _spaced(cell: Callable[[Any], str], text: str) -> str:
@@ -131,6 +145,12 @@ def markdown_link(cell: Callable[[Any], str]) -> Callable[[str], str]:
         return f"[{cell(address)}]({address.replace('&', '&amp;')})"
 
     return link
+
+
+def markdown_prose(cell: Callable[[Any], str], code: Callable[[Any], str]) -> ProseWriter:
+    """The prose writer of a Markdown-syntax format (CommonMark, GFM, MDX, MyST): links as
+    `markdown_link`, and a `!` before one escaped, so no registry text opens an image."""
+    return ProseWriter(cell=cell, code=code, link=markdown_link(cell), bang="\\!")
 
 
 class RegionSyntax(NamedTuple):

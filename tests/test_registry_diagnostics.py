@@ -1,0 +1,172 @@
+"""Diagnostics of a registry reach whoever can act on them, and only those (issue 21, item 11).
+
+tests/fixtures/registries/kept_source.py has a help text static reading keeps as source text
+(lmdeploy's `--tool-call-parser`: it reaches the page) and a keyword argparse does not know,
+`bind_to=`, kept as source text for two arguments (RTP-LLM's: no page shows it). The command line
+says the first and not the second (`--verbose` says both; so does a project whose
+`environment: {keyword: bind_to}` shows that keyword); the Sphinx extension, the MkDocs plugin and
+the Python-Markdown extension log the first as their engine's warning, so a strict build fails.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from e2e.site import build_site
+from helpers import REGISTRIES, run_cli_in_process
+
+SOURCE = REGISTRIES / "kept_source.py"
+HELP = "--tool-parser: help kept as source text"
+BIND_TO = "bind_to kept as source text"
+CONFIG = (
+    "registry:\n  target: kept_source:build_parser\n  mode: static\ndocs_dir: docs\n"
+    "pages:\n  - {template: server_arguments.md.j2, output: args.md}\n"
+)
+
+
+def write_project(root: Path, extra: str = "") -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    shutil.copy(SOURCE, root / "kept_source.py")
+    (root / "argmatrix.yaml").write_text(CONFIG + extra, encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("command", ["generate", "check", "export"])
+def test_the_command_line_says_only_what_reaches_an_output(tmp_path: Path, command: str) -> None:
+    result = run_cli_in_process(command, cwd=write_project(tmp_path / "p"))
+    assert HELP in result.err
+    assert BIND_TO not in result.err
+
+
+def test_verbose_says_every_diagnostic(tmp_path: Path) -> None:
+    result = run_cli_in_process("generate", "--verbose", cwd=write_project(tmp_path / "p"))
+    assert HELP in result.err
+    assert "--port and 1 other arguments: bind_to kept as source text" in result.err
+
+
+def test_a_keyword_a_page_shows_is_said(tmp_path: Path) -> None:
+    root = write_project(tmp_path / "p", "environment: {keyword: bind_to}\n")
+    result = run_cli_in_process("generate", cwd=root)
+    assert HELP in result.err
+    assert BIND_TO in result.err
+
+
+def test_the_snapshot_keeps_what_a_diagnostic_is_about(tmp_path: Path) -> None:
+    root = write_project(tmp_path / "p")
+    result = run_cli_in_process("snapshot", "-o", "snap.json", cwd=root)
+    assert result.code == 0, result.err
+    assert '"attribute": "bind_to"' in (root / "snap.json").read_text(encoding="utf-8")
+
+
+@pytest.mark.engine  # a MkDocs build
+def test_mkdocs_strict_fails_on_a_value_kept_as_source_text(tmp_path: Path) -> None:
+    root = write_project(tmp_path / "site")
+    (root / "docs").mkdir()
+    (root / "docs" / "index.md").write_text("# Home\n", encoding="utf-8")
+    (root / "mkdocs.yml").write_text("site_name: kept\nplugins:\n  - argmatrix\n", encoding="utf-8")
+    build = build_site(root / "mkdocs.yml", tmp_path / "out", strict=True)
+    assert build.code != 0
+    assert HELP in build.output and BIND_TO not in build.output
+
+
+@pytest.mark.engine  # a MkDocs build running the Python-Markdown extension
+def test_the_markdown_extension_warns_under_mkdocs_strict(tmp_path: Path) -> None:
+    root = write_project(tmp_path / "site")
+    (root / "docs").mkdir()
+    (root / "docs" / "index.md").write_text(
+        '# Home\n\n<!-- argmatrix section="options" -->\n', encoding="utf-8"
+    )
+    (root / "mkdocs.yml").write_text(
+        "site_name: kept\nmarkdown_extensions:\n  - tables\n  - argmatrix:\n"
+        "      config_file: argmatrix.yaml\n",
+        encoding="utf-8",
+    )
+    build = build_site(root / "mkdocs.yml", tmp_path / "out", strict=True)
+    assert build.code != 0, build.output
+    assert HELP in build.output and BIND_TO not in build.output
+
+
+@pytest.mark.engine  # a Sphinx build
+def test_sphinx_w_fails_on_a_value_kept_as_source_text(tmp_path: Path) -> None:
+    from test_sphinx_build import sphinx_build
+
+    root = write_project(tmp_path / "project")
+    config = root / "argmatrix.yaml"
+    config.write_text(
+        CONFIG.replace(
+            "server_arguments.md.j2, output: args.md",
+            "server_arguments.myst.j2, output: args.md, format: myst",
+        ),
+        encoding="utf-8",
+    )
+    docs = root / "docs"
+    docs.mkdir()
+    (docs / "conf.py").write_text(
+        'project = "kept"\nextensions = ["myst_parser", "argmatrix.sphinx"]\n'
+        'argmatrix_config = "../argmatrix.yaml"\nexclude_patterns = ["_build"]\n',
+        encoding="utf-8",
+    )
+    (docs / "index.md").write_text("# kept\n\n```{toctree}\nargs\n```\n", encoding="utf-8")
+    result = sphinx_build(docs, tmp_path / "html")
+    assert result.returncode != 0
+    assert HELP in result.stderr and BIND_TO not in result.stderr
+    (docs / "conf.py").write_text(
+        (docs / "conf.py").read_text() + 'suppress_warnings = ["argmatrix.registry"]\n',
+        encoding="utf-8",
+    )
+    assert sphinx_build(docs, tmp_path / "html2").returncode == 0
+
+
+# ------------------------------------------------------------------ source text on a page (item 12)
+
+
+def row_of(root: Path, flag: str) -> str:
+    page = (root / "docs" / "args.md").read_text(encoding="utf-8")
+    return next(line for line in page.splitlines() if line.startswith(f"| `{flag}`"))
+
+
+def test_a_help_kept_as_source_text_is_marked_as_computed(tmp_path: Path) -> None:
+    root = write_project(tmp_path / "p")
+    assert run_cli_in_process("generate", cwd=root).code == 0
+    assert row_of(root, "--tool-parser").startswith(
+        "| `--tool-parser` | Computed when the server starts: `f\"One of {os.listdir('.')}.\"` |"
+    )
+
+
+def test_the_configuration_gives_the_text_and_the_diagnostic_is_not_said(tmp_path: Path) -> None:
+    root = write_project(
+        tmp_path / "p",
+        "computed:\n  --tool-parser: {help: 'A *parser* of `tools`.', choices: the installed ones,"
+        " default: auto at start-up}\n"
+        "computed_defaults:\n  --host: the machine's name\n",
+    )
+    result = run_cli_in_process("generate", cwd=root)
+    assert result.code == 0, result.err
+    assert HELP not in result.err
+    assert row_of(root, "--tool-parser") == (
+        "| `--tool-parser` | A \\*parser\\* of `tools`. | auto at start-up | the installed ones |"
+    )
+    assert "| the machine's name |" in row_of(root, "--host")  # computed_defaults still works
+    assert HELP in run_cli_in_process("generate", "--verbose", cwd=root).err
+
+
+@pytest.mark.parametrize(
+    ("entry", "says"),
+    [
+        ("computed: [--tool-parser]", "'computed' must map a flag to its texts"),
+        ("computed: {--tool-parser: text}", "must map help, choices or default to a text"),
+        ("computed: {--tool-parser: {help: 3}}", "computed: --tool-parser: help must be a text"),
+        ("computed: {--tool-parser: {colour: x}}", "unknown key 'colour'"),
+        ("computed: {--nope: {help: x}}", "computed: '--nope' is not an argument of the registry"),
+    ],
+)
+def test_a_bad_computed_entry_is_one_located_line(tmp_path: Path, entry: str, says: str) -> None:
+    root = write_project(tmp_path / "p", entry + "\n")
+    result = run_cli_in_process("generate", cwd=root)
+    assert result.code == 2
+    [line] = [n for n in result.err.splitlines() if "error:" in n]
+    assert says in line and f"argmatrix.yaml:{CONFIG.count(chr(10)) + 1}:" in line, line
+    assert not (root / "docs").exists()
