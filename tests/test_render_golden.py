@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from argmatrix.model.platform import STATUS_LABELS
 from helpers import GOLDEN, copy_project, html_inline, run_cli_in_process, tables
 
 PAGES = ("server_arguments.md", "npu.md", "npu_variants.md")
@@ -60,9 +61,22 @@ def test_variant_layout_has_a_column_per_variant(generated: Path) -> None:
     rows = {row[0].split(", ")[0]: row for t in found for row in t.rows}
     assert rows["--backend"][4:6] == ["✗", "✓"]
     assert rows["--warmup-prompts"][4:6] == ["✗", "✗"]
-    assert rows["--schedule-policy"][4:6] == ["Planned", "Planned"]
-    assert rows["--port"][4:6] == ["Unverified", "Unverified"]
+    # The matrix's symbol of each status, one per status: not applicable is not "not
+    # supported", and words never mix with symbols in the variant columns.
+    assert rows["--schedule-policy"][4:6] == ["◷", "◷"]
+    assert rows["--port"][4:6] == ["?", "?"]
+    assert rows["--log-format"][4:6] == ["◐", "◐"]
+    assert rows["--enable-metrics"][4:6] == ["–", "–"]
     assert rows["--enable-metrics"][6] == "Special for GPU"  # the reason, in the note column
+
+
+def test_variant_layout_has_one_legend_with_a_distinct_symbol_per_status(generated: Path) -> None:
+    text = (generated / "npu_variants.md").read_text()
+    (legend,) = [line for line in text.splitlines() if line.startswith("Statuses: ")]
+    entries = legend.removeprefix("Statuses: ").rstrip(".").split(", ")
+    symbols = [entry.split(" ", 1)[0] for entry in entries]
+    assert [entry.split(" ", 1)[1] for entry in entries] == list(STATUS_LABELS.values())
+    assert len(set(symbols)) == len(symbols), legend
 
 
 def test_server_page_sections_and_deprecated_table(generated: Path) -> None:

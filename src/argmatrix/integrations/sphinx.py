@@ -360,7 +360,7 @@ def _heading(column: Column) -> str:
 
 
 # Cells that are one of argmatrix's own labels (a status, a variant's mark): translated.
-_LABELS = frozenset({*STATUS_LABELS.values(), "✓ (experimental)", "required"})
+_LABELS = frozenset({*STATUS_LABELS.values(), "required"})
 
 
 def _label(text: str) -> str:
