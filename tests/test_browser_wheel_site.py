@@ -268,3 +268,42 @@ def test_the_showcase_keeps_the_statuses_in_view(browser: Any, page: str) -> Non
     with serve(result.site) as url:
         assert check_statuses_in_view(browser, url + page, name) >= 1
         assert check_cards_on_a_phone(browser, url + page, name) > 0
+
+
+# --quantization-param-path: `{status: not-applicable, reason: Special for GPU}` in the manifest.
+REASON_CELL = """
+const row = document.getElementById('--quantization-param-path').closest('tr');
+const why = row.querySelector('td > .am-why');
+if (!why) return null;
+why.closest('tr').scrollIntoView({block: 'center'});
+return {shown: why.getClientRects().length > 0, text: why.textContent,
+        badge: why.previousElementSibling.textContent};
+"""
+REASON_SHOWN = (
+    "const why = document.getElementById('--quantization-param-path').closest('tr')"
+    ".querySelector('td > .am-why');"
+    "const b = why.getBoundingClientRect();"
+    "const top = document.elementFromPoint((b.left + b.right) / 2, (b.top + b.bottom) / 2);"
+    "return [why.getClientRects().length > 0, b.left >= 0 &&"
+    " b.right <= document.documentElement.clientWidth + 0.5, why.contains(top)];"
+)
+
+
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1400", "390"])
+def test_a_matrix_reason_opens_on_a_tap(
+    browser: Any, user_site: Path, size: tuple[int, int]
+) -> None:
+    """The manifest says why (`reason: Special for GPU`): the badge of that cell opens it."""
+    with serve(user_site) as url:
+        open_at(browser, url + "reference/matrix/", size)
+        before = browser.execute_script(REASON_CELL)
+        assert before is not None, "no cell of the matrix carries a reason"
+        assert before["text"] == "Special for GPU" and not before["shown"]
+        assert before["badge"] == "– Not applicable"
+        browser.execute_script(
+            "return document.getElementById('--quantization-param-path').closest('tr')"
+            ".querySelector('.am-badge:has(+ .am-why)')"
+        ).click()
+        shown = browser.execute_script(REASON_SHOWN)
+        screenshot(browser, f"wheel-matrix-reason-{size[0]}")
+    assert shown == [True, True, True]  # shown, inside the window, above the rows below

@@ -126,7 +126,27 @@
     });
   }
 
+  // A badge with a reason after it (the matrix: not supported, not applicable) can be focused
+  // and tapped: the reason opens below it (hover shows it too, in CSS).
+  function initReasons() {
+    document.querySelectorAll(".md-typeset .am-badge + .am-why").forEach(function (why) {
+      var badge = why.previousElementSibling;
+      if (badge.hasAttribute("tabindex")) return;
+      badge.setAttribute("tabindex", "0");
+      badge.setAttribute("role", "button");
+      badge.setAttribute("aria-expanded", "false");
+      badge.addEventListener("click", function () {
+        var open = why.parentElement.classList.toggle("am-open");
+        badge.setAttribute("aria-expanded", open ? "true" : "false");
+      });
+      badge.addEventListener("keydown", function (event) {
+        if (event.key === "Enter" || event.key === " ") { event.preventDefault(); badge.click(); }
+      });
+    });
+  }
+
   function init() {
+    initReasons();
     markProseColumns();
     markArgumentTables();
     arrangeArgumentTables();

@@ -16,7 +16,14 @@ from argmatrix.errors import ArgmatrixError
 from argmatrix.manifests.resolve import ResolvedPlatform
 from argmatrix.model.findings import Finding
 from argmatrix.model.history import History
-from argmatrix.model.platform import STATUS_ICONS, STATUS_LABELS, Capability, Platform, Resolved
+from argmatrix.model.platform import (
+    NEEDS_REASON,
+    STATUS_ICONS,
+    STATUS_LABELS,
+    Capability,
+    Platform,
+    Resolved,
+)
 from argmatrix.model.registry import Argument, Diagnostic, Opaque, Registry, Subcommand, Unevaluated
 from argmatrix.render.formats import FORMATS, OutputFormat
 from argmatrix.render.formats.shared import anchor, flag_names
@@ -463,6 +470,14 @@ class MatrixColumn(NamedTuple):
         status, variants = self.resolved.by_argument[argument.name][:2]
         return status if self.variant is None else variant_status(status, variants, self.variant)
 
+    def reason_of(self, argument: Argument) -> str:
+        """The reason (and note) the manifest gives for the argument's status here, when the
+        manifest says it is not supported or not applicable; "" otherwise."""
+        resolved = self.resolved.of(argument)
+        if resolved.status not in NEEDS_REASON:
+            return ""
+        return "; ".join(text for text in (resolved.reason, resolved.note) if text)
+
 
 class MatrixColumns(tuple[MatrixColumn, ...]):
     """The platform matrix's columns: each variant of each platform, a platform without
@@ -471,6 +486,11 @@ class MatrixColumns(tuple[MatrixColumn, ...]):
     def statuses(self, argument: Argument) -> tuple[str, ...]:
         """One row of the matrix: the argument's status in each column."""
         return tuple(column.status_of(argument) for column in self)
+
+    def reasons(self, argument: Argument) -> tuple[str, ...]:
+        """Why, in each column: the manifest's reason and note of an argument it says is not
+        supported or not applicable there (raw text: a template escapes it), else ""."""
+        return tuple(column.reason_of(argument) for column in self)
 
 
 def matrix_columns(platforms: Mapping[str, ResolvedPlatform]) -> MatrixColumns:
