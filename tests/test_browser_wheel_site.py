@@ -307,3 +307,20 @@ def test_a_matrix_reason_opens_on_a_tap(
         shown = browser.execute_script(REASON_SHOWN)
         screenshot(browser, f"wheel-matrix-reason-{size[0]}")
     assert shown == [True, True, True]  # shown, inside the window, above the rows below
+
+
+def test_a_flag_on_a_platform_page_leads_to_its_server_arguments_row(
+    browser: Any, user_site: Path
+) -> None:
+    with serve(user_site) as url:
+        open_at(browser, url + "reference/ascend/", DESKTOP)
+        link = browser.execute_script(
+            "const a = document.querySelector('article table a.am-flag-link');"
+            "return a && [a.textContent, a.href];"
+        )
+        assert link is not None, "no flag links to the Server Arguments page"
+        flag, href = link
+        assert href == f"{url}reference/server_arguments/#{flag}"
+        browser.get(href)
+        wait_for(browser, "document.readyState === 'complete'")
+        assert browser.execute_script("return document.getElementById(arguments[0]) !== null", flag)

@@ -118,3 +118,20 @@ def test_generate_twice_gives_the_same_bytes(tmp_path: Path) -> None:
     for page in PAGES:
         a = (first / "docs" / "reference" / page).read_bytes()
         assert a == (second / "docs" / "reference" / page).read_bytes()
+
+
+def test_a_platform_page_links_to_the_server_arguments_page_of_its_format() -> None:
+    from argmatrix.config import PageSpec
+    from argmatrix.render.pages import server_arguments_link
+
+    server = PageSpec("server_arguments.md.j2", "reference/args (all).md")
+    mdx = PageSpec("server_arguments.mdx.j2", "reference/args.mdx")
+    platform = PageSpec("platform_support.md.j2", "hardware/npu.md", platform="npu")
+    mdx_platform = PageSpec("platform_support.mdx.j2", "hardware/npu.mdx", platform="npu")
+    # Relative to the platform page, percent-encoded: a path with a space or a ')' is one link.
+    assert (
+        server_arguments_link([mdx, server, platform], platform)
+        == "../reference/args%20%28all%29.md"
+    )
+    assert server_arguments_link([mdx, server], mdx_platform) == "../reference/args.mdx"
+    assert server_arguments_link([platform], platform) == ""

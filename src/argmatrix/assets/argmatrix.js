@@ -145,10 +145,32 @@
     });
   }
 
+  // A platform page whose intro links to the Server Arguments page (a marker follows that link):
+  // each flag links to its row there, where its description, default and type are.
+  function linkFlags() {
+    var marker = document.querySelector("[data-am-server-arguments]");
+    var link = marker && marker.previousElementSibling;
+    if (!link || link.tagName !== "A") return;
+    var page = link.getAttribute("href").split("#")[0];
+    document.querySelectorAll("table[data-am-arguments] td:first-child > a[id]").forEach(function (anchor) {
+      var cell = anchor.parentElement;
+      if (cell.querySelector("a[href]")) return;
+      var target = document.createElement("a");
+      target.href = page + "#" + encodeURIComponent(anchor.id);
+      target.className = "am-flag-link";
+      target.title = "Description, default and type: Server Arguments";
+      var code = cell.querySelector("code");
+      if (!code) return;
+      cell.insertBefore(target, code);
+      target.appendChild(code);
+    });
+  }
+
   function init() {
     initReasons();
     markProseColumns();
     markArgumentTables();
+    linkFlags();
     arrangeArgumentTables();
     initFilter();
   }
