@@ -113,7 +113,15 @@ for (const cell of document.querySelectorAll('article table[data-am-support] td.
   cells.push({left: b.left, right: b.right, height: b.height,
               flag: cell.closest('tr').cells[0].textContent.trim()});
 }
-return {cells: cells, width: document.documentElement.clientWidth,
+// Cells shown with their column's name and nothing after it ("Note:" on a row without a note).
+const empty = [...document.querySelectorAll('article table[data-am-support] td[data-am-label]')]
+  .filter(td => td.getClientRects().length && !td.textContent.trim()).length;
+// The matrix's cards: how much of the card's width the flag has (all of it: its own line).
+const flags = [...document.querySelectorAll('article table[data-am-badges] tr')]
+  .filter(tr => tr.getClientRects().length && tr.cells.length)
+  .map(tr => tr.cells[0].getBoundingClientRect().width / tr.getBoundingClientRect().width);
+return {cells: cells, width: document.documentElement.clientWidth, empty: empty,
+        narrowest_flag: flags.length ? Math.min(...flags) : 1,
         scroll: document.documentElement.scrollWidth};
 """
 
@@ -234,6 +242,8 @@ def check_cards_on_a_phone(driver: Any, url: str, name: str) -> int:
     screenshot(driver, f"{name}-390")
     data = driver.execute_script(CARD_STATUSES)
     assert data["scroll"] <= data["width"], f"{url}: the page scrolls sideways on a phone"
+    assert data["empty"] == 0, f"{url}: a card shows a column's name with nothing after it"
+    assert data["narrowest_flag"] > 0.9, f"{url}: a matrix card squeezes its flag"
     for cell in data["cells"]:
         assert cell["height"] > 0, f"{url}: {cell['flag']}: a status is not shown"
         assert cell["left"] >= 0 and cell["right"] <= data["width"] + 0.5, cell

@@ -19,6 +19,9 @@ from pathlib import Path
 STYLESHEET = "argmatrix.css"
 SCRIPT = "argmatrix.js"
 ASSET_NAMES = (STYLESHEET, SCRIPT)
+# What the Sphinx extension adds to an HTML build (its tables are docutils nodes, not the HTML
+# the stylesheet above is written for).
+SPHINX_STYLESHEET = "argmatrix-sphinx.css"
 # Where the plugin puts them in a built site (and where the guides suggest copying them).
 SITE_FOLDER = "assets/argmatrix"
 
@@ -26,6 +29,11 @@ SITE_FOLDER = "assets/argmatrix"
 def asset_bytes(name: str) -> bytes:
     """The content of one shipped asset, as the installed package holds it."""
     return (files("argmatrix") / "assets" / name).read_bytes()
+
+
+def assets_folder() -> str:
+    """The installed folder of the assets (a Sphinx static path)."""
+    return str(files("argmatrix") / "assets")
 
 
 def site_uri(name: str) -> str:
