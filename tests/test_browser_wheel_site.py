@@ -286,8 +286,9 @@ const row = document.getElementById('--quantization-param-path').closest('tr');
 const why = row.querySelector('td > .am-why');
 if (!why) return null;
 why.closest('tr').scrollIntoView({block: 'center'});
+const link = why.querySelector('a');
 return {shown: why.getClientRects().length > 0, text: why.textContent,
-        badge: why.previousElementSibling.textContent};
+        badge: why.previousElementSibling.textContent, href: link && link.href};
 """
 REASON_SHOWN = (
     "const why = document.getElementById('--quantization-param-path').closest('tr')"
@@ -308,7 +309,9 @@ def test_a_matrix_reason_opens_on_a_tap(
         open_at(browser, url + "reference/matrix/", size)
         before = browser.execute_script(REASON_CELL)
         assert before is not None, "no cell of the matrix carries a reason"
-        assert before["text"] == "Special for GPU" and not before["shown"]
+        # The reason, and where it is written: the argument's row on the platform's page.
+        assert before["text"] == "Special for GPU (Ascend NPU)" and not before["shown"]
+        assert before["href"] == f"{url}reference/ascend/#--quantization-param-path"
         assert before["badge"] == "– Not applicable"
         browser.execute_script(
             "return document.getElementById('--quantization-param-path').closest('tr')"

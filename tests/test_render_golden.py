@@ -135,3 +135,19 @@ def test_a_platform_page_links_to_the_server_arguments_page_of_its_format() -> N
     )
     assert server_arguments_link([mdx, server], mdx_platform) == "../reference/args.mdx"
     assert server_arguments_link([platform], platform) == ""
+
+
+def test_the_matrix_links_a_reason_to_the_status_page_of_its_platform() -> None:
+    from argmatrix.config import PageSpec
+    from argmatrix.render.pages import platform_links
+
+    matrix = PageSpec("platform_matrix.md.j2", "overview/matrix.md")
+    variants = PageSpec(
+        "platform_support.md.j2", "npu/variants.md", platform="npu", options={"layout": "variants"}
+    )
+    status = PageSpec("platform_support.md.j2", "npu/status page.md", platform="npu")
+    mdx = PageSpec("platform_support.mdx.j2", "npu/status.mdx", platform="gpu")
+    # The status layout says why; a page of another format is not linked from a Markdown page.
+    assert platform_links([variants, mdx, status, matrix], matrix) == {
+        "npu": "../npu/status%20page.md"
+    }

@@ -83,6 +83,23 @@ def server_arguments_link(pages: Sequence[PageSpec], page: PageSpec) -> str:
     return ""
 
 
+def platform_links(pages: Sequence[PageSpec], page: PageSpec) -> dict[str, str]:
+    """Each platform's support page (its first, in the status layout, in the same format) as a
+    relative, percent-encoded link from `page`: where the matrix's reasons are written."""
+    links: dict[str, str] = {}
+    start = posixpath.dirname(page.output) or "."
+    for other in pages:
+        if (
+            other.platform is not None
+            and other.platform not in links
+            and other.options.get("layout", "status") == "status"
+            and other.output_format == page.output_format
+            and other is not page
+        ):
+            links[other.platform] = quote(posixpath.relpath(other.output, start))
+    return links
+
+
 def read_histories(config: Config) -> dict[Path | None, History]:
     """The history facts every page names, read once each."""
     found: dict[Path | None, History] = {}
@@ -139,6 +156,7 @@ def _render_pages(
             history = histories.get(config.history_file(page))
             context = page_context(page, registry, platforms, where, server, cells, history)
             context["server_arguments_page"] = server_arguments_link(config.pages, page)
+            context["platform_pages"] = platform_links(config.pages, page)
             path = config.docs_dir / page.output
             if page.inplace:
                 text = splice(path, env, page, context, read_existing)
