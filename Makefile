@@ -119,8 +119,9 @@ $(OLD_SGLANG)/.installed:
 
 new-sglang: $(NEW_SGLANG)/.installed
 
+SITE_PIP ?= $(BIN)/pip
 $(NEW_SGLANG)/.installed:
-	$(BIN)/pip install -q --no-deps --target $(NEW_SGLANG) sglang==0.5.23
+	$(SITE_PIP) install -q --no-deps --target $(NEW_SGLANG) sglang==0.5.23
 	touch $@
 
 live-env-0523: $(LIVE_0523)/.installed
@@ -187,6 +188,8 @@ lock: $(UV)
 	  $(LOCKS)/tools.in $(EXTRAS) -o $(LOCKS)/dev.txt --upgrade
 	$(UV) pip compile -q --no-header --universal --python-version 3.10 pyproject.toml \
 	  $(LOCKS)/tools.in -o $(LOCKS)/runtime.txt --upgrade
+	$(COMPILE) pyproject.toml $(LOCKS)/tools.in --extra docs -c $(LOCKS)/dev.txt \
+	  -o $(LOCKS)/docs.txt --upgrade
 	$(COMPILE) pyproject.toml $(LOCKS)/properdocs.in $(LOCKS)/tools.in -o $(LOCKS)/properdocs.txt --upgrade
 	$(COMPILE) $(LOCKS)/pydantic.in -o $(LOCKS)/pydantic.txt --upgrade
 	$(COMPILE) $(LOCKS)/typer-0.29.2.in -o $(LOCKS)/typer-0.29.2.txt --upgrade
@@ -202,27 +205,45 @@ lock: $(UV)
 # The showcase of sglang 0.5.23 (showcase/sglang-0.5.23/) reads the sources `new-sglang` installs.
 SHOWCASE_0523 := showcase/sglang-0.5.23/argmatrix.yaml
 
-docs: install new-sglang
-	$(BIN)/argmatrix generate
-	$(BIN)/mkdocs build --strict
+# The site needs only argmatrix and its `docs` extra (MkDocs, Material), locked in locks/docs.txt:
+# an environment of its own (.cache/docs), so `make docs` on a fresh clone installs neither the
+# test tools nor the other engines. `make test`'s .venv is left as it is.
+DOCS_ENV := .cache/docs
+DOCS_BIN := $(DOCS_ENV)/bin
+
+$(DOCS_ENV)/.installed: pyproject.toml $(LOCKS)/docs.txt
+	$(PYTHON) -m venv $(DOCS_ENV)
+	$(DOCS_BIN)/pip install -q -c $(LOCKS)/docs.txt pip setuptools wheel
+	$(DOCS_BIN)/$(PIP_LOCKED) $(LOCKS)/docs.txt -e '.[docs]'
+	# The showcase registry: read statically, so no dependency of sglang is needed.
+	$(DOCS_BIN)/pip install -q --no-deps $(SGLANG)
+	touch $@
+
+# new-sglang installs with the pip of the environment at hand: the docs environment's here.
+docs serve: SITE_PIP = $(DOCS_BIN)/pip
+docs: $(DOCS_ENV)/.installed new-sglang
+	$(DOCS_BIN)/argmatrix generate
+	$(DOCS_BIN)/mkdocs build --strict
 	@echo "Site built in site/ -- open site/index.html, or run 'make serve'."
 
 # The same site from the same mkdocs.yml, built by Zensical into build/site-zensical (Zensical
 # has no option for the site folder: mkdocs.yml reads ARGMATRIX_SITE_DIR). Zensical ignores the
-# MkDocs plugin, so the showcase pages are generated first (build outputs, git-ignored) and the
-# directives of the hand-written pages are expanded by the Markdown extension (argmatrix.markdown).
+# MkDocs plugin, so the showcase pages are generated first (build outputs, git-ignored), the
+# directives of the hand-written pages are expanded by the Markdown extension (argmatrix.markdown)
+# and the site's stylesheet and script are copied from the package (git-ignored too).
 # Not --clean, which would empty all of .cache (the test environments); Zensical's own cache
 # entries (files named by a number at the top of .cache) are dropped instead, as they know
 # nothing of the registry or the manifests.
 docs-zensical: install new-sglang
 	$(BIN)/argmatrix generate
 	$(BIN)/argmatrix generate --config $(SHOWCASE_0523)
+	$(BIN)/python -m argmatrix.integrations.assets docs/assets/argmatrix
 	find .cache -maxdepth 1 -type f -name '[0-9]*' -delete 2>/dev/null || true
 	ARGMATRIX_SITE_DIR=build/site-zensical $(BIN)/zensical build
 	@echo "Site built in build/site-zensical/ -- open build/site-zensical/index.html."
 
-serve: install new-sglang
-	$(BIN)/mkdocs serve
+serve: $(DOCS_ENV)/.installed new-sglang
+	$(DOCS_BIN)/mkdocs serve
 
 # Style, types and the direction of imports (the layers are in pyproject.toml).
 lint: install

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from argmatrix.model.platform import STATUS_LABELS
 from helpers import GOLDEN, copy_project, html_inline, run_cli_in_process, tables
 
 PAGES = ("server_arguments.md", "npu.md", "npu_variants.md")
@@ -60,9 +61,22 @@ def test_variant_layout_has_a_column_per_variant(generated: Path) -> None:
     rows = {row[0].split(", ")[0]: row for t in found for row in t.rows}
     assert rows["--backend"][4:6] == ["✗", "✓"]
     assert rows["--warmup-prompts"][4:6] == ["✗", "✗"]
-    assert rows["--schedule-policy"][4:6] == ["Planned", "Planned"]
-    assert rows["--port"][4:6] == ["Unverified", "Unverified"]
+    # The matrix's symbol of each status, one per status: not applicable is not "not
+    # supported", and words never mix with symbols in the variant columns.
+    assert rows["--schedule-policy"][4:6] == ["◷", "◷"]
+    assert rows["--port"][4:6] == ["?", "?"]
+    assert rows["--log-format"][4:6] == ["◐", "◐"]
+    assert rows["--enable-metrics"][4:6] == ["–", "–"]
     assert rows["--enable-metrics"][6] == "Special for GPU"  # the reason, in the note column
+
+
+def test_variant_layout_has_one_legend_with_a_distinct_symbol_per_status(generated: Path) -> None:
+    text = (generated / "npu_variants.md").read_text()
+    (legend,) = [line for line in text.splitlines() if line.startswith("Statuses: ")]
+    entries = legend.removeprefix("Statuses: ").rstrip(".").split(", ")
+    symbols = [entry.split(" ", 1)[0] for entry in entries]
+    assert [entry.split(" ", 1)[1] for entry in entries] == list(STATUS_LABELS.values())
+    assert len(set(symbols)) == len(symbols), legend
 
 
 def test_server_page_sections_and_deprecated_table(generated: Path) -> None:
@@ -104,3 +118,36 @@ def test_generate_twice_gives_the_same_bytes(tmp_path: Path) -> None:
     for page in PAGES:
         a = (first / "docs" / "reference" / page).read_bytes()
         assert a == (second / "docs" / "reference" / page).read_bytes()
+
+
+def test_a_platform_page_links_to_the_server_arguments_page_of_its_format() -> None:
+    from argmatrix.config import PageSpec
+    from argmatrix.render.pages import server_arguments_link
+
+    server = PageSpec("server_arguments.md.j2", "reference/args (all).md")
+    mdx = PageSpec("server_arguments.mdx.j2", "reference/args.mdx")
+    platform = PageSpec("platform_support.md.j2", "hardware/npu.md", platform="npu")
+    mdx_platform = PageSpec("platform_support.mdx.j2", "hardware/npu.mdx", platform="npu")
+    # Relative to the platform page, percent-encoded: a path with a space or a ')' is one link.
+    assert (
+        server_arguments_link([mdx, server, platform], platform)
+        == "../reference/args%20%28all%29.md"
+    )
+    assert server_arguments_link([mdx, server], mdx_platform) == "../reference/args.mdx"
+    assert server_arguments_link([platform], platform) == ""
+
+
+def test_the_matrix_links_a_reason_to_the_status_page_of_its_platform() -> None:
+    from argmatrix.config import PageSpec
+    from argmatrix.render.pages import platform_links
+
+    matrix = PageSpec("platform_matrix.md.j2", "overview/matrix.md")
+    variants = PageSpec(
+        "platform_support.md.j2", "npu/variants.md", platform="npu", options={"layout": "variants"}
+    )
+    status = PageSpec("platform_support.md.j2", "npu/status page.md", platform="npu")
+    mdx = PageSpec("platform_support.mdx.j2", "npu/status.mdx", platform="gpu")
+    # The status layout says why; a page of another format is not linked from a Markdown page.
+    assert platform_links([variants, mdx, status, matrix], matrix) == {
+        "npu": "../npu/status%20page.md"
+    }

@@ -77,7 +77,7 @@ def test_the_matrix_has_a_column_per_variant_and_a_labelled_badge_per_cell(
     assert len(badges) == rows * columns + len(STATUS_LABELS)  # the cells and the legend
     assert all(label.split(" ", 1)[1] == STATUS_LABELS[status] for status, label in badges)
     assert "<th>Ascend NPU A2</th>" in text and "<th>Ascend NPU A3</th>" in text
-    assert "data-am-matrix-filter" in text and "assets/argmatrix.js" in text
+    assert "data-am-matrix-filter" in text and "assets/argmatrix/argmatrix.js" in text
 
 
 def test_search_index_holds_the_flags(site: Build) -> None:

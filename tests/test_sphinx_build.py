@@ -312,3 +312,13 @@ def test_a_translated_site_translates_the_table_headings(tmp_path: Path) -> None
     statuses = {row.cells[0]: row.cells[3] for row in on_npu.rows}
     assert statuses["--port"] == "Ungeprüft"  # the manifest's file default, a label
     assert statuses["--backend"] == "V2"  # a variant's name is not a label
+
+
+def test_wide_directive_tables_scroll_inside_the_page(site: Site) -> None:
+    """The extension adds its stylesheet to an HTML build: a directive table wider than the
+    theme's column (alabaster's) scrolls inside it, flag in place, instead of being cut off."""
+    stylesheet = site.out / "_static" / "argmatrix-sphinx.css"
+    assert "table.argmatrix-table" in stylesheet.read_text(encoding="utf-8")
+    page = (site.out / "tuning.html").read_text(encoding="utf-8")
+    assert 'href="_static/argmatrix-sphinx.css' in page
+    assert 'class="argmatrix-table' in page

@@ -91,8 +91,9 @@ def build_zensical(mkdocs_yml: Path, site_dir: Path, strict: bool = False) -> Bu
 @functools.cache
 def showcase_zensical_site() -> Build:
     """The repository's own site built by Zensical (`make docs-zensical`), built once. Zensical
-    ignores the MkDocs plugin: the showcase pages are generated first, as `make docs` does, and
-    the directives of the hand-written pages are expanded by the Python-Markdown extension."""
+    ignores the MkDocs plugin: the showcase pages are generated first, as `make docs` does, the
+    stylesheet and script are copied from the package, and the directives of the hand-written
+    pages are expanded by the Python-Markdown extension."""
     for config in ("argmatrix.yaml", "showcase/sglang-0.5.23/argmatrix.yaml"):
         subprocess.run(
             [sys.executable, "-m", "argmatrix", "generate", "--config", config],
@@ -101,6 +102,14 @@ def showcase_zensical_site() -> Build:
             check=True,
             timeout=300,
         )
+    # The stylesheet and script, which the MkDocs plugin would have added (git-ignored copies).
+    subprocess.run(
+        [sys.executable, "-m", "argmatrix.integrations.assets", "docs/assets/argmatrix"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+        timeout=60,
+    )
     (ROOT / "build").mkdir(exist_ok=True)  # git-ignored; Zensical's site must be in the project
     site = Path(tempfile.mkdtemp(prefix="zensical-site-", dir=ROOT / "build"))
     atexit.register(shutil.rmtree, site, True)

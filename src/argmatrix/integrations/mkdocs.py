@@ -20,6 +20,10 @@ generated table with a directive on a line of its own (never inside a fenced cod
 The directives are expanded by `render/directives.py`, which the Python-Markdown extension
 (`argmatrix.markdown`, for Zensical) shares. With `html: false` their tables are plain
 GitHub-flavoured Markdown; by default they carry an anchor per argument for the site.
+
+The site's stylesheet and script (shipped in the wheel, `integrations/assets.py`) are added to
+`extra_css` and `extra_javascript` and served from `assets/argmatrix/`, once however many
+instances are listed; `assets: false` leaves them out.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from mkdocs.structure.pages import Page
 
 from argmatrix._runtime.files import read_page
 from argmatrix.errors import ArgmatrixError, printable
+from argmatrix.integrations.assets import ASSET_NAMES, STYLESHEET, asset_bytes, site_uri
 from argmatrix.integrations.common import load_engine_project, watched_paths
 from argmatrix.project import Project
 from argmatrix.render.directives import DIRECTIVE, Directives, expand_directives, schema_table
@@ -55,6 +60,9 @@ class PluginOptions(Config):
     # The tables of directives carry HTML (an anchor per argument, aliases on lines of their
     # own) for a site that renders it; false: plain GitHub-flavoured Markdown.
     html = c.Type(bool, default=True)
+    # The stylesheet and script the HTML needs (badges, filter, cards on a phone), added to the
+    # site; false: the site brings its own.
+    assets = c.Type(bool, default=True)
 
 
 class ArgmatrixPlugin(BasePlugin[PluginOptions]):
@@ -78,6 +86,8 @@ class ArgmatrixPlugin(BasePlugin[PluginOptions]):
                 f"argmatrix: configuration file not found: {self.config_path}"
                 " (fix: set the plugin's config_file option)"
             )
+        if self.config.assets:
+            _link_assets(config)
         return config
 
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
@@ -106,6 +116,8 @@ class ArgmatrixPlugin(BasePlugin[PluginOptions]):
             if existing is not None:
                 files.remove(existing)
             files.append(File.generated(config, src_uri, content=page.text))
+        if self.config.assets:
+            _add_asset_files(files, config)
         return files
 
     def on_page_markdown(
@@ -161,6 +173,34 @@ class ArgmatrixPlugin(BasePlugin[PluginOptions]):
 
     def _table(self, attrs: dict[str, str], where: str, line: int) -> str:
         return self._directives().table(attrs, where, line)
+
+
+_ASSETS_BY = "argmatrix (assets)"  # marks the asset files this plugin added in this build
+
+
+def _link_assets(config: MkDocsConfig) -> None:
+    """List the stylesheet in `extra_css` and the script in `extra_javascript`, unless the site
+    lists them already (another instance of the plugin, or mkdocs.yml for Zensical's sake)."""
+    for name in ASSET_NAMES:
+        uri = site_uri(name)
+        links = config.extra_css if name == STYLESHEET else config.extra_javascript
+        if uri not in {str(getattr(link, "path", link)) for link in links}:
+            links.append(uri)
+
+
+def _add_asset_files(files: Files, config: MkDocsConfig) -> None:
+    """Serve the shipped assets, replacing a copy of them in the docs folder (which may be older
+    than the installed package)."""
+    for name in ASSET_NAMES:
+        uri = site_uri(name)
+        existing = files.get_file_from_path(uri)
+        if existing is not None:
+            if existing.generated_by == _ASSETS_BY:
+                continue  # another instance added it in this build
+            files.remove(existing)
+        asset = File.generated(config, uri, content=asset_bytes(name))
+        asset.generated_by = _ASSETS_BY
+        files.append(asset)
 
 
 @contextlib.contextmanager

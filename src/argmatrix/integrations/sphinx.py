@@ -60,6 +60,7 @@ from argmatrix import __version__
 from argmatrix._runtime.files import read_page
 from argmatrix._runtime.writer import write_all
 from argmatrix.errors import ArgmatrixError, printable
+from argmatrix.integrations.assets import SPHINX_STYLESHEET, assets_folder
 from argmatrix.integrations.common import load_engine_project, watched_paths
 from argmatrix.model.platform import STATUS_LABELS
 from argmatrix.project import Project
@@ -367,7 +368,7 @@ def _heading(column: Column) -> str:
 
 
 # Cells that are one of argmatrix's own labels (a status, a variant's mark): translated.
-_LABELS = frozenset({*STATUS_LABELS.values(), "✓ (experimental)", "required"})
+_LABELS = frozenset({*STATUS_LABELS.values(), "required"})
 
 
 def _label(text: str) -> str:
@@ -381,6 +382,16 @@ def _of(section: SectionView, name: str) -> bool:
 # ------------------------------------------------------------------ setup
 
 
+def _add_stylesheet(app: Sphinx) -> None:
+    """Wide directive tables scroll inside the page, their flag in place (HTML builders)."""
+    if app.builder.format != "html":
+        return
+    folder = assets_folder()
+    if folder not in app.config.html_static_path:
+        app.config.html_static_path.append(folder)
+    app.add_css_file(SPHINX_STYLESHEET)
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("argmatrix_config", None, "env", types=frozenset({str, type(None)}))
     app.add_config_value("argmatrix_program", None, "env", types=frozenset({str, type(None)}))
@@ -388,6 +399,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_role(ROLE, option_role)
     app.connect("config-inited", _resolve_config_path)
     app.connect("builder-inited", generate_pages)
+    app.connect("builder-inited", _add_stylesheet)
     return {
         "version": __version__,
         "env_version": 1,

@@ -28,6 +28,17 @@ STATUS_LABELS = {
     "unverified": "Unverified",
     "unclassified": "Not classified",
 }
+# The one symbol of each status, on every page and in every format (the matrix's cells, the
+# marks of a per-variant page, the legends): no two alike, so a status reads without colour.
+STATUS_ICONS = {
+    "supported": "✓",
+    "experimental": "◐",
+    "planned": "◷",
+    "unsupported": "✗",
+    "not-applicable": "–",
+    "unverified": "?",
+    "unclassified": "○",
+}
 NEEDS_REASON = frozenset({"unsupported", "not-applicable"})
 UNCLASSIFIED = "unclassified"  # no entry, no section entry and no file default
 

@@ -15,7 +15,6 @@ neither renders on its own. Errors are `ArgmatrixError`s naming the page and lin
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -271,8 +270,7 @@ class Directives:
                 else "add the page under 'pages' in argmatrix.yaml",
             )
         if output not in self._pages:
-            config = dataclasses.replace(self.config, pages=(spec,))
-            rendered = render_project(config, self.registry, self.platforms)
+            rendered = render_project(self.config, self.registry, self.platforms, only=output)
             self._pages[output] = rendered[0].text
         return self._pages[output]
 

@@ -7,10 +7,12 @@ plugin serves it; none of them renders on its own.
 from __future__ import annotations
 
 import json
+import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
+from urllib.parse import quote
 
 from argmatrix._runtime.cache import fingerprint, memo
 from argmatrix._runtime.files import read_user_file
@@ -46,8 +48,10 @@ def render_project(
     platforms: dict[str, ResolvedPlatform],
     read_existing: Any = None,
     inputs: Sequence[str] | None = None,
+    only: str | None = None,
 ) -> list[RenderedPage]:
-    """Every configured page, rendered in memory. Nothing is written here.
+    """Every configured page (or only the one whose output is `only`; the others are still
+    what its links point to), rendered in memory. Nothing is written here.
 
     Rendering is a pure function of its inputs: with `inputs` (every file the registry, the
     manifests and the configuration were read from) pages rendered from the very same files,
@@ -56,11 +60,44 @@ def render_project(
     """
     templates = read_templates(config.templates_dir)
     if inputs is None or any(p.inplace for p in config.pages):
-        return _render_pages(config, registry, platforms, read_existing, templates)
-    digest = fingerprint((repr(config), templates.digest), inputs)
+        return _render_pages(config, registry, platforms, read_existing, templates, only)
+    digest = fingerprint((repr(config), templates.digest, only), inputs)
     return memo(
-        "pages", digest, lambda: _render_pages(config, registry, platforms, None, templates)
+        "pages", digest, lambda: _render_pages(config, registry, platforms, None, templates, only)
     )
+
+
+def server_arguments_link(pages: Sequence[PageSpec], page: PageSpec) -> str:
+    """The relative link from `page` to the project's Server Arguments page (the first page of
+    a bundled `server_arguments` template, in the same format), for a platform page's intro and
+    its flags; "" when the project has none. Percent-encoded: an output path is text."""
+    for other in pages:
+        if (
+            other.platform is None
+            and posixpath.basename(other.template).startswith("server_arguments.")
+            and other.output_format == page.output_format
+            and other is not page
+        ):
+            start = posixpath.dirname(page.output) or "."
+            return quote(posixpath.relpath(other.output, start))
+    return ""
+
+
+def platform_links(pages: Sequence[PageSpec], page: PageSpec) -> dict[str, str]:
+    """Each platform's support page (its first, in the status layout, in the same format) as a
+    relative, percent-encoded link from `page`: where the matrix's reasons are written."""
+    links: dict[str, str] = {}
+    start = posixpath.dirname(page.output) or "."
+    for other in pages:
+        if (
+            other.platform is not None
+            and other.platform not in links
+            and other.options.get("layout", "status") == "status"
+            and other.output_format == page.output_format
+            and other is not page
+        ):
+            links[other.platform] = quote(posixpath.relpath(other.output, start))
+    return links
 
 
 def read_histories(config: Config) -> dict[Path | None, History]:
@@ -93,6 +130,7 @@ def _render_pages(
     platforms: dict[str, ResolvedPlatform],
     read_existing: Any,
     templates: Templates,
+    only: str | None = None,
 ) -> list[RenderedPage]:
     # Jinja2 is imported here, when a page renders: a run whose pages are all in the cache
     # never compiles a template.
@@ -100,7 +138,8 @@ def _render_pages(
     from argmatrix.render.inplace import splice
 
     where = str(config.file or "argmatrix.yaml")
-    by_format = pages_by_format(config.pages)
+    specs = tuple(p for p in config.pages if only is None or p.output == only)
+    by_format = pages_by_format(specs)
     formats: dict[str, _Format] = {}
     display = config.display.facts(registry, where)
     for name in by_format:
@@ -116,6 +155,8 @@ def _render_pages(
             env, cells, server = formats[page.output_format]
             history = histories.get(config.history_file(page))
             context = page_context(page, registry, platforms, where, server, cells, history)
+            context["server_arguments_page"] = server_arguments_link(config.pages, page)
+            context["platform_pages"] = platform_links(config.pages, page)
             path = config.docs_dir / page.output
             if page.inplace:
                 text = splice(path, env, page, context, read_existing)
@@ -124,7 +165,6 @@ def _render_pages(
             pages.append(RenderedPage(page, path, text))
         return pages
 
-    specs = config.pages
     # A registry whose code ran (its imports: torch, say) may have started native threads,
     # which fork does not copy and `can_fork` cannot see: render in this process then.
     ran_code = config.registry is not None and config.registry.loader.runs_code

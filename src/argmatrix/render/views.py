@@ -16,7 +16,14 @@ from argmatrix.errors import ArgmatrixError
 from argmatrix.manifests.resolve import ResolvedPlatform
 from argmatrix.model.findings import Finding
 from argmatrix.model.history import History
-from argmatrix.model.platform import STATUS_LABELS, Capability, Platform, Resolved
+from argmatrix.model.platform import (
+    NEEDS_REASON,
+    STATUS_ICONS,
+    STATUS_LABELS,
+    Capability,
+    Platform,
+    Resolved,
+)
 from argmatrix.model.registry import Argument, Diagnostic, Opaque, Registry, Subcommand, Unevaluated
 from argmatrix.render.formats import FORMATS, OutputFormat
 from argmatrix.render.formats.shared import anchor, flag_names
@@ -263,20 +270,20 @@ def _shared_sections(
     return tuple(marked), tuple(shared.values())
 
 
+def variant_status(status: str, listed: tuple[str, ...], variant: str) -> str:
+    """An argument's status on one variant: supported or experimental only on a variant the
+    manifest lists for it (the rule of the matrix's columns and of the per-variant marks)."""
+    if status in ("supported", "experimental") and variant not in listed:
+        return "unsupported"
+    return status
+
+
 def variant_marks(resolved: Resolved, variants: tuple[str, ...]) -> tuple[str, ...]:
-    marks = []
-    for variant in variants:
-        if resolved.status == "supported" and variant in resolved.variants:
-            marks.append("✓")
-        elif resolved.status == "experimental" and variant in resolved.variants:
-            marks.append("✓ (experimental)")
-        elif resolved.status == "planned":
-            marks.append("Planned")
-        elif resolved.status in ("unverified", "unclassified"):
-            marks.append(STATUS_LABELS[resolved.status])
-        else:
-            marks.append("✗")
-    return tuple(marks)
+    """One mark per variant: the symbol of its status, as the matrix and the legend show it."""
+    return tuple(
+        STATUS_ICONS[variant_status(resolved.status, resolved.variants, variant)]
+        for variant in variants
+    )
 
 
 def _platform_cells(
@@ -410,6 +417,7 @@ def page_context(
         "platforms": MappingProxyType(platforms),
         "matrix_columns": matrix_columns(platforms),
         "status_labels": _STATUS_LABELS,
+        "status_icons": _STATUS_ICONS,
     }
     if page.platform is not None:
         if page.platform not in platforms:
@@ -436,6 +444,7 @@ def page_context(
 
 
 _STATUS_LABELS = MappingProxyType(STATUS_LABELS)
+_STATUS_ICONS = MappingProxyType(STATUS_ICONS)
 
 
 def read_only(value: Any) -> Any:
@@ -485,13 +494,15 @@ class MatrixColumn(NamedTuple):
         """The argument's status in this column: supported or experimental only on a variant
         the manifest lists for it."""
         status, variants = self.resolved.by_argument[argument.name][:2]
-        if (
-            self.variant is not None
-            and self.variant not in variants
-            and status in ("supported", "experimental")
-        ):
-            return "unsupported"
-        return status
+        return status if self.variant is None else variant_status(status, variants, self.variant)
+
+    def reason_of(self, argument: Argument) -> str:
+        """The reason (and note) the manifest gives for the argument's status here, when the
+        manifest says it is not supported or not applicable; "" otherwise."""
+        resolved = self.resolved.of(argument)
+        if resolved.status not in NEEDS_REASON:
+            return ""
+        return "; ".join(text for text in (resolved.reason, resolved.note) if text)
 
 
 class MatrixColumns(tuple[MatrixColumn, ...]):
@@ -501,6 +512,11 @@ class MatrixColumns(tuple[MatrixColumn, ...]):
     def statuses(self, argument: Argument) -> tuple[str, ...]:
         """One row of the matrix: the argument's status in each column."""
         return tuple(column.status_of(argument) for column in self)
+
+    def reasons(self, argument: Argument) -> tuple[str, ...]:
+        """Why, in each column: the manifest's reason and note of an argument it says is not
+        supported or not applicable there (raw text: a template escapes it), else ""."""
+        return tuple(column.reason_of(argument) for column in self)
 
 
 def matrix_columns(platforms: Mapping[str, ResolvedPlatform]) -> MatrixColumns:

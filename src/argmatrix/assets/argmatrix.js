@@ -52,6 +52,7 @@
     document.querySelectorAll(".md-typeset table:not([class])").forEach(function (table) {
       var header = table.querySelectorAll("thead th");
       if (!header.length || header[0].textContent.trim() !== "Argument") return;
+      if (table.hasAttribute("data-am-arguments")) return;  // marked before its columns moved
       // A data attribute, not a class: Material styles only tables without a class.
       table.setAttribute("data-am-arguments", "");
       var support = 0;
@@ -63,16 +64,122 @@
           cell.setAttribute("data-am-label", label);
           if (isSupport) cell.classList.add("am-support");
         });
+        if (isSupport) header[i].setAttribute("data-am-support-heading", "");
       }
       if (support) table.setAttribute("data-am-support", "");
+      // Cells that are all badges (the matrix): the flag gets a line of its own on a phone.
+      if (table.querySelector("td.am-support .am-badge")) table.setAttribute("data-am-badges", "");
+    });
+  }
+
+  // The status columns come first after the flag, on every width: a wide table (descriptions,
+  // defaults) then scrolls those away, never the answer a reader came for. The Markdown keeps
+  // its order; only the page shown is rearranged, header and cells alike.
+  function supportFirst(table) {
+    table.querySelectorAll("tr").forEach(function (tr) {
+      var cells = Array.prototype.slice.call(tr.children);
+      var support = cells.filter(function (cell, i) {
+        return i > 0 && (cell.classList.contains("am-support") || cell.getAttribute("data-am-support-heading") !== null);
+      });
+      var after = cells[0];
+      support.forEach(function (cell) {
+        after.insertAdjacentElement("afterend", cell);
+        after = cell;
+      });
+    });
+  }
+
+  // While a wide table scrolls sideways, the flag and the status columns stay in place: each
+  // status column is pinned just right of the ones before it (Material's wrapper scrolls).
+  function pinSupport(table) {
+    var header = table.querySelectorAll("thead th");
+    var left = header.length ? header[0].getBoundingClientRect().width : 0;
+    for (var i = 1; i < header.length; i++) {
+      if (header[i].getAttribute("data-am-support-heading") === null) break;
+      var offset = left + "px";
+      var column = [header[i]].concat(Array.prototype.slice.call(
+        table.querySelectorAll("tbody tr > :nth-child(" + (i + 1) + ")")));
+      column.forEach(function (cell) {
+        cell.classList.add("am-pinned");
+        cell.style.setProperty("--am-left", offset);
+      });
+      left += header[i].getBoundingClientRect().width;
+    }
+  }
+
+  // Cells with nothing in them (a Note column where only some rows have a note) are not shown
+  // as an empty "Note:" line on a phone's card.
+  function markEmptyCells(table) {
+    table.querySelectorAll("tbody td").forEach(function (cell) {
+      if (!cell.textContent.trim() && !cell.querySelector("img, svg")) cell.classList.add("am-empty");
+    });
+  }
+
+  function arrangeArgumentTables() {
+    document.querySelectorAll("table[data-am-support]").forEach(function (table) {
+      if (!table.getAttribute("data-am-arranged")) {
+        table.setAttribute("data-am-arranged", "1");
+        supportFirst(table);
+        markEmptyCells(table);
+      }
+      pinSupport(table);
+    });
+  }
+
+  // A badge with a reason after it (the matrix: not supported, not applicable) can be focused
+  // and tapped: the reason opens below it (hover shows it too, in CSS).
+  function initReasons() {
+    document.querySelectorAll(".md-typeset .am-badge + .am-why").forEach(function (why) {
+      var badge = why.previousElementSibling;
+      if (badge.hasAttribute("tabindex")) return;
+      badge.setAttribute("tabindex", "0");
+      badge.setAttribute("role", "button");
+      badge.setAttribute("aria-expanded", "false");
+      badge.addEventListener("click", function () {
+        var open = why.parentElement.classList.toggle("am-open");
+        badge.setAttribute("aria-expanded", open ? "true" : "false");
+      });
+      badge.addEventListener("keydown", function (event) {
+        if (event.key === "Enter" || event.key === " ") { event.preventDefault(); badge.click(); }
+      });
+    });
+  }
+
+  // A platform page whose intro links to the Server Arguments page (a marker follows that link):
+  // each flag links to its row there, where its description, default and type are.
+  function linkFlags() {
+    var marker = document.querySelector("[data-am-server-arguments]");
+    var link = marker && marker.previousElementSibling;
+    if (!link || link.tagName !== "A") return;
+    var page = link.getAttribute("href").split("#")[0];
+    document.querySelectorAll("table[data-am-arguments] td:first-child > a[id]").forEach(function (anchor) {
+      var cell = anchor.parentElement;
+      if (cell.querySelector("a[href]")) return;
+      var target = document.createElement("a");
+      target.href = page + "#" + encodeURIComponent(anchor.id);
+      target.className = "am-flag-link";
+      target.title = "Description, default and type: Server Arguments";
+      var code = cell.querySelector("code");
+      if (!code) return;
+      cell.insertBefore(target, code);
+      target.appendChild(code);
     });
   }
 
   function init() {
+    initReasons();
     markProseColumns();
     markArgumentTables();
+    linkFlags();
+    arrangeArgumentTables();
     initFilter();
   }
+
+  var resizing = null;
+  window.addEventListener("resize", function () {
+    clearTimeout(resizing);
+    resizing = setTimeout(arrangeArgumentTables, 100);
+  });
 
   function initFilter() {
     var form = document.querySelector("form[data-am-matrix-filter]");
