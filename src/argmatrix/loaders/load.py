@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from argmatrix._runtime.cache import MISSING, cached_with_inputs, lookup
+from argmatrix._runtime.cache import cached_with_inputs
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.convert import registry_from_parser
 from argmatrix.loaders.modes import DEFAULT_FRAMEWORK, LOADERS, Loader, Mode, framework_of
@@ -90,8 +90,7 @@ def load_registry(spec: RegistrySpec, verbose: bool = False) -> Registry:
 
 
 def load_registry_and_files(spec: RegistrySpec, verbose: bool = False) -> Loaded:
-    """The registry and the files it was read from, as data (a read done in another process
-    returns both)."""
+    """The registry and the files it was read from, as data."""
     registry, files = spec.loader.read(spec, verbose)
     _not_empty(registry, spec)
     if _warn is not None:
@@ -142,11 +141,6 @@ def _not_empty(registry: Registry, spec: RegistrySpec) -> None:
             f"registry {spec.target} has no arguments",
             fix="point the target at the function that adds the server's arguments",
         )
-
-
-def needs_reading(spec: RegistrySpec) -> bool:
-    """Whether loading means reading source (a static registry not in the cache)."""
-    return spec.loader.inputs == "read" and lookup("registry", _static_key(spec)) is MISSING
 
 
 def _static_key(spec: RegistrySpec) -> tuple[Any, ...]:

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from argmatrix._runtime.cache import fingerprint, memo
 from argmatrix._runtime.files import read_user_file
-from argmatrix._runtime.parallel import can_fork, in_background
 from argmatrix.config import Config, PageSpec
 from argmatrix.errors import ArgmatrixError
 from argmatrix.manifests.resolve import ResolvedPlatform
@@ -35,9 +34,6 @@ class RenderedPage:
     spec: PageSpec
     path: Path
     text: str
-
-
-PARALLEL_ROWS = 50_000
 
 
 def render_project(
@@ -96,7 +92,7 @@ def _render_pages(
 ) -> list[RenderedPage]:
     # Jinja2 is imported here, when a page renders: a run whose pages are all in the cache
     # never compiles a template.
-    from argmatrix.render.environment import _compile_each, project_environment, render_template
+    from argmatrix.render.environment import project_environment, render_template
     from argmatrix.render.inplace import splice
 
     where = str(config.file or "argmatrix.yaml")
@@ -110,39 +106,15 @@ def _render_pages(
 
     histories = read_histories(config)
 
-    def render(specs: Sequence[PageSpec]) -> list[RenderedPage]:
-        pages = []
-        for page in specs:
-            env, cells, server = formats[page.output_format]
-            history = histories.get(config.history_file(page))
-            context = page_context(page, registry, platforms, where, server, cells, history)
-            path = config.docs_dir / page.output
-            if page.inplace:
-                text = splice(path, env, page, context, read_existing)
-            else:
-                text = render_template(env, page.template, context, where, page.line)
-            pages.append(RenderedPage(page, path, text))
-        return pages
-
-    specs = config.pages
-    # A registry whose code ran (its imports: torch, say) may have started native threads,
-    # which fork does not copy and `can_fork` cannot see: render in this process then.
-    ran_code = config.registry is not None and config.registry.loader.runs_code
-    if (
-        len(specs) < 2
-        or len(registry.arguments) * len(specs) < PARALLEL_ROWS
-        or ran_code
-        or not can_fork()
-    ):
-        return render(specs)
-    for name, pages_of_format in by_format.items():  # shared by both halves: before the fork
-        formats[name].cells.section_rows(registry)
-        _compile_each(formats[name].env, pages_of_format)
-    half = (len(specs) + 1) // 2
-    later = in_background(lambda: render(specs[half:]))
-    try:
-        first = render(specs[:half])
-    except BaseException:
-        later.cancel()
-        raise
-    return first + later.result()
+    pages = []
+    for page in config.pages:
+        env, cells, server = formats[page.output_format]
+        history = histories.get(config.history_file(page))
+        context = page_context(page, registry, platforms, where, server, cells, history)
+        path = config.docs_dir / page.output
+        if page.inplace:
+            text = splice(path, env, page, context, read_existing)
+        else:
+            text = render_template(env, page.template, context, where, page.line)
+        pages.append(RenderedPage(page, path, text))
+    return pages
