@@ -16,15 +16,15 @@ from argmatrix._runtime.cache import fingerprint, memo
 from argmatrix._runtime.files import read_user_file
 from argmatrix.config import Config, PageSpec
 from argmatrix.errors import ArgmatrixError
-from argmatrix.manifests.resolve import ResolvedPlatform
-from argmatrix.model.history import FIX, History, history_from_dict
-from argmatrix.model.registry import Registry
-from argmatrix.render.formats import FORMATS
 from argmatrix.render.template_files import Templates, pages_by_format, read_templates
-from argmatrix.render.views import Cells, ServerPage, page_context, server_page
 
 if TYPE_CHECKING:
     import jinja2
+
+    from argmatrix.manifests.resolve import ResolvedPlatform
+    from argmatrix.model.history import History
+    from argmatrix.model.registry import Registry
+    from argmatrix.render.views import Cells, ServerPage
 
 # ------------------------------------------------------------------ pages
 
@@ -61,6 +61,8 @@ def render_project(
 
 def read_histories(config: Config) -> dict[Path | None, History]:
     """The history facts every page names, read once each."""
+    from argmatrix.model.history import FIX, history_from_dict
+
     found: dict[Path | None, History] = {}
     for path in config.history_files():
         text = read_user_file(path, "the history facts file", FIX)
@@ -90,10 +92,12 @@ def _render_pages(
     read_existing: Any,
     templates: Templates,
 ) -> list[RenderedPage]:
-    # Jinja2 is imported here, when a page renders: a run whose pages are all in the cache
-    # never compiles a template.
+    # Jinja2 and the page model are imported here, when a page renders: a run whose pages are
+    # all in the cache never loads them.
     from argmatrix.render.environment import project_environment, render_template
+    from argmatrix.render.formats import FORMATS
     from argmatrix.render.inplace import splice
+    from argmatrix.render.views import Cells, page_context, server_page
 
     where = str(config.file or "argmatrix.yaml")
     by_format = pages_by_format(config.pages)
