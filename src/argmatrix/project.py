@@ -24,7 +24,6 @@ from argmatrix.loaders.load import (
 from argmatrix.loaders.modes import LOADERS, guess_mode, imported_files
 from argmatrix.loaders.snapshot import export_dict
 from argmatrix.loaders.target import split_subcommands
-from argmatrix.manifests.load import load_manifest
 from argmatrix.manifests.resolve import ResolvedPlatform, resolve_platform
 from argmatrix.model.platform import Platform
 from argmatrix.model.registry import Registry, json_value
@@ -252,6 +251,8 @@ def _live_overrides(registry: RegistrySpec, options: SourceOptions) -> RegistryS
 
 
 def _manifest_and_files(path: Path) -> tuple[Platform, list[str]]:
+    from argmatrix.manifests.load import load_manifest  # a manifest not in the cache
+
     return load_manifest(path), [str(path)]
 
 
