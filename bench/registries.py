@@ -2,7 +2,8 @@
 
 Each row is the median of several fresh processes, timing the registry's extraction inside the
 process (argmatrix's own import included). Static reading is cached by the content of every file
-it read: "cold" has the cache off, "warm" reuses a cache an earlier run filled. Live reading runs
+it read: "cold" starts from an empty cache folder of its own, "warm" reuses a cache an earlier run
+filled. Live reading runs
 the registry's code every time and is never cached, so it has one figure. A registry that a mode
 cannot read is reported with the one line argmatrix gives.
 """
@@ -99,8 +100,14 @@ def extract(mode: Mode, env: dict[str, str]) -> Figure:
     return Figure(seconds, result, cpu=cpu[0])
 
 
-def median(mode: Mode, env: dict[str, str], repeat: int) -> Figure:
-    figures = [extract(mode, env) for _ in range(repeat)]
+def cold_extract(mode: Mode) -> Figure:
+    with tempfile.TemporaryDirectory(prefix="argmatrix-bench-cold-") as folder:
+        return extract(mode, {"ARGMATRIX_CACHE_DIR": folder})
+
+
+def median(mode: Mode, env: dict[str, str] | None, repeat: int) -> Figure:
+    """The median of `repeat` runs; with `env` None, each from an empty cache."""
+    figures = [extract(mode, env) if env is not None else cold_extract(mode) for _ in range(repeat)]
     failed = [f for f in figures if f.seconds is None]
     if failed:
         return failed[0]
@@ -254,7 +261,7 @@ def section(repeat: int, live_repeat: int) -> tuple[list[str], list[str]]:
         for row in rows(scratch):
             cold = warm = live = None
             if row.static is not None:
-                cold = median(row.static, {"ARGMATRIX_NO_CACHE": "1"}, repeat)
+                cold = median(row.static, None, repeat)
                 cache = {"ARGMATRIX_CACHE_DIR": str(scratch / "cache")}
                 if cold.seconds is not None:
                     extract(row.static, cache)  # fills the cache

@@ -38,8 +38,7 @@ def _private_cache(
 
 @pytest.fixture
 def static_canary_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The canary secret a hostile registry must not reach, read without cache in one job."""
+    """The canary secret a hostile registry must not reach, read without cache."""
     monkeypatch.setenv("ARGMATRIX_CANARY", SECRET)
     monkeypatch.setenv("ARGMATRIX_NO_CACHE", "1")
-    monkeypatch.setenv("ARGMATRIX_JOBS", "1")
     yield

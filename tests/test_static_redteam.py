@@ -650,7 +650,7 @@ def _peak_memory_of_a_read(tmp_path: Path, source: str) -> tuple[int, str]:
         "print(int(peak.split()[1]) // 1024)\n"
         "print(err.getvalue(), end='')\n"
     )
-    env = {**os.environ, "ARGMATRIX_NO_CACHE": "1", "ARGMATRIX_JOBS": "1"}
+    env = {**os.environ, "ARGMATRIX_NO_CACHE": "1"}
     done = subprocess.run(
         [sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True
     )

@@ -12,21 +12,18 @@ from functools import cached_property, partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from argmatrix._runtime.cache import MISSING, cached, lookup
-from argmatrix._runtime.parallel import can_fork, in_background
+from argmatrix._runtime.cache import cached
 from argmatrix.config import CONFIG_NAME, Config, find_config, load_config
 from argmatrix.errors import ArgmatrixError, Problem
 from argmatrix.loaders.load import (
     RegistrySpec,
     load_registry,
     load_registry_and_files,
-    needs_reading,
     split_mock,
 )
 from argmatrix.loaders.modes import LOADERS, guess_mode, imported_files
 from argmatrix.loaders.snapshot import export_dict
 from argmatrix.loaders.target import split_subcommands
-from argmatrix.manifests.load import load_manifest
 from argmatrix.manifests.resolve import ResolvedPlatform, resolve_platform
 from argmatrix.model.platform import Platform
 from argmatrix.model.registry import Registry, json_value
@@ -254,20 +251,18 @@ def _live_overrides(registry: RegistrySpec, options: SourceOptions) -> RegistryS
 
 
 def _manifest_and_files(path: Path) -> tuple[Platform, list[str]]:
+    from argmatrix.manifests.load import load_manifest  # a manifest not in the cache
+
     return load_manifest(path), [str(path)]
 
 
-def load_platforms(
-    paths: tuple[Path, ...], read: dict[Path, Platform] | None = None
-) -> dict[str, Platform]:
-    """The manifests, in order; `read` holds those already read (from the cache)."""
+def load_platforms(paths: tuple[Path, ...]) -> dict[str, Platform]:
+    """The manifests, in order (each from the cache while its file is unchanged)."""
     platforms: dict[str, Platform] = {}
     problems: list[Problem] = []
     for path in paths:
         try:
-            platform = (read or {}).get(path) or cached(
-                "manifest", (str(path),), partial(_manifest_and_files, path)
-            )
+            platform = cached("manifest", (str(path),), partial(_manifest_and_files, path))
         except ArgmatrixError as error:
             problems.extend(error.problems)
             continue
@@ -293,34 +288,13 @@ def load_project(options: SourceOptions | None = None, cwd: Path | None = None) 
 
 
 def project_from_config(config: Config, verbose: bool = False) -> Project:
-    """The registry and the manifests; a manifest's problems are reported before the registry's.
-
-    A static registry not in the cache is read in a forked process (the `argmatrix` command
-    only) while this one reads the manifests and compiles the templates."""
+    """The registry and the manifests; a manifest's problems are reported before the registry's."""
     spec = config.registry
     assert spec is not None
     shown = shown_keywords(config)
     configured = config.display.configured()
-    manifests = config.manifests
-    known = {
-        path: found
-        for path in manifests
-        if (found := lookup("manifest", (str(path),))) is not MISSING
-    }
-    if can_fork() and needs_reading(spec):
-        from argmatrix.render.environment import compile_templates  # only when rendering
-
-        reading = in_background(lambda: load_registry_and_files(spec, verbose, shown, configured))
-        try:
-            platforms = load_platforms(manifests, known)
-            compile_templates(config)
-        except BaseException:
-            reading.cancel()
-            raise
-        registry, files = reading.result()
-    else:
-        platforms = load_platforms(manifests, known)
-        registry, files = load_registry_and_files(spec, verbose, shown, configured)
+    platforms = load_platforms(config.manifests)
+    registry, files = load_registry_and_files(spec, verbose, shown, configured)
     return Project(config, registry, platforms, files)
 
 

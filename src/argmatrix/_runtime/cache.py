@@ -23,10 +23,8 @@ import hmac
 import io
 import os
 import pickle
-import secrets
 import stat
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterable
 from functools import lru_cache
@@ -183,6 +181,9 @@ def _read_secret(folder: Path) -> bytes | None:
 
 
 def _make_secret(folder: Path) -> bytes | None:
+    import secrets  # once per cache folder
+    import tempfile
+
     path = folder / _SECRET_NAME
     key = secrets.token_bytes(_MAC_SIZE)
     temporary = None
@@ -534,6 +535,8 @@ def _write(path: Path, data: Any) -> None:
 
 def _write_private(path: Path, data: bytes) -> None:
     """Write next to `path` (mode 0600) and rename: a reader sees the whole entry or none."""
+    import tempfile  # a run that finds everything in the cache writes nothing
+
     handle, temporary = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as stream:

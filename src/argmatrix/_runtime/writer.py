@@ -24,7 +24,6 @@ import re
 import signal
 import stat
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -184,6 +183,8 @@ def _cannot_write(exc: OSError, where: Path) -> ArgmatrixError:
 
 
 def _stage(path: Path, text: str, staged: list[tuple[Path, Path]]) -> None:
+    import tempfile  # a run that writes nothing (a `check` that agrees) never needs it
+
     refuse_folder(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, name = tempfile.mkstemp(
@@ -198,6 +199,8 @@ def _stage(path: Path, text: str, staged: list[tuple[Path, Path]]) -> None:
 
 def _write_journal(state: Path, staged: list[tuple[Path, Path]]) -> Path:
     """Every move still to do, durable before the first one is done."""
+    import tempfile
+
     journal = state / JOURNAL_NAME
     data = {
         "format": JOURNAL_FORMAT,

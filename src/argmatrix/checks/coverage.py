@@ -24,14 +24,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from argmatrix._runtime.files import read_regular_file, real, within
 from argmatrix.config import Config, CoverageSpec
 from argmatrix.errors import ArgmatrixError
 from argmatrix.model.findings import Finding, closest
 from argmatrix.model.registry import Argument, Registry
-from argmatrix.pagetables import PageTable, Syntax, TableRow, read_tables
 from argmatrix.project import Project
+
+if TYPE_CHECKING:  # the page readers are imported when a coverage page is read
+    from argmatrix.pagetables import PageTable, Syntax, TableRow
 
 STALE = "stale-allowlist-entry"
 # SGLang's hand-written page is about 60 KB; reading markup costs a few microseconds a tag, so a
@@ -81,6 +84,8 @@ def page_findings(project: Project, spec: CoverageSpec) -> list[Finding]:
 
 
 def read_documented(spec: CoverageSpec, config: Config) -> Documented:
+    from argmatrix.pagetables import read_tables  # markdown-it and the HTML reader: here only
+
     page = str(spec.path)
     where = f"{config.file}" if config.file else None
     if not within(real(spec.path), real(config.project)):

@@ -7,7 +7,6 @@ same comparison, writing instead of reporting.
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,6 +42,8 @@ def stale_page(page: RenderedPage) -> tuple[Finding | None, str]:
         (i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b),
         min(len(old), len(new)),
     )
+    import difflib  # a page that is stale: not on the path of a check that agrees
+
     diff = list(
         difflib.unified_diff(
             old, new, f"{page.path} (on disk)", f"{page.path} (generated now)", n=2

@@ -15,12 +15,12 @@ from argmatrix._runtime.writer import hold_lock, repair
 from argmatrix.checks.compatibility import compatibility_findings
 from argmatrix.checks.coverage import coverage_findings
 from argmatrix.checks.drift import stale_page, unclassified
-from argmatrix.checks.fix import Fix, fix_project
 from argmatrix.checks.prose import dead_flags
 from argmatrix.model.findings import Finding
 from argmatrix.project import Project
 
 if TYPE_CHECKING:  # rendering (and Jinja2) is imported when a page is rendered
+    from argmatrix.checks.fix import Fix
     from argmatrix.render.pages import RenderedPage
 
 
@@ -44,6 +44,8 @@ def check(project: Project, pages: list[RenderedPage], fix: Fix | None = None) -
         if pages:
             repair(config.project, config.docs_dir, {page.path.parent for page in pages})
         if fix is not None:
+            from argmatrix.checks.fix import fix_project  # its YAML editor: `--fix` only
+
             project = fix_project(project, pages, fix)
         return run_checks(project, pages)
 

@@ -12,8 +12,9 @@ from argmatrix.cli.common import EXIT_FINDINGS, EXIT_OK, source_options
 from argmatrix.errors import printable
 
 if TYPE_CHECKING:
-    from argmatrix.checks.fix import Fixed
+    from argmatrix.checks.fix import Fix, Fixed
     from argmatrix.cli.common import Commands
+    from argmatrix.project import SourceOptions
 
 
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:
@@ -42,16 +43,21 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from argmatrix.checks.fix import Fix
     from argmatrix.checks.run import check
     from argmatrix.project import load_project
 
     options = source_options(args)
     project = load_project(options)
-    fix = Fix(wrote=_say_fixed, options=options) if args.fix else None
+    fix = _fix(options) if args.fix else None
     report = check(project, project.pages(), fix)
     emit(report, args.format, sys.stdout)
     return EXIT_FINDINGS if report.failed else EXIT_OK
+
+
+def _fix(options: SourceOptions) -> Fix:
+    from argmatrix.checks.fix import Fix  # and its YAML editor: imported by `check --fix` only
+
+    return Fix(wrote=_say_fixed, options=options)
 
 
 def _say_fixed(fixed: Fixed) -> None:

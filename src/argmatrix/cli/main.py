@@ -8,7 +8,6 @@ import sys
 from collections.abc import Sequence
 
 from argmatrix import __version__
-from argmatrix._runtime import parallel
 from argmatrix.cli import adoption, check, export, generate
 from argmatrix.cli.common import EXIT_BAD_INPUT, Handler, source_options_parser, warn
 from argmatrix.errors import ArgmatrixError
@@ -53,7 +52,6 @@ def run() -> int:
     arguments. Collections still happen, just rarely."""
     gc.freeze()  # what the imports built lives as long as the process
     gc.set_threshold(100_000, 50, 100)
-    parallel.allow()  # a single-threaded process of its own: forking is safe
     return main()
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from argmatrix._runtime.files import within
-from argmatrix._runtime.yamlfile import line_of, load_yaml_file
+from argmatrix._runtime.yamlfile import line_of, load_cached_yaml_file
 from argmatrix.config.checks import _checks, _coverage
 from argmatrix.config.compatibility import _compatibility
 from argmatrix.config.display import _display
@@ -51,7 +51,7 @@ def find_config(explicit: str | None, cwd: Path) -> Path | None:
 def load_config(path: Path | None, cwd: Path) -> Config:
     if path is None:
         return Config(None, cwd, None, (), cwd / "docs", cwd / "templates", ())
-    data = load_yaml_file(path)
+    data = load_cached_yaml_file(path)  # PyYAML is not imported while the file is unchanged
     where = str(path)
     problems: list[Problem] = []
     if data is None:

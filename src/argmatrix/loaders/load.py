@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from argmatrix._runtime.cache import MISSING, cached_with_inputs, lookup
+from argmatrix._runtime.cache import cached_with_inputs
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.modes import FRAMEWORKS, LOADERS, Loader, Mode, framework_of
 from argmatrix.loaders.snapshot import read_snapshot
@@ -185,11 +185,6 @@ def _not_empty(registry: Registry, spec: RegistrySpec) -> None:
             f"registry {spec.target} has no arguments",
             fix="point the target at the function that adds the server's arguments",
         )
-
-
-def needs_reading(spec: RegistrySpec) -> bool:
-    """Whether loading means reading source (a static registry not in the cache)."""
-    return spec.loader.inputs == "read" and lookup("registry", _static_key(spec)) is MISSING
 
 
 def _static_key(spec: RegistrySpec) -> tuple[Any, ...]:

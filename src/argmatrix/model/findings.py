@@ -3,7 +3,6 @@ mean" suggestion some of them carry."""
 
 from __future__ import annotations
 
-import difflib
 import heapq
 import re
 from dataclasses import dataclass
@@ -49,6 +48,8 @@ def closest(name: str, candidates: list[str]) -> str | None:
     flags, but a manifest with hundreds of stale entries against a registry of ten thousand
     would take a minute. Larger candidate lists are first cut down to those most alike in
     their character pairs (Dice's coefficient, a cheap set intersection)."""
+    import difflib  # imported by the runs that look for a spelling, not by every run
+
     key = spelling_key(name)
     by_key = _by_spelling_key(tuple(candidates))
     if key in by_key:

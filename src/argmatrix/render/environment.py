@@ -4,16 +4,15 @@ cannot mix versions), compiled in the sandbox with a signed bytecode cache."""
 
 from __future__ import annotations
 
-import contextlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import jinja2
 
 from argmatrix._runtime.cache import cache_dir, jinja_bytecode_cache
-from argmatrix.config import Config, PageSpec
+from argmatrix.config import Config
 from argmatrix.errors import ArgmatrixError
 from argmatrix.render.formats import FORMATS
 from argmatrix.render.sandbox import (
@@ -27,7 +26,6 @@ from argmatrix.render.tables import TableLayouts
 from argmatrix.render.template_files import (
     TemplateFiles,
     Templates,
-    pages_by_format,
     read_templates,
 )
 from argmatrix.render.views import PAGE_MODEL_TYPES
@@ -106,7 +104,7 @@ def project_environment(
     the pages of one output format.
 
     Reused within a process until a template changes (an edit under `mkdocs serve` gets a
-    fresh one), so templates compiled ahead by `compile_templates` are not compiled again."""
+    fresh one), so a template is compiled once however many pages use it."""
     templates = templates or read_templates(config.templates_dir)
     key = (str(cache_dir()), templates.digest, output_format)
     env = _ENVIRONMENTS.get(key)
@@ -115,22 +113,6 @@ def project_environment(
             _ENVIRONMENTS.clear()  # one set of templates at a time
         env = _ENVIRONMENTS[key] = environment(config.templates_dir, templates, output_format)
     return env
-
-
-def compile_templates(config: Config) -> None:
-    """Compile the pages' templates ahead, while the registry is read in another process.
-    Only a head start: whatever goes wrong here happens again, in its turn, when the page
-    that uses the template renders, and is reported there."""
-    with contextlib.suppress(Exception):
-        templates = read_templates(config.templates_dir)
-        for output_format, pages in pages_by_format(config.pages).items():
-            _compile_each(project_environment(config, templates, output_format), pages)
-
-
-def _compile_each(env: jinja2.Environment, pages: Sequence[PageSpec]) -> None:
-    for page in pages:
-        with contextlib.suppress(Exception):  # reported when the page renders
-            env.get_template(page.template)
 
 
 def render_template(

@@ -16,18 +16,17 @@ from urllib.parse import quote
 
 from argmatrix._runtime.cache import fingerprint, memo
 from argmatrix._runtime.files import read_user_file
-from argmatrix._runtime.parallel import can_fork, in_background
 from argmatrix.config import Config, PageSpec
 from argmatrix.errors import ArgmatrixError
-from argmatrix.manifests.resolve import ResolvedPlatform
-from argmatrix.model.history import FIX, History, history_from_dict
-from argmatrix.model.registry import Registry
-from argmatrix.render.formats import FORMATS
 from argmatrix.render.template_files import Templates, pages_by_format, read_templates
-from argmatrix.render.views import Cells, ServerPage, page_context, server_page
 
 if TYPE_CHECKING:
     import jinja2
+
+    from argmatrix.manifests.resolve import ResolvedPlatform
+    from argmatrix.model.history import History
+    from argmatrix.model.registry import Registry
+    from argmatrix.render.views import Cells, ServerPage
 
 # ------------------------------------------------------------------ pages
 
@@ -37,9 +36,6 @@ class RenderedPage:
     spec: PageSpec
     path: Path
     text: str
-
-
-PARALLEL_ROWS = 50_000
 
 
 def render_project(
@@ -102,6 +98,8 @@ def platform_links(pages: Sequence[PageSpec], page: PageSpec) -> dict[str, str]:
 
 def read_histories(config: Config) -> dict[Path | None, History]:
     """The history facts every page names, read once each."""
+    from argmatrix.model.history import FIX, history_from_dict
+
     found: dict[Path | None, History] = {}
     for path in config.history_files():
         text = read_user_file(path, "the history facts file", FIX)
@@ -132,10 +130,12 @@ def _render_pages(
     templates: Templates,
     only: str | None = None,
 ) -> list[RenderedPage]:
-    # Jinja2 is imported here, when a page renders: a run whose pages are all in the cache
-    # never compiles a template.
-    from argmatrix.render.environment import _compile_each, project_environment, render_template
+    # Jinja2 and the page model are imported here, when a page renders: a run whose pages are
+    # all in the cache never loads them.
+    from argmatrix.render.environment import project_environment, render_template
+    from argmatrix.render.formats import FORMATS
     from argmatrix.render.inplace import splice
+    from argmatrix.render.views import Cells, page_context, server_page
 
     where = str(config.file or "argmatrix.yaml")
     specs = tuple(p for p in config.pages if only is None or p.output == only)
@@ -149,40 +149,17 @@ def _render_pages(
 
     histories = read_histories(config)
 
-    def render(specs: Sequence[PageSpec]) -> list[RenderedPage]:
-        pages = []
-        for page in specs:
-            env, cells, server = formats[page.output_format]
-            history = histories.get(config.history_file(page))
-            context = page_context(page, registry, platforms, where, server, cells, history)
-            context["server_arguments_page"] = server_arguments_link(config.pages, page)
-            context["platform_pages"] = platform_links(config.pages, page)
-            path = config.docs_dir / page.output
-            if page.inplace:
-                text = splice(path, env, page, context, read_existing)
-            else:
-                text = render_template(env, page.template, context, where, page.line)
-            pages.append(RenderedPage(page, path, text))
-        return pages
-
-    # A registry whose code ran (its imports: torch, say) may have started native threads,
-    # which fork does not copy and `can_fork` cannot see: render in this process then.
-    ran_code = config.registry is not None and config.registry.loader.runs_code
-    if (
-        len(specs) < 2
-        or len(registry.arguments) * len(specs) < PARALLEL_ROWS
-        or ran_code
-        or not can_fork()
-    ):
-        return render(specs)
-    for name, pages_of_format in by_format.items():  # shared by both halves: before the fork
-        formats[name].cells.section_rows(registry)
-        _compile_each(formats[name].env, pages_of_format)
-    half = (len(specs) + 1) // 2
-    later = in_background(lambda: render(specs[half:]))
-    try:
-        first = render(specs[:half])
-    except BaseException:
-        later.cancel()
-        raise
-    return first + later.result()
+    pages = []
+    for page in specs:
+        env, cells, server = formats[page.output_format]
+        history = histories.get(config.history_file(page))
+        context = page_context(page, registry, platforms, where, server, cells, history)
+        context["server_arguments_page"] = server_arguments_link(config.pages, page)
+        context["platform_pages"] = platform_links(config.pages, page)
+        path = config.docs_dir / page.output
+        if page.inplace:
+            text = splice(path, env, page, context, read_existing)
+        else:
+            text = render_template(env, page.template, context, where, page.line)
+        pages.append(RenderedPage(page, path, text))
+    return pages

@@ -118,10 +118,13 @@ _BACKTICKS = re.compile(r"`+")
 # What `cell` and `code` write, read back: a backslash escape or a character reference.
 _WRITTEN = re.compile(r"\\([!-/:-@\[-`{-~])|&(amp|lt|gt);|&#([0-9]+);")
 _NAMED = {"amp": "&", "lt": "<", "gt": ">"}
-# Characters a YAML document may not hold as they are (YAML 1.2, c-printable).
-_NOT_YAML_PRINTABLE = re.compile(
-    "[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
-)
+
+
+@lru_cache(maxsize=1)
+def _not_yaml_printable() -> re.Pattern[str]:
+    """Characters a YAML document may not hold as they are (YAML 1.2, c-printable). Compiled on
+    first use: the class of ranges takes milliseconds to compile, paid by every run otherwise."""
+    return re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def _read_back(match: re.Match[str]) -> str:
@@ -139,7 +142,7 @@ def frontmatter_value(value: Any) -> str:
     so a text already escaped by `cell` is read back first."""
     text = _WRITTEN.sub(_read_back, folded(str(value)).strip())
     quoted = json.dumps(text, ensure_ascii=False)
-    return _NOT_YAML_PRINTABLE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", quoted)
+    return _not_yaml_printable().sub(lambda m: f"\\u{ord(m.group(0)):04x}", quoted)
 
 
 def _flags(scope: str, anchor_id: str, names: tuple[str, ...]) -> str:

@@ -1,0 +1,95 @@
+"""What a command imports: start-up is most of a warm run, so a command loads only what it uses.
+
+A `check` whose inputs are all in the cache reads no YAML, compiles no template and reads no
+source; `export` renders nothing; the command line alone loads none of them. Each run is a
+fresh interpreter, as a user's is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from helpers import copy_project
+
+_RUN = """
+import json, sys
+from argmatrix.cli.main import main
+code = main(sys.argv[1:]) if sys.argv[1:] else 0
+print(json.dumps([code, sorted(sys.modules)]))
+"""
+
+# Libraries and parts of argmatrix that a run whose every input is cached never needs.
+HEAVY = (
+    "yaml",
+    "jinja2",
+    "markdown_it",
+    "html.parser",
+    "argmatrix._runtime.yamlparse",
+    "argmatrix.loaders.static",
+    "argmatrix.pagetables",
+    "argmatrix.render.views",
+    "argmatrix.render.environment",
+    "argmatrix.checks.fix",
+)
+
+
+def _modules(root: Path, cache: Path, *argv: str) -> tuple[int, set[str]]:
+    done = subprocess.run(
+        [sys.executable, "-c", _RUN, *argv],
+        cwd=root,
+        env={**os.environ, "ARGMATRIX_CACHE_DIR": str(cache)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    code, modules = json.loads(done.stdout.splitlines()[-1])
+    return code, set(modules)
+
+
+def _loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in modules for n in names if m == n or m.startswith(n + "."))
+
+
+def test_a_warm_check_loads_no_parser_renderer_or_page_reader(tmp_path: Path) -> None:
+    root, cache = copy_project(tmp_path), tmp_path / "cache"
+    code, cold = _modules(root, cache, "generate")
+    assert code == 0
+    assert {"yaml", "jinja2", "argmatrix.loaders.static.reader"} <= cold  # the first run reads
+    code, warm = _modules(root, cache, "check")
+    assert code == 0
+    assert _loaded(warm, HEAVY) == []
+
+
+def test_an_edited_configuration_is_read_again(tmp_path: Path) -> None:
+    """The configuration comes from the cache only while its content is the same."""
+    root, cache = copy_project(tmp_path), tmp_path / "cache"
+    assert _modules(root, cache, "generate")[0] == 0
+    assert _modules(root, cache, "check")[0] == 0
+    config = root / "argmatrix.yaml"
+    config.write_text(
+        config.read_text().replace(
+            "output: reference/npu_variants.md", "output: reference/npu_variants.md\n    title: New"
+        )
+    )
+    code, modules = _modules(root, cache, "check")
+    assert "yaml" in modules
+    assert code == 1  # the page's new title: the page on disk is stale
+
+
+def test_export_renders_nothing(tmp_path: Path) -> None:
+    root = copy_project(tmp_path)
+    code, modules = _modules(root, tmp_path / "cache", "export")
+    assert code == 0
+    assert (
+        _loaded(modules, ("jinja2", "argmatrix.render.environment", "argmatrix.pagetables")) == []
+    )
+
+
+def test_the_command_line_alone_loads_none_of_them(tmp_path: Path) -> None:
+    code, modules = _modules(tmp_path, tmp_path / "cache")
+    assert code == 0
+    assert _loaded(modules, HEAVY) == []
