@@ -113,6 +113,8 @@ def test_sphinx_w_fails_on_a_value_kept_as_source_text(tmp_path: Path) -> None:
     result = sphinx_build(docs, tmp_path / "html")
     assert result.returncode != 0
     assert HELP in result.stderr and BIND_TO not in result.stderr
+    # said at the generated page that shows the argument
+    assert f"{docs / 'args.md'}: WARNING: argmatrix: " in result.stderr, result.stderr
     (docs / "conf.py").write_text(
         (docs / "conf.py").read_text() + 'suppress_warnings = ["argmatrix.registry"]\n',
         encoding="utf-8",

@@ -109,16 +109,25 @@ def _resolve_config_path(app: Sphinx, config: SphinxConfig) -> None:
     init_locale(locale_dirs, config.language, CATALOG)
 
 
-def _registry_warning(text: str) -> None:
+def _registry_warning(text: str, docname: str | None = None) -> None:
     """A diagnostic of the registry that reaches a page (a value kept as source text): a Sphinx
-    warning, so `sphinx-build -W` fails on it (`suppress_warnings = ["argmatrix.registry"]`
-    accepts it)."""
-    logger.warning("argmatrix: %s", printable(text), type="argmatrix", subtype="registry")
+    warning at the generated page that shows it, so `sphinx-build -W` fails on it
+    (`suppress_warnings = ["argmatrix.registry"]` accepts it)."""
+    logger.warning(
+        "argmatrix: %s",
+        printable(text),
+        type="argmatrix",
+        subtype="registry",
+        location=docname,
+    )
 
 
-def _load(path: str) -> Project:
+def _load(path: str, warnings: list[str] | None = None) -> Project:
+    """The project; its registry's warnings logged at once, or kept in `warnings` (to be logged
+    at the page that shows them)."""
+    warn = warnings.append if warnings is not None else _registry_warning
     try:
-        project = load_engine_project(Path(path), warn=_registry_warning)
+        project = load_engine_project(Path(path), warn=warn)
     except ArgmatrixError as error:
         _stop([str(problem) for problem in error.problems])
     _PROJECTS[path] = project
@@ -140,7 +149,8 @@ def generate_pages(app: Sphinx) -> None:
     path = _config_path(app.config)
     if path is None:
         return
-    project = _load(path)  # afresh on every build: the registry may have changed
+    warnings: list[str] = []
+    project = _load(path, warnings)  # afresh on every build: the registry may have changed
     srcdir = Path(app.srcdir).resolve()
     _PLATFORM_DOCS.clear()
     try:
@@ -168,6 +178,24 @@ def generate_pages(app: Sphinx) -> None:
         _stop([str(problem) for problem in error.problems])
     for written_path in written:
         logger.info("argmatrix: wrote %s", written_path.relative_to(srcdir))
+    # A server-arguments page shows every argument: the registry's warnings are said there.
+    shown_at = [
+        page.path.resolve().relative_to(srcdir).with_suffix("").as_posix()
+        for page in pages
+        if page.spec.platform is None
+    ]
+    _PENDING[:] = [(text, shown_at[0] if shown_at else None) for text in warnings]
+
+
+# The registry's warnings of this build and the page each is said at: logged once Sphinx has
+# found the documents (`env-before-read-docs`), so the page is named by its own file.
+_PENDING: list[tuple[str, str | None]] = []
+
+
+def log_registry_warnings(app: Sphinx, env: object, docnames: list[str]) -> None:
+    for text, docname in _PENDING:
+        _registry_warning(text, docname)
+    _PENDING.clear()
 
 
 def _read(path: Path) -> str | None:
@@ -400,6 +428,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", _resolve_config_path)
     app.connect("builder-inited", generate_pages)
     app.connect("builder-inited", _add_stylesheet)
+    app.connect("env-before-read-docs", log_registry_warnings)
     return {
         "version": __version__,
         "env_version": 1,
