@@ -419,7 +419,10 @@ def _is_own_module(node: ast.expr, modules: set[str]) -> bool:
         return node.id in modules
     return (
         isinstance(node, ast.Subscript)
-        and ast.unparse(node.value) == "sys.modules"
+        and isinstance(node.value, ast.Attribute)
+        and node.value.attr == "modules"
+        and isinstance(node.value.value, ast.Name)
+        and node.value.value.id == "sys"
         and isinstance(node.slice, ast.Name)
         and node.slice.id == "__name__"
     )
