@@ -238,6 +238,14 @@ def test_a_large_helper_called_in_a_loop(tmp_path: Path) -> None:
     )
 
 
+def test_a_large_closure_handed_on_in_a_loop(tmp_path: Path) -> None:
+    # Whether a local function reaches the parser is found by walking it: at every call it is
+    # handed to code static reading does not follow, within the budget.
+    closure = "def more():\n" + "".join(f"    v{i} = parser\n" for i in range(20_000))
+    body = closure + "while True:\n    os.register_at_fork(after_in_child=more)"
+    stopped(read_hostile(tmp_path, builder(body)), "budget exceeded")
+
+
 def test_a_large_module_refused_before_it_is_parsed(tmp_path: Path) -> None:
     # 1.3 million statements: Python's parser alone took 25 s, and it cannot be interrupted.
     line = stopped(read_hostile(tmp_path, "x = 1\n" * 1_300_000 + builder("pass")), "step budget")

@@ -256,7 +256,9 @@ def _reached(value: Any) -> list[Any]:
     if kind is BoundMethod:
         return [value.receiver]
     if kind in (FunctionRef, LambdaRef) and value.enclosing:
-        read = {n.id for n in ast.walk(value.node) if isinstance(n, ast.Name)}
+        nodes = list(ast.walk(value.node))
+        value.module.loader.budget.visit(len(nodes))  # a large closure handed on in a loop
+        read = {n.id for n in nodes if isinstance(n, ast.Name)}
         return [scope[name] for scope in value.enclosing for name in read if name in scope]
     return []
 

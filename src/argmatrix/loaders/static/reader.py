@@ -43,8 +43,8 @@ from argmatrix.loaders.static.recording import Recording
 from argmatrix.loaders.static.replay import new_parser
 from argmatrix.loaders.static.scripts import MAIN, main_function
 from argmatrix.loaders.static.source import (
+    AttributeWrites,
     SourceModule,
-    assigned_elsewhere,
     find_module_file,
     inside_search_folder,
 )
@@ -142,6 +142,8 @@ class StaticLoader:
         self._imports_run = False
         self._imports_seen = False  # the modules the target's module imports were looked for
         self._listed: dict[Path, frozenset[str]] = {}  # a package's folder: its module names
+        self._writes = AttributeWrites()  # `alias.NAME = v` of the modules loaded, by NAME
+        self._writes_seen = 0  # how many modules it has looked at
         # set_defaults(key=value kept as source text): parser, key, file, line, message; said
         # at the end of the read if the parser has an argument of that dest (`replay`).
         self.unknown_defaults: list[tuple[Any, str, str, int | None, str]] = []
@@ -299,8 +301,10 @@ class StaticLoader:
         if not self._imports_seen and self.target is not None and self.target.tree is not None:
             self._imports_seen = True
             self._load_imported_modules(self.target)
-        loaded = [m for m in self.modules.values() if m is not None and m.name != module]
-        return assigned_elsewhere(loaded, module, name)
+        if len(self.modules) != self._writes_seen:
+            self._writes_seen = len(self.modules)
+            self._writes.add([m for m in self.modules.values() if m is not None])
+        return self._writes.why(module, name)
 
     def _load_imported_modules(self, target: SourceModule) -> None:
         """The modules of the package the target's module imports (`import pkg.patches`,

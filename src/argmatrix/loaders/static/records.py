@@ -266,10 +266,18 @@ def declared_fields(
     if found is not None and found[0] is cls.node:
         return found[1]  # type: ignore[no-any-return]
     kind = record_kind(it, cls)
+    lineage = field_lineage(cls, 0)
+    if hints and all(
+        _declares_fields(it, owner, kind) and not (kind == "struct" and _keyword_only(owner))
+        for owner in lineage
+    ):
+        result = declared_fields(it, cls)  # every base's annotations are fields, in order
+        cache[key] = (cls.node, result)
+        return result
     missing = Modeled(MISSING_OF.get(kind or "dataclass", "dataclasses.MISSING"))
     fields: dict[str, tuple[FieldInfo, Any]] = {}
     keywords: set[str] = set()  # a Struct's keyword-only fields, which msgspec puts last
-    for owner in field_lineage(cls, 0):
+    for owner in lineage:
         if not hints and not _declares_fields(it, owner, kind):
             continue
         keyword_only = not hints and kind == "struct" and _keyword_only(owner)

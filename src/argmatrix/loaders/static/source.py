@@ -122,6 +122,7 @@ _STAR_IMPORT = re.compile(r"\bimport[ \t\\\r\n]*\*")
 _NAMESPACE_WRITE = re.compile(
     r"\b(?:globals|vars)\s*\(\s*\)\s*(?:\[|\.\s*update\b)|\bsys\s*\.\s*modules\s*\[\s*__name__"
 )
+_SETATTR = re.compile(r"\bsetattr\s*\(")
 # `alias.NAME = v` (or `alias.sub.NAME += v`) at the start of a line: the top level.
 _TOP_ATTRIBUTE_WRITE = re.compile(
     r"^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\.([A-Za-z_]\w*)[ \t]*(?:[-+*/%|&^@]|//|\*\*|<<|>>)?=(?!=)",
@@ -454,12 +455,15 @@ class SourceModule:
         if self._dynamic is None:
             self._dynamic = {}
             text = self.text
-            if (
-                "globals()" in text or "vars()" in text or "sys.modules[__name__" in text
-            ) and _NAMESPACE_WRITE.search(text) is not None:
-                self.parse()
-                assert self.tree is not None
-                self._dynamic = namespace_writes(self.tree)
+            if "globals()" in text or "vars()" in text or "sys.modules[__name__" in text:
+                starts = [m.start() for m in _NAMESPACE_WRITE.finditer(text)]
+                if starts:
+                    starts += [m.start() for m in _SETATTR.finditer(text)]
+                    self.parse()
+                    assert self.tree is not None
+                    lines = {text.count("\n", 0, start) + 1 for start in starts}
+                    self.loader.budget.visit(len(lines))
+                    self._dynamic = namespace_writes(self.tree, lines)
         line = self._dynamic.get(name, self._dynamic.get("*"))
         if line is None:
             return None
@@ -472,11 +476,14 @@ class SourceModule:
         """`alias.NAME = v` at the top level of this module, as (alias path, name, line): a
         name of another module this one rebinds when it is imported (`consts.PORT = 9000`)."""
         if self._assigned is None:
-            self._assigned = [
-                (m.group(1), m.group(2), self.text.count("\n", 0, m.start()) + 1)
-                for m in _TOP_ATTRIBUTE_WRITE.finditer(self.text)
-            ]
             self.loader.budget.work(len(self.text))
+            found: list[tuple[str, str, int]] = []
+            line, counted = 1, 0
+            for match in _TOP_ATTRIBUTE_WRITE.finditer(self.text):
+                line += self.text.count("\n", counted, match.start())
+                counted = match.start()
+                found.append((match.group(1), match.group(2), line))
+            self._assigned = found
         return self._assigned
 
     def imported_module(self, path: str) -> str | None:
@@ -647,19 +654,32 @@ class SourceModule:
         return self._filled
 
 
-def assigned_elsewhere(modules: list[SourceModule], module: str, name: str) -> str | None:
-    """Why `module.name` may hold another value than its module gives it: a module the read
-    has loaded assigns it at its top level (`consts.PORT = 9000`, in the target's module or one
-    it imports), which Python runs when that module is imported. Modules the read never
-    loaded are not looked at."""
-    for other in modules:
-        if other.is_stub:
-            continue
-        for path, attr, line in other.attribute_assignments():
-            if attr != name or other.imported_module(path) != module:
+class AttributeWrites:
+    """`alias.NAME = v` at the top level of the modules a read loaded, by NAME (see
+    `SourceModule.attribute_assignments`), indexed as modules are loaded: a name read is
+    looked up once, not against every module."""
+
+    def __init__(self) -> None:
+        self.by_name: dict[str, list[tuple[SourceModule, str, int]]] = {}
+        self.indexed: set[str] = set()
+
+    def add(self, modules: list[SourceModule]) -> None:
+        for other in modules:
+            if other.name in self.indexed or other.is_stub:
                 continue
-            return (
-                f"`{module}.{name}` is assigned again in {other.path.name} at line {line}, when"
-                " that module is imported; static reading does not follow that"
-            )
-    return None
+            self.indexed.add(other.name)
+            for path, attr, line in other.attribute_assignments():
+                self.by_name.setdefault(attr, []).append((other, path, line))
+
+    def why(self, module: str, name: str) -> str | None:
+        """Why `module.name` may hold another value than its module gives it: a module the
+        read has loaded assigns it at its top level (`consts.PORT = 9000`, in the target's
+        module or one it imports), which Python runs when that module is imported. Modules
+        the read never loaded are not looked at."""
+        for other, path, line in self.by_name.get(name, ()):
+            if other.name != module and other.imported_module(path) == module:
+                return (
+                    f"`{module}.{name}` is assigned again in {other.path.name} at line {line},"
+                    " when that module is imported; static reading does not follow that"
+                )
+        return None

@@ -350,10 +350,12 @@ def function_start(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
     return min([node.lineno, *(d.lineno for d in node.decorator_list)])
 
 
-def namespace_writes(tree: ast.Module) -> dict[str, int]:
+def namespace_writes(tree: ast.Module, lines: set[int]) -> dict[str, int]:
     """Names a module binds through its namespace, with the line: `globals()["X"] = v`,
     `vars()["X"] = v`, `setattr(sys.modules[__name__], "X", v)` (directly, or through a name
     bound to `sys.modules[__name__]`); "*" for a key not written out or `globals().update(...)`.
+    Only the top-level statements holding one of `lines` (where the text may write the
+    namespace) are walked.
     """
     # A module's `__getattr__` is called only for names the module does not bind: what it
     # caches in `globals()` (a lazy re-export) never changes a name the module gives a value.
@@ -361,6 +363,9 @@ def namespace_writes(tree: ast.Module) -> dict[str, int]:
         statement
         for statement in tree.body
         if not (isinstance(statement, FUNCTION) and statement.name == "__getattr__")
+        and any(
+            statement.lineno <= line <= (statement.end_lineno or statement.lineno) for line in lines
+        )
     ]
     nodes = [node for statement in body for node in ast.walk(statement)]
     modules = {"sys.modules"}
@@ -419,7 +424,10 @@ def _is_own_module(node: ast.expr, modules: set[str]) -> bool:
         return node.id in modules
     return (
         isinstance(node, ast.Subscript)
-        and ast.unparse(node.value) == "sys.modules"
+        and isinstance(node.value, ast.Attribute)
+        and node.value.attr == "modules"
+        and isinstance(node.value.value, ast.Name)
+        and node.value.value.id == "sys"
         and isinstance(node.slice, ast.Name)
         and node.slice.id == "__name__"
     )
