@@ -332,6 +332,13 @@ def test_a_flag_on_a_platform_page_leads_to_its_server_arguments_row(
             "return a && [a.textContent, a.href];"
         )
         assert link is not None, "no flag links to the Server Arguments page"
+        # A reason in the status column is a status: the badge of "not applicable".
+        status = browser.execute_script(
+            "const td = document.getElementById('--quantization-param-path').closest('tr')"
+            ".querySelector('td.am-support .am-badge');"
+            "return td && [td.className, td.textContent];"
+        )
+        assert status == ["am-badge am-text-badge am-not-applicable", "– Special for GPU"]
         flag, href = link
         assert href == f"{url}reference/server_arguments/#{flag}"
         browser.get(href)

@@ -166,11 +166,49 @@
     });
   }
 
+  // A status page's "Server supported" cells are text: a status ("Planned"), the variants that
+  // support the argument ("A2, A3"), or a reason ("Special for GPU": not applicable). With the
+  // platform's variants (a hidden marker the page carries), each becomes the badge of its status,
+  // with the symbols of the matrix (STATUS_ICONS in argmatrix/model/platform.py).
+  var STATUS_OF_LABEL = {"Supported": "supported", "Experimental": "experimental",
+    "Planned": "planned", "Not supported": "unsupported", "Not applicable": "not-applicable",
+    "Unverified": "unverified", "Not classified": "unclassified"};
+  var ICONS = {"supported": "\u2713", "experimental": "\u25d0", "planned": "\u25f7",
+    "unsupported": "\u2717", "not-applicable": "\u2013", "unverified": "?",
+    "unclassified": "\u25cb"};
+
+  function statusOfText(text, variants) {
+    if (STATUS_OF_LABEL.hasOwnProperty(text)) return STATUS_OF_LABEL[text];
+    if (/^Experimental \(.*\)$/.test(text)) return "experimental";
+    var named = text.split(",").map(function (name) { return name.trim(); });
+    var all = named.every(function (name) { return variants.indexOf(name) !== -1; });
+    return all ? "supported" : "not-applicable";
+  }
+
+  function badgeStatusCells() {
+    var marker = document.querySelector("[data-am-variants]");
+    if (!marker) return;
+    var variants = marker.textContent.split(",").map(function (name) { return name.trim(); })
+      .filter(Boolean);
+    document.querySelectorAll("table[data-am-arguments] td.am-support").forEach(function (cell) {
+      if (cell.children.length || cell.getAttribute("data-am-label") !== "Server supported") return;
+      var text = cell.textContent.trim();
+      if (!text) return;
+      var status = statusOfText(text, variants);
+      var badge = document.createElement("span");
+      badge.className = "am-badge am-text-badge am-" + status;
+      badge.textContent = ICONS[status] + " " + text;
+      cell.textContent = "";
+      cell.appendChild(badge);
+    });
+  }
+
   function init() {
     initReasons();
     markProseColumns();
     markArgumentTables();
     linkFlags();
+    badgeStatusCells();
     arrangeArgumentTables();
     initFilter();
   }
