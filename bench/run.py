@@ -59,9 +59,9 @@ command, cwd = json.loads(sys.argv[1]), sys.argv[2]
 start = time.perf_counter()
 done = subprocess.run(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 wall = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-print(json.dumps([wall, peak, done.returncode, done.stdout.decode()[-400:],
-                  done.stderr.decode()[-400:]]))
+used = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps([wall, used.ru_maxrss / 1024, done.returncode, done.stdout.decode()[-400:],
+                  done.stderr.decode()[-400:], used.ru_utime + used.ru_stime]))
 """
 
 # Times only the registry extraction inside one process (imports of the registry included).
@@ -80,6 +80,7 @@ class Figure:
     seconds: float
     peak_mb: float
     stdout: str = ""
+    cpu: float = 0.0  # processor seconds of the command (and of any process it waited for)
 
 
 def run(command: list[str], cwd: Path = ROOT, env: dict[str, str] | None = None) -> Figure:
@@ -91,10 +92,10 @@ def run(command: list[str], cwd: Path = ROOT, env: dict[str, str] | None = None)
         env=environment,
         check=True,
     ).stdout
-    wall, peak, code, stdout, stderr = json.loads(out)
+    wall, peak, code, stdout, stderr, cpu = json.loads(out)
     if code not in (0, 1):
         raise SystemExit(f"{' '.join(command)} failed ({code}):\n{stdout}\n{stderr}")
-    return Figure(wall, peak, stdout)
+    return Figure(wall, peak, stdout, cpu)
 
 
 def median(
@@ -279,12 +280,13 @@ def scale_section(rounds: int = SCALE_ROUNDS) -> Section:
     lines = [
         f"## Scale: synthetic registries, {PLATFORMS} platform manifests, every page",
         "",
-        "| arguments | generate, cold | check after it | generate + check, cold | generate, warm"
-        " | check, warm | peak memory |",
+        "| arguments | generate, cold | check after it | generate + check, cold (processor)"
+        " | generate, warm | check, warm | peak memory |",
         "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     started = load()
     totals: dict[int, float] = {}
+    processor: dict[int, float] = {}
     with tempfile.TemporaryDirectory(prefix="argmatrix-bench-scale-") as folder:
         projects = {
             size: write_project(Path(folder) / str(size), size, PLATFORMS) for size in SCALES
@@ -306,36 +308,46 @@ def scale_section(rounds: int = SCALE_ROUNDS) -> Section:
         for size in SCALES:
             total = statistics.median(g.seconds + c.seconds for g, c in runs[size])
             totals[size] = total
+            processor[size] = statistics.median(g.cpu + c.cpu for g, c in runs[size])
             peak = max(f.peak_mb for pair in runs[size] + warm[size] for f in pair)
             lines.append(
                 f"| {size:,} | {statistics.median(g.seconds for g, _ in runs[size]):.2f} s |"
-                f" {statistics.median(c.seconds for _, c in runs[size]):.2f} s | {total:.2f} s |"
+                f" {statistics.median(c.seconds for _, c in runs[size]):.2f} s | {total:.2f} s"
+                f" ({processor[size]:.2f} s) |"
                 f" {statistics.median(g.seconds for g, _ in warm[size]):.2f} s |"
                 f" {statistics.median(c.seconds for _, c in warm[size]):.2f} s | {peak:.0f} MB |"
             )
     small, middle_size, large = SCALES
-    growth = [(totals[b] - totals[a]) / (b - a) * 1000 for a, b in itertools.pairwise(SCALES)]
-    doubling = totals[large] / totals[middle_size]
+    # Linearity in processor time: the wall time of a run grows with whatever else the machine
+    # does meanwhile, which changes from one size to the next.
+    growth = [(processor[b] - processor[a]) / (b - a) * 1000 for a, b in itertools.pairwise(SCALES)]
+    steepening = growth[1] / growth[0]
+    doubling = processor[large] / processor[middle_size]
     lines += [
         "",
         f"Median of {rounds} rounds, the sizes interleaved; load average {started} at the start,"
         f' {load()} at the end. "Cold": an empty cache folder, so every source file is parsed,',
         "every manifest read by PyYAML and every page rendered, then `check` runs in the cache",
         '`generate` filled (a CI job that runs both). "Warm": inputs unchanged since an earlier',
-        "run, so the parsed registry, manifests and pages are reused. One process does the work.",
+        "run, so the parsed registry, manifests and pages are reused. One process does the work,",
+        "so its processor time is its wall time on an idle machine; on a shared one the wall time",
+        "grows with the load and the processor time does not.",
         "",
-        f"Growth of cold generate + check per 1,000 added arguments: {growth[0]:.3f} s from"
-        f" {small:,} to {middle_size:,}, {growth[1]:.3f} s from {middle_size:,} to {large:,}"
-        " (a cost growing with the square of the size would make the second about 2.5× the"
-        f" first); {large:,} arguments take {doubling:.2f}× the time of {middle_size:,}.",
+        f"Growth of cold generate + check in processor time per 1,000 added arguments:"
+        f" {growth[0]:.3f} s from {small:,} to {middle_size:,}, {growth[1]:.3f} s from"
+        f" {middle_size:,} to {large:,} ({steepening:.2f}×; a cost growing with the square of the"
+        f" size would make it about 2.5×); {large:,} arguments take {doubling:.2f}× the processor"
+        f" time of {middle_size:,}.",
         "",
     ]
     targets = [
         f"| {large:,} arguments, {PLATFORMS} manifests: generate + check, cold,"
-        f" < {SCALE_LIMIT_SECONDS:g} s | {totals[large]:.2f} s |"
-        f" {met(totals[large] < SCALE_LIMIT_SECONDS)} |",
-        f"| linear: {large:,} arguments take at most twice the time of {middle_size:,} |"
-        f" {doubling:.2f}× | {met(doubling <= 2.0)} |",
+        f" < {SCALE_LIMIT_SECONDS:g} s of processor time (the wall time of an idle machine:"
+        f" one process) | {processor[large]:.2f} s ({totals[large]:.2f} s wall) |"
+        f" {met(processor[large] < SCALE_LIMIT_SECONDS)} |",
+        f"| linear: the cost of 1,000 more arguments from {middle_size:,} to {large:,} at most"
+        f" 1.5× that from {small:,} to {middle_size:,} (quadratic: 2.5×) | {steepening:.2f}× |"
+        f" {met(steepening <= 1.5)} |",
     ]
     return Section(lines, targets)
 
