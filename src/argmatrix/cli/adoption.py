@@ -163,6 +163,7 @@ def _register_history(commands: Commands) -> None:
         " ordered by the version in their names; read before any --release.",
     )
     history.add_argument(
+        "-o",
         "--output",
         metavar="FILE",
         help="Write the facts file here (default: standard output).",
