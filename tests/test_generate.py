@@ -29,7 +29,7 @@ def _with_a_gone_flag(tmp_path: Path) -> Path:
 def test_generate_tells_each_unfitting_entry_then_writes_every_page(tmp_path: Path) -> None:
     root = _with_a_gone_flag(tmp_path)
     told: list[Finding] = []
-    written = generate(load_project(SourceOptions(), cwd=root), warn=told.append)
+    written = generate(load_project(SourceOptions(), cwd=root), warn=told.append).written
     docs = (root / "docs").resolve()
     assert written == [docs / page for page in PAGES]
     assert all(path.is_file() for path in written)

@@ -8,16 +8,25 @@ interrupted run leaves every page as it was.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-from argmatrix._runtime.writer import write_all
+from argmatrix._runtime.writer import write_changed
 from argmatrix.errors import ArgmatrixError
 from argmatrix.model.findings import Finding
 from argmatrix.project import Project
 
 
-def generate(project: Project, warn: Callable[[Finding], None]) -> list[Path]:
-    """Write every configured page; the paths written, in the configuration's order.
+@dataclass(frozen=True)
+class Generated:
+    """What `generate` did with each page, in the configuration's order."""
+
+    written: list[Path]
+    unchanged: list[Path]  # already as generated: left alone, their modification time too
+
+
+def generate(project: Project, warn: Callable[[Finding], None]) -> Generated:
+    """Write every configured page that differs from what is on disk.
 
     The findings of the manifests (entries that do not fit the registry) go to `warn` before
     any page is rendered: they stop no page, and `check` reports them with their severity."""
@@ -32,6 +41,7 @@ def generate(project: Project, warn: Callable[[Finding], None]) -> list[Path]:
         for finding in resolved.findings:
             warn(finding)
     pages = project.pages()
-    return write_all(
+    written, unchanged = write_changed(
         ((page.path, page.text) for page in pages), state_dir=config.project, inside=config.docs_dir
     )
+    return Generated(written, unchanged)

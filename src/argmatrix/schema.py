@@ -409,6 +409,11 @@ FINDINGS_SCHEMA: dict[str, Any] = {
             "line": {"type": ["integer", "null"], "minimum": 1},
             "fix": {"type": ["string", "null"]},
             "diff": {"type": "string"},
+            "regions": {
+                "description": "A stale page: the line on disk where each changed region starts.",
+                "type": "array",
+                "items": {"type": "integer", "minimum": 1},
+            },
         },
     },
 }

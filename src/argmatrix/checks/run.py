@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from argmatrix._runtime.writer import hold_lock, repair
 from argmatrix.checks.compatibility import compatibility_findings
 from argmatrix.checks.coverage import coverage_findings
-from argmatrix.checks.drift import stale_page, unclassified
+from argmatrix.checks.drift import PageDiff, stale_page, unclassified
 from argmatrix.checks.fix import Fix, fix_project
 from argmatrix.checks.prose import dead_flags
 from argmatrix.model.findings import Finding
@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # rendering (and Jinja2) is imported when a page is rendered
 @dataclass(frozen=True)
 class Report:
     findings: tuple[Finding, ...]
-    diffs: dict[int, str]  # index of a stale-page finding -> its unified diff
+    diffs: dict[int, PageDiff]  # index of a stale-page finding -> how the page differs
 
     @property
     def failed(self) -> bool:
@@ -50,13 +50,14 @@ def check(project: Project, pages: list[RenderedPage], fix: Fix | None = None) -
 
 def run_checks(project: Project, pages: list[RenderedPage]) -> Report:
     findings: list[Finding] = []
-    diffs: dict[int, str] = {}
+    diffs: dict[int, PageDiff] = {}
     for page in pages:
         if not page.spec.committed:
             continue
         finding, diff = stale_page(page)
         if finding is not None:
-            diffs[len(findings)] = diff
+            if diff is not None:
+                diffs[len(findings)] = diff
             findings.append(finding)
     for resolved in project.resolved.values():
         findings.extend(resolved.findings)
@@ -77,10 +78,10 @@ def _not_also_in(dead: list[Finding], coverage: list[Finding]) -> list[Finding]:
 
 
 def apply_severity(
-    findings: list[Finding], diffs: dict[int, str], configured: dict[str, str]
+    findings: list[Finding], diffs: dict[int, PageDiff], configured: dict[str, str]
 ) -> Report:
     kept: list[Finding] = []
-    kept_diffs: dict[int, str] = {}
+    kept_diffs: dict[int, PageDiff] = {}
     for index, finding in enumerate(findings):
         level = configured.get(finding.kind)
         if level == "off":

@@ -44,9 +44,20 @@ def _generate(args: argparse.Namespace) -> int:
     from argmatrix.project import load_project
 
     project = load_project(source_options(args))
-    for path in generate(project, warn=_say_warning):
+    done = generate(project, warn=_say_warning)
+    for path in done.written:
         print(printable(f"wrote {_relative(path)}"))
+    if done.unchanged:
+        print(printable(unchanged_line([_relative(path) for path in done.unchanged])))
     return EXIT_OK
+
+
+def unchanged_line(pages: list[str], shown: int = 5) -> str:
+    """One line for the pages `generate` left alone: `unchanged: 2 pages (a.md, b.md)`."""
+    names = ", ".join(pages[:shown]) + (
+        f", and {len(pages) - shown} more" if len(pages) > shown else ""
+    )
+    return f"unchanged: {len(pages)} page{'s' if len(pages) != 1 else ''} ({names})"
 
 
 def _say_warning(finding: Finding) -> None:

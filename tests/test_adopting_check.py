@@ -1,0 +1,111 @@
+"""What a maintainer adopting argmatrix meets in CI (issue 23): `check --format github` marks
+every changed region of a stale page and shows its diff; every format names files alike;
+`generate` writes only the pages that changed."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from helpers import copy_project, run_cli_in_process
+
+PAGE = Path("docs/reference/server_arguments.md")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = copy_project(tmp_path)
+    assert run_cli_in_process("generate", cwd=root).code == 0
+    return root
+
+
+def _edit_lines(page: Path, numbers: tuple[int, ...]) -> None:
+    lines = page.read_text(encoding="utf-8").splitlines(keepends=True)
+    for number in numbers:
+        lines[number - 1] = f"edited by hand {number}\n"
+    page.write_text("".join(lines), encoding="utf-8")
+
+
+# ------------------------------------------------------------------ point 7: GitHub output
+
+
+def test_github_output_marks_each_changed_region_at_its_line(project: Path) -> None:
+    page = project / PAGE
+    last = len(page.read_text(encoding="utf-8").splitlines())
+    assert last > 20
+    _edit_lines(page, (3, last - 1))
+    result = run_cli_in_process("check", "--format", "github", cwd=project)
+    assert result.code == 1
+    annotations = [line for line in result.out.splitlines() if "stale-page" in line]
+    assert annotations == [
+        f"::error file={PAGE},line=3,title=argmatrix stale-page::generated page differs from"
+        " what generate would write now (region 1 of 2) (run 'argmatrix generate' (or"
+        " 'argmatrix check --fix'))",
+        f"::error file={PAGE},line={last - 1},title=argmatrix stale-page::generated page differs"
+        " from what generate would write now (region 2 of 2) (run 'argmatrix generate' (or"
+        " 'argmatrix check --fix'))",
+    ]
+
+
+def test_github_output_folds_the_diff_in_a_group(project: Path) -> None:
+    _edit_lines(project / PAGE, (3,))
+    out = run_cli_in_process("check", "--format", "github", cwd=project).out.splitlines()
+    start = out.index(f"::group::argmatrix: diff of {PAGE}")
+    end = out.index("::endgroup::", start)
+    diff = [line.strip() for line in out[start + 1 : end]]
+    assert "-edited by hand 3" in diff
+    assert any(line.startswith("@@ -1,") for line in diff)
+    assert sum(line.startswith("::error") and "stale-page" in line for line in out) == 1
+
+
+def test_a_page_changed_in_one_place_is_one_annotation(project: Path) -> None:
+    _edit_lines(project / PAGE, (5, 7))  # closer than the diff's context: one region
+    out = run_cli_in_process("check", "--format", "github", cwd=project).out
+    stale = [line for line in out.splitlines() if "stale-page" in line]
+    assert len(stale) == 1 and ",line=5," in stale[0] and "region" not in stale[0]
+
+
+def test_every_format_names_files_alike(project: Path) -> None:
+    _edit_lines(project / PAGE, (3, 30))
+    manifest = project / "capabilities" / "npu.yaml"
+    manifest.write_text(manifest.read_text() + "  --shedule-policy: planned\n")
+    text = run_cli_in_process("check", cwd=project).out
+    github = run_cli_in_process("check", "--format", "github", cwd=project).out
+    found = json.loads(run_cli_in_process("check", "--format", "json", cwd=project).out)
+    files = {f["file"] for f in found}
+    assert files == {str(PAGE), os.path.join("capabilities", "npu.yaml")}
+    for file in files:
+        assert f"{file}:" in text and f"file={file}," in github
+    stale = next(f for f in found if f["kind"] == "stale-page")
+    assert stale["regions"] == [3, 30] and stale["line"] == 3
+
+
+# ------------------------------------------------------------------ point 8: generate
+
+
+def test_generate_writes_only_the_pages_that_changed(project: Path) -> None:
+    pages = sorted((project / "docs" / "reference").glob("*.md"))
+    assert len(pages) == 3
+    past = 1_000_000_000  # 2001: a time no write leaves
+    for page in pages:
+        os.utime(page, (past, past))
+    again = run_cli_in_process("generate", cwd=project)
+    assert again.code == 0, again.err
+    assert again.out.splitlines() == [
+        "unchanged: 3 pages (docs/reference/server_arguments.md, docs/reference/npu.md,"
+        " docs/reference/npu_variants.md)"
+    ]
+    assert all(page.stat().st_mtime == past for page in pages)
+
+    _edit_lines(project / PAGE, (3,))
+    third = run_cli_in_process("generate", cwd=project)
+    assert third.out.splitlines() == [
+        f"wrote {PAGE}",
+        "unchanged: 2 pages (docs/reference/npu.md, docs/reference/npu_variants.md)",
+    ]
+    assert (project / PAGE).stat().st_mtime != past
+    assert "edited by hand" not in (project / PAGE).read_text(encoding="utf-8")
+    assert run_cli_in_process("check", cwd=project).code == 0
