@@ -109,3 +109,49 @@ def test_generate_writes_only_the_pages_that_changed(project: Path) -> None:
     assert (project / PAGE).stat().st_mtime != past
     assert "edited by hand" not in (project / PAGE).read_text(encoding="utf-8")
     assert run_cli_in_process("check", cwd=project).code == 0
+
+
+# ------------------------------------------------------------------ point 9: one finding, one wording
+
+
+def _misspell(project: Path) -> Path:
+    """A misspelled section and flag in the manifest (`Scheduling`, `--schedule-policy`)."""
+    manifest = project / "capabilities" / "npu.yaml"
+    text = manifest.read_text(encoding="utf-8")
+    assert "  Model: supported\n" in text and "--schedule-policy: planned" in text
+    text = text.replace("  Model: supported\n", "  Model: supported\n  Schduling: supported\n")
+    manifest.write_text(text.replace("--schedule-policy:", "--shedule-policy:"), encoding="utf-8")
+    return manifest
+
+
+def test_generate_and_check_say_a_misspelling_alike(project: Path) -> None:
+    _misspell(project)
+    before = {p: p.read_bytes() for p in (project / "docs").rglob("*.md")}
+    generated = run_cli_in_process("generate", cwd=project)
+    checked = run_cli_in_process("check", cwd=project)
+    lines = [line for line in checked.out.splitlines() if "stale-manifest-entry" in line]
+    assert [line for line in lines if "did you mean" in line] == lines
+    assert any("did you mean 'Scheduling'?" in line for line in lines)
+    assert any("did you mean --schedule-policy?" in line for line in lines)
+    # generate says the very same lines, and an error stops it before anything is written
+    assert generated.err.splitlines()[:-1] == lines
+    assert generated.code == 1 and "nothing written" in generated.err.splitlines()[-1]
+    assert generated.out == ""
+    assert {p: p.read_bytes() for p in (project / "docs").rglob("*.md")} == before
+
+
+@pytest.mark.parametrize("level", ["warning", "off"])
+def test_one_severity_setting_for_generate_and_check(project: Path, level: str) -> None:
+    _misspell(project)
+    config = project / "argmatrix.yaml"
+    config.write_text(
+        config.read_text() + f"checks:\n  severity: {{stale-manifest-entry: {level}}}\n"
+    )
+    generated = run_cli_in_process("generate", cwd=project)
+    checked = run_cli_in_process("check", cwd=project)
+    assert generated.code == 0 and checked.code == 0, (generated, checked)
+    said = [line for line in generated.err.splitlines() if "stale-manifest-entry" in line]
+    reported = [line for line in checked.out.splitlines() if "stale-manifest-entry" in line]
+    assert said == reported
+    assert len(said) == (2 if level == "warning" else 0)
+    assert all(f"{level}[stale-manifest-entry]" in line for line in said)

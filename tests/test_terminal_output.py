@@ -137,6 +137,11 @@ def _hostile_project(tmp_path: Path) -> Path:
 
 def test_check_output_in_every_format_is_safe(tmp_path: Path) -> None:
     root = _hostile_project(tmp_path)
+    stopped = run_cli_in_process("generate", cwd=root)  # the manifest's errors stop it
+    assert stopped.code == 1, stopped
+    _safe_output(stopped.err)
+    assert "--gone\\x1b]0;pwned\\x07 is not an argument" in stopped.err
+    append_to(root / "argmatrix.yaml", "checks:\n  severity: {stale-manifest-entry: warning}\n")
     generated = run_cli_in_process("generate", cwd=root)
     assert generated.code == 0, generated
     _safe_output(generated.out)

@@ -8,7 +8,7 @@ killed run left, and with `--fix` writing first (`checks/fix.py`), then checking
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from argmatrix._runtime.writer import hold_lock, repair
@@ -17,7 +17,7 @@ from argmatrix.checks.coverage import coverage_findings
 from argmatrix.checks.drift import PageDiff, stale_page, unclassified
 from argmatrix.checks.fix import Fix, fix_project
 from argmatrix.checks.prose import dead_flags
-from argmatrix.model.findings import Finding
+from argmatrix.model.findings import Finding, with_severity
 from argmatrix.project import Project
 
 if TYPE_CHECKING:  # rendering (and Jinja2) is imported when a page is rendered
@@ -82,12 +82,10 @@ def apply_severity(
 ) -> Report:
     kept: list[Finding] = []
     kept_diffs: dict[int, PageDiff] = {}
-    for index, finding in enumerate(findings):
-        level = configured.get(finding.kind)
-        if level == "off":
+    for index, given in enumerate(findings):
+        finding = with_severity(given, configured)
+        if finding is None:
             continue
-        if level is not None:
-            finding = replace(finding, severity=level)
         if index in diffs:
             kept_diffs[len(kept)] = diffs[index]
         kept.append(finding)

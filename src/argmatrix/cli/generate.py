@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from argmatrix.cli.common import EXIT_OK, source_options, warn
+from argmatrix.cli.common import EXIT_FINDINGS, EXIT_OK, source_options
 from argmatrix.errors import printable
 
 if TYPE_CHECKING:
@@ -44,7 +44,18 @@ def _generate(args: argparse.Namespace) -> int:
     from argmatrix.project import load_project
 
     project = load_project(source_options(args))
-    done = generate(project, warn=_say_warning)
+    done = generate(project, warn=_say_finding)
+    if done.stopped_by:
+        kinds = sorted({finding.kind for finding in done.stopped_by})
+        print(
+            printable(
+                f"argmatrix generate: nothing written: {len(done.stopped_by)} error(s) in the"
+                " manifests (fix: correct them, or publish anyway with checks.severity:"
+                f" {{{kinds[0]}: warning}} in argmatrix.yaml)"
+            ),
+            file=sys.stderr,
+        )
+        return EXIT_FINDINGS
     for path in done.written:
         print(printable(f"wrote {_relative(path)}"))
     if done.unchanged:
@@ -60,10 +71,11 @@ def unchanged_line(pages: list[str], shown: int = 5) -> str:
     return f"unchanged: {len(pages)} page{'s' if len(pages) != 1 else ''} ({names})"
 
 
-def _say_warning(finding: Finding) -> None:
-    """A manifest entry that does not fit the registry: a warning, as no page depends on it."""
-    where = f"{finding.file}:{finding.line}: " if finding.file else ""
-    warn(f"{where}{finding.message}")
+def _say_finding(finding: Finding) -> None:
+    """A manifest entry that does not fit the registry, on stderr as `check` words it."""
+    from argmatrix.checks.report import text_line
+
+    print(text_line(finding), file=sys.stderr, flush=True)
 
 
 def _relative(path: Path) -> str:
