@@ -129,3 +129,31 @@ def test_history_reads_a_registry_reached_through_subcommands(tmp_path: Path) ->
         {"release": "2.0", "value": 9000},
     ]
     assert "--dataset" not in {a["name"] for a in data["arguments"]}  # bench's, not serve's
+
+
+# ------------------------------------------------------------------ point 17: help and titles
+
+
+def test_schema_help_names_every_schema_it_prints() -> None:
+    helped = run_cli_in_process("schema", "--help")
+    assert helped.code == 0
+    for kind in ("manifest", "config", "findings"):
+        printed = run_cli_in_process("schema", kind)
+        assert printed.code == 0 and json.loads(printed.out)
+        assert f"'{kind}'" in " ".join(helped.out.split())
+
+
+def test_a_platforms_two_pages_get_two_titles(tmp_path: Path) -> None:
+    from helpers import copy_project
+
+    root = copy_project(tmp_path)
+    assert run_cli_in_process("generate", cwd=root).code == 0
+    reference = root / "docs" / "reference"
+    titles = {
+        page.name: page.read_text(encoding="utf-8").splitlines()[0]
+        for page in (reference / "npu.md", reference / "npu_variants.md")
+    }
+    assert titles == {
+        "npu.md": "# Support Features on Example NPU",
+        "npu_variants.md": "# Support Features on Example NPU by variant",
+    }

@@ -26,15 +26,17 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
 
     schema = commands.add_parser(
         "schema",
-        help="Print a JSON Schema (capability manifest by default).",
-        description="Print the JSON Schema of a capability manifest, so editors can validate it.",
+        help="Print a JSON Schema: of a manifest (the default), argmatrix.yaml or findings.",
+        description="Print one JSON Schema, so editors and tools can validate what argmatrix"
+        " reads and writes: 'manifest' (a capability manifest, the default), 'config'"
+        " (argmatrix.yaml) or 'findings' (what 'check --format json' prints).",
     )
     schema.add_argument(
         "kind",
         nargs="?",
         default="manifest",
         choices=("manifest", "config", "findings"),
-        help="Which schema to print.",
+        help="Which schema to print: manifest, config or findings (default: manifest).",
     )
     schema.set_defaults(handler=_schema)
 

@@ -346,7 +346,7 @@ def support_page(
                 )
             )
     return SupportPage(
-        title=cell(title or f"Support Features on {platform.platform.title}"),
+        title=cell(title or default_support_title(platform.platform.title, layout)),
         platform=platform.platform.name,
         variants=tuple(cell(v) for v in variants),
         layout=layout,
@@ -357,6 +357,14 @@ def support_page(
         description=platform.platform.description,
         counts=dict(sorted(counts.items())),
     )
+
+
+def default_support_title(platform_title: str, layout: str) -> str:
+    """A support page's title when its page gives none. The variants layout says so, so a
+    platform's two pages (by status and by variant) do not share one title in a site's
+    navigation."""
+    suffix = " by variant" if layout == "variants" else ""
+    return f"Support Features on {platform_title}{suffix}"
 
 
 def page_context(
