@@ -157,3 +157,49 @@ def test_a_platforms_two_pages_get_two_titles(tmp_path: Path) -> None:
         "npu.md": "# Support Features on Example NPU",
         "npu_variants.md": "# Support Features on Example NPU by variant",
     }
+
+
+# ------------------------------------------------------------------ point 11: converters
+
+
+CONVERTERS = """
+import argparse
+import json
+
+
+def _parse(x):
+    return int(x)
+
+
+def build_parser():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--overrides", type={overrides}, default=None)
+    parser.add_argument("--quant-policy", type=_parse, default=0)
+    return parser
+"""
+
+
+def test_converters_read_as_what_they_accept(tmp_path: Path) -> None:
+    for name, overrides in (("old_cli", "str"), ("new_cli", "json.loads")):
+        source = CONVERTERS.replace("{overrides}", overrides)
+        (tmp_path / f"{name}.py").write_text(source, encoding="utf-8")
+    diff = run_cli_in_process(
+        "diff", "old_cli:build_parser", "new_cli:build_parser", "--static", cwd=tmp_path
+    )
+    assert diff.code == 0, diff.err
+    assert "- `--overrides`: type `str` → `JSON` (converter `str` → `loads`)" in diff.out
+
+    (tmp_path / "argmatrix.yaml").write_text(
+        "registry: {target: 'new_cli:build_parser', mode: static}\n"
+        "docs_dir: docs\n"
+        "pages:\n  - {template: server_arguments.md.j2, output: args.md}\n",
+        encoding="utf-8",
+    )
+    assert run_cli_in_process("generate", cwd=tmp_path).code == 0
+    page = (tmp_path / "docs" / "args.md").read_text(encoding="utf-8")
+    assert "Type: JSON" in page and "Type: value" in page  # `_parse` cannot be known
+    config = tmp_path / "argmatrix.yaml"
+    config.write_text(config.read_text() + "types: {_parse: int or policy name}\n")
+    assert run_cli_in_process("generate", cwd=tmp_path).code == 0
+    page = (tmp_path / "docs" / "args.md").read_text(encoding="utf-8")
+    assert "Type: int or policy name" in page and "Type: value" not in page

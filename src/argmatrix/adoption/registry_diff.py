@@ -24,7 +24,7 @@ from argmatrix.loaders.modes import LOADERS, Mode, guess_mode
 from argmatrix.loaders.target import split_subcommands
 from argmatrix.model.pairing import flatten, pair_arguments, same_value, snapshot_form
 from argmatrix.model.registry import Argument, Registry, python_value
-from argmatrix.model.values import value_text
+from argmatrix.model.values import readable_type, value_text
 from argmatrix.render.formats.markdown import cell, code
 
 FIELDS = ("flags", "default", "choices", "type", "nargs", "action", "required", "deprecated")
@@ -278,13 +278,13 @@ def diff_markdown(diff: RegistryDiff, heading: str = "##") -> str:
         items = [(p, c) for p in diff.changed for c in p.changes if c.field == name]
         if items:
             lines += ["", f"{sub} {FIELD_TITLES[name]}", ""]
-            lines += [f"- {code(p.new.name)}: {_change_text(c)}" for p, c in items]
+            lines += [f"- {code(p.new.name)}: {_change_text(c, p)}" for p, c in items]
     return "\n".join(lines) + "\n"
 
 
 def _rename_text(paired: Paired) -> str:
     """`--old` → `--new`; what else changed — or, for a new destination only, `--flag`: that."""
-    changes = [_change_text(c) for c in paired.changes]
+    changes = [_change_text(c, paired) for c in paired.changes]
     if paired.old.name == paired.new.name:
         return f"{code(paired.new.name)}: " + "; ".join(changes)
     return "; ".join([f"{code(paired.old.name)} → {code(paired.new.name)}", *changes])
@@ -305,7 +305,9 @@ def _value(json_form: Any) -> str:
     return code(value_text(python_value(json_form)))
 
 
-def _change_text(change: FieldChange) -> str:
+def _change_text(change: FieldChange, paired: Paired) -> str:
+    if change.field == "type":
+        return _type_change(paired.old, paired.new)
     if change.field == "choices" and isinstance(change.old, list) and isinstance(change.new, list):
         return _set_change(change.old, change.new, "choices")
     if change.field == "flags":
@@ -317,6 +319,17 @@ def _change_text(change: FieldChange) -> str:
     if change.field == "default":
         return f"default {_value(change.old)} → {_value(change.new)}"
     return f"{change.field} {_describe(change.old)} → {_describe(change.new)}"
+
+
+def _type_change(old: Argument, new: Argument) -> str:
+    """A changed converter, as what each side accepts (`str` → `JSON`), never a converter's
+    bare name (`loads`, `_parse`) alone; the converters are named too when that says more."""
+    before, after = readable_type(old), readable_type(new)
+    text = f"type {code(before)} → {code(after)}"
+    converters = (old.type or "str", new.type or "str")
+    if converters != (before, after):
+        text += f" (converter {code(converters[0])} → {code(converters[1])})"
+    return text
 
 
 def _describe(json_form: Any) -> str:
