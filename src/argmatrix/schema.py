@@ -336,6 +336,17 @@ CONFIG_SCHEMA: dict[str, Any] = {
                                 "description": "How the page is read; mdx reads JSX"
                                 " comments and expressions. Default: mdx for an .mdx page.",
                             },
+                            "compare": {
+                                "type": "object",
+                                "additionalProperties": False,
+                                "properties": {
+                                    name: {"type": "boolean"}
+                                    for name in ("defaults", "options", "types")
+                                },
+                                "description": "Which values of each row are compared with"
+                                " the registry, as `argmatrix audit` compares them (each true"
+                                " when left out): wrong-default, wrong-options, wrong-type.",
+                            },
                         },
                     },
                 },

@@ -8,6 +8,7 @@ killed run left, and with `--fix` writing first (`checks/fix.py`), then checking
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -34,7 +35,17 @@ class Report:
         return any(f.severity == "error" for f in self.findings)
 
 
-def check(project: Project, pages: list[RenderedPage], fix: Fix | None = None) -> Report:
+# Findings a layer above the checks adds (the coverage check's value comparisons, made by
+# `adoption.audit`, which reads hand-written pages): the command line hands it in.
+MoreFindings = Callable[[Project], list[Finding]]
+
+
+def check(
+    project: Project,
+    pages: list[RenderedPage],
+    fix: Fix | None = None,
+    more: MoreFindings | None = None,
+) -> Report:
     """The findings of `argmatrix check` (with `fix`, of `check --fix` once it has written).
 
     Under the writers' lock: a `generate` running meanwhile is seen before or after, never
@@ -45,10 +56,12 @@ def check(project: Project, pages: list[RenderedPage], fix: Fix | None = None) -
             repair(config.project, config.docs_dir, {page.path.parent for page in pages})
         if fix is not None:
             project = fix_project(project, pages, fix)
-        return run_checks(project, pages)
+        return run_checks(project, pages, more)
 
 
-def run_checks(project: Project, pages: list[RenderedPage]) -> Report:
+def run_checks(
+    project: Project, pages: list[RenderedPage], more: MoreFindings | None = None
+) -> Report:
     findings: list[Finding] = []
     diffs: dict[int, PageDiff] = {}
     for page in pages:
@@ -66,6 +79,8 @@ def run_checks(project: Project, pages: list[RenderedPage]) -> Report:
     coverage = coverage_findings(project)
     findings.extend(_not_also_in(dead_flags(project, generated), coverage))
     findings.extend(coverage)
+    if more is not None:
+        findings.extend(more(project))
     findings.extend(compatibility_findings(project))
     return apply_severity(findings, diffs, project.config.severity)
 

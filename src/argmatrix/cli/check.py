@@ -14,6 +14,8 @@ from argmatrix.errors import printable
 if TYPE_CHECKING:
     from argmatrix.checks.fix import Fixed
     from argmatrix.cli.common import Commands
+    from argmatrix.model.findings import Finding
+    from argmatrix.project import Project
 
 
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:
@@ -49,9 +51,19 @@ def _check(args: argparse.Namespace) -> int:
     options = source_options(args)
     project = load_project(options)
     fix = Fix(wrote=_say_fixed, options=options) if args.fix else None
-    report = check(project, project.pages(), fix)
+    report = check(project, project.pages(), fix, more=_coverage_values)
     emit(report, args.format, sys.stdout)
     return EXIT_FINDINGS if report.failed else EXIT_OK
+
+
+def _coverage_values(project: Project) -> list[Finding]:
+    """The coverage check's comparison of values (`checks.coverage`'s `compare:`), read by
+    `audit`'s reader of hand-written pages; nothing is imported without a coverage page."""
+    if not project.config.coverage:
+        return []
+    from argmatrix.adoption.audit import coverage_value_findings
+
+    return coverage_value_findings(project)
 
 
 def _say_fixed(fixed: Fixed) -> None:
