@@ -155,3 +155,76 @@ def test_one_severity_setting_for_generate_and_check(project: Path, level: str) 
     assert said == reported
     assert len(said) == (2 if level == "warning" else 0)
     assert all(f"{level}[stale-manifest-entry]" in line for line in said)
+
+
+# ------------------------------------------------------------------ point 5: review: needed
+
+
+def test_what_import_could_not_know_stays_unreviewed_until_a_person_edits_it(
+    project: Path,
+) -> None:
+    from helpers import FIXTURE_PAGES, line_of
+
+    manifest = project / "capabilities" / "npu.yaml"
+    imported = run_cli_in_process(
+        "import", str(FIXTURE_PAGES / "npu_marks.md"), "--platform", "npu", "-o", str(manifest),
+        cwd=project,
+    )  # fmt: skip
+    assert imported.code == 0, imported.err
+    text = manifest.read_text(encoding="utf-8")
+    # a reason the page never gave, and a default the page says otherwise than the registry
+    # (which `audit` of the same page calls a wrong default)
+    assert "  --port: {status: unsupported, reason: marked unsupported on the imported page," \
+        " review: needed}\n" in text  # fmt: skip
+    assert "  --page-size: {status: supported, default: 128, review: needed}\n" in text
+    audit = run_cli_in_process("audit", str(FIXTURE_PAGES / "npu_marks.md"), cwd=project)
+    assert "error[wrong-default]: --page-size" in audit.out
+
+    generated = run_cli_in_process("generate", cwd=project)
+    assert generated.code == 0, generated.err
+    page = (project / "docs" / "reference" / "npu.md").read_text(encoding="utf-8")
+    assert (
+        "### marked unsupported on the imported page (not reviewed: imported, to be checked)"
+        in page
+    )
+    assert (
+        "| `--page-size` | `128` | Type: int | V1, V2 | Not reviewed: imported, to be checked |"
+        in page
+    )
+
+    checked = run_cli_in_process("check", cwd=project)
+    assert checked.code == 1
+    found = [line for line in checked.out.splitlines() if "needs-review" in line]
+    assert found == [
+        f"capabilities/npu.yaml:{line_of(manifest, '--port:')}: error[needs-review]: --port"
+        " (argument entry, unsupported) was imported and is not reviewed (check the entry"
+        " against the platform, correct it, and delete its 'review: needed')",
+        f"capabilities/npu.yaml:{line_of(manifest, '--page-size:')}: error[needs-review]:"
+        " --page-size (argument entry, supported) was imported and is not reviewed (check the"
+        " entry against the platform, correct it, and delete its 'review: needed')",
+    ]
+    # A person reviews both: a real reason, the default confirmed; the marks go.
+    manifest.write_text(
+        text.replace("reason: marked unsupported on the imported page, review: needed", "reason: Needs the GPU server")
+        .replace("default: 128, review: needed", "default: 128"),
+        encoding="utf-8",
+    )  # fmt: skip
+    assert run_cli_in_process("generate", cwd=project).code == 0
+    checked = run_cli_in_process("check", cwd=project)
+    assert checked.code == 0, checked.out
+    assert "review" not in (project / "docs" / "reference" / "npu.md").read_text().lower()
+
+
+def test_review_takes_only_needed(project: Path) -> None:
+    from helpers import line_of, one_error_line
+
+    manifest = project / "capabilities" / "npu.yaml"
+    manifest.write_text(
+        manifest.read_text().replace("--log-format: experimental", "--log-format: {status: experimental, review: done}")
+    )  # fmt: skip
+    result = run_cli_in_process("check", cwd=project)
+    one_error_line(
+        result,
+        f"npu.yaml:{line_of(manifest, 'review: done')}:",
+        "--log-format: 'review' can only be 'needed', not 'done'",
+    )

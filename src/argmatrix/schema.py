@@ -61,6 +61,12 @@ def _entry(keys: tuple[str, ...]) -> dict[str, Any]:
             "description": "The default is computed at run time on this platform: a short"
             " text said instead of the value (not with 'default').",
         },
+        "review": {
+            "enum": ["needed"],
+            "description": "Written by `argmatrix import` where it could not know: pages say"
+            " the entry is not reviewed and `check` reports it (needs-review) until a person"
+            " checks it and deletes the key.",
+        },
     }
     return {
         "oneOf": [

@@ -80,6 +80,29 @@ def changed_regions(old: list[str], new: list[str]) -> tuple[int, ...]:
     return tuple(lines) or (1,)
 
 
+def unreviewed(project: Project, name: str) -> list[Finding]:
+    """Entries marked `review: needed` (what `argmatrix import` could not know): one finding
+    each, until a person checks the entry and deletes the key."""
+    platform = project.resolved[name].platform
+    found = []
+    for kind, entries in (("section", platform.sections), ("argument", platform.arguments)):
+        for key, entry in entries.items():
+            if entry.review:
+                found.append(
+                    Finding(
+                        "needs-review",
+                        f"{key} ({kind} entry, {entry.status}) was imported and is not reviewed",
+                        flag=key if kind == "argument" else None,
+                        platform=name,
+                        file=platform.file,
+                        line=entry.line,
+                        fix="check the entry against the platform, correct it, and delete its"
+                        " 'review: needed'",
+                    )
+                )
+    return found
+
+
 def unclassified(project: Project, name: str) -> list[Finding]:
     resolved = project.resolved[name]
     platform = resolved.platform

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from argmatrix._runtime.writer import hold_lock, repair
 from argmatrix.checks.compatibility import compatibility_findings
 from argmatrix.checks.coverage import coverage_findings
-from argmatrix.checks.drift import PageDiff, stale_page, unclassified
+from argmatrix.checks.drift import PageDiff, stale_page, unclassified, unreviewed
 from argmatrix.checks.fix import Fix, fix_project
 from argmatrix.checks.prose import dead_flags
 from argmatrix.model.findings import Finding, with_severity
@@ -75,6 +75,7 @@ def run_checks(
     for resolved in project.resolved.values():
         findings.extend(resolved.findings)
         findings.extend(unclassified(project, resolved.platform.name))
+        findings.extend(unreviewed(project, resolved.platform.name))
     generated = {page.path.resolve() for page in pages if not page.spec.inplace}
     coverage = coverage_findings(project)
     findings.extend(_not_also_in(dead_flags(project, generated), coverage))

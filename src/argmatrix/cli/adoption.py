@@ -57,7 +57,9 @@ def _register_import(commands: Commands, common: argparse.ArgumentParser) -> Non
         description="Turn a hand-written platform support page into a capability manifest:"
         " support marks become statuses, option lists become 'options' subsets, differing"
         " defaults become platform defaults. Flags the registry does not have are left out and"
-        " reported on stderr.",
+        " reported on stderr. What the page cannot tell (a reason it does not give, a default"
+        " it gives otherwise than the registry) is marked 'review: needed', which 'check'"
+        " reports until a person checks the entry and deletes the key.",
     )
     imports.add_argument("page", metavar="PAGE", help="The support page to import.")
     imports.add_argument(

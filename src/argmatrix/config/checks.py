@@ -37,6 +37,8 @@ CHECK_KINDS = (
     "rejected-value",
     "new-required-argument",
     "stale-accept-entry",
+    # An entry `argmatrix import` marked `review: needed` that no person has checked yet.
+    "needs-review",
     # The coverage check's comparison of a row's values (`compare:`), in `argmatrix audit`'s words.
     "wrong-default",
     "wrong-options",

@@ -254,6 +254,10 @@ def variant_marks(resolved: Resolved, variants: tuple[str, ...]) -> tuple[str, .
     return tuple(marks)
 
 
+# What a page says of an entry marked `review: needed` (imported; no person has checked it).
+NOT_REVIEWED = "Not reviewed: imported, to be checked"
+
+
 def _platform_cells(
     resolved: Resolved, variants: tuple[str, ...], layout: str, fmt: OutputFormat
 ) -> tuple[str, tuple[str, ...], str, str]:
@@ -261,6 +265,8 @@ def _platform_cells(
     notes = [resolved.note] if resolved.note else []
     if layout == "variants" and resolved.reason:
         notes.insert(0, resolved.reason)  # no status column to carry the reason
+    if resolved.review:
+        notes.append(NOT_REVIEWED)
     prose = fmt.FILTERS["prose"]
     return (
         fmt.status_cell(resolved, variants),
@@ -330,13 +336,22 @@ def support_page(
         for base in bases:
             resolved = by_argument[base.argument.name]
             counts[resolved.status] = counts.get(resolved.status, 0) + 1
-            key = (resolved.status, resolved.variants, resolved.note, resolved.reason)
+            key = (
+                resolved.status,
+                resolved.variants,
+                resolved.note,
+                resolved.reason,
+                resolved.review,
+            )
             extra = platform_cells.get(key)
             if extra is None:
                 extra = platform_cells[key] = _platform_cells(resolved, variants, layout, fmt)
             row = _support_row(base, resolved, extra, fmt)
             if layout != "variants" and resolved.status == "unsupported":
-                groups.setdefault(resolved.reason or "", []).append(row)
+                reason = resolved.reason or ""
+                if resolved.review:
+                    reason = f"{reason} ({NOT_REVIEWED.lower()})" if reason else NOT_REVIEWED
+                groups.setdefault(reason, []).append(row)
             else:
                 rows.append(row)
         if rows:
