@@ -203,3 +203,78 @@ def test_converters_read_as_what_they_accept(tmp_path: Path) -> None:
     assert run_cli_in_process("generate", cwd=tmp_path).code == 0
     page = (tmp_path / "docs" / "args.md").read_text(encoding="utf-8")
     assert "Type: int or policy name" in page and "Type: value" not in page
+
+
+# ------------------------------------------------------------------ point 10: section titles
+
+
+GROUPS = """
+import argparse
+
+
+def build_parser():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("model", help="The model.")
+    parser.add_argument("--port", type=int, default=8000)
+    cache = parser.add_argument_group("Cache")
+    cache.add_argument("--cache-size", type=int, default=1)
+    lora = parser.add_argument_group("LoRA")
+    lora.add_argument("--lora-path", default=None)
+    return parser
+"""
+
+
+def _headings(page: Path) -> list[str]:
+    return [line for line in page.read_text(encoding="utf-8").splitlines() if line.startswith("#")]
+
+
+def test_section_titles_rename_order_and_merge_sections(tmp_path: Path) -> None:
+    (tmp_path / "groups_cli.py").write_text(GROUPS, encoding="utf-8")
+    config = tmp_path / "argmatrix.yaml"
+    config.write_text(
+        "registry: {target: 'groups_cli:build_parser', mode: static}\n"
+        "docs_dir: docs\n"
+        "pages:\n  - {template: server_arguments.md.j2, output: args.md}\n",
+        encoding="utf-8",
+    )
+    page = tmp_path / "docs" / "args.md"
+    assert run_cli_in_process("generate", cwd=tmp_path).code == 0
+    options = next(h for h in _headings(page) if h.startswith("## ") and "option" in h)
+    assert _headings(page)[1:] == ["## positional arguments", options, "## Cache", "## LoRA"]
+
+    config.write_text(
+        config.read_text()
+        + "section_titles:\n"
+        + "  LoRA: Adapters\n"
+        + "  positional arguments: Model and server\n"
+        + f"  {options[3:]}: Model and server\n",
+        encoding="utf-8",
+    )
+    assert run_cli_in_process("generate", cwd=tmp_path).code == 0
+    assert _headings(page)[1:] == ["## Adapters", "## Model and server", "## Cache"]
+    text = page.read_text(encoding="utf-8")
+    merged = text[text.index("## Model and server") : text.index("## Cache")]
+    assert merged.index("`model`") < merged.index("`--port`")
+    assert run_cli_in_process("check", cwd=tmp_path).code == 0
+
+
+def test_a_misspelled_section_title_is_one_located_error(tmp_path: Path) -> None:
+    from helpers import line_of, one_error_line
+
+    (tmp_path / "groups_cli.py").write_text(GROUPS, encoding="utf-8")
+    config = tmp_path / "argmatrix.yaml"
+    config.write_text(
+        "registry: {target: 'groups_cli:build_parser', mode: static}\n"
+        "docs_dir: docs\n"
+        "pages:\n  - {template: server_arguments.md.j2, output: args.md}\n"
+        "section_titles:\n  Cahce: Caching\n",
+        encoding="utf-8",
+    )
+    for command in ("generate", "check"):
+        result = run_cli_in_process(command, cwd=tmp_path)
+        one_error_line(
+            result,
+            f"argmatrix.yaml:{line_of(config, 'Cahce')}:",
+            "section_titles: 'Cahce' is not a section of the registry (fix: did you mean 'Cache'?)",
+        )
+    assert not (tmp_path / "docs" / "args.md").exists()

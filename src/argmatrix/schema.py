@@ -397,6 +397,13 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "description": "Flag -> a short text said instead of a default computed at run"
             " time ('chosen from GPU memory at start-up').",
         },
+        "section_titles": {
+            "type": "object",
+            "additionalProperties": {"type": "string", "minLength": 1},
+            "description": "Registry section -> its title on the pages ('options: Server"
+            " options'), in the order the pages show them, before the sections not named;"
+            " sections given one title are merged into one.",
+        },
     },
 }
 assert set(CONFIG_SCHEMA["properties"]["registry"]["properties"]) == set(REGISTRY_KEYS)

@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 from argmatrix._runtime.yamlfile import line_of
 from argmatrix.config.fields import _shown, _unknown_keys
 from argmatrix.errors import ArgmatrixError, Problem, has_control
+from argmatrix.model.findings import closest
 from argmatrix.model.registry import Argument, Registry
 
 ENVIRONMENT_KEYS = ("keyword", "prefix", "arguments")
@@ -61,6 +62,9 @@ class Display:
     environment: Environment = field(default_factory=Environment)
     types: dict[str, str] = field(default_factory=dict)
     computed: tuple[Named, ...] = ()
+    # `section_titles:`: a registry section -> its title on the pages, in the order the pages
+    # show them (before the sections not named); sections given one title are merged.
+    section_titles: tuple[Named, ...] = ()
 
     @property
     def has_environment(self) -> bool:
@@ -90,11 +94,32 @@ class Display:
                 found[argument.name] = entry.text
             return found
 
+        self._check_section_titles(registry, where)
         return DisplayFacts(
             self,
             by_name(self.environment.arguments, "environment: arguments"),
             by_name(self.computed, "computed_defaults"),
         )
+
+    def _check_section_titles(self, registry: Registry, where: str) -> None:
+        """Every section `section_titles:` names is a section of the registry (or of one of
+        its subcommands): a misspelled one would silently leave the page as it was."""
+        known = list(dict.fromkeys(s for each in _registries(registry) for s in each.sections))
+        for entry in self.section_titles:
+            if entry.flag not in known:
+                near = closest(entry.flag, known)
+                raise ArgmatrixError.at(
+                    f"section_titles: {entry.flag!r} is not a section of the registry",
+                    file=where,
+                    line=entry.line,
+                    fix=f"did you mean {near!r}?"
+                    if near
+                    else f"name one of its sections ({', '.join(known[:10])})",
+                )
+
+    def section_title(self) -> dict[str, str]:
+        """`section_titles:` as a mapping, in its order."""
+        return {entry.flag: entry.text for entry in self.section_titles}
 
 
 class DisplayFacts(NamedTuple):
@@ -127,6 +152,7 @@ def _display(data: dict[str, Any], where: str, problems: list[Problem]) -> Displ
         _environment(data.get("environment"), line_of(data, "environment"), where, problems),
         {n.flag: n.text for n in _texts(data, "types", "converter", where, problems)},
         _texts(data, "computed_defaults", "flag", where, problems),
+        _texts(data, "section_titles", "section", where, problems),
     )
 
 
@@ -185,6 +211,8 @@ def _texts(
     example = f"'{key}: {{--mem-fraction-static: chosen at start-up}}'"
     if key == "types":
         example = "'types: {str2bool: bool}'"
+    if key == "section_titles":
+        example = "'section_titles: {options: Server options}'"
     if not isinstance(value, dict):
         problems.append(
             Problem(

@@ -30,6 +30,7 @@ TOP_KEYS = (
     "environment",
     "types",
     "computed_defaults",
+    "section_titles",
     "stability",
 )
 

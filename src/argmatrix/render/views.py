@@ -124,7 +124,8 @@ class Cells:
     def sections(self, registry: Registry) -> dict[str, list[Argument]]:
         cached = self._sections.get(id(registry))
         if cached is None or cached[0] is not registry:
-            cached = self._sections[id(registry)] = (registry, by_section(registry))
+            titles = self.display.display.section_title() if self.display is not None else None
+            cached = self._sections[id(registry)] = (registry, by_section(registry, titles))
         return cached[1]
 
     def section_rows(self, registry: Registry) -> dict[str, list[Row]]:
@@ -162,8 +163,22 @@ class Cells:
         return row
 
 
-def by_section(registry: Registry) -> dict[str, list[Argument]]:
-    """Visible arguments per section, in registry order."""
+def by_section(
+    registry: Registry, titles: Mapping[str, str] | None = None
+) -> dict[str, list[Argument]]:
+    """Visible arguments per section, in registry order; with `titles` (`section_titles:`),
+    the sections it names first, in its order and under its titles (sections given one title
+    are one: the first one's arguments, then the next one's), then the others as they were."""
+    sections = _by_registry_section(registry)
+    if not titles:
+        return sections
+    shown: dict[str, list[Argument]] = {title: [] for title in titles.values()}
+    for title, arguments in sections.items():
+        shown.setdefault(titles.get(title, title), []).extend(arguments)
+    return shown
+
+
+def _by_registry_section(registry: Registry) -> dict[str, list[Argument]]:
     sections: dict[str, list[Argument]] = {title: [] for title in registry.sections}
     for argument in registry.arguments:
         if not argument.hidden:
