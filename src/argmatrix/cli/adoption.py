@@ -83,7 +83,8 @@ def _register_diff(commands: Commands) -> None:
     diff = commands.add_parser(
         "diff",
         help="Show what changed between two registries.",
-        description="Compare two registries (snapshot .json files, or module:callable targets)"
+        description="Compare two registries (snapshot .json files, or module:callable targets,"
+        " followed by the subcommands that lead to the registry: 'pkg.cli:run serve')"
         " and report added, removed and renamed arguments and changed defaults, choices, types,"
         " nargs and actions, as a Markdown release-notes section or JSON.",
     )
@@ -107,16 +108,17 @@ def _register_diff(commands: Commands) -> None:
         metavar="DIR",
         action="append",
         default=None,
-        help="Read OLD's modules from this folder only (repeatable; implies static"
-        " reading for OLD), e.g. a 'pip install --target' folder.",
+        help="Read OLD's modules from this folder, wheel or sdist only (repeatable; implies"
+        " static reading for OLD), e.g. a 'pip install --target' folder; an archive's sources"
+        " are copied out for the read, never installed.",
     )
     diff.add_argument(
         "--new-path",
         metavar="DIR",
         action="append",
         default=None,
-        help="Read NEW's modules from this folder only (repeatable; implies static"
-        " reading for NEW).",
+        help="Read NEW's modules from this folder, wheel or sdist only (repeatable; implies"
+        " static reading for NEW).",
     )
     diff.add_argument(
         "--old-label",
