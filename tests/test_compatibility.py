@@ -98,8 +98,9 @@ def kinds(found: list[dict[str, Any]]) -> list[tuple[str, str]]:
 
 
 def file_of(finding: dict[str, Any], root: Path) -> str:
-    """The finding's file relative to the project (JSON holds it absolute)."""
-    return Path(finding["file"]).resolve().relative_to(root.resolve()).as_posix()
+    """The finding's file relative to the project (JSON holds it relative to the folder
+    `check` ran in, the project's here)."""
+    return (root / finding["file"]).resolve().relative_to(root.resolve()).as_posix()
 
 
 def test_each_break_is_one_finding_at_the_line_that_changed(project: Path) -> None:

@@ -206,11 +206,14 @@ def test_any_alias_covers_an_argument_on_a_page_and_on_the_allowlist(root: Path)
         ("unregistered-row", "--tensor-parallel-sizes"),
         ("undocumented-flag", "--tp-size"),
     ]
+    # The row of --tp-size now names --debug-dump-folder: its values are the wrong argument's
+    # (the value comparisons say so: tests/test_coverage_values.py); its flags are the point here.
     replace_in(root / MD_PAGE, "| `--tensor-parallel-sizes` |", "| `--debug-dump-folder` |")
     replace_in(root / CONFIG, "[--debug-dump-folder, ", "[--tensor-parallel-size, ")
-    assert findings(root) == []
+    values = ("wrong-default", "wrong-options", "wrong-type")
+    assert [f for f in findings(root) if f["kind"] not in values] == []
     replace_in(root / CONFIG, "[--tensor-parallel-size, ", "[--tensor-parallel-size, --tp-size, ")
-    assert [f["message"] for f in findings(root)] == [
+    assert [f["message"] for f in findings(root) if f["kind"] not in values] == [
         "--tp-size is allow-listed twice for reference/server_arguments.md (as"
         " --tensor-parallel-size)"
     ]

@@ -418,7 +418,7 @@ def test_kill_9_at_any_step_leaves_pages_all_old_or_all_new(
 def test_the_repair_says_what_it_did(
     old_and_new: tuple[Path, tuple[bytes, ...], tuple[bytes, ...]],
 ) -> None:
-    root, _, new = old_and_new
+    root, old, new = old_and_new
     _run(root, "generate", env={"ARGMATRIX_TEST_KILL_AT": "moved:0"})
     repaired = _run(root, "generate")
     assert repaired.code == 0
@@ -426,6 +426,8 @@ def test_the_repair_says_what_it_did(
         "argmatrix: completed a write that was interrupted: moved the last 2 of 3 file(s) into"
         " place (.argmatrix.journal)\n" in repaired.err
     )
+    for page, text in zip(PAGES, old, strict=True):  # stale again: generate writes them all
+        (root / "docs" / page).write_bytes(text)
     _run(root, "generate", env={"ARGMATRIX_TEST_KILL_AT": "staged:1"})
     cleaned = _run(root, "generate")
     assert "argmatrix: removed 2 temporary file(s) left by an interrupted run\n" in cleaned.err

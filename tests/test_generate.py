@@ -20,16 +20,18 @@ PAGES = ("reference/server_arguments.md", "reference/npu.md", "reference/npu_var
 
 
 def _with_a_gone_flag(tmp_path: Path) -> Path:
-    """The fixture project, its manifest naming a flag the registry does not have."""
+    """The fixture project, its manifest naming a flag the registry does not have, which
+    `checks.severity` makes a warning (an error stops generate: tests/test_adopting_check.py)."""
     root = copy_project(tmp_path)
     append_to(root / "capabilities" / "npu.yaml", "  --gone-flag: supported\n")
+    append_to(root / "argmatrix.yaml", "checks:\n  severity: {stale-manifest-entry: warning}\n")
     return root
 
 
 def test_generate_tells_each_unfitting_entry_then_writes_every_page(tmp_path: Path) -> None:
     root = _with_a_gone_flag(tmp_path)
     told: list[Finding] = []
-    written = generate(load_project(SourceOptions(), cwd=root), warn=told.append)
+    written = generate(load_project(SourceOptions(), cwd=root), warn=told.append).written
     docs = (root / "docs").resolve()
     assert written == [docs / page for page in PAGES]
     assert all(path.is_file() for path in written)
@@ -44,9 +46,9 @@ def test_the_command_warns_on_stderr_and_names_each_page_written(tmp_path: Path)
     assert result.code == 0, result.err
     assert result.out.splitlines() == [f"wrote docs/{page}" for page in PAGES]
     manifest = root / "capabilities" / "npu.yaml"
-    where = f"{manifest}:{line_of(manifest, '--gone-flag')}: "
+    where = f"capabilities/npu.yaml:{line_of(manifest, '--gone-flag')}: "
     (warning,) = result.err.splitlines()
-    assert warning.startswith(f"argmatrix: warning: {where}") and "--gone-flag" in warning
+    assert warning.startswith(f"{where}warning[stale-manifest-entry]: --gone-flag"), warning
 
 
 def test_no_pages_configured_is_one_error_line(tmp_path: Path) -> None:

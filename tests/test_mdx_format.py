@@ -335,5 +335,6 @@ def test_support_page_keeps_its_shape_with_any_manifest_text(
     else:
         assert found[0].header[:4] == ["Argument", "Defaults", "Options", "Server supported"]
         assert shown(variant) in cells and shown(reason) in headings  # grouped by reason
-    expected_title = folded(f"Support Features on {shown(title or 'P')}")
+    by_variant = " by variant" if layout == "variants" else ""
+    expected_title = folded(f"Support Features on {shown(title or 'P')}{by_variant}")
     assert yaml.safe_load(frontmatter(tree) or "") == {"title": expected_title}

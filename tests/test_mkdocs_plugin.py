@@ -96,6 +96,25 @@ def test_a_stale_committed_page_fails_a_strict_build(project: Path) -> None:
     assert "argmatrix generate --config argmatrix.yaml" in result.output
 
 
+def test_a_missing_committed_page_is_named_missing_with_the_way_out(project: Path) -> None:
+    """Issue 23: a page left at the default `committed: true` whose file was never written is
+    said to be missing (not "out of date"), and `committed: false` is offered."""
+    config = project / "argmatrix.yaml"
+    config.write_text(
+        config.read_text().replace(
+            "output: reference/npu.md, platform: npu, committed: false",
+            "output: reference/npu.md, platform: npu",
+        ),
+        encoding="utf-8",
+    )
+    result = build(project)
+    assert result.code != 0
+    assert "npu.md is missing: the page is marked committed (the default)" in result.output
+    assert "set 'committed: false' on the page in argmatrix.yaml" in result.output
+    assert "out of date" not in result.output
+    assert result.docs_changed == ()
+
+
 def test_directives_expand_outside_code_and_stay_literal_inside_fences(project: Path) -> None:
     result = build(project)
     assert result.code == 0, result.output

@@ -141,7 +141,9 @@ def test_markdown_release_notes(snapshots: tuple[Path, Path]) -> None:
     assert "- `--enable-ep-moe` (Deprecated arguments)\n" in text
     assert "- `--sm-group-num`: default `3` → `8`\n" in text
     assert "- `--lora-backend`: default `triton` → `csgmv`\n" in text
-    assert "- `--preferred-sampling-params`: type `str` → `loads`\n" in text
+    assert (
+        "- `--preferred-sampling-params`: type `str` → `JSON` (converter `str` → `loads`)\n" in text
+    )
     headings = [line for line in text.splitlines() if line.startswith("### ")]
     assert headings[:2] == ["### Added", "### Removed"]
     again = run_cli_in_process(

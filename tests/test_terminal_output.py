@@ -36,12 +36,14 @@ UNSAFE = re.compile(
 
 def _safe_line(line: str, annotations: bool = False) -> None:
     """One line of output as a log shows it: no control character, no workflow command but
-    argmatrix's own annotations."""
+    argmatrix's own annotations and the group a stale page's diff is folded in."""
     assert UNSAFE.search(line) is None, line
     assert "##[" not in line, line
     stripped = line.lstrip()
     if stripped.startswith("::"):
-        assert annotations and re.match(r"::(error|warning) file=", stripped), line
+        assert annotations, line
+        assert line == stripped, line  # argmatrix's own, never indented like a diff line
+        assert re.match(r"::((error|warning) file=|group::argmatrix: diff of |endgroup::$)", line)
 
 
 def _safe_output(text: str, annotations: bool = False) -> None:
@@ -135,6 +137,11 @@ def _hostile_project(tmp_path: Path) -> Path:
 
 def test_check_output_in_every_format_is_safe(tmp_path: Path) -> None:
     root = _hostile_project(tmp_path)
+    stopped = run_cli_in_process("generate", cwd=root)  # the manifest's errors stop it
+    assert stopped.code == 1, stopped
+    _safe_output(stopped.err)
+    assert "--gone\\x1b]0;pwned\\x07 is not an argument" in stopped.err
+    append_to(root / "argmatrix.yaml", "checks:\n  severity: {stale-manifest-entry: warning}\n")
     generated = run_cli_in_process("generate", cwd=root)
     assert generated.code == 0, generated
     _safe_output(generated.out)
@@ -153,7 +160,8 @@ def test_check_output_in_every_format_is_safe(tmp_path: Path) -> None:
     github = run_cli_in_process("check", "--format", "github", cwd=root)
     assert github.code == 1
     _safe_output(github.out, annotations=True)
-    assert all(line.startswith(("::error ", "::warning ")) for line in github.out.splitlines())
+    assert "::group::argmatrix: diff of docs/reference/server_arguments.md" in github.out
+    assert "\\x1b[2J\\x1b]0;pwned\\x07 ::add-mask::x" in github.out  # the diff, escaped
 
     raw = run_cli_in_process("check", "--format", "json", cwd=root)
     assert raw.code == 1

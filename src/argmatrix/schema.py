@@ -62,6 +62,12 @@ def _entry(keys: tuple[str, ...]) -> dict[str, Any]:
             "description": "The default is computed at run time on this platform: a short"
             " text said instead of the value (not with 'default').",
         },
+        "review": {
+            "enum": ["needed"],
+            "description": "Written by `argmatrix import` where it could not know: pages say"
+            " the entry is not reviewed and `check` reports it (needs-review) until a person"
+            " checks it and deletes the key.",
+        },
     }
     return {
         "oneOf": [
@@ -337,6 +343,17 @@ CONFIG_SCHEMA: dict[str, Any] = {
                                 "description": "How the page is read; mdx reads JSX"
                                 " comments and expressions. Default: mdx for an .mdx page.",
                             },
+                            "compare": {
+                                "type": "object",
+                                "additionalProperties": False,
+                                "properties": {
+                                    name: {"type": "boolean"}
+                                    for name in ("defaults", "options", "types")
+                                },
+                                "description": "Which values of each row are compared with"
+                                " the registry, as `argmatrix audit` compares them (each true"
+                                " when left out): wrong-default, wrong-options, wrong-type.",
+                            },
                         },
                     },
                 },
@@ -393,6 +410,13 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "description": "Flag -> the texts said instead of its help, choices or default"
             " where the registry computes them when the server starts (kept as source text).",
         },
+        "section_titles": {
+            "type": "object",
+            "additionalProperties": {"type": "string", "minLength": 1},
+            "description": "Registry section -> its title on the pages ('options: Server"
+            " options'), in the order the pages show them, before the sections not named;"
+            " sections given one title are merged into one.",
+        },
     },
 }
 assert set(CONFIG_SCHEMA["properties"]["registry"]["properties"]) == set(REGISTRY_KEYS)
@@ -422,6 +446,11 @@ FINDINGS_SCHEMA: dict[str, Any] = {
             "line": {"type": ["integer", "null"], "minimum": 1},
             "fix": {"type": ["string", "null"]},
             "diff": {"type": "string"},
+            "regions": {
+                "description": "A stale page: the line on disk where each changed region starts.",
+                "type": "array",
+                "items": {"type": "integer", "minimum": 1},
+            },
         },
     },
 }

@@ -119,9 +119,25 @@ def write_all(
     `state_dir` holds the lock and the journal (the project's folder; by default the first
     file's folder); `inside` is the folder every target must be in, which bounds what a journal
     found on disk may move (docs_dir; by default `state_dir`)."""
-    items = list(files)
+    written, _ = _write(list(files), state_dir, inside, keep_unchanged=False)
+    return written
+
+
+def write_changed(
+    files: Iterable[tuple[Path, str]], state_dir: Path | None = None, inside: Path | None = None
+) -> tuple[list[Path], list[Path]]:
+    """`write_all`, but a file that already holds its text is left alone (its modification
+    time too, so a docs engine or a build tool does not see it change): (written, unchanged),
+    each in the given order. Whether a file holds its text is decided under the lock, after an
+    interrupted run's moves are completed."""
+    return _write(list(files), state_dir, inside, keep_unchanged=True)
+
+
+def _write(
+    items: list[tuple[Path, str]], state_dir: Path | None, inside: Path | None, keep_unchanged: bool
+) -> tuple[list[Path], list[Path]]:
     if not items:
-        return []
+        return [], []
     state = state_dir or items[0][0].parent
     bound = inside or state
     try:
@@ -131,9 +147,22 @@ def write_all(
     with hold_lock(state):
         _step("locked")
         repair(state, bound, {path.parent for path, _ in items})
+        unchanged = [path for path, text in items if keep_unchanged and _holds(path, text)]
+        changed = [(path, text) for path, text in items if path not in unchanged]
         with _signals_as_exceptions():
-            _write_locked(items, state)
-    return [path for path, _ in items]
+            if changed:
+                _write_locked(changed, state)
+    return [path for path, _ in changed], unchanged
+
+
+def _holds(path: Path, text: str) -> bool:
+    """Whether the regular file at `path` holds exactly `text`, as `_stage` would write it."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return False
+        return path.read_bytes() == text.encode("utf-8")
+    except (OSError, UnicodeEncodeError):
+        return False
 
 
 def _write_locked(items: list[tuple[Path, str]], state: Path) -> None:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from argmatrix._runtime.files import read_user_file
 from argmatrix.adoption import AUDIT_FORMATS
 from argmatrix.adoption.handwritten import (
     DEFAULT,
@@ -37,6 +38,7 @@ from argmatrix.adoption.handwritten import (
     ArgumentRow,
     TypeHint,
     option_values,
+    parse_page,
     read_page,
     type_hint,
 )
@@ -55,7 +57,7 @@ from argmatrix.model.findings import Finding, closest
 from argmatrix.model.registry import FLAG_ACTIONS, Argument, Registry
 from argmatrix.model.values import value_description, value_text
 from argmatrix.pagetables import Cell
-from argmatrix.project import SourceOptions, config_with
+from argmatrix.project import Project, SourceOptions, config_with
 
 KINDS = (
     "broken-row",
@@ -106,6 +108,39 @@ def audit_page(
     documented = {name for name in first_line if name in flags.index}
     findings.extend(missing_flags(page, registry, documented))
     return AuditReport(page, tuple(findings))
+
+
+# The coverage check's comparisons (`compare:` of a `checks.coverage` page) and their findings.
+COMPARED_KINDS = {"defaults": "wrong-default", "options": "wrong-options", "types": "wrong-type"}
+
+
+def coverage_value_findings(project: Project) -> list[Finding]:
+    """What `argmatrix check` adds to the coverage check of each hand-maintained Markdown page
+    (`checks.coverage`): its rows' defaults, options and types compared with the registry as
+    `audit` compares them, each comparison as the page's `compare:` allows. The first row of an
+    argument is compared (a second is the coverage check's concern). A page read as MDX (JSX
+    tables) is not compared: audit reads Markdown tables and copied text."""
+    config, registry = project.config, project.registry
+    computed = config.display.facts(registry, str(config.file or "argmatrix.yaml")).computed
+    flags = RegistryFlags.of(registry)
+    found: list[Finding] = []
+    for spec in config.coverage:
+        kinds = {COMPARED_KINDS[name] for name in spec.compare}
+        if not kinds or spec.format == "mdx":
+            continue
+        page = parse_page(
+            read_user_file(spec.path, "page", "check checks.coverage"), str(spec.path)
+        )
+        seen: set[str] = set()
+        for row in page.rows:  # none when audit's reader finds no table it reads
+            argument = flags.resolve(row).argument
+            if argument is None or argument.name in seen or row.broken:
+                continue  # a misshapen row is the coverage check's own finding
+            seen.add(argument.name)
+            for finding in value_findings(page, row, argument, computed.get(argument.name)):
+                if finding.kind in kinds:
+                    found.append(finding)
+    return found
 
 
 def _finding(

@@ -47,6 +47,9 @@ from argmatrix.model.values import value_text
 from argmatrix.project import SourceOptions, load_registry_only
 
 UNSUPPORTED_REASON = "marked unsupported on the imported page"
+NOT_APPLICABLE_REASON = "marked not applicable on the imported page"
+# Reasons import writes because the page gave none: placeholders a person must replace.
+PLACEHOLDER_REASONS = frozenset({UNSUPPORTED_REASON, NOT_APPLICABLE_REASON})
 _TITLE_PREFIX = re.compile(
     r"^(supported\s+)?(support(ed)?\s+)?features\s+(on|of|for)\s+", re.IGNORECASE
 )
@@ -148,7 +151,7 @@ def _plain_status(status: str) -> Entry | None:
     if status == "unsupported":
         return Entry(status, reason=UNSUPPORTED_REASON)
     if status == "not-applicable":
-        return Entry(status, reason="marked not applicable on the imported page")
+        return Entry(status, reason=NOT_APPLICABLE_REASON)
     return Entry(status)
 
 
@@ -416,7 +419,9 @@ def manifest_text(imported: Imported, registry: Registry, source: str) -> str:
     lines = [
         f"# Imported by argmatrix from {source}: {len(imported.entries)} argument(s) of the"
         " registry.",
-        "# Arguments the page does not cover fall back to 'default'. Review before committing.",
+        "# Arguments the page does not cover fall back to 'default'. Review before committing:"
+        " 'review: needed' marks",
+        "# what the page could not tell (delete it once checked); 'argmatrix check' reports it.",
         f"platform: {scalar(imported.platform)}",
         f"title: {scalar(imported.title)}",
     ]
@@ -437,6 +442,14 @@ def manifest_text(imported: Imported, registry: Registry, source: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def needs_review(entry: Entry) -> bool:
+    """What import could not know: a reason it made up (the page gave none), or a default it
+    took from the page where the page differs from the registry (what `audit` calls a wrong
+    default: a platform's own default, or a mistake of the page). `review: needed` keeps it
+    visible on the pages and a `check` finding until a person decides."""
+    return entry.reason in PLACEHOLDER_REASONS or entry.has_default
+
+
 def entry_yaml(entry: Entry, platform_variants: tuple[str, ...]) -> str:
     parts: list[str] = [f"status: {entry.status}"]
     if entry.variants and entry.variants != platform_variants:
@@ -447,6 +460,8 @@ def entry_yaml(entry: Entry, platform_variants: tuple[str, ...]) -> str:
         parts.append(f"default: {scalar(entry.default)}")
     if entry.reason:
         parts.append(f"reason: {scalar(entry.reason)}")
+    if needs_review(entry):
+        parts.append("review: needed")
     if len(parts) == 1:
         return entry.status
     return "{" + ", ".join(parts) + "}"

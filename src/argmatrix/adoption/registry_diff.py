@@ -10,18 +10,21 @@ snapshot compares the same.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from argmatrix.adoption import DIFF_FORMATS
+from argmatrix.adoption.releases import sources_folder
 from argmatrix.errors import ArgmatrixError, Problem, json_for_log
 from argmatrix.loaders.load import RegistrySpec, load_registry
 from argmatrix.loaders.modes import LOADERS, Mode, guess_mode
+from argmatrix.loaders.target import split_subcommands
 from argmatrix.model.pairing import flatten, pair_arguments, same_value, snapshot_form
 from argmatrix.model.registry import Argument, Registry, python_value
-from argmatrix.model.values import value_text
+from argmatrix.model.values import readable_type, value_text
 from argmatrix.render.formats.markdown import cell, code
 
 FIELDS = ("flags", "default", "choices", "type", "nargs", "action", "required", "deprecated")
@@ -100,8 +103,13 @@ class DiffSide:
             return self.label
         return f"{self.target} ({', '.join(self.paths)})" if self.paths else self.target
 
-    def spec(self, static: bool, mock: tuple[str, ...], cwd: Path) -> RegistrySpec:
-        """How to read it: statically with `static` or `paths`; a snapshot takes no paths."""
+    def spec(
+        self, static: bool, mock: tuple[str, ...], cwd: Path, folders: tuple[Path, ...] = ()
+    ) -> RegistrySpec:
+        """How to read it: statically with `static` or `paths` (`folders`: the paths as folders,
+        a wheel or sdist among them unpacked); a snapshot takes no paths. Words after a
+        module:callable target name the subcommands that lead to the registry
+        (`pkg.cli:run serve api_server`), as in `argmatrix.yaml`."""
         mode: Mode = guess_mode(self.target, static or bool(self.paths))
         if self.paths and LOADERS[mode].target_is_file:
             raise ArgmatrixError(
@@ -111,12 +119,21 @@ class DiffSide:
                     fix="drop the path option for a snapshot",
                 )
             )
-        search = tuple(str((cwd / p).resolve()) for p in self.paths) if self.paths else None
+        target, subcommand = (
+            split_subcommands(self.target) if LOADERS[mode].subcommand_words else (self.target, ())
+        )
+        found = folders or tuple((cwd / p).resolve() for p in self.paths)
+        search = tuple(str(p) for p in found) if self.paths else None
         # Static reading searches its base folder first: with --old-path/--new-path, that is
         # the first of them, so the current folder (a working tree) cannot hide the release.
         base = Path(search[0]) if search else cwd
         return RegistrySpec(
-            target=self.target, mode=mode, mock=mock, base_dir=base, search_path=search
+            target=target,
+            mode=mode,
+            mock=mock,
+            base_dir=base,
+            search_path=search,
+            subcommand=subcommand,
         )
 
 
@@ -125,9 +142,21 @@ def diff_sides(
 ) -> RegistryDiff:
     """`argmatrix diff`: read both registries (the old one first), then compare them."""
     cwd = Path.cwd()
-    before = load_registry(old.spec(static, mock, cwd), verbose=verbose)
-    after = load_registry(new.spec(static, mock, cwd), verbose=verbose)
+    before = _read_side(old, static, mock, verbose, cwd)
+    after = _read_side(new, static, mock, verbose, cwd)
     return diff_registries(before, after, old.shown, new.shown)
+
+
+def _read_side(
+    side: DiffSide, static: bool, mock: tuple[str, ...], verbose: bool, cwd: Path
+) -> Registry:
+    """One side read; a wheel or an sdist named by a path option is read from its sources,
+    copied out for the read (as `argmatrix history` reads a release), never installed."""
+    with contextlib.ExitStack() as stack:
+        folders = tuple(
+            stack.enter_context(sources_folder((cwd / p).resolve(), p)) for p in side.paths
+        )
+        return load_registry(side.spec(static, mock, cwd, folders), verbose=verbose)
 
 
 def diff_registries(old: Registry, new: Registry, old_label: str, new_label: str) -> RegistryDiff:
@@ -249,13 +278,13 @@ def diff_markdown(diff: RegistryDiff, heading: str = "##") -> str:
         items = [(p, c) for p in diff.changed for c in p.changes if c.field == name]
         if items:
             lines += ["", f"{sub} {FIELD_TITLES[name]}", ""]
-            lines += [f"- {code(p.new.name)}: {_change_text(c)}" for p, c in items]
+            lines += [f"- {code(p.new.name)}: {_change_text(c, p)}" for p, c in items]
     return "\n".join(lines) + "\n"
 
 
 def _rename_text(paired: Paired) -> str:
     """`--old` → `--new`; what else changed — or, for a new destination only, `--flag`: that."""
-    changes = [_change_text(c) for c in paired.changes]
+    changes = [_change_text(c, paired) for c in paired.changes]
     if paired.old.name == paired.new.name:
         return f"{code(paired.new.name)}: " + "; ".join(changes)
     return "; ".join([f"{code(paired.old.name)} → {code(paired.new.name)}", *changes])
@@ -276,7 +305,9 @@ def _value(json_form: Any) -> str:
     return code(value_text(python_value(json_form)))
 
 
-def _change_text(change: FieldChange) -> str:
+def _change_text(change: FieldChange, paired: Paired) -> str:
+    if change.field == "type":
+        return _type_change(paired.old, paired.new)
     if change.field == "choices" and isinstance(change.old, list) and isinstance(change.new, list):
         return _set_change(change.old, change.new, "choices")
     if change.field == "flags":
@@ -288,6 +319,17 @@ def _change_text(change: FieldChange) -> str:
     if change.field == "default":
         return f"default {_value(change.old)} → {_value(change.new)}"
     return f"{change.field} {_describe(change.old)} → {_describe(change.new)}"
+
+
+def _type_change(old: Argument, new: Argument) -> str:
+    """A changed converter, as what each side accepts (`str` → `JSON`), never a converter's
+    bare name (`loads`, `_parse`) alone; the converters are named too when that says more."""
+    before, after = readable_type(old), readable_type(new)
+    text = f"type {code(before)} → {code(after)}"
+    converters = (old.type or "str", new.type or "str")
+    if converters != (before, after):
+        text += f" (converter {code(converters[0])} → {code(converters[1])})"
+    return text
 
 
 def _describe(json_form: Any) -> str:

@@ -28,6 +28,7 @@ from typing import IO
 
 from argmatrix.errors import ArgmatrixError, Problem
 from argmatrix.loaders.load import RegistrySpec, load_registry, warnings_to
+from argmatrix.loaders.target import split_subcommands
 from argmatrix.model.registry import Registry
 
 MAX_MEMBER_BYTES = 16 * 1024 * 1024
@@ -203,7 +204,7 @@ def _release_spec(
         yield RegistrySpec(str(path), mode="snapshot", base_dir=base_dir), None
     elif path.is_dir():
         yield _static(target, path, base_dir), None
-    elif source.endswith((".whl", ".zip", ".tar.gz", ".tgz")) and path.is_file():
+    elif source.endswith(ARCHIVE_SUFFIXES) and path.is_file():
         with _unpacked(path, source) as folder:
             sdist = source.endswith((".tar.gz", ".tgz"))
             yield _static(target, _package_root(folder) if sdist else folder, base_dir), folder
@@ -218,8 +219,31 @@ def _release_spec(
 def _static(target: str, folder: Path, base_dir: Path) -> RegistrySpec:
     """Static reading of the release's folder only. Its base folder is the release's too: a
     static read searches its base folder first, and the current folder (the project's working
-    tree, say) would otherwise hide the release."""
-    return RegistrySpec(target, mode="static", base_dir=folder, search_path=(str(folder),))
+    tree, say) would otherwise hide the release. Words after the target name the subcommands
+    that lead to the registry (`pkg.cli:run serve api_server`), as in `argmatrix.yaml`."""
+    target, subcommand = split_subcommands(target)
+    return RegistrySpec(
+        target,
+        mode="static",
+        base_dir=folder,
+        search_path=(str(folder),),
+        subcommand=subcommand,
+    )
+
+
+ARCHIVE_SUFFIXES = (".whl", ".zip", ".tar.gz", ".tgz")
+
+
+@contextlib.contextmanager
+def sources_folder(path: Path, shown: str) -> Iterator[Path]:
+    """The folder to read a registry's sources from: `path` itself, or for a wheel or an sdist
+    its sources copied into a private temporary folder (as `history` reads a release), removed
+    on leaving."""
+    if path.is_file() and path.name.endswith(ARCHIVE_SUFFIXES):
+        with _unpacked(path, shown) as folder:
+            yield _package_root(folder) if path.name.endswith((".tar.gz", ".tgz")) else folder
+    else:
+        yield path
 
 
 def _package_root(folder: Path) -> Path:

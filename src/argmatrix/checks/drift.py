@@ -7,6 +7,8 @@ same comparison, writing instead of reporting.
 
 from __future__ import annotations
 
+import difflib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,6 +21,7 @@ if TYPE_CHECKING:  # rendering (and Jinja2) is imported when a page is rendered
     from argmatrix.render.pages import RenderedPage
 
 DIFF_LINES = 40
+CONTEXT = 2  # lines of context around a change; changes closer than twice this are one region
 
 
 def page_on_disk(path: Path) -> str | None:
@@ -28,37 +31,76 @@ def page_on_disk(path: Path) -> str | None:
     return read_page(path)
 
 
-def stale_page(page: RenderedPage) -> tuple[Finding | None, str]:
+@dataclass(frozen=True)
+class PageDiff:
+    """How a stale page differs from what `generate` would write: the unified diff, and the
+    line on disk where each changed region (each hunk of the diff) starts, so a CI annotation
+    marks every region, not the first only."""
+
+    text: str
+    lines: tuple[int, ...]
+
+
+def stale_page(page: RenderedPage) -> tuple[Finding | None, PageDiff | None]:
     on_disk = page_on_disk(page.path)
     if on_disk == page.text:
-        return None, ""
+        return None, None
     fix = "run 'argmatrix generate' (or 'argmatrix check --fix')"
     if on_disk is None:
         return Finding(
             "stale-page", "generated page is missing", file=str(page.path), line=1, fix=fix
-        ), ""
+        ), None
     old, new = on_disk.splitlines(keepends=True), page.text.splitlines(keepends=True)
-    first = next(
-        (i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b),
-        min(len(old), len(new)),
-    )
-    import difflib  # a page that is stale: not on the path of a check that agrees
-
     diff = list(
         difflib.unified_diff(
-            old, new, f"{page.path} (on disk)", f"{page.path} (generated now)", n=2
+            old, new, f"{page.path} (on disk)", f"{page.path} (generated now)", n=CONTEXT
         )
     )
     text = "".join(diff[:DIFF_LINES])
     if len(diff) > DIFF_LINES:
         text += f"... ({len(diff) - DIFF_LINES} more diff lines)\n"
+    lines = changed_regions(old, new)
     return Finding(
         "stale-page",
         "generated page differs from what generate would write now",
         file=str(page.path),
-        line=first + 1,
+        line=lines[0],
         fix=fix,
-    ), text
+    ), PageDiff(text, lines)
+
+
+def changed_regions(old: list[str], new: list[str]) -> tuple[int, ...]:
+    """The first changed line on disk (1-based) of each hunk of the unified diff: a line that
+    differs, or where lines are to be added (the last line when they go at the end)."""
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    lines = []
+    for group in matcher.get_grouped_opcodes(CONTEXT):
+        first = next(i1 for tag, i1, _, _, _ in group if tag != "equal")
+        lines.append(max(1, min(first + 1, len(old))))
+    return tuple(lines) or (1,)
+
+
+def unreviewed(project: Project, name: str) -> list[Finding]:
+    """Entries marked `review: needed` (what `argmatrix import` could not know): one finding
+    each, until a person checks the entry and deletes the key."""
+    platform = project.resolved[name].platform
+    found = []
+    for kind, entries in (("section", platform.sections), ("argument", platform.arguments)):
+        for key, entry in entries.items():
+            if entry.review:
+                found.append(
+                    Finding(
+                        "needs-review",
+                        f"{key} ({kind} entry, {entry.status}) was imported and is not reviewed",
+                        flag=key if kind == "argument" else None,
+                        platform=name,
+                        file=platform.file,
+                        line=entry.line,
+                        fix="check the entry against the platform, correct it, and delete its"
+                        " 'review: needed'",
+                    )
+                )
+    return found
 
 
 def unclassified(project: Project, name: str) -> list[Finding]:

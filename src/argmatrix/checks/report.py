@@ -6,13 +6,14 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
 from argmatrix.errors import json_for_log, printable
 from argmatrix.model.findings import Finding
 
 if TYPE_CHECKING:  # the command line offers FORMATS without loading every check
+    from argmatrix.checks.drift import PageDiff
     from argmatrix.checks.run import Report
 
 FORMATS = ("text", "json", "github")
@@ -21,14 +22,19 @@ FORMATS = ("text", "json", "github")
 # ------------------------------------------------------------------ output
 
 
-def finding_dict(finding: Finding, diff: str | None) -> dict[str, Any]:
+def finding_dict(finding: Finding, diff: PageDiff | None) -> dict[str, Any]:
+    """A finding as JSON: its file relative to the working directory, as text and GitHub
+    output name it; a stale page's diff and the line of each changed region."""
     data = asdict(finding)
     data = {
         k: data[k]
         for k in ("kind", "severity", "message", "flag", "platform", "file", "line", "fix")
     }
-    if diff:
-        data["diff"] = diff
+    if finding.file:
+        data["file"] = relative_path(finding.file)
+    if diff is not None:
+        data["diff"] = diff.text
+        data["regions"] = list(diff.lines)
     return data
 
 
@@ -40,15 +46,35 @@ def emit(report: Report, form: str, stream: TextIO) -> None:
         stream.write(json_for_log(json.dumps(items, indent=2, ensure_ascii=False)) + "\n")
         return
     if form == "github":
-        for finding in report.findings:
-            stream.write(github_annotation(finding) + "\n")
+        for index, finding in enumerate(report.findings):
+            stream.write(github_lines(finding, report.diffs.get(index)))
         return
     colour = stream.isatty() and "NO_COLOR" not in os.environ
     for index, finding in enumerate(report.findings):
         stream.write(text_line(finding, colour) + "\n")
-        if report.diffs.get(index):
-            stream.write(_indent(report.diffs[index]))
+        if index in report.diffs:
+            stream.write(_indent(report.diffs[index].text))
     stream.write(summary(report.findings) + "\n")
+
+
+def github_lines(finding: Finding, diff: PageDiff | None) -> str:
+    """A finding in a GitHub Actions log: one annotation, or for a stale page one per changed
+    region at its line, then the diff folded in a group (each line `printable`, so no line of a
+    page can be read as a workflow command)."""
+    if diff is None:
+        return github_annotation(finding) + "\n"
+    count = len(diff.lines)
+    out = []
+    for number, line in enumerate(diff.lines, start=1):
+        region = replace(finding, line=line)
+        if count > 1:
+            region = replace(region, message=f"{finding.message} (region {number} of {count})")
+        out.append(github_annotation(region) + "\n")
+    file = relative_path(finding.file) if finding.file else "page"
+    out.append(f"::group::{_escape_data('argmatrix: diff of ' + file)}\n")
+    out.append(_indent(diff.text))
+    out.append("::endgroup::\n")
+    return "".join(out)
 
 
 def text_line(finding: Finding, colour: bool = False) -> str:

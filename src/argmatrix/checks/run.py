@@ -8,15 +8,16 @@ killed run left, and with `--fix` writing first (`checks/fix.py`), then checking
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from argmatrix._runtime.writer import hold_lock, repair
 from argmatrix.checks.compatibility import compatibility_findings
 from argmatrix.checks.coverage import coverage_findings
-from argmatrix.checks.drift import stale_page, unclassified
+from argmatrix.checks.drift import PageDiff, stale_page, unclassified, unreviewed
 from argmatrix.checks.prose import dead_flags
-from argmatrix.model.findings import Finding
+from argmatrix.model.findings import Finding, with_severity
 from argmatrix.project import Project
 
 if TYPE_CHECKING:  # rendering (and Jinja2) is imported when a page is rendered
@@ -27,14 +28,24 @@ if TYPE_CHECKING:  # rendering (and Jinja2) is imported when a page is rendered
 @dataclass(frozen=True)
 class Report:
     findings: tuple[Finding, ...]
-    diffs: dict[int, str]  # index of a stale-page finding -> its unified diff
+    diffs: dict[int, PageDiff]  # index of a stale-page finding -> how the page differs
 
     @property
     def failed(self) -> bool:
         return any(f.severity == "error" for f in self.findings)
 
 
-def check(project: Project, pages: list[RenderedPage], fix: Fix | None = None) -> Report:
+# Findings a layer above the checks adds (the coverage check's value comparisons, made by
+# `adoption.audit`, which reads hand-written pages): the command line hands it in.
+MoreFindings = Callable[[Project], list[Finding]]
+
+
+def check(
+    project: Project,
+    pages: list[RenderedPage],
+    fix: Fix | None = None,
+    more: MoreFindings | None = None,
+) -> Report:
     """The findings of `argmatrix check` (with `fix`, of `check --fix` once it has written).
 
     Under the writers' lock: a `generate` running meanwhile is seen before or after, never
@@ -47,26 +58,32 @@ def check(project: Project, pages: list[RenderedPage], fix: Fix | None = None) -
             from argmatrix.checks.fix import fix_project  # its YAML editor: `--fix` only
 
             project = fix_project(project, pages, fix)
-        return run_checks(project, pages)
+        return run_checks(project, pages, more)
 
 
-def run_checks(project: Project, pages: list[RenderedPage]) -> Report:
+def run_checks(
+    project: Project, pages: list[RenderedPage], more: MoreFindings | None = None
+) -> Report:
     findings: list[Finding] = []
-    diffs: dict[int, str] = {}
+    diffs: dict[int, PageDiff] = {}
     for page in pages:
         if not page.spec.committed:
             continue
         finding, diff = stale_page(page)
         if finding is not None:
-            diffs[len(findings)] = diff
+            if diff is not None:
+                diffs[len(findings)] = diff
             findings.append(finding)
     for resolved in project.resolved.values():
         findings.extend(resolved.findings)
         findings.extend(unclassified(project, resolved.platform.name))
+        findings.extend(unreviewed(project, resolved.platform.name))
     generated = {page.path.resolve() for page in pages if not page.spec.inplace}
     coverage = coverage_findings(project)
     findings.extend(_not_also_in(dead_flags(project, generated), coverage))
     findings.extend(coverage)
+    if more is not None:
+        findings.extend(more(project))
     findings.extend(compatibility_findings(project))
     return apply_severity(findings, diffs, project.config.severity)
 
@@ -79,16 +96,14 @@ def _not_also_in(dead: list[Finding], coverage: list[Finding]) -> list[Finding]:
 
 
 def apply_severity(
-    findings: list[Finding], diffs: dict[int, str], configured: dict[str, str]
+    findings: list[Finding], diffs: dict[int, PageDiff], configured: dict[str, str]
 ) -> Report:
     kept: list[Finding] = []
-    kept_diffs: dict[int, str] = {}
-    for index, finding in enumerate(findings):
-        level = configured.get(finding.kind)
-        if level == "off":
+    kept_diffs: dict[int, PageDiff] = {}
+    for index, given in enumerate(findings):
+        finding = with_severity(given, configured)
+        if finding is None:
             continue
-        if level is not None:
-            finding = replace(finding, severity=level)
         if index in diffs:
             kept_diffs[len(kept)] = diffs[index]
         kept.append(finding)

@@ -57,7 +57,9 @@ def _register_import(commands: Commands, common: argparse.ArgumentParser) -> Non
         description="Turn a hand-written platform support page into a capability manifest:"
         " support marks become statuses, option lists become 'options' subsets, differing"
         " defaults become platform defaults. Flags the registry does not have are left out and"
-        " reported on stderr.",
+        " reported on stderr. What the page cannot tell (a reason it does not give, a default"
+        " it gives otherwise than the registry) is marked 'review: needed', which 'check'"
+        " reports until a person checks the entry and deletes the key.",
     )
     imports.add_argument("page", metavar="PAGE", help="The support page to import.")
     imports.add_argument(
@@ -81,7 +83,8 @@ def _register_diff(commands: Commands) -> None:
     diff = commands.add_parser(
         "diff",
         help="Show what changed between two registries.",
-        description="Compare two registries (snapshot .json files, or module:callable targets)"
+        description="Compare two registries (snapshot .json files, or module:callable targets,"
+        " followed by the subcommands that lead to the registry: 'pkg.cli:run serve')"
         " and report added, removed and renamed arguments and changed defaults, choices, types,"
         " nargs and actions, as a Markdown release-notes section or JSON.",
     )
@@ -105,16 +108,17 @@ def _register_diff(commands: Commands) -> None:
         metavar="DIR",
         action="append",
         default=None,
-        help="Read OLD's modules from this folder only (repeatable; implies static"
-        " reading for OLD), e.g. a 'pip install --target' folder.",
+        help="Read OLD's modules from this folder, wheel or sdist only (repeatable; implies"
+        " static reading for OLD), e.g. a 'pip install --target' folder; an archive's sources"
+        " are copied out for the read, never installed.",
     )
     diff.add_argument(
         "--new-path",
         metavar="DIR",
         action="append",
         default=None,
-        help="Read NEW's modules from this folder only (repeatable; implies static"
-        " reading for NEW).",
+        help="Read NEW's modules from this folder, wheel or sdist only (repeatable; implies"
+        " static reading for NEW).",
     )
     diff.add_argument(
         "--old-label",
@@ -163,6 +167,7 @@ def _register_history(commands: Commands) -> None:
         " ordered by the version in their names; read before any --release.",
     )
     history.add_argument(
+        "-o",
         "--output",
         metavar="FILE",
         help="Write the facts file here (default: standard output).",

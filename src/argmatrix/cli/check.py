@@ -14,7 +14,8 @@ from argmatrix.errors import printable
 if TYPE_CHECKING:
     from argmatrix.checks.fix import Fix, Fixed
     from argmatrix.cli.common import Commands
-    from argmatrix.project import SourceOptions
+    from argmatrix.model.findings import Finding
+    from argmatrix.project import Project, SourceOptions
 
 
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:
@@ -49,7 +50,7 @@ def _check(args: argparse.Namespace) -> int:
     options = source_options(args)
     project = load_project(options)
     fix = _fix(options) if args.fix else None
-    report = check(project, project.pages(), fix)
+    report = check(project, project.pages(), fix, more=_coverage_values)
     emit(report, args.format, sys.stdout)
     return EXIT_FINDINGS if report.failed else EXIT_OK
 
@@ -58,6 +59,16 @@ def _fix(options: SourceOptions) -> Fix:
     from argmatrix.checks.fix import Fix  # and its YAML editor: imported by `check --fix` only
 
     return Fix(wrote=_say_fixed, options=options)
+
+
+def _coverage_values(project: Project) -> list[Finding]:
+    """The coverage check's comparison of values (`checks.coverage`'s `compare:`), read by
+    `audit`'s reader of hand-written pages; nothing is imported without a coverage page."""
+    if not project.config.coverage:
+        return []
+    from argmatrix.adoption.audit import coverage_value_findings
+
+    return coverage_value_findings(project)
 
 
 def _say_fixed(fixed: Fixed) -> None:

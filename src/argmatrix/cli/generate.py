@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from argmatrix.cli.common import EXIT_OK, source_options, warn
+from argmatrix.cli.common import EXIT_FINDINGS, EXIT_OK, source_options
 from argmatrix.errors import printable
 
 if TYPE_CHECKING:
@@ -26,15 +26,17 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
 
     schema = commands.add_parser(
         "schema",
-        help="Print a JSON Schema (capability manifest by default).",
-        description="Print the JSON Schema of a capability manifest, so editors can validate it.",
+        help="Print a JSON Schema: of a manifest (the default), argmatrix.yaml or findings.",
+        description="Print one JSON Schema, so editors and tools can validate what argmatrix"
+        " reads and writes: 'manifest' (a capability manifest, the default), 'config'"
+        " (argmatrix.yaml) or 'findings' (what 'check --format json' prints).",
     )
     schema.add_argument(
         "kind",
         nargs="?",
         default="manifest",
         choices=("manifest", "config", "findings"),
-        help="Which schema to print.",
+        help="Which schema to print: manifest, config or findings (default: manifest).",
     )
     schema.set_defaults(handler=_schema)
 
@@ -44,15 +46,38 @@ def _generate(args: argparse.Namespace) -> int:
     from argmatrix.project import load_project
 
     project = load_project(source_options(args))
-    for path in generate(project, warn=_say_warning):
+    done = generate(project, warn=_say_finding)
+    if done.stopped_by:
+        kinds = sorted({finding.kind for finding in done.stopped_by})
+        print(
+            printable(
+                f"argmatrix generate: nothing written: {len(done.stopped_by)} error(s) in the"
+                " manifests (fix: correct them, or publish anyway with checks.severity:"
+                f" {{{kinds[0]}: warning}} in argmatrix.yaml)"
+            ),
+            file=sys.stderr,
+        )
+        return EXIT_FINDINGS
+    for path in done.written:
         print(printable(f"wrote {_relative(path)}"))
+    if done.unchanged:
+        print(printable(unchanged_line([_relative(path) for path in done.unchanged])))
     return EXIT_OK
 
 
-def _say_warning(finding: Finding) -> None:
-    """A manifest entry that does not fit the registry: a warning, as no page depends on it."""
-    where = f"{finding.file}:{finding.line}: " if finding.file else ""
-    warn(f"{where}{finding.message}")
+def unchanged_line(pages: list[str], shown: int = 5) -> str:
+    """One line for the pages `generate` left alone: `unchanged: 2 pages (a.md, b.md)`."""
+    names = ", ".join(pages[:shown]) + (
+        f", and {len(pages) - shown} more" if len(pages) > shown else ""
+    )
+    return f"unchanged: {len(pages)} page{'s' if len(pages) != 1 else ''} ({names})"
+
+
+def _say_finding(finding: Finding) -> None:
+    """A manifest entry that does not fit the registry, on stderr as `check` words it."""
+    from argmatrix.checks.report import text_line
+
+    print(text_line(finding), file=sys.stderr, flush=True)
 
 
 def _relative(path: Path) -> str:

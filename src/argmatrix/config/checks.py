@@ -37,9 +37,17 @@ CHECK_KINDS = (
     "rejected-value",
     "new-required-argument",
     "stale-accept-entry",
+    # An entry `argmatrix import` marked `review: needed` that no person has checked yet.
+    "needs-review",
+    # The coverage check's comparison of a row's values (`compare:`), in `argmatrix audit`'s words.
+    "wrong-default",
+    "wrong-options",
+    "wrong-type",
 )
 # An entry of `checks.coverage`: a hand-maintained page whose tables must cover the registry.
-COVERAGE_KEYS = ("page", "allow_undocumented", "columns", "format")
+COVERAGE_KEYS = ("page", "allow_undocumented", "columns", "format", "compare")
+# What `compare:` switches: each row's values against the registry, as `argmatrix audit` does.
+COMPARISONS = ("defaults", "options", "types")
 MAX_COLUMNS = 1000
 SEVERITIES = ("error", "warning", "off")
 
@@ -209,6 +217,7 @@ def _coverage_page(
     allowed = _allowed_flags(item, where, problems)
     columns = _columns(item, where, problems)
     page_format = _page_format(item, page, where, problems)
+    compare = _compare(item, where, problems)
     if len(problems) > before:
         return None
     return CoverageSpec(
@@ -220,7 +229,43 @@ def _coverage_page(
         line,
         page_line,
         line_of(item, "allow_undocumented") if "allow_undocumented" in item else None,
+        compare,
     )
+
+
+def _compare(item: dict[str, Any], where: str, problems: list[Problem]) -> tuple[str, ...]:
+    """`compare:` of a coverage page: which of a row's values are compared with the registry,
+    as a mapping of `defaults`, `options`, `types` to true or false (each true when left out)."""
+    raw = item.get("compare")
+    if raw is None:
+        return COMPARISONS
+    fix = "write e.g. 'compare: {defaults: true, options: true, types: false}'"
+    if not isinstance(raw, dict):
+        problems.append(
+            Problem(
+                "checks: coverage: 'compare' must map defaults, options, types to true or false",
+                where,
+                line_of(item, "compare"),
+                fix,
+            )
+        )
+        return COMPARISONS
+    chosen = []
+    for name in COMPARISONS:
+        value = raw.get(name, True)
+        if not isinstance(value, bool):
+            problems.append(
+                Problem(
+                    f"checks: coverage: compare: {name!r} must be true or false, not {value!r}",
+                    where,
+                    line_of(raw, name),
+                    fix,
+                )
+            )
+        elif value:
+            chosen.append(name)
+    _unknown_keys(raw, COMPARISONS, "checks: coverage: compare: ", where, problems)
+    return tuple(chosen)
 
 
 def _allowed_flags(

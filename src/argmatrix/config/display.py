@@ -12,6 +12,7 @@ from argmatrix._runtime.yamlfile import line_of
 from argmatrix.config.compatibility import Stability, _stability
 from argmatrix.config.fields import _shown, _unknown_keys
 from argmatrix.errors import ArgmatrixError, Problem, has_control
+from argmatrix.model.findings import closest
 from argmatrix.model.registry import Argument, Registry
 
 ENVIRONMENT_KEYS = ("keyword", "prefix", "arguments")
@@ -68,6 +69,9 @@ class Display:
     # `computed`, with those of `computed_defaults:`.
     computed_help: tuple[Named, ...] = ()
     computed_choices: tuple[Named, ...] = ()
+    # `section_titles:`: a registry section -> its title on the pages, in the order the pages
+    # show them (before the sections not named); sections given one title are merged.
+    section_titles: tuple[Named, ...] = ()
 
     @property
     def has_environment(self) -> bool:
@@ -97,6 +101,7 @@ class Display:
                 found[argument.name] = entry.text
             return found
 
+        self._check_section_titles(registry, where)
         return DisplayFacts(
             self,
             by_name(self.environment.arguments, "environment: arguments"),
@@ -114,6 +119,26 @@ class Display:
             *((n.flag, "choices") for n in self.computed_choices),
             *((n.flag, "default") for n in self.computed),
         }
+
+    def _check_section_titles(self, registry: Registry, where: str) -> None:
+        """Every section `section_titles:` names is a section of the registry (or of one of
+        its subcommands): a misspelled one would silently leave the page as it was."""
+        known = list(dict.fromkeys(s for each in _registries(registry) for s in each.sections))
+        for entry in self.section_titles:
+            if entry.flag not in known:
+                near = closest(entry.flag, known)
+                raise ArgmatrixError.at(
+                    f"section_titles: {entry.flag!r} is not a section of the registry",
+                    file=where,
+                    line=entry.line,
+                    fix=f"did you mean {near!r}?"
+                    if near
+                    else f"name one of its sections ({', '.join(known[:10])})",
+                )
+
+    def section_title(self) -> dict[str, str]:
+        """`section_titles:` as a mapping, in its order."""
+        return {entry.flag: entry.text for entry in self.section_titles}
 
 
 class DisplayFacts(NamedTuple):
@@ -179,6 +204,7 @@ def _display(data: dict[str, Any], where: str, problems: list[Problem]) -> Displ
         _stability(data, where, problems),
         fields["help"],
         fields["choices"],
+        _texts(data, "section_titles", "section", where, problems),
     )
 
 
@@ -287,6 +313,8 @@ def _texts(
     example = f"'{key}: {{--mem-fraction-static: chosen at start-up}}'"
     if key == "types":
         example = "'types: {str2bool: bool}'"
+    if key == "section_titles":
+        example = "'section_titles: {options: Server options}'"
     if not isinstance(value, dict):
         problems.append(
             Problem(

@@ -31,6 +31,7 @@ TOP_KEYS = (
     "types",
     "computed_defaults",
     "computed",
+    "section_titles",
     "stability",
 )
 

@@ -56,6 +56,8 @@ class CoverageSpec:
     line: int | None = None  # the line of the entry
     page_line: int | None = None  # the line of 'page:'
     allow_line: int | None = None  # the line of 'allow_undocumented:'
+    # What each row is compared with the registry on, as `argmatrix audit` does (`compare:`).
+    compare: tuple[str, ...] = ("defaults", "options", "types")
 
 
 @dataclass(frozen=True)

@@ -107,11 +107,8 @@ class ArgmatrixPlugin(BasePlugin[PluginOptions]):
                     f" is outside the MkDocs docs_dir {docs} (fix: make 'docs_dir' in"
                     f" {self.config_path.name} the same folder as in mkdocs.yml)"
                 ) from None
-            if page.spec.committed and _read(page.path) != page.text:
-                log.warning(
-                    f"{page.path} is out of date with its registry (fix: run 'argmatrix"
-                    f" generate --config {os.path.relpath(self.config_path)}')"
-                )
+            if page.spec.committed and (on_disk := _read(page.path)) != page.text:
+                log.warning(_stale_committed_page(page.path, on_disk is None, self.config_path))
             existing = files.get_file_from_path(src_uri)
             if existing is not None:
                 files.remove(existing)
@@ -210,6 +207,20 @@ def plugin_errors() -> Iterator[None]:
         yield
     except ArgmatrixError as error:
         raise PluginError("\n".join(f"argmatrix: {p}" for p in error.problems)) from None
+
+
+def _stale_committed_page(path: Path, missing: bool, config_path: Path) -> str:
+    """The warning for a committed page (`committed: true`, the default) the build finds
+    missing or out of date: a missing one is most often a page never meant to be committed."""
+    generate = f"argmatrix generate --config {os.path.relpath(config_path)}"
+    if missing:
+        return (
+            f"{path} is missing: the page is marked committed (the default) (fix: run"
+            f" '{generate}' and commit it, or set 'committed: false' on the page in"
+            f" {config_path.name}: the plugin then builds it without writing anything into"
+            " docs_dir)"
+        )
+    return f"{path} is out of date with its registry (fix: run '{generate}')"
 
 
 def _read(path: Path) -> str | None:

@@ -15,8 +15,18 @@ from argmatrix.errors import ArgmatrixError, Problem, has_control
 from argmatrix.model.platform import NEEDS_REASON, STATUSES, Capability, Platform
 
 TOP_KEYS = ("platform", "title", "description", "variants", "default", "sections", "arguments")
-ENTRY_KEYS = ("status", "variants", "options", "default", "note", "reason", "computed_default")
-SECTION_ENTRY_KEYS = ("status", "variants", "note", "reason")
+ENTRY_KEYS = (
+    "status",
+    "variants",
+    "options",
+    "default",
+    "note",
+    "reason",
+    "computed_default",
+    "review",
+)
+SECTION_ENTRY_KEYS = ("status", "variants", "note", "reason", "review")
+REVIEW_NEEDED = "needed"  # the one value of `review:`; a person deletes the key once checked
 _BARE_STATUSES = frozenset(STATUSES) - NEEDS_REASON  # a status that is a whole, valid entry
 PLATFORM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -233,6 +243,14 @@ def _entry(
             "keep one of them",
         )
         ok = False
+    review = value.get("review")
+    if review is not None and review != REVIEW_NEEDED:
+        problems.add(
+            f"{name}: 'review' can only be {REVIEW_NEEDED!r}, not {review!r}",
+            line_of(value, "review") or line,
+            "delete the 'review' key once a person has checked the entry",
+        )
+        ok = False
     entry_variants = _entry_variants(name, value, line, variants, status, problems)
     options = value.get("options")
     if options is not None and not isinstance(options, list):
@@ -249,6 +267,7 @@ def _entry(
         note=note,
         reason=reason,
         computed=computed.strip() if computed else None,
+        review=review == REVIEW_NEEDED,
         line=line,
     )
 

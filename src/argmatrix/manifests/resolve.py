@@ -137,6 +137,7 @@ def _resolved(
         chosen.reason,
         origin,
         entry.computed if entry is not None else None,
+        chosen.review,
     )
 
 

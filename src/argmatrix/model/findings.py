@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import heapq
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 
@@ -21,6 +21,17 @@ class Finding:
     line: int | None = None
     fix: str | None = None
     severity: str = "error"
+
+
+def with_severity(finding: Finding, configured: dict[str, str]) -> Finding | None:
+    """The finding at the severity `checks.severity` gives its kind; None when that is `off`.
+    `check` and `generate` both ask this, so a finding reads and weighs the same in both."""
+    level = configured.get(finding.kind)
+    if level == "off":
+        return None
+    return (
+        finding if level is None or level == finding.severity else replace(finding, severity=level)
+    )
 
 
 _EXHAUSTIVE_UP_TO = 1000  # candidates compared one by one with difflib (about 5 ms)

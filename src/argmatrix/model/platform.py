@@ -57,7 +57,10 @@ class Capability(NamedTuple):
     note: str | None = None
     reason: str | None = None
     computed: str | None = None  # the default is computed at run time: what to say instead
-    line: int | None = None  # where the entry is written, for messages
+    # `review: needed`: written by `argmatrix import` where it could not know; a person checks
+    # it and deletes the key. Pages say so, and `check` reports it (`needs-review`).
+    review: bool = False
+    line: int | None = None  # where the entry is written, for messages (kept last)
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,7 @@ class Resolved(NamedTuple):
     reason: str | None
     origin: str  # "argument", "section", "default" or "none"
     computed: str | None = None  # the default is computed at run time on this platform: how
+    review: bool = False  # the entry says `review: needed`: no person has checked it yet
 
     def effective_default(self, argument: Argument) -> Any:
         return self.default if self.default_overridden else argument.default

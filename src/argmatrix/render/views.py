@@ -132,7 +132,8 @@ class Cells:
     def sections(self, registry: Registry) -> dict[str, list[Argument]]:
         cached = self._sections.get(id(registry))
         if cached is None or cached[0] is not registry:
-            cached = self._sections[id(registry)] = (registry, by_section(registry))
+            titles = self.display.display.section_title() if self.display is not None else None
+            cached = self._sections[id(registry)] = (registry, by_section(registry, titles))
         return cached[1]
 
     def section_rows(self, registry: Registry) -> dict[str, list[Row]]:
@@ -194,8 +195,22 @@ def _description(fmt: OutputFormat, argument: Argument, configured: str | None) 
     return fmt.FILTERS["prose"](argument.help)
 
 
-def by_section(registry: Registry) -> dict[str, list[Argument]]:
-    """Visible arguments per section, in registry order."""
+def by_section(
+    registry: Registry, titles: Mapping[str, str] | None = None
+) -> dict[str, list[Argument]]:
+    """Visible arguments per section, in registry order; with `titles` (`section_titles:`),
+    the sections it names first, in its order and under its titles (sections given one title
+    are one: the first one's arguments, then the next one's), then the others as they were."""
+    sections = _by_registry_section(registry)
+    if not titles:
+        return sections
+    shown: dict[str, list[Argument]] = {title: [] for title in titles.values()}
+    for title, arguments in sections.items():
+        shown.setdefault(titles.get(title, title), []).extend(arguments)
+    return shown
+
+
+def _by_registry_section(registry: Registry) -> dict[str, list[Argument]]:
     sections: dict[str, list[Argument]] = {title: [] for title in registry.sections}
     for argument in registry.arguments:
         if not argument.hidden:
@@ -286,6 +301,10 @@ def variant_marks(resolved: Resolved, variants: tuple[str, ...]) -> tuple[str, .
     )
 
 
+# What a page says of an entry marked `review: needed` (imported; no person has checked it).
+NOT_REVIEWED = "Not reviewed: imported, to be checked"
+
+
 def _platform_cells(
     resolved: Resolved, variants: tuple[str, ...], layout: str, fmt: OutputFormat
 ) -> tuple[str, tuple[str, ...], str, str]:
@@ -293,6 +312,8 @@ def _platform_cells(
     notes = [resolved.note] if resolved.note else []
     if layout == "variants" and resolved.reason:
         notes.insert(0, resolved.reason)  # no status column to carry the reason
+    if resolved.review:
+        notes.append(NOT_REVIEWED)
     prose = fmt.FILTERS["prose"]
     return (
         fmt.status_cell(resolved, variants),
@@ -363,13 +384,22 @@ def support_page(
         for base in bases:
             resolved = by_argument[base.argument.name]
             counts[resolved.status] = counts.get(resolved.status, 0) + 1
-            key = (resolved.status, resolved.variants, resolved.note, resolved.reason)
+            key = (
+                resolved.status,
+                resolved.variants,
+                resolved.note,
+                resolved.reason,
+                resolved.review,
+            )
             extra = platform_cells.get(key)
             if extra is None:
                 extra = platform_cells[key] = _platform_cells(resolved, variants, layout, fmt)
             row = _support_row(base, resolved, extra, fmt)
             if layout != "variants" and resolved.status == "unsupported":
-                groups.setdefault(resolved.reason or "", []).append(row)
+                reason = resolved.reason or ""
+                if resolved.review:
+                    reason = f"{reason} ({NOT_REVIEWED.lower()})" if reason else NOT_REVIEWED
+                groups.setdefault(reason, []).append(row)
             else:
                 rows.append(row)
         if rows:
@@ -379,7 +409,7 @@ def support_page(
                 )
             )
     return SupportPage(
-        title=cell(title or f"Support Features on {platform.platform.title}"),
+        title=cell(title or default_support_title(platform.platform.title, layout)),
         platform=platform.platform.name,
         variants=tuple(cell(v) for v in variants),
         layout=layout,
@@ -390,6 +420,14 @@ def support_page(
         description=platform.platform.description,
         counts=dict(sorted(counts.items())),
     )
+
+
+def default_support_title(platform_title: str, layout: str) -> str:
+    """A support page's title when its page gives none. The variants layout says so, so a
+    platform's two pages (by status and by variant) do not share one title in a site's
+    navigation."""
+    suffix = " by variant" if layout == "variants" else ""
+    return f"Support Features on {platform_title}{suffix}"
 
 
 def page_context(
