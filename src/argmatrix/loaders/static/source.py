@@ -119,10 +119,19 @@ _NEWLINE = re.compile(r"\r\n?|\n")  # the line ends of the syntax tree's line nu
 # Text that may be a star import (`from m import *`): such a module is parsed whole.
 _STAR_IMPORT = re.compile(r"\bimport[ \t\\\r\n]*\*")
 # What may write a module's namespace directly (then parsed whole to see which names).
-_NAMESPACE_WRITE = re.compile(
-    r"\b(?:globals|vars)\s*\(\s*\)\s*(?:\[|\.\s*update\b)|\bsys\s*\.\s*modules\s*\[\s*__name__"
-)
-_SETATTR = re.compile(r"\bsetattr\s*\(")
+_NAMESPACE_WRITE = re.compile(r"(?:globals|vars)\(\)\s*(?:\[|\.\s*update\b)|sys\.modules\[__name__")
+
+
+def _occurrences(text: str, anchor: str) -> list[int]:
+    """Where `anchor` occurs in `text` (str.find: far faster than a pattern over the text)."""
+    found: list[int] = []
+    start = text.find(anchor)
+    while start >= 0:
+        found.append(start)
+        start = text.find(anchor, start + 1)
+    return found
+
+
 # `alias.NAME = v` (or `alias.sub.NAME += v`) at the start of a line: the top level.
 _TOP_ATTRIBUTE_WRITE = re.compile(
     r"^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\.([A-Za-z_]\w*)[ \t]*(?:[-+*/%|&^@]|//|\*\*|<<|>>)?=(?!=)",
@@ -456,9 +465,14 @@ class SourceModule:
             self._dynamic = {}
             text = self.text
             if "globals()" in text or "vars()" in text or "sys.modules[__name__" in text:
-                starts = [m.start() for m in _NAMESPACE_WRITE.finditer(text)]
+                starts = [
+                    start
+                    for anchor in ("globals()", "vars()", "sys.modules[__name__")
+                    for start in _occurrences(text, anchor)
+                    if _NAMESPACE_WRITE.match(text, start)
+                ]
                 if starts:
-                    starts += [m.start() for m in _SETATTR.finditer(text)]
+                    starts += _occurrences(text, "setattr(")
                     self.parse()
                     assert self.tree is not None
                     lines = {text.count("\n", 0, start) + 1 for start in starts}
