@@ -403,3 +403,28 @@ _VALUES = st.one_of(
 def test_scalars_read_back_as_written_in_a_flow_mapping(value: Any) -> None:
     loaded = yaml.safe_load("{k: " + scalar(value) + ", other: 1}")
     assert loaded == {"k": value, "other": 1}
+
+
+def test_argmatrix_own_status_symbols_read_back_as_marks() -> None:
+    """A per-variant page argmatrix wrote marks variants with the matrix's symbols
+    (model.platform.STATUS_ICONS): import reads each back as the status it stands for."""
+    from argmatrix.adoption.handwritten import (
+        EXPERIMENTAL,
+        NO,
+        PLANNED,
+        UNKNOWN,
+        YES,
+        mark_of,
+    )
+    from argmatrix.model.platform import STATUS_ICONS
+
+    expected = {
+        "supported": YES,
+        "experimental": EXPERIMENTAL,
+        "planned": PLANNED,
+        "unsupported": NO,
+        "unverified": UNKNOWN,
+        "unclassified": UNKNOWN,
+    }
+    for status, mark in expected.items():
+        assert mark_of(STATUS_ICONS[status]) == mark, status

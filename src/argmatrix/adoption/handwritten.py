@@ -99,8 +99,10 @@ _MARKS: dict[str, str] = {
     **dict.fromkeys(
         ("×", "✗", "✘", "❌", "x", "no", "n", "not supported", "unsupported", "false"), NO
     ),
-    **dict.fromkeys(("planned",), PLANNED),
-    **dict.fromkeys(("?", "", "unverified", "unknown", "not classified"), UNKNOWN),
+    # argmatrix's own symbols (model.platform.STATUS_ICONS), so a page it wrote reads back
+    **dict.fromkeys(("planned", "◷"), PLANNED),
+    **dict.fromkeys(("◐",), EXPERIMENTAL),
+    **dict.fromkeys(("?", "", "unverified", "unknown", "not classified", "○"), UNKNOWN),
 }
 
 
