@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import re
-import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -20,12 +19,18 @@ from typing import Any
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.clicks import CLICK, CommandFacts
-from argmatrix.loaders.static.budget import FIX, Budget, BudgetExceeded, Limits
+from argmatrix.loaders.static.budget import Limits
 from argmatrix.loaders.static.clicks import ClickReader
 from argmatrix.loaders.static.context import ModuleContext
 from argmatrix.loaders.static.evaluator import Evaluator
 from argmatrix.loaders.static.interpreter import Interpreter
-from argmatrix.loaders.static.reader import StaticLoader, StaticRead, _module_file, finished_read
+from argmatrix.loaders.static.reader import (
+    StaticLoader,
+    StaticRead,
+    budgeted,
+    finished_read,
+    new_loader,
+)
 from argmatrix.loaders.static.scripts import MAIN, main_blocks
 from argmatrix.loaders.static.source import SourceModule
 from argmatrix.loaders.static.typers import TyperReader
@@ -46,30 +51,13 @@ def read_framework(
     reads an argparse parser: the files read, what could not be followed); None if it names
     none, and the target is read as argparse's."""
     module_name, attr = split_target(target)
-    path = [str(base_dir or Path.cwd()), *(search_path if search_path is not None else sys.path)]
-    loader = StaticLoader(
-        path,
-        module_name.split(".", 1)[0],
-        Budget(limits) if limits else None,
-        prog=module_name.rsplit(".", 1)[-1],
-    )
-    try:
-        with loader.budget.active():
-            module = loader.module(module_name)
-            if module is None or module.is_stub or not _MENTIONS.search(module.text):
-                return None
-            loader.target = module
-            command = _target_command(loader, module, attr, target)
-    except BudgetExceeded as exc:
-        raise ArgmatrixError.at(
-            exc.message, file=_module_file(loader, module_name), line=1, fix=FIX
-        ) from None
-    except RecursionError:
-        raise ArgmatrixError.at(
-            "static reading stopped: the nesting budget exceeded (Python's own stack)",
-            file=_module_file(loader, module_name),
-            fix=FIX,
-        ) from None
+    loader = new_loader(target, base_dir, search_path, limits)
+    with budgeted(loader, module_name):
+        module = loader.module(module_name)
+        if module is None or module.is_stub or not _MENTIONS.search(module.text):
+            return None
+        loader.target = module
+        command = _target_command(loader, module, attr, target)
     if command is None:
         return None
     return finished_read(loader, command, {}, CLICK)

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -492,25 +493,34 @@ def load_static(
     """Build the target's parser from source, in a read of its own (`read_target`).
     `parser_class` (module:Class): the project's parser class a filler is handed, read from
     source as the target is."""
+    return read_target(new_loader(target, base_dir, search_path, limits), target, parser_class)
+
+
+def new_loader(
+    target: str,
+    base_dir: Path | None,
+    search_path: Sequence[str] | None,
+    limits: Limits | None,
+) -> StaticLoader:
+    """A loader for `target`'s package, searching `base_dir` first, then `search_path`."""
     module_name, _ = split_target(target)
     path = [str(base_dir or Path.cwd()), *(search_path if search_path is not None else sys.path)]
-    loader = StaticLoader(
+    return StaticLoader(
         path,
         module_name.split(".", 1)[0],
         Budget(limits) if limits else None,
         prog=module_name.rsplit(".", 1)[-1],
     )
-    return read_target(loader, target, parser_class)
 
 
-def read_target(loader: StaticLoader, target: str, parser_class: str | None = None) -> StaticRead:
-    """Build the target's parser from source with `loader`, within its budget."""
-    module_name, attr = split_target(target)
+@contextlib.contextmanager
+def budgeted(loader: StaticLoader, module_name: str) -> Iterator[None]:
+    """The block runs within `loader`'s budget; a budget passed outside any expression (while
+    reading the target's module) stops at that module, one located line."""
     try:
         with loader.budget.active():
-            parser = _build(loader, target, module_name, attr, parser_class)
-            loader.report_defaults()
-    except BudgetExceeded as exc:  # outside any expression: reading the target's module
+            yield
+    except BudgetExceeded as exc:
         raise ArgmatrixError.at(
             exc.message, file=_module_file(loader, module_name), line=1, fix=FIX
         ) from None
@@ -520,6 +530,14 @@ def read_target(loader: StaticLoader, target: str, parser_class: str | None = No
             file=_module_file(loader, module_name),
             fix=FIX,
         ) from None
+
+
+def read_target(loader: StaticLoader, target: str, parser_class: str | None = None) -> StaticRead:
+    """Build the target's parser from source with `loader`, within its budget."""
+    module_name, attr = split_target(target)
+    with budgeted(loader, module_name):
+        parser = _build(loader, target, module_name, attr, parser_class)
+        loader.report_defaults()
     return finished_read(loader, parser, loader.recording.sites)
 
 
