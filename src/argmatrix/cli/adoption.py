@@ -15,30 +15,30 @@ from typing import TYPE_CHECKING
 from argmatrix.adoption import AUDIT_FORMATS, DIFF_FORMATS
 from argmatrix.cli.common import EXIT_FINDINGS, EXIT_OK, source_options, warn
 from argmatrix.errors import json_for_log, printable
-from argmatrix.loaders.load import mock_list
 
 if TYPE_CHECKING:
     from argmatrix.cli.common import Commands
 
 
-def register(commands: Commands, common: argparse.ArgumentParser) -> None:
+def register(commands: Commands) -> None:
     """Add the audit, import, diff and history commands."""
-    _register_audit(commands, common)
-    _register_import(commands, common)
+    _register_audit(commands)
+    _register_import(commands)
     _register_diff(commands)
     _register_history(commands)
 
 
-def _register_audit(commands: Commands, common: argparse.ArgumentParser) -> None:
-    audit = commands.add_parser(
+def _register_audit(commands: Commands) -> None:
+    audit = commands.add(
         "audit",
-        parents=[common],
         help="Measure how far a hand-written page is from the registry.",
         description="Compare a hand-written argument page (Markdown tables, or text copied from"
         " a rendered page) with the registry: unknown, missing and duplicated flags, wrong"
         " defaults, options and types, broken rows, text lost as HTML. Exit 0: the page agrees;"
         " 1: findings; 2: bad input.",
     )
+    if audit is None:
+        return
     audit.add_argument("page", metavar="PAGE", help="The page to audit (Markdown or copied text).")
     audit.add_argument(
         "--format",
@@ -49,10 +49,9 @@ def _register_audit(commands: Commands, common: argparse.ArgumentParser) -> None
     audit.set_defaults(handler=_audit)
 
 
-def _register_import(commands: Commands, common: argparse.ArgumentParser) -> None:
-    imports = commands.add_parser(
+def _register_import(commands: Commands) -> None:
+    imports = commands.add(
         "import",
-        parents=[common],
         help="Bootstrap a capability manifest from a support page.",
         description="Turn a hand-written platform support page into a capability manifest:"
         " support marks become statuses, option lists become 'options' subsets, differing"
@@ -61,6 +60,8 @@ def _register_import(commands: Commands, common: argparse.ArgumentParser) -> Non
         " it gives otherwise than the registry) is marked 'review: needed', which 'check'"
         " reports until a person checks the entry and deletes the key.",
     )
+    if imports is None:
+        return
     imports.add_argument("page", metavar="PAGE", help="The support page to import.")
     imports.add_argument(
         "--platform",
@@ -80,14 +81,17 @@ def _register_import(commands: Commands, common: argparse.ArgumentParser) -> Non
 
 
 def _register_diff(commands: Commands) -> None:
-    diff = commands.add_parser(
+    diff = commands.add(
         "diff",
+        source_options=False,
         help="Show what changed between two registries.",
         description="Compare two registries (snapshot .json files, or module:callable targets,"
         " followed by the subcommands that lead to the registry: 'pkg.cli:run serve')"
         " and report added, removed and renamed arguments and changed defaults, choices, types,"
         " nargs and actions, as a Markdown release-notes section or JSON.",
     )
+    if diff is None:
+        return
     diff.add_argument("old", metavar="OLD", help="The earlier registry: snapshot or target.")
     diff.add_argument("new", metavar="NEW", help="The later registry: snapshot or target.")
     diff.add_argument("--format", choices=DIFF_FORMATS, default="markdown", help="Output format.")
@@ -137,8 +141,9 @@ def _register_diff(commands: Commands) -> None:
 
 
 def _register_history(commands: Commands) -> None:
-    history = commands.add_parser(
+    history = commands.add(
         "history",
+        source_options=False,
         help="Record when each flag arrived, was renamed, changed its default or left.",
         description="Read every release of a registry statically (snapshots, 'pip install"
         " --target' folders, wheels, sdists, or git revisions of this repository, none of them"
@@ -146,6 +151,8 @@ def _register_history(commands: Commands) -> None:
         " in, its renames and its default by release. No help text is kept, so the file can be"
         " committed; pages read it for an 'Added in' column.",
     )
+    if history is None:
+        return
     history.add_argument(
         "--target",
         metavar="MODULE:CALLABLE",
@@ -203,6 +210,7 @@ def _import(args: argparse.Namespace) -> int:
 
 def _diff(args: argparse.Namespace) -> int:
     from argmatrix.adoption.registry_diff import DiffSide, diff_sides, diff_text
+    from argmatrix.loaders.load import mock_list
 
     old = DiffSide(args.old, tuple(args.old_path or ()), args.old_label)
     new = DiffSide(args.new, tuple(args.new_path or ()), args.new_label)

@@ -18,15 +18,16 @@ if TYPE_CHECKING:
     from argmatrix.project import Project, SourceOptions
 
 
-def register(commands: Commands, common: argparse.ArgumentParser) -> None:
-    check = commands.add_parser(
+def register(commands: Commands) -> None:
+    check = commands.add(
         "check",
-        parents=[common],
         help="Fail when pages, manifests or prose have drifted.",
         description="Compare generated pages with the disk, manifests with the registry, and"
         " hand-written Markdown with the registry's flags. Exit 0: all agrees; 1: drift;"
         " 2: bad input.",
     )
+    if check is None:
+        return
     check.add_argument(
         "--fix",
         action="store_true",

@@ -1,4 +1,5 @@
-"""What every command shares: exit codes, the source options and their plain-value form.
+"""What every command shares: exit codes, the subcommands' table (`Commands`), the source
+options and their plain-value form.
 
 The core never sees an `argparse.Namespace`: a handler turns its arguments into
 `project.SourceOptions` with `source_options` and passes plain values on.
@@ -10,17 +11,53 @@ import argparse
 import shlex
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from argmatrix.errors import printable
-from argmatrix.loaders.load import mock_list
-from argmatrix.project import SourceOptions
+
+if TYPE_CHECKING:
+    from argmatrix.project import SourceOptions
+
+    # what `add_subparsers` returns; not subscriptable at run time
+    SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
 EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
 
 Handler = Callable[[argparse.Namespace], int]
-if TYPE_CHECKING:  # what `add_subparsers` returns; not subscriptable at run time
-    Commands = argparse._SubParsersAction[argparse.ArgumentParser]
+
+
+class Commands:
+    """The subcommands of `argmatrix`, each registered by its module with `add`.
+
+    A run builds the parser of its own command only: the others are listed by name and help
+    (what `argmatrix --help` and an unknown command's error show) but get no options, since
+    building every command's options, and the source options for each, costs more than most
+    runs of a warm `check`. `selected` None builds every command (the CLI reference reads the
+    whole parser)."""
+
+    def __init__(self, subparsers: SubParsers, selected: str | None = None) -> None:
+        self._subparsers = subparsers
+        self._selected = selected
+        self._common: argparse.ArgumentParser | None = None
+
+    def add(
+        self, name: str, *, help: str, source_options: bool = True, **settings: Any
+    ) -> argparse.ArgumentParser | None:
+        """The parser of command `name`, for its module to add its options to; None when
+        another command runs (`name` is only listed, with its `help`). `source_options`: it
+        takes the options every command reading a project takes (`source_options_parser`)."""
+        if self._selected is not None and name != self._selected:
+            # never parses: the command line names another command (or one that is unknown)
+            self._subparsers.add_parser(name, help=help, add_help=False)
+            return None
+        if source_options:
+            settings["parents"] = [self._source_options()]
+        return self._subparsers.add_parser(name, help=help, **settings)
+
+    def _source_options(self) -> argparse.ArgumentParser:
+        if self._common is None:
+            self._common = source_options_parser()
+        return self._common
 
 
 def source_options_parser() -> argparse.ArgumentParser:
@@ -120,6 +157,9 @@ def _words(text: str) -> tuple[str, ...]:
 
 def source_options(args: argparse.Namespace) -> SourceOptions:
     """The source options of a parsed command line, as plain values."""
+    from argmatrix.loaders.load import mock_list
+    from argmatrix.project import SourceOptions
+
     return SourceOptions(
         config=args.config,
         registry=args.registry,

@@ -16,26 +16,26 @@ if TYPE_CHECKING:
     from argmatrix.cli.common import Commands
 
 
-def register(commands: Commands, common: argparse.ArgumentParser) -> None:
-    export = commands.add_parser(
+def register(commands: Commands) -> None:
+    export = commands.add(
         "export",
-        parents=[common],
         help="Print the resolved model as JSON.",
         description="Print the registry model, and every platform resolved, as JSON.",
     )
-    export.set_defaults(handler=_export)
+    if export is not None:
+        export.set_defaults(handler=_export)
 
-    snapshot = commands.add_parser(
+    snapshot = commands.add(
         "snapshot",
-        parents=[common],
         help="Save the registry as a JSON snapshot.",
         description="Save the registry as a versioned JSON snapshot, so docs can be built where"
         " the server's own dependencies are not installed.",
     )
-    snapshot.add_argument(
-        "-o", "--output", metavar="FILE", required=True, help="Where to write the snapshot."
-    )
-    snapshot.set_defaults(handler=_snapshot)
+    if snapshot is not None:
+        snapshot.add_argument(
+            "-o", "--output", metavar="FILE", required=True, help="Where to write the snapshot."
+        )
+        snapshot.set_defaults(handler=_snapshot)
 
 
 def _export(args: argparse.Namespace) -> int:

@@ -15,30 +15,32 @@ if TYPE_CHECKING:
     from argmatrix.model.findings import Finding
 
 
-def register(commands: Commands, common: argparse.ArgumentParser) -> None:
-    generate = commands.add_parser(
+def register(commands: Commands) -> None:
+    generate = commands.add(
         "generate",
-        parents=[common],
         help="Write every configured page.",
         description="Render every page of argmatrix.yaml and write them; all pages or none.",
     )
-    generate.set_defaults(handler=_generate)
+    if generate is not None:
+        generate.set_defaults(handler=_generate)
 
-    schema = commands.add_parser(
+    schema = commands.add(
         "schema",
+        source_options=False,
         help="Print a JSON Schema: of a manifest (the default), argmatrix.yaml or findings.",
         description="Print one JSON Schema, so editors and tools can validate what argmatrix"
         " reads and writes: 'manifest' (a capability manifest, the default), 'config'"
         " (argmatrix.yaml) or 'findings' (what 'check --format json' prints).",
     )
-    schema.add_argument(
-        "kind",
-        nargs="?",
-        default="manifest",
-        choices=("manifest", "config", "findings"),
-        help="Which schema to print: manifest, config or findings (default: manifest).",
-    )
-    schema.set_defaults(handler=_schema)
+    if schema is not None:
+        schema.add_argument(
+            "kind",
+            nargs="?",
+            default="manifest",
+            choices=("manifest", "config", "findings"),
+            help="Which schema to print: manifest, config or findings (default: manifest).",
+        )
+        schema.set_defaults(handler=_schema)
 
 
 def _generate(args: argparse.Namespace) -> int:

@@ -9,26 +9,39 @@ from collections.abc import Sequence
 
 from argmatrix import __version__
 from argmatrix.cli import adoption, check, export, generate
-from argmatrix.cli.common import EXIT_BAD_INPUT, Handler, source_options_parser, warn
+from argmatrix.cli.common import EXIT_BAD_INPUT, Commands, Handler, warn
 from argmatrix.errors import ArgmatrixError
 
+PROG = "argmatrix"
 
-def build_parser() -> argparse.ArgumentParser:
-    common = source_options_parser()
+
+def build_parser(*, only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command; with `only`, of that command alone, the others listed by
+    name and help (`cli.common.Commands`): what a run that names `only` parses identically."""
     parser = argparse.ArgumentParser(
-        prog="argmatrix",
+        prog=PROG,
         description="Document an argparse registry and its per-platform support from one source"
         " of truth.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    # `prog` given: argparse would otherwise format a usage line (and import shutil) to find it
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, prog=PROG)
+    commands = Commands(subparsers, only)
     for register in (export.register, generate.register, check.register, adoption.register):
-        register(commands, common)
+        register(commands)
     return parser
 
 
+def command_named(argv: Sequence[str]) -> str:
+    """The command a command line runs: its first word that is not an option (`argmatrix` has
+    no option taking a value), or "" when there is none. A word argparse would take otherwise
+    ('-' or '-1') is no command's name: it ends in the same 'invalid choice' error either way."""
+    return next((word for word in argv if not word.startswith("-")), "")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(only=command_named(argv))
     args = parser.parse_args(argv)
     handler: Handler = args.handler
     from argmatrix.loaders.load import warnings_to

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from argmatrix._runtime.cache import cached_with_inputs
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.modes import FRAMEWORKS, LOADERS, Loader, Mode, framework_of
-from argmatrix.loaders.snapshot import read_snapshot
 from argmatrix.model.registry import Diagnostic, Registry
 
 if TYPE_CHECKING:
@@ -148,6 +147,8 @@ def said_diagnostics(
 
 
 def _load_snapshot(spec: RegistrySpec, verbose: bool) -> Loaded:
+    from argmatrix.loaders.snapshot import read_snapshot
+
     path = _resolve_path(spec.target, spec.base_dir)
     return read_snapshot(path), [str(path)]
 

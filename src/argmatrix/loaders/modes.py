@@ -21,9 +21,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from argmatrix.errors import ArgmatrixError
-from argmatrix.loaders.clicks import CLICK, descend_command, registry_from_command
-from argmatrix.loaders.convert import ARGPARSE, registry_from_parser
-from argmatrix.loaders.target import descend
 
 if TYPE_CHECKING:
     from argmatrix.loaders.load import Loaded, RegistrySpec
@@ -180,17 +177,36 @@ class Framework:
         return reader(target, base_dir, search_path)
 
 
+def _imported(where: str) -> Callable[..., Any]:
+    """The function `where` names ("module:function"), imported when first called: a run whose
+    registry comes from the cache or a snapshot never loads a framework's converter (Click's
+    facts, argparse's introspection)."""
+
+    def call(*args: Any) -> Any:
+        module, _, name = where.partition(":")
+        return getattr(import_module(module), name)(*args)
+
+    return call
+
+
+# The frameworks' names, as their converters (loaders/convert.py, loaders/clicks.py) say them.
+ARGPARSE, CLICK = "argparse", "click"
+
 FRAMEWORKS: dict[str, Framework] = {
     framework.name: framework
     for framework in (
-        Framework(name=ARGPARSE, descend=descend, to_registry=registry_from_parser),
+        Framework(
+            name=ARGPARSE,
+            descend=_imported("argmatrix.loaders.target:descend"),
+            to_registry=_imported("argmatrix.loaders.convert:registry_from_parser"),
+        ),
         # Click, and Typer: a Typer app is a Click command underneath (`typer.main.get_command`),
         # read from the command object live and from Typer's declarations statically, into the
         # same facts (loaders/clicks.py).
         Framework(
             name=CLICK,
-            descend=descend_command,
-            to_registry=registry_from_command,
+            descend=_imported("argmatrix.loaders.clicks:descend_command"),
+            to_registry=_imported("argmatrix.loaders.clicks:registry_from_command"),
             static_reader="argmatrix.loaders.static.frameworks:read_framework",
         ),
     )
