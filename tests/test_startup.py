@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from helpers import copy_project
+from helpers import copy_project, run_cli_in_process
 
 _RUN = """
 import json, sys
@@ -93,3 +93,54 @@ def test_the_command_line_alone_loads_none_of_them(tmp_path: Path) -> None:
     code, modules = _modules(tmp_path, tmp_path / "cache")
     assert code == 0
     assert _loaded(modules, HEAVY) == []
+
+
+# ------------------------------------------------------------------ pages that are build outputs
+
+
+def _build_outputs_only(root: Path, prose: str = "guide/*.md") -> None:
+    """Every page of the fixture project made a build output (`committed: false`), as the
+    showcase's are, with hand-written prose checked."""
+    config = root / "argmatrix.yaml"
+    text = config.read_text().replace("md}", "md, committed: false}")
+    text = text.replace("platform: npu}", "platform: npu, committed: false}")
+    text = text.replace(
+        "options: {layout: variants}", "options: {layout: variants}\n    committed: false"
+    )
+    config.write_text(text + f'checks:\n  prose: ["{prose}"]\n')
+
+
+def test_a_check_that_compares_no_page_renders_none(tmp_path: Path) -> None:
+    """Pages that are build outputs are never compared: a cold `check` loads no template."""
+    root = copy_project(tmp_path)
+    _build_outputs_only(root)
+    code, modules = _modules(root, tmp_path / "cache", "check")
+    assert code == 0
+    assert (
+        _loaded(modules, ("jinja2", "argmatrix.render.environment", "argmatrix.render.views")) == []
+    )
+
+
+def test_a_build_output_on_disk_is_still_no_prose(tmp_path: Path) -> None:
+    """Not rendered, a build output is still known as generated: its flags are not prose."""
+    root = copy_project(tmp_path)
+    _build_outputs_only(root, prose="**/*.md")
+    page = root / "docs" / "reference" / "npu.md"
+    page.parent.mkdir(exist_ok=True)
+    page.write_text("Built from an older registry: --gone-flag\n")
+    (root / "docs" / "guide" / "tuning.md").write_text("Use --another-gone-flag.\n")
+    done = run_cli_in_process("check", "--format", "json", cwd=root)
+    flags = [finding["flag"] for finding in json.loads(done.out)]
+    assert (done.code, flags) == (1, ["--another-gone-flag"])
+
+
+def test_where_a_build_output_goes_is_checked_without_rendering_it(tmp_path: Path) -> None:
+    root = copy_project(tmp_path)
+    _build_outputs_only(root)
+    (root / "docs" / "reference").symlink_to(root / "capabilities")
+    config = root / "argmatrix.yaml"
+    config.write_text(config.read_text().replace("reference/npu.md", "reference/npu.yaml"))
+    done = run_cli_in_process("check", cwd=root)
+    assert done.code == 2
+    assert "page output 'reference/npu.yaml' resolves to" in done.err
+    assert "outside docs_dir (a symbolic link leads there)" in done.err

@@ -121,6 +121,12 @@ class Project:
         inputs = ((i.path, i.what) for i in self.inputs().files)
         return resolve_outputs(self.config, self.config.pages, inputs)
 
+    def generated_files(self) -> set[Path]:
+        """The files of the generated pages, symbolic links resolved (not those of in-place
+        pages: hand-written pages argmatrix fills a region of); no page is rendered."""
+        pages = zip(self.config.pages, self.output_paths(), strict=True)
+        return {path.resolve() for spec, path in pages if not spec.inplace}
+
     def export(self) -> dict[str, Any]:
         data = export_dict(
             self.registry,

@@ -40,6 +40,19 @@ class Report:
 MoreFindings = Callable[[Project], list[Finding]]
 
 
+def pages_to_check(project: Project, fixing: bool = False) -> list[RenderedPage]:
+    """The pages `check` renders: all of them when it compares one (`committed: true`, the
+    default) or writes them (`--fix`), for a page links to the others and they are rendered
+    together; none when every page is a build output (`committed: false`), which `check` never
+    compares, so such a run loads no template and no Jinja2. Where each page goes is checked
+    either way (inside docs_dir, never an input); an error in rendering a build output is then
+    reported by the build that renders it (the MkDocs plugin, Sphinx, `generate`)."""
+    if fixing or any(page.committed for page in project.config.pages):
+        return project.pages()
+    project.output_paths()
+    return []
+
+
 def check(
     project: Project,
     pages: list[RenderedPage],
@@ -78,7 +91,7 @@ def run_checks(
         findings.extend(resolved.findings)
         findings.extend(unclassified(project, resolved.platform.name))
         findings.extend(unreviewed(project, resolved.platform.name))
-    generated = {page.path.resolve() for page in pages if not page.spec.inplace}
+    generated = project.generated_files()
     coverage = coverage_findings(project)
     findings.extend(_not_also_in(dead_flags(project, generated), coverage))
     findings.extend(coverage)

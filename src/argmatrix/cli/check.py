@@ -45,13 +45,13 @@ def register(commands: Commands) -> None:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from argmatrix.checks.run import check
+    from argmatrix.checks.run import check, pages_to_check
     from argmatrix.project import load_project
 
     options = source_options(args)
     project = load_project(options)
     fix = _fix(options) if args.fix else None
-    report = check(project, project.pages(), fix, more=_coverage_values)
+    report = check(project, pages_to_check(project, fix is not None), fix, more=_coverage_values)
     emit(report, args.format, sys.stdout)
     return EXIT_FINDINGS if report.failed else EXIT_OK
 
