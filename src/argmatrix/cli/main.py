@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
-import argparse
 import gc
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from argmatrix import __version__
-from argmatrix.cli import adoption, check, export, generate
-from argmatrix.cli.common import EXIT_BAD_INPUT, Handler, source_options_parser, warn
-from argmatrix.errors import ArgmatrixError
+if TYPE_CHECKING:
+    import argparse
+
+# Commands whose outcome may be replayed (`_runtime/outcome.py`): a run that ends finding what
+# an earlier one found, with nothing it looked at changed, imports nothing but the replay.
+REPLAYED = ("check",)
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+
+    from argmatrix import __version__
+    from argmatrix.cli import adoption, check, export, generate
+    from argmatrix.cli.common import source_options_parser
+
     common = source_options_parser()
     parser = argparse.ArgumentParser(
         prog="argmatrix",
@@ -28,6 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from argmatrix.cli.common import EXIT_BAD_INPUT, Handler, warn
+    from argmatrix.errors import ArgmatrixError
+
     parser = build_parser()
     args = parser.parse_args(argv)
     handler: Handler = args.handler
@@ -45,14 +56,36 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run() -> int:
-    """The `argmatrix` command: a short-lived process, so the cyclic garbage collector is tuned
-    for it. A run builds up to millions of long-lived, acyclic objects (syntax trees, manifest
-    entries, table rows), which reference counting frees; with the default thresholds the
-    collector scans that growing heap again and again, about a third of a cold run at 10,000
-    arguments. Collections still happen, just rarely."""
+    """The `argmatrix` command. A replayed command (`REPLAYED`) first looks for the outcome of
+    an earlier run that still holds (`_runtime/outcome.py`); otherwise it runs, observed, so
+    that its outcome may be replayed next time."""
+    argv = sys.argv[1:]
+    if not argv or argv[0] not in REPLAYED:
+        return _main(argv)
+    from argmatrix._runtime import outcome
+
+    replayed = outcome.replayed(argv)
+    if replayed is not None:
+        return replayed
+    recording = outcome.start(argv)
+    code: int | None = None
+    try:
+        code = _main(argv)
+    finally:
+        if recording is not None:
+            outcome.stop(recording, code)
+    return code
+
+
+def _main(argv: list[str]) -> int:
+    """A short-lived process, so the cyclic garbage collector is tuned for it. A run builds up
+    to millions of long-lived, acyclic objects (syntax trees, manifest entries, table rows),
+    which reference counting frees; with the default thresholds the collector scans that
+    growing heap again and again, about a third of a cold run at 10,000 arguments. Collections
+    still happen, just rarely."""
     gc.freeze()  # what the imports built lives as long as the process
     gc.set_threshold(100_000, 50, 100)
-    return main()
+    return main(argv)
 
 
 if __name__ == "__main__":
