@@ -19,6 +19,7 @@ from typing import NamedTuple
 import pytest
 
 from helpers import append_to, copy_project, replace_in
+from test_python_versions import pythons  # noqa: F401  (a fixture: the other Pythons)
 
 # The command as the console script runs it, then (after the run, unobserved) whether the run
 # was a replay: a replay imports neither argparse nor argmatrix's configuration reader.
@@ -38,7 +39,13 @@ class Outcome(NamedTuple):
     replayed: bool
 
 
-def _run(root: Path, cache: Path | None, *argv: str, env: dict[str, str] | None = None) -> Outcome:
+def _run(
+    root: Path,
+    cache: Path | None,
+    *argv: str,
+    env: dict[str, str] | None = None,
+    python: str = sys.executable,
+) -> Outcome:
     environment = {**os.environ, **(env or {})}
     environment.pop("ARGMATRIX_NO_CACHE", None)
     if cache is None:
@@ -46,7 +53,7 @@ def _run(root: Path, cache: Path | None, *argv: str, env: dict[str, str] | None 
     else:
         environment["ARGMATRIX_CACHE_DIR"] = str(cache)
     done = subprocess.run(
-        [sys.executable, "-c", _COMMAND, *argv],
+        [python, "-c", _COMMAND, *argv],
         cwd=root,
         env=environment,
         capture_output=True,
@@ -197,6 +204,30 @@ def test_after_any_change_check_finds_what_a_run_without_cache_finds(
     assert not after.replayed
     assert _relative(after, project) == _relative(uncached, reference)
     assert after[:3] != before[:3], "the change must change what check finds"
+
+
+@pytest.mark.pythons
+@pytest.mark.parametrize("change", ["page replaced by a link to its copy", "new prose page"])
+def test_every_python_notices_a_change_examined_or_listed(
+    tmp_path: Path,
+    pythons: list[str],
+    change: str,  # noqa: F811
+) -> None:
+    """Python 3.10's pathlib keeps its own `os.stat`; 3.12 and 3.13 list folders for globs
+    their own way: on each, a change only an examination or a listing shows ends the replay."""
+    for python in pythons:
+        folder = tmp_path / Path(python).parent.parent.name
+        project = _generated_project(folder / "a")
+        cache = folder / "cache"
+        _run(project, cache, "check", python=python)
+        assert _run(project, cache, "check", python=python).replayed, python
+        CHANGES[change](project)
+        after = _run(project, cache, "check", python=python)
+        reference = _generated_project(folder / "b")
+        CHANGES[change](reference)
+        uncached = _run(reference, None, "check", python=python)
+        assert not after.replayed, python
+        assert _relative(after, project) == _relative(uncached, reference), python
 
 
 def test_the_environment_is_part_of_the_key(project: Path, tmp_path: Path) -> None:

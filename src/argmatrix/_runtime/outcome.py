@@ -338,19 +338,15 @@ class Recording:
             if event in ("os.rename", "os.link", "os.symlink"):
                 self._wrote(args[1])
 
-    def examine(self, how: str, real: _Real) -> _Real:
-        def examined(path: Any, *args: Any, **kwargs: Any) -> Any:
-            if self._inside:
-                return real(path, *args, **kwargs)
-            self._inside = True
-            try:
-                follow = kwargs.get("follow_symlinks", True) and how == "stat"
-                self._note("stat" if follow else "lstat", path, lambda p: _examined(real, p))
-            finally:
-                self._inside = False
-            return real(path, *args, **kwargs)
-
-        return examined
+    def examined(self, path: Any, follow: bool) -> None:
+        if self._inside:
+            return
+        self._inside = True
+        try:
+            how, real = ("stat", _REAL_STAT) if follow else ("lstat", _REAL_LSTAT)
+            self._note(how, path, lambda p: _examined(real, p))
+        finally:
+            self._inside = False
 
     # --- the end
 
@@ -429,6 +425,38 @@ def _audit_hook(event: str, args: tuple[Any, ...]) -> None:
         _active.audit(event, args)
 
 
+class _Examiner:
+    """`os.stat` or `os.lstat` as the recording sees it. An instance, not a function: Python
+    3.10's pathlib keeps `os.stat` as a class attribute, and calls an instance found there
+    without binding `self` (once the recording ends it only calls through)."""
+
+    def __init__(self, real: _Real, follows: bool) -> None:
+        self.real, self.follows = real, follows
+
+    def __call__(self, path: Any, *args: Any, **kwargs: Any) -> Any:
+        if _active is not None:
+            _active.examined(path, self.follows and kwargs.get("follow_symlinks", True))
+        return self.real(path, *args, **kwargs)
+
+
+_EXAMINERS = {"stat": _Examiner(_REAL_STAT, True), "lstat": _Examiner(_REAL_LSTAT, False)}
+
+
+def _examiners(install: bool) -> None:
+    """Put the examiners in place of `os.stat` and `os.lstat` (and in Python 3.10's pathlib,
+    which took its own reference to them when it was imported), or the real ones back."""
+    targets: list[Any] = [os]
+    pathlib = sys.modules.get("pathlib")
+    if pathlib is not None and hasattr(pathlib, "_NormalAccessor"):
+        targets.append(pathlib._NormalAccessor)
+    for target in targets:
+        for name, examiner in _EXAMINERS.items():
+            if install:
+                setattr(target, name, examiner)
+            elif getattr(target, name, None) is examiner:
+                setattr(target, name, examiner.real)
+
+
 def start(argv: list[str]) -> Recording | None:
     """Observe the run of a command from now until `stop`; None when there is no cache."""
     global _active, _hooked
@@ -439,8 +467,7 @@ def start(argv: list[str]) -> Recording | None:
     if not _hooked:
         sys.addaudithook(_audit_hook)  # cannot be removed: inert once `_active` is None
         _hooked = True
-    os.stat = recording.examine("stat", _REAL_STAT)
-    os.lstat = recording.examine("lstat", _REAL_LSTAT)
+    _examiners(install=True)
     sys.stdout = _Tee(sys.stdout, 0, recording.output)
     sys.stderr = _Tee(sys.stderr, 1, recording.output)
     _active = recording
@@ -452,7 +479,7 @@ def stop(recording: Recording, code: int | None) -> None:
     run ended with an exception)."""
     global _active
     _active = None
-    os.stat, os.lstat = _REAL_STAT, _REAL_LSTAT
+    _examiners(install=False)
     sys.stdout, sys.stderr = recording.streams
     if code is not None:
         recording.finish(code)
