@@ -3,7 +3,7 @@
 An entry is valid while every file it was read from has the same content (by hash: a time stamp
 can miss an edit made within its granularity), so a cached result is always what reading the
 files again would give. A result is cached only when none of its files changed while it was
-being computed (see `_settled`). Off with ARGMATRIX_NO_CACHE=1; the folder is
+being computed (see `ownfiles.settled`). Off with ARGMATRIX_NO_CACHE=1; the folder is
 ARGMATRIX_CACHE_DIR, else $XDG_CACHE_HOME/argmatrix, else ~/.cache/argmatrix.
 
 Entries are pickles, and unpickling runs code: an entry is trusted only if no one else could
@@ -184,13 +184,13 @@ def _stamp_and_change(path: str | Path) -> tuple[Stamp, tuple[int, bool]]:
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):  # a folder, FIFO or device is never opened
-            return (name, f"special:{stat.S_IFMT(info.st_mode)}"), _change(info)
+            return (name, f"special:{stat.S_IFMT(info.st_mode)}"), ownfiles.change(info)
         descriptor = os.open(path, os.O_RDONLY | ownfiles.NONBLOCK | _NOCTTY)
     except (OSError, ValueError):
         return (name, None), _folder_change(Path(path).parent)
     try:
         info = os.fstat(descriptor)
-        change = _change(info)
+        change = ownfiles.change(info)
         if not stat.S_ISREG(info.st_mode):  # replaced since the look above
             return (name, f"special:{stat.S_IFMT(info.st_mode)}"), change
         if info.st_size > _LARGEST_STAMPED:  # no reader takes it: it fails before the cache
@@ -205,30 +205,12 @@ def _stamp_and_change(path: str | Path) -> tuple[Stamp, tuple[int, bool]]:
         os.close(descriptor)
 
 
-def _change(info: os.stat_result) -> tuple[int, bool]:
-    return max(info.st_mtime_ns, info.st_ctime_ns), info.st_mtime_ns % 1_000_000_000 == 0
-
-
 def _folder_change(folder: Path) -> tuple[int, bool]:
     """When a file last appeared in or vanished from the nearest existing folder above."""
     for candidate in (folder, *folder.parents):
         with contextlib.suppress(OSError, ValueError):
-            return _change(os.stat(candidate))
+            return ownfiles.change(os.stat(candidate))
     return time.time_ns(), False
-
-
-# How much earlier than the clock a file's time stamp may read: Linux stamps files from a clock
-# that lags by up to a tick (a few ms); some file systems (FAT, HFS+, older ext3) keep whole
-# seconds only, or two.
-_FINE_SLACK_NS = 50_000_000
-_COARSE_SLACK_NS = 2_100_000_000
-
-
-def _settled(change: tuple[int, bool], since_ns: int) -> bool:
-    """Whether a file last changed before `since_ns`: if not, it may have changed while it was
-    being read, and what was read may be neither its old content nor its new one."""
-    changed_ns, whole_seconds = change
-    return changed_ns < since_ns - (_COARSE_SLACK_NS if whole_seconds else _FINE_SLACK_NS)
 
 
 # What this process's readers read: a file's stamp as of the reading (and when that was), so
@@ -358,7 +340,7 @@ def _stamps_if_settled(files: list[str], since_ns: int) -> list[Stamp] | None:
     for file in files:
         found, change = _stamp_and_change(file)
         read, read_ns = _read_stamps.get(file, (found, 0))
-        if not _settled(change, since_ns) or (read_ns >= since_ns and read != found):
+        if not ownfiles.settled(change, since_ns) or (read_ns >= since_ns and read != found):
             settled = False
             _read_stamps.pop(file, None)  # what was read is not known for sure
         stamps.append(found)
@@ -424,7 +406,7 @@ def fingerprint(parts: Iterable[Any], files: Iterable[str]) -> str:
             found = read[0]
         else:
             found, change = _stamp_and_change(file)
-            settled = settled and _settled(change, _run_started_ns)
+            settled = settled and ownfiles.settled(change, _run_started_ns)
         digest.update(repr(found).encode())
     return digest.hexdigest() if settled else _UNSETTLED + digest.hexdigest()
 

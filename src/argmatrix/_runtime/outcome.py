@@ -36,6 +36,7 @@ import marshal
 import os
 import stat
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -62,26 +63,47 @@ _REAL_LSTAT: _Real = os.lstat
 
 def _content(path: str) -> Any:
     """A file's content hash; None: missing; otherwise what is there instead."""
+    return _content_and_status(path)[0]
+
+
+def _content_and_status(path: str) -> tuple[Any, os.stat_result | None]:
+    """`_content`, and the status of the file it was read from (None: no file was read)."""
     try:
         descriptor = os.open(path, os.O_RDONLY | ownfiles.NONBLOCK)
     except FileNotFoundError:
-        return None
+        return None, None
     except OSError as exc:
-        return ("error", exc.errno)
+        return ("error", exc.errno), None
     try:
         info = os.fstat(descriptor)
         if not stat.S_ISREG(info.st_mode):
-            return ("kind", stat.S_IFMT(info.st_mode))
+            return ("kind", stat.S_IFMT(info.st_mode)), None
         if info.st_size > _LARGEST_HASHED:
-            return ("large", info.st_size, info.st_mtime_ns)
+            return ("large", info.st_size, info.st_mtime_ns), None
         digest = blake2b(digest_size=16)
         while chunk := os.read(descriptor, 1 << 20):
             digest.update(chunk)
-        return digest.digest()
+        return digest.digest(), info
     except OSError as exc:
-        return ("error", exc.errno)
+        return ("error", exc.errno), None
     finally:
         os.close(descriptor)
+
+
+def _same_file(before: os.stat_result, now: os.stat_result) -> bool:
+    return (
+        before.st_dev,
+        before.st_ino,
+        before.st_size,
+        before.st_mtime_ns,
+        before.st_ctime_ns,
+    ) == (
+        now.st_dev,
+        now.st_ino,
+        now.st_size,
+        now.st_mtime_ns,
+        now.st_ctime_ns,
+    )
 
 
 def _kind(info: os.stat_result, path: str) -> Any:
@@ -275,6 +297,8 @@ class Recording:
     def __init__(self, argv: list[str], path: str) -> None:
         self.argv, self.path = argv, path
         self.observed: dict[tuple[str, str], Any] = {}
+        self.read_status: dict[str, os.stat_result] = {}  # of each file read, when first read
+        self.started_ns = time.time_ns()
         self.output: list[tuple[int, str]] = []
         self.spoiled = False
         self.replayable = False
@@ -308,6 +332,25 @@ class Recording:
         if path is not None and (how, path) not in self.observed:
             self.observed[(how, path)] = found(path)
 
+    def _content(self, path: str) -> Any:
+        found, status = _content_and_status(path)
+        if status is not None:
+            self.read_status[path] = status
+        return found
+
+    def _still_as_read(self, path: str) -> bool:
+        """Whether a file read is as it was then, by its status alone: the same file, size and
+        time stamps, last changed before the run began (an edit during the run, even within the
+        time stamps' granularity, is then ruled out); else it is read again."""
+        before = self.read_status.get(path)
+        if before is None:
+            return False
+        try:
+            now = _REAL_STAT(path)
+        except OSError:
+            return False
+        return _same_file(before, now) and ownfiles.settled(ownfiles.change(now), self.started_ns)
+
     def _wrote(self, given: Any) -> None:
         if self._path(given) is not None:
             self.spoiled = True
@@ -330,7 +373,7 @@ class Recording:
             if writes:
                 self._wrote(given)
             elif not _is_code(given):
-                self._note("read", given, _content)
+                self._note("read", given, self._content)
         elif event in ("os.listdir", "os.scandir") and not _importing():
             self._note("list", args[0] if args[0] is not None else ".", _listing)
         elif event in _WRITES:
@@ -354,7 +397,10 @@ class Recording:
         if not self.replayable or self.spoiled or code not in (0, 1):
             return
         observations = [(how, path, found) for (how, path), found in self.observed.items()]
-        if not _holds(observations):  # something changed while the run read it
+        if not all(  # unless something changed while the run looked at it
+            (how == "read" and self._still_as_read(path)) or _found(how, path) == found
+            for how, path, found in observations
+        ):
             return
         output = [(which, text) for which, text in self.output if text]
         _write(self.path, marshal.dumps((observations, output, code)))

@@ -1,4 +1,5 @@
-"""The cache folder, and the user's own files in it: what decides whether an entry may be trusted.
+"""The cache folder, and the user's own files in it: what decides whether an entry may be trusted,
+and whether a file read may have changed while it was read.
 
 Shared by the cache (`cache.py`) and the replay of a command's outcome (`outcome.py`), which
 runs before anything else is imported: this module imports `os` and `stat` alone. It never
@@ -105,3 +106,23 @@ def read_secret(folder: str, complain: Complain = _quiet) -> bytes | None:
 
 def reason(exc: BaseException) -> str:
     return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+
+
+def change(info: os.stat_result) -> tuple[int, bool]:
+    """When a file last changed: the later of its modification and status-change times, and
+    whether its file system keeps whole seconds only."""
+    return max(info.st_mtime_ns, info.st_ctime_ns), info.st_mtime_ns % 1_000_000_000 == 0
+
+
+# How much earlier than the clock a file's time stamp may read: Linux stamps files from a clock
+# that lags by up to a tick (a few ms); some file systems (FAT, HFS+, older ext3) keep whole
+# seconds only, or two.
+FINE_SLACK_NS = 50_000_000
+COARSE_SLACK_NS = 2_100_000_000
+
+
+def settled(change: tuple[int, bool], since_ns: int) -> bool:
+    """Whether a file last changed before `since_ns`: if not, it may have changed while it was
+    being read, and what was read may be neither its old content nor its new one."""
+    changed_ns, whole_seconds = change
+    return changed_ns < since_ns - (COARSE_SLACK_NS if whole_seconds else FINE_SLACK_NS)
