@@ -31,16 +31,22 @@ target).
 
 from __future__ import annotations
 
-import contextlib
 import marshal
 import os
 import stat
 import sys
 import time
-from collections.abc import Callable
-from typing import Any
 
 from argmatrix._runtime import ownfiles
+
+# A replay imports this module alone: not even `typing` (a tenth of a replay) at run time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeAlias
+
+    Observation: TypeAlias = tuple[str, str, Any]  # (how, absolute path, what was found)
+    _Real: TypeAlias = Callable[..., Any]
 
 try:  # keyed BLAKE2 is a MAC; `_blake2` spares importing OpenSSL through hashlib
     from _blake2 import blake2b
@@ -53,10 +59,8 @@ _MAC_SIZE = 32
 _KEEP = 64  # records kept in a cache folder, the most recently written
 _LARGEST_HASHED = 64 * 1024 * 1024
 
-Observation = tuple[str, str, Any]  # (how: read, stat, lstat, list), absolute path, what was found
-_Real = Callable[..., Any]
-_REAL_STAT: _Real = os.stat
-_REAL_LSTAT: _Real = os.lstat
+_REAL_STAT = os.stat
+_REAL_LSTAT = os.lstat
 
 # ------------------------------------------------------------------ what is found at a path
 
@@ -445,8 +449,10 @@ def _write(path: str, payload: bytes) -> None:
             stream.write(_FORMAT + _signature(key, payload) + payload)
         os.replace(temporary, path)
     except OSError:
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105 (contextlib is not imported for this)
             os.unlink(temporary)
+        except OSError:
+            pass
         return
     _keep_recent(folder)
 

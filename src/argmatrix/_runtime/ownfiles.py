@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable
 
-Complain = Callable[[str, str], None]  # (what is wrong, the fix)
+TYPE_CHECKING = False  # `typing` is not imported: a replay imports this module
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TypeAlias
+
+    Complain: TypeAlias = Callable[[str, str], None]  # (what is wrong, the fix)
 
 POSIX = os.name == "posix"
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)

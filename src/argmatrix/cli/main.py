@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import gc
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # `typing` is not imported: a replay imports this module
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Sequence
 
 # Commands whose outcome may be replayed (`_runtime/outcome.py`): a run that ends finding what
 # an earlier one found, with nothing it looked at changed, imports nothing but the replay.
