@@ -36,6 +36,7 @@ import os
 import stat
 import sys
 import time
+from _operator import _compare_digest  # hmac's constant-time comparison, without OpenSSL
 
 from argmatrix._runtime import ownfiles
 
@@ -269,7 +270,7 @@ def _load(path: str) -> tuple[list[Observation], list[tuple[int, str]], int] | N
         return None
     start = len(_FORMAT) + _MAC_SIZE
     payload = data[start:]
-    if data[len(_FORMAT) : start] != _signature(key, payload):
+    if not _compare_digest(data[len(_FORMAT) : start], _signature(key, payload)):
         return None
     try:
         record = marshal.loads(payload)
