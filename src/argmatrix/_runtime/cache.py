@@ -3,7 +3,7 @@
 An entry is valid while every file it was read from has the same content (by hash: a time stamp
 can miss an edit made within its granularity), so a cached result is always what reading the
 files again would give. A result is cached only when none of its files changed while it was
-being computed (see `_settled`). Off with ARGMATRIX_NO_CACHE=1; the folder is
+being computed (see `ownfiles.settled`). Off with ARGMATRIX_NO_CACHE=1; the folder is
 ARGMATRIX_CACHE_DIR, else $XDG_CACHE_HOME/argmatrix, else ~/.cache/argmatrix.
 
 Entries are pickles, and unpickling runs code: an entry is trusted only if no one else could
@@ -32,29 +32,21 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from argmatrix import __version__
+from argmatrix._runtime import outcome, ownfiles
 from argmatrix.errors import printable
 
 T = TypeVar("T")
 Stamp = tuple[str, str | None]  # a file and its content hash; None: the file must not exist
 
-_POSIX = os.name == "posix"
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # opening a FIFO must not wait for a writer
 _NOCTTY = getattr(os, "O_NOCTTY", 0)
 _MAGIC = b"argmatrix-cache 2\n"
-_MAC_SIZE = 32
-_SECRET_NAME = "secret.key"
+_MAC_SIZE = ownfiles.SECRET_SIZE
 _LARGEST_STAMPED = 64 * 1024 * 1024  # beyond this a file is stamped by size and time only
 
 
 def cache_dir() -> Path | None:
-    if os.environ.get("ARGMATRIX_NO_CACHE"):
-        return None
-    explicit = os.environ.get("ARGMATRIX_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "argmatrix"
+    folder = ownfiles.cache_dir()
+    return Path(folder) if folder is not None else None
 
 
 # ------------------------------------------------------------------ whose folder, whose files
@@ -65,20 +57,10 @@ _warned = False
 def _warn(message: str, fix: str) -> None:
     """One line on stderr, once per run: a cache problem never stops the work."""
     global _warned
+    outcome.not_replayable()  # the warning is about this run's cache, not the project
     if not _warned:
         _warned = True
         print(printable(f"argmatrix: warning: {message}; not used (fix: {fix})"), file=sys.stderr)
-
-
-def _foreign(info: os.stat_result) -> str | None:
-    """What makes a file or folder untrustworthy: another owner, or others may write to it."""
-    if not _POSIX:
-        return None
-    if info.st_uid != os.geteuid():
-        return "belongs to another user"
-    if info.st_mode & 0o022:
-        return "is writable by others"
-    return None
 
 
 def usable_cache_dir() -> Path | None:
@@ -100,15 +82,15 @@ def _usable_folder(folder: Path, what: str) -> bool:
             os.makedirs(folder, mode=0o700, exist_ok=True)
             info = os.stat(folder)
         except (OSError, ValueError) as exc:
-            _warn(f"{what} {shown} cannot be created ({_reason(exc)})", own_folder)
+            _warn(f"{what} {shown} cannot be created ({ownfiles.reason(exc)})", own_folder)
             return False
     except (OSError, ValueError) as exc:
-        _warn(f"{what} {shown} cannot be read ({_reason(exc)})", own_folder)
+        _warn(f"{what} {shown} cannot be read ({ownfiles.reason(exc)})", own_folder)
         return False
     if not stat.S_ISDIR(info.st_mode):
         _warn(f"{what} {shown} is not a folder", own_folder)
         return False
-    problem = _foreign(info)
+    problem = ownfiles.foreign(info)
     if problem == "is writable by others":
         _warn(f"{what} {shown} {problem}", f"chmod 700 {shown}")
         return False
@@ -119,35 +101,6 @@ def _usable_folder(folder: Path, what: str) -> bool:
         _warn(f"{what} {shown} cannot be written", f"chmod 700 {shown}, or {own_folder}")
         return False
     return True
-
-
-def _reason(exc: BaseException) -> str:
-    return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
-
-
-def _open_own_file(path: Path) -> int | None:
-    """A descriptor of `path` if it is a regular file of the user's that no one else can write;
-    None if it does not exist; a symbolic link or anything else is ignored (one warning)."""
-    try:
-        descriptor = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        if os.path.islink(path):
-            _warn(f"cache entry {path} is a symbolic link", f"remove {path}")
-        else:
-            _warn(f"cache entry {path} cannot be read ({_reason(exc)})", f"remove {path}")
-        return None
-    try:
-        info = os.fstat(descriptor)
-        problem = "is not a regular file" if not stat.S_ISREG(info.st_mode) else _foreign(info)
-    except OSError:
-        problem = "cannot be read"
-    if problem:
-        os.close(descriptor)
-        _warn(f"cache entry {path} {problem}", f"remove {path}")
-        return None
-    return descriptor
 
 
 _secrets: dict[str, bytes | None] = {}
@@ -163,28 +116,14 @@ def _secret(folder: Path) -> bytes | None:
 
 
 def _read_secret(folder: Path) -> bytes | None:
-    path = folder / _SECRET_NAME
-    descriptor = _open_own_file(path)
-    if descriptor is None:
-        return None
-    try:
-        private = not _POSIX or os.fstat(descriptor).st_mode & 0o077 == 0
-        key = os.read(descriptor, _MAC_SIZE + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(descriptor)
-    if not private or len(key) != _MAC_SIZE:
-        _warn(f"cache key {path} is not private to you", f"remove {path}")
-        return None
-    return key
+    return ownfiles.read_secret(str(folder), _warn)
 
 
 def _make_secret(folder: Path) -> bytes | None:
     import secrets  # once per cache folder
     import tempfile
 
-    path = folder / _SECRET_NAME
+    path = folder / ownfiles.SECRET_NAME
     key = secrets.token_bytes(_MAC_SIZE)
     temporary = None
     try:
@@ -228,14 +167,7 @@ def _verified(key: bytes, data: bytes) -> memoryview | None:
 
 
 def _read_own_file(path: Path) -> bytes | None:
-    descriptor = _open_own_file(path)
-    if descriptor is None:
-        return None
-    try:
-        with open(descriptor, "rb", buffering=0) as stream:  # closes the descriptor
-            return stream.readall()  # sized by fstat: one allocation, no joining of chunks
-    except OSError:
-        return None
+    return ownfiles.read_own_file(str(path), _warn)
 
 
 # ------------------------------------------------------------------ stamps of input files
@@ -252,13 +184,13 @@ def _stamp_and_change(path: str | Path) -> tuple[Stamp, tuple[int, bool]]:
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):  # a folder, FIFO or device is never opened
-            return (name, f"special:{stat.S_IFMT(info.st_mode)}"), _change(info)
-        descriptor = os.open(path, os.O_RDONLY | _NONBLOCK | _NOCTTY)
+            return (name, f"special:{stat.S_IFMT(info.st_mode)}"), ownfiles.change(info)
+        descriptor = os.open(path, os.O_RDONLY | ownfiles.NONBLOCK | _NOCTTY)
     except (OSError, ValueError):
         return (name, None), _folder_change(Path(path).parent)
     try:
         info = os.fstat(descriptor)
-        change = _change(info)
+        change = ownfiles.change(info)
         if not stat.S_ISREG(info.st_mode):  # replaced since the look above
             return (name, f"special:{stat.S_IFMT(info.st_mode)}"), change
         if info.st_size > _LARGEST_STAMPED:  # no reader takes it: it fails before the cache
@@ -273,30 +205,12 @@ def _stamp_and_change(path: str | Path) -> tuple[Stamp, tuple[int, bool]]:
         os.close(descriptor)
 
 
-def _change(info: os.stat_result) -> tuple[int, bool]:
-    return max(info.st_mtime_ns, info.st_ctime_ns), info.st_mtime_ns % 1_000_000_000 == 0
-
-
 def _folder_change(folder: Path) -> tuple[int, bool]:
     """When a file last appeared in or vanished from the nearest existing folder above."""
     for candidate in (folder, *folder.parents):
         with contextlib.suppress(OSError, ValueError):
-            return _change(os.stat(candidate))
+            return ownfiles.change(os.stat(candidate))
     return time.time_ns(), False
-
-
-# How much earlier than the clock a file's time stamp may read: Linux stamps files from a clock
-# that lags by up to a tick (a few ms); some file systems (FAT, HFS+, older ext3) keep whole
-# seconds only, or two.
-_FINE_SLACK_NS = 50_000_000
-_COARSE_SLACK_NS = 2_100_000_000
-
-
-def _settled(change: tuple[int, bool], since_ns: int) -> bool:
-    """Whether a file last changed before `since_ns`: if not, it may have changed while it was
-    being read, and what was read may be neither its old content nor its new one."""
-    changed_ns, whole_seconds = change
-    return changed_ns < since_ns - (_COARSE_SLACK_NS if whole_seconds else _FINE_SLACK_NS)
 
 
 # What this process's readers read: a file's stamp as of the reading (and when that was), so
@@ -426,7 +340,7 @@ def _stamps_if_settled(files: list[str], since_ns: int) -> list[Stamp] | None:
     for file in files:
         found, change = _stamp_and_change(file)
         read, read_ns = _read_stamps.get(file, (found, 0))
-        if not _settled(change, since_ns) or (read_ns >= since_ns and read != found):
+        if not ownfiles.settled(change, since_ns) or (read_ns >= since_ns and read != found):
             settled = False
             _read_stamps.pop(file, None)  # what was read is not known for sure
         stamps.append(found)
@@ -492,7 +406,7 @@ def fingerprint(parts: Iterable[Any], files: Iterable[str]) -> str:
             found = read[0]
         else:
             found, change = _stamp_and_change(file)
-            settled = settled and _settled(change, _run_started_ns)
+            settled = settled and ownfiles.settled(change, _run_started_ns)
         digest.update(repr(found).encode())
     return digest.hexdigest() if settled else _UNSETTLED + digest.hexdigest()
 

@@ -31,6 +31,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from argmatrix._runtime.files import read_regular_file, within
+from argmatrix._runtime.outcome import LOCK_NAME  # there only while held: a replay ignores it
 from argmatrix.errors import ArgmatrixError, printable
 
 
@@ -44,7 +45,6 @@ try:
 except ImportError:  # Windows: no advisory locks; runs are not serialised there
     fcntl = None  # type: ignore[assignment]
 
-LOCK_NAME = ".argmatrix.lock"
 JOURNAL_NAME = ".argmatrix.journal"
 JOURNAL_FORMAT = "argmatrix-journal"
 _TEMPORARY = re.compile(r"\.(?P<name>.+)\.argmatrix-(?P<pid>\d+)-[A-Za-z0-9_]+\.tmp")

@@ -45,11 +45,14 @@ def register(commands: Commands) -> None:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from argmatrix._runtime import outcome
     from argmatrix.checks.run import check, pages_to_check
     from argmatrix.project import load_project
 
     options = source_options(args)
     project = load_project(options)
+    if not args.fix and project.inputs().complete:
+        outcome.replayable()  # what it finds depends on the files it reads alone
     fix = _fix(options) if args.fix else None
     report = check(project, pages_to_check(project, fix is not None), fix, more=_coverage_values)
     emit(report, args.format, sys.stdout)

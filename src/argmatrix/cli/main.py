@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
-import argparse
 import gc
 import sys
-from collections.abc import Sequence
 
-from argmatrix import __version__
-from argmatrix.cli import adoption, check, export, generate
-from argmatrix.cli.common import EXIT_BAD_INPUT, Commands, Handler, warn
-from argmatrix.errors import ArgmatrixError
+TYPE_CHECKING = False  # `typing` is not imported: a replay imports this module
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
 
 PROG = "argmatrix"
+# Commands whose outcome may be replayed (`_runtime/outcome.py`): a run that ends finding what
+# an earlier one found, with nothing it looked at changed, imports nothing but the replay.
+REPLAYED = ("check",)
 
 
 def build_parser(*, only: str | None = None) -> argparse.ArgumentParser:
     """The parser of every command; with `only`, of that command alone, the others listed by
     name and help (`cli.common.Commands`): what a run that names `only` parses identically."""
+    import argparse
+
+    from argmatrix import __version__
+    from argmatrix.cli import adoption, check, export, generate
+    from argmatrix.cli.common import Commands
+
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Document an argparse registry and its per-platform support from one source"
@@ -40,6 +47,9 @@ def command_named(argv: Sequence[str]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from argmatrix.cli.common import EXIT_BAD_INPUT, Handler, warn
+    from argmatrix.errors import ArgmatrixError
+
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(only=command_named(argv))
     args = parser.parse_args(argv)
@@ -58,14 +68,36 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run() -> int:
-    """The `argmatrix` command: a short-lived process, so the cyclic garbage collector is tuned
-    for it. A run builds up to millions of long-lived, acyclic objects (syntax trees, manifest
-    entries, table rows), which reference counting frees; with the default thresholds the
-    collector scans that growing heap again and again, about a third of a cold run at 10,000
-    arguments. Collections still happen, just rarely."""
+    """The `argmatrix` command. A replayed command (`REPLAYED`) first looks for the outcome of
+    an earlier run that still holds (`_runtime/outcome.py`); otherwise it runs, observed, so
+    that its outcome may be replayed next time."""
+    argv = sys.argv[1:]
+    if not argv or argv[0] not in REPLAYED:
+        return _main(argv)
+    from argmatrix._runtime import outcome
+
+    replayed = outcome.replayed(argv)
+    if replayed is not None:
+        return replayed
+    recording = outcome.start(argv)
+    code: int | None = None
+    try:
+        code = _main(argv)
+    finally:
+        if recording is not None:
+            outcome.stop(recording, code)
+    return code
+
+
+def _main(argv: list[str]) -> int:
+    """A short-lived process, so the cyclic garbage collector is tuned for it. A run builds up
+    to millions of long-lived, acyclic objects (syntax trees, manifest entries, table rows),
+    which reference counting frees; with the default thresholds the collector scans that
+    growing heap again and again, about a third of a cold run at 10,000 arguments. Collections
+    still happen, just rarely."""
     gc.freeze()  # what the imports built lives as long as the process
     gc.set_threshold(100_000, 50, 100)
-    return main()
+    return main(argv)
 
 
 if __name__ == "__main__":
