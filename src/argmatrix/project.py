@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass, replace
 from functools import cached_property, partial
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from argmatrix._runtime.cache import cached
 from argmatrix.config import CONFIG_NAME, Config, find_config, load_config
@@ -22,12 +22,12 @@ from argmatrix.loaders.load import (
     split_mock,
 )
 from argmatrix.loaders.modes import LOADERS, guess_mode, imported_files
-from argmatrix.loaders.snapshot import export_dict
 from argmatrix.loaders.target import split_subcommands
 from argmatrix.manifests.resolve import ResolvedPlatform, resolve_platform
-from argmatrix.model.platform import Platform
-from argmatrix.model.registry import Registry, json_value
-from argmatrix.model.values import readable_type
+
+if TYPE_CHECKING:
+    from argmatrix.model.platform import Platform
+    from argmatrix.model.registry import Registry
 
 
 class Input(NamedTuple):
@@ -64,6 +64,8 @@ class ProjectInputs:
 
 @dataclass
 class Project:
+    """The configuration, its registry and its platforms: what every front end reads."""
+
     config: Config
     registry: Registry
     platforms: dict[str, Platform]
@@ -128,6 +130,9 @@ class Project:
         return {path.resolve() for spec, path in pages if not spec.inplace}
 
     def export(self) -> dict[str, Any]:
+        """The resolved model as JSON data: what `argmatrix export` prints."""
+        from argmatrix.loaders.snapshot import export_dict
+
         data = export_dict(
             self.registry,
             {
@@ -141,6 +146,8 @@ class Project:
     def display_export(self) -> dict[str, Any]:
         """How each argument reads on the pages (the configuration's `environment:`, `types:`
         and `computed_defaults:` applied), keyed by name; a subcommand's as 'COMMAND --flag'."""
+        from argmatrix.model.values import readable_type
+
         facts = self.config.display.facts(self.registry, str(self.config.file or CONFIG_NAME))
         shown: dict[str, Any] = {}
 
@@ -166,6 +173,8 @@ def _shown(path: str | Path, root: Path) -> str:
 
 
 def platform_export(resolved: ResolvedPlatform, registry: Registry) -> dict[str, Any]:
+    from argmatrix.model.registry import json_value
+
     platform = resolved.platform
     arguments: dict[str, Any] = {}
     for argument in registry.arguments:

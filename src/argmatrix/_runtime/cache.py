@@ -39,6 +39,7 @@ T = TypeVar("T")
 Stamp = tuple[str, str | None]  # a file and its content hash; None: the file must not exist
 
 _NOCTTY = getattr(os, "O_NOCTTY", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _MAGIC = b"argmatrix-cache 2\n"
 _MAC_SIZE = ownfiles.SECRET_SIZE
 _LARGEST_STAMPED = 64 * 1024 * 1024  # beyond this a file is stamped by size and time only
@@ -120,14 +121,11 @@ def _read_secret(folder: Path) -> bytes | None:
 
 
 def _make_secret(folder: Path) -> bytes | None:
-    import secrets  # once per cache folder
-    import tempfile
-
     path = folder / ownfiles.SECRET_NAME
-    key = secrets.token_bytes(_MAC_SIZE)
+    key = os.urandom(_MAC_SIZE)  # what `secrets.token_bytes` gives
     temporary = None
     try:
-        handle, temporary = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=folder)  # mode 0600
+        handle, temporary = _private_temporary(folder)
         with os.fdopen(handle, "wb") as stream:
             stream.write(key)
         try:
@@ -244,13 +242,24 @@ def code_version() -> str:
 
 def modules_digest(package: Path) -> str:
     """Every module of a package at any depth, by name, time stamp and size (the bundled
-    templates are part of the pages' own digest)."""
+    templates are part of the pages' own digest). Every run asks: listed with `os.scandir`,
+    which gives each entry's status without a call of its own."""
     parts = [__version__]
-    for module in sorted(package.rglob("*.py")):
-        status = module.stat()
-        relative = module.relative_to(package).as_posix()
+    for relative, status in sorted(_modules(str(package), "")):
         parts.append(f"{relative}:{status.st_mtime_ns}:{status.st_size}")
     return hashlib.sha256("|".join(parts).encode()).hexdigest()
+
+
+def _modules(folder: str, prefix: str) -> list[tuple[str, os.stat_result]]:
+    """The `.py` files below `folder`, each by its path relative to the package, and status."""
+    found = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.is_dir():
+                found += _modules(entry.path, f"{prefix}{entry.name}/")
+            elif entry.name.endswith(".py"):
+                found.append((prefix + entry.name, entry.stat()))
+    return found
 
 
 def _environment() -> tuple[Any, ...]:
@@ -447,11 +456,22 @@ def _write(path: Path, data: Any) -> None:
         _write_private(path, signed)
 
 
+def _private_temporary(folder: Path) -> tuple[int, str]:
+    """A new file of mode 0600 in `folder`, named `.NAME.tmp` (what `_drop_abandoned_writes`
+    removes once abandoned), opened for writing: `tempfile.mkstemp`'s guarantees, without
+    importing `tempfile` and `random` on a cold run."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_BINARY", 0)
+    while True:
+        name = os.path.join(folder, f".{os.getpid()}-{os.urandom(8).hex()}.tmp")
+        try:
+            return os.open(name, flags, 0o600), name
+        except FileExistsError:  # 64 random bits taken: try others
+            continue
+
+
 def _write_private(path: Path, data: bytes) -> None:
     """Write next to `path` (mode 0600) and rename: a reader sees the whole entry or none."""
-    import tempfile  # a run that finds everything in the cache writes nothing
-
-    handle, temporary = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=path.parent)
+    handle, temporary = _private_temporary(path.parent)
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)

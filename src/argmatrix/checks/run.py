@@ -12,9 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from argmatrix._runtime.writer import hold_lock, repair
-from argmatrix.checks.compatibility import compatibility_findings
-from argmatrix.checks.coverage import coverage_findings
 from argmatrix.checks.drift import PageDiff, stale_page, unclassified, unreviewed
 from argmatrix.checks.prose import dead_flags
 from argmatrix.model.findings import Finding, with_severity
@@ -27,6 +24,8 @@ if TYPE_CHECKING:  # rendering (and Jinja2) is imported when a page is rendered
 
 @dataclass(frozen=True)
 class Report:
+    """What `check` found, severities applied, and how each stale page differs."""
+
     findings: tuple[Finding, ...]
     diffs: dict[int, PageDiff]  # index of a stale-page finding -> how the page differs
 
@@ -64,6 +63,8 @@ def check(
     Under the writers' lock: a `generate` running meanwhile is seen before or after, never
     half done; and a write a killed run left half done is finished first."""
     config = project.config
+    if pages:
+        from argmatrix._runtime.writer import hold_lock, repair
     with hold_lock(config.project) if pages else contextlib.nullcontext():
         if pages:
             repair(config.project, config.docs_dir, {page.path.parent for page in pages})
@@ -92,13 +93,34 @@ def run_checks(
         findings.extend(unclassified(project, resolved.platform.name))
         findings.extend(unreviewed(project, resolved.platform.name))
     generated = project.generated_files()
-    coverage = coverage_findings(project)
+    coverage = _coverage(project)
     findings.extend(_not_also_in(dead_flags(project, generated), coverage))
     findings.extend(coverage)
     if more is not None:
         findings.extend(more(project))
-    findings.extend(compatibility_findings(project))
+    findings.extend(_compatibility(project))
     return apply_severity(findings, diffs, project.config.severity)
+
+
+# The checks a project configures, imported when it does (`checks.coverage`; `checks.compatibility`
+# or `stability:`): a check of a project without them loads neither.
+
+
+def _coverage(project: Project) -> list[Finding]:
+    if not project.config.coverage:
+        return []
+    from argmatrix.checks.coverage import coverage_findings
+
+    return coverage_findings(project)
+
+
+def _compatibility(project: Project) -> list[Finding]:
+    config = project.config
+    if config.compatibility is None and config.stability is None:
+        return []
+    from argmatrix.checks.compatibility import compatibility_findings
+
+    return compatibility_findings(project)
 
 
 def _not_also_in(dead: list[Finding], coverage: list[Finding]) -> list[Finding]:

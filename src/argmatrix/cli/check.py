@@ -7,7 +7,6 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from argmatrix.checks.report import FORMATS, emit, relative_path
 from argmatrix.cli.common import EXIT_FINDINGS, EXIT_OK, source_options
 from argmatrix.errors import printable
 
@@ -28,6 +27,8 @@ def register(commands: Commands) -> None:
     )
     if check is None:
         return
+    from argmatrix.checks.report import FORMATS  # with the findings' output: for `check` only
+
     check.add_argument(
         "--fix",
         action="store_true",
@@ -46,6 +47,7 @@ def register(commands: Commands) -> None:
 
 def _check(args: argparse.Namespace) -> int:
     from argmatrix._runtime import outcome
+    from argmatrix.checks.report import emit
     from argmatrix.checks.run import check, pages_to_check
     from argmatrix.project import load_project
 
@@ -77,6 +79,8 @@ def _coverage_values(project: Project) -> list[Finding]:
 
 def _say_fixed(fixed: Fixed) -> None:
     """One line on stderr for each file `check --fix` writes, as it writes it."""
+    from argmatrix.checks.report import relative_path
+
     what = relative_path(str(fixed.file))
     if fixed.removed:
         what += f": removed {', '.join(fixed.removed)} from {fixed.listed_in}"

@@ -16,6 +16,9 @@ from argmatrix.render.formats import format_of
 
 @dataclass(frozen=True)
 class PageSpec:
+    """A page of `pages:`: its template, where it goes (`output`, relative to docs_dir) and
+    how it is rendered and checked."""
+
     template: str
     output: str  # relative to docs_dir
     platform: str | None = None
@@ -62,6 +65,9 @@ class CoverageSpec:
 
 @dataclass(frozen=True)
 class Config:
+    """argmatrix.yaml, read and checked: where the registry, the manifests and the pages are,
+    and what `check` reports."""
+
     file: Path | None
     root: Path
     registry: RegistrySpec | None
