@@ -7,18 +7,25 @@ fresh interpreter, as a user's is.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from argmatrix.cli.main import build_parser
 from helpers import copy_project, run_cli_in_process
 
 _RUN = """
 import json, sys
 from argmatrix.cli.main import main
-code = main(sys.argv[1:]) if sys.argv[1:] else 0
+try:
+    code = main(sys.argv[1:]) if sys.argv[1:] else 0
+except SystemExit as exit_:  # --help
+    code = exit_.code or 0
 print(json.dumps([code, sorted(sys.modules)]))
 """
 
@@ -34,6 +41,10 @@ HEAVY = (
     "argmatrix.render.views",
     "argmatrix.render.environment",
     "argmatrix.checks.fix",
+    # the frameworks' converters: a registry from the cache is the model already
+    "argmatrix.loaders.clicks",
+    "argmatrix.loaders.convert",
+    "argmatrix.loaders.sections",
 )
 
 
@@ -93,6 +104,42 @@ def test_the_command_line_alone_loads_none_of_them(tmp_path: Path) -> None:
     code, modules = _modules(tmp_path, tmp_path / "cache")
     assert code == 0
     assert _loaded(modules, HEAVY) == []
+
+
+@pytest.mark.parametrize("argv", [("--help",), ("check", "--help"), ("export", "--help")])
+def test_help_loads_no_project(tmp_path: Path, argv: tuple[str, ...]) -> None:
+    code, modules = _modules(tmp_path, tmp_path / "cache", *argv)
+    assert code == 0
+    core = ("argmatrix.project", "argmatrix.config", "argmatrix.loaders", "argmatrix.manifests")
+    assert _loaded(modules, core) == []
+
+
+def test_export_loads_no_check(tmp_path: Path) -> None:
+    """A run builds the options of its own command only: `export` loads nothing of `check`'s
+    (its output formats, the writers' lock) nor the writers of temporary files."""
+    code, modules = _modules(copy_project(tmp_path), tmp_path / "cache", "export")
+    assert code == 0
+    assert _loaded(modules, ("argmatrix.checks", "argmatrix._runtime.writer", "tempfile")) == []
+
+
+def _helps(parser: argparse.ArgumentParser) -> dict[str, str]:
+    """The parser's help and every command's, by command name ("" for the parser's)."""
+    commands = next(a for a in parser._actions if isinstance(a.choices, dict))
+    helps = {name: sub.format_help() for name, sub in commands.choices.items()}
+    return {"": parser.format_help(), **helps}
+
+
+def test_a_run_parses_with_what_the_whole_parser_says() -> None:
+    """The parser a run builds (its command's options only) helps and errs as the whole one:
+    `argmatrix --help` lists every command, `argmatrix NAME --help` is the same text."""
+    whole = _helps(build_parser())
+    for name in [n for n in whole if n]:
+        built = build_parser(only=name)
+        assert _helps(built)[""] == whole[""]
+        assert _helps(built)[name] == whole[name]
+    listed = build_parser(only="")
+    assert list(_helps(listed)) == list(whole)
+    assert _helps(listed)[""] == whole[""]
 
 
 # ------------------------------------------------------------------ pages that are build outputs

@@ -7,13 +7,11 @@ same comparison, writing instead of reporting.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from argmatrix._runtime.files import read_page
-from argmatrix._runtime.writer import refuse_folder
 from argmatrix.model.findings import Finding
 from argmatrix.project import Project
 
@@ -27,6 +25,8 @@ CONTEXT = 2  # lines of context around a change; changes closer than twice this 
 def page_on_disk(path: Path) -> str | None:
     """A page as it is on disk; None when it is missing (or not text, so surely stale). The
     path is resolved and inside docs_dir (`Project.pages`); a FIFO or device is refused."""
+    from argmatrix._runtime.writer import refuse_folder  # a check comparing no page: not loaded
+
     refuse_folder(path)
     return read_page(path)
 
@@ -50,6 +50,8 @@ def stale_page(page: RenderedPage) -> tuple[Finding | None, PageDiff | None]:
         return Finding(
             "stale-page", "generated page is missing", file=str(page.path), line=1, fix=fix
         ), None
+    import difflib  # for a stale page only
+
     old, new = on_disk.splitlines(keepends=True), page.text.splitlines(keepends=True)
     diff = list(
         difflib.unified_diff(
@@ -72,6 +74,8 @@ def stale_page(page: RenderedPage) -> tuple[Finding | None, PageDiff | None]:
 def changed_regions(old: list[str], new: list[str]) -> tuple[int, ...]:
     """The first changed line on disk (1-based) of each hunk of the unified diff: a line that
     differs, or where lines are to be added (the last line when they go at the end)."""
+    import difflib
+
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     lines = []
     for group in matcher.get_grouped_opcodes(CONTEXT):
