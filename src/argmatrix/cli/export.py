@@ -4,7 +4,6 @@ saved as a JSON snapshot)."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -39,12 +38,11 @@ def register(commands: Commands) -> None:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from argmatrix.loaders.snapshot import json_text
     from argmatrix.project import load_project
 
     project = load_project(source_options(args))
-    sys.stdout.write(
-        json_for_log(json.dumps(project.export(), indent=2, ensure_ascii=False)) + "\n"
-    )
+    sys.stdout.write(json_for_log(json_text(project.export())) + "\n")
     return EXIT_OK
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
+from json.encoder import encode_basestring  # what `json.dumps` writes text with, unescaped
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +31,72 @@ def snapshot_dict(registry: Registry) -> dict[str, Any]:
 
 
 def snapshot_text(registry: Registry) -> str:
-    return json.dumps(snapshot_dict(registry), indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+    return json_text(snapshot_dict(registry)) + "\n"
+
+
+# ------------------------------------------------------------------ JSON as argmatrix writes it
+
+
+def json_text(data: Any) -> str:
+    """`json.dumps(data, indent=2, ensure_ascii=False)`, byte for byte, in about a third of the
+    time: with an indent, `json` writes every value through its pure-Python encoder (a
+    generator per level), which took 6 ms of a 300-argument `export`. Values of other types
+    than JSON's own (a subclass, a key that is not text) are written by `json` itself."""
+    parts: list[str] = []
+    try:
+        _write_json(data, "", parts.append)
+    except (_NotPlain, RecursionError):  # `json` says what it says of a cycle
+        return json.dumps(data, indent=2, ensure_ascii=False)
+    return "".join(parts)
+
+
+class _NotPlain(Exception):
+    """A value `_write_json` leaves to `json`."""
+
+
+_SCALARS = {None: "null", True: "true", False: "false"}
+
+
+def _write_json(value: Any, indent: str, add: Callable[[str], None]) -> None:
+    kind = type(value)
+    if kind is str:
+        add(encode_basestring(value))
+    elif kind is dict:
+        _write_items(value, indent, add)
+    elif kind is list or kind is tuple:  # a tuple is an array to `json`
+        if not value:
+            add("[]")
+            return
+        inner = indent + "  "
+        separator = "[\n" + inner
+        for item in value:
+            add(separator)
+            separator = ",\n" + inner
+            _write_json(item, inner, add)
+        add("\n" + indent + "]")
+    elif kind is int:
+        add(int.__repr__(value))
+    elif kind is float:
+        add(json.dumps(value))  # repr, or NaN and Infinity as `json` writes them
+    elif value is None or kind is bool:
+        add(_SCALARS[value])
+    else:
+        raise _NotPlain
+
+
+def _write_items(value: dict[Any, Any], indent: str, add: Callable[[str], None]) -> None:
+    if not value:
+        add("{}")
+        return
+    inner = indent + "  "
+    separator = "{\n" + inner
+    for key, item in value.items():
+        if type(key) is not str:  # `json` turns numbers and None into text: its own rules
+            raise _NotPlain
+        add(separator + encode_basestring(key) + ": ")
+        separator = ",\n" + inner
+        _write_json(item, inner, add)
+    add("\n" + indent + "}")
 
 
 def read_snapshot(path: Path) -> Registry:

@@ -1,0 +1,70 @@
+"""`argmatrix export` and `snapshot` write JSON with an encoder of their own (`json_text`, faster
+than `json.dumps` with an indent): its text is `json.dumps(indent=2, ensure_ascii=False)`'s, byte
+for byte, for every value."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import OrderedDict
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from argmatrix.loaders.snapshot import json_text
+
+
+def _dumped(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+_TEXT = st.text(alphabet=st.characters(codec="utf-8") | st.sampled_from('"\\\x00\x1f\u2028é✓'))
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**30), max_value=10**30)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | _TEXT
+)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.lists(inner, max_size=3).map(tuple)
+        | st.dictionaries(_TEXT, inner, max_size=4)
+    ),
+    max_leaves=30,
+)
+
+
+@given(_VALUES)
+def test_every_json_value_is_written_as_json_writes_it(value: Any) -> None:
+    assert json_text(value) == _dumped(value)
+
+
+def test_what_json_writes_by_its_own_rules_is_left_to_it() -> None:
+    class Text(str):
+        pass
+
+    for value in (
+        {1: "a", None: "b", 2.5: "c", False: "d"},  # keys json turns into text
+        {"a": Text("b")},
+        OrderedDict(a=[1, 2]),
+        [math.nan, -math.inf, 1e300, -0.0],
+    ):
+        assert json_text(value) == _dumped(value)
+
+
+def test_a_value_json_cannot_write_fails_as_in_json() -> None:
+    for value in ({"a": {1, 2}}, [object()]):
+        try:
+            _dumped(value)
+        except TypeError as expected:
+            message = str(expected)
+        try:
+            json_text(value)
+        except TypeError as found:
+            assert str(found) == message
+        else:
+            raise AssertionError("written")
