@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import OrderedDict
 from typing import Any
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
+from argmatrix.errors import json_for_log
 from argmatrix.loaders.snapshot import json_text
 
 
@@ -68,3 +70,18 @@ def test_a_value_json_cannot_write_fails_as_in_json() -> None:
             assert str(found) == message
         else:
             raise AssertionError("written")
+
+
+_RAW_FOR_A_LOG = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+@given(st.text(alphabet=st.sampled_from("a#[\x7f\x85\u061c\u2028\u2069é\ud800")) | st.text())
+@example("plain ascii ##[set-output]")
+@example("ascii with a DEL \x7f")
+def test_exported_text_prints_safely_and_reads_back(text: str) -> None:
+    """What export prints (`json_for_log`): no raw character a log must not get, no workflow
+    command, and the same value read back; all-ASCII text is searched the fast way."""
+    shown = json_for_log(json.dumps({"help": text}, ensure_ascii=False))
+    assert _RAW_FOR_A_LOG.search(shown) is None
+    assert "##[" not in shown
+    assert json.loads(shown) == {"help": text}

@@ -52,14 +52,18 @@ def printable(text: str) -> str:
 # What json.dumps(ensure_ascii=False) leaves raw but a terminal or log must not get: DEL, the
 # C1 controls, bidirectional controls, line separators, lone surrogates; and the `##[` of a
 # GitHub workflow command. Written as \uXXXX escapes, the JSON holds the very same strings.
-_RAW_IN_JSON = re.compile(
-    "[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]|(?<=##)\\["
-)
+_RAW = "[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]"
+_RAW_IN_JSON = re.compile(_RAW + "|(?<=##)\\[")
+_RAW_IN_TEXT = re.compile(_RAW)  # a character class alone: searched many times faster
 
 
 def json_for_log(text: str) -> str:
     """JSON text (from json.dumps) that prints safely: the same value, with the characters
     above written as escapes."""
+    if "##[" not in text and (
+        "\x7f" not in text if text.isascii() else _RAW_IN_TEXT.search(text) is None
+    ):
+        return text  # nearly always: a whole export is searched in well under a millisecond
     return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 

@@ -23,11 +23,15 @@ def prose_files(project: Project, generated: set[Path]) -> list[Path]:
     for root, dirs, names in os.walk(docs):
         dirs.sort()
         for name in sorted(names):
+            if not name.endswith(".md"):
+                continue
             path = Path(root) / name
             relative = path.relative_to(docs).as_posix()
-            if path.resolve() in generated or not name.endswith(".md"):
-                continue
-            if any(_matches(relative, pattern) for pattern in project.config.prose_globs):
+            # a file is resolved only when it would be read
+            if (
+                any(_matches(relative, pattern) for pattern in project.config.prose_globs)
+                and path.resolve() not in generated
+            ):
                 files.append(path)
     return files
 
