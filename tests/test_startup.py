@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from argmatrix.cli.main import build_parser
+from argmatrix.cli.main import build_parser, command_named
 from helpers import copy_project, run_cli_in_process
 
 _RUN = """
@@ -191,3 +191,13 @@ def test_where_a_build_output_goes_is_checked_without_rendering_it(tmp_path: Pat
     assert done.code == 2
     assert "page output 'reference/npu.yaml' resolves to" in done.err
     assert "outside docs_dir (a symbolic link leads there)" in done.err
+
+
+def test_the_command_is_the_first_word_that_is_no_option() -> None:
+    """What `command_named` relies on to build the right command's parser: no option of
+    `argmatrix` itself takes a value (`argmatrix --opt VALUE check` would name VALUE)."""
+    parser = build_parser()
+    options = [action for action in parser._actions if action.option_strings]
+    assert options and all(action.nargs == 0 for action in options)
+    assert command_named(["--version"]) == ""
+    assert command_named(["-h", "check", "--fix"]) == "check"
