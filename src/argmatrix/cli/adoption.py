@@ -83,7 +83,7 @@ def _register_import(commands: Commands) -> None:
 def _register_diff(commands: Commands) -> None:
     diff = commands.add(
         "diff",
-        source_options=False,
+        common=False,
         help="Show what changed between two registries.",
         description="Compare two registries (snapshot .json files, or module:callable targets,"
         " followed by the subcommands that lead to the registry: 'pkg.cli:run serve')"
@@ -143,7 +143,7 @@ def _register_diff(commands: Commands) -> None:
 def _register_history(commands: Commands) -> None:
     history = commands.add(
         "history",
-        source_options=False,
+        common=False,
         help="Record when each flag arrived, was renamed, changed its default or left.",
         description="Read every release of a registry statically (snapshots, 'pip install"
         " --target' folders, wheels, sdists, or git revisions of this repository, none of them"

@@ -26,7 +26,7 @@ def register(commands: Commands) -> None:
 
     schema = commands.add(
         "schema",
-        source_options=False,
+        common=False,
         help="Print a JSON Schema: of a manifest (the default), argmatrix.yaml or findings.",
         description="Print one JSON Schema, so editors and tools can validate what argmatrix"
         " reads and writes: 'manifest' (a capability manifest, the default), 'config'"
