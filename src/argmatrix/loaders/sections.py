@@ -53,7 +53,11 @@ def remember_tree(source: str, tree: ast.Module) -> None:
 
 def _mark_statements(body: Sequence[ast.AST], covered: bytearray) -> None:
     for node in body:
-        bodies = [getattr(node, name) for name in _COMPOUND_BODIES if hasattr(node, name)]
+        kind = type(node)
+        names = _BODIES_OF.get(kind)
+        if names is None:
+            names = _BODIES_OF[kind] = tuple(n for n in _COMPOUND_BODIES if n in kind._fields)
+        bodies = [getattr(node, name) for name in names]
         if not bodies:
             start: int = getattr(node, "lineno", 0)
             end: int = getattr(node, "end_lineno", None) or start
@@ -69,6 +73,11 @@ def _mark_statements(body: Sequence[ast.AST], covered: bytearray) -> None:
             covered[start:header_end] = b"\x01" * (header_end - start)
         for child in bodies:
             _mark_statements(child, covered)
+
+
+# The fields of each kind of node that hold statements (the syntax tree's nodes of one kind
+# all have the same fields), found once per kind rather than asked of every node.
+_BODIES_OF: dict[type, tuple[str, ...]] = {}
 
 
 def comment_markers(source: str) -> tuple[tuple[int, str], ...]:
@@ -101,7 +110,8 @@ def _markers(source: str, tree: ast.Module | None) -> Markers:
     framed: set[int] = set()  # the markers of blocks framed by rules: `# ---- Title ----`
     previous_comment = -2
     pending = ruled = False
-    for number, text in enumerate(lines, start=1):
+    # Only a line with a `#` may be a comment line: the others are passed over at once.
+    for number, text in [(n, t) for n, t in enumerate(lines, start=1) if "#" in t]:
         stripped = text.lstrip()
         if covered[number] or not stripped.startswith("#"):
             continue

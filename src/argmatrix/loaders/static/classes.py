@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from argmatrix.loaders.static.argparse_names import argparse_class, is_action_class
-from argmatrix.loaders.static.syntax import DEFINITION, PARSER_METHODS, assigned_value
+from argmatrix.loaders.static.syntax import DEFINITION, PARSER_METHODS, assigned_value, subnodes
 from argmatrix.loaders.static.values import (
     ArgparseRef,
     CannotEvaluate,
@@ -57,7 +57,7 @@ def member_scope(cls: ClassRef, line: int, node: ast.expr) -> dict[str, Any]:
     """The names of a class body that `node` (at `line` in the body) reads and the body has
     bound before it, each read (as a class attribute) when asked."""
     members = cls.module.loader.members(cls.node)[0]
-    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    names = {n.id for n in subnodes(node) if isinstance(n, ast.Name)}
     cls.module.loader.budget.visit(len(names))
     return {
         name: Deferred(Member(cls, name), MEMBER_NODE)
@@ -160,7 +160,7 @@ def builds_in_body(node: ast.ClassDef) -> bool:
     for statement in node.body:
         if isinstance(statement, DEFINITION):
             continue
-        for child in ast.walk(statement):
+        for child in subnodes(statement):
             if not isinstance(child, ast.Call):
                 continue
             func = child.func

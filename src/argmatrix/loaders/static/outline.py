@@ -10,18 +10,21 @@ from collections.abc import Iterator
 from argmatrix.loaders.static.ops import MUTATING
 
 # A string or a comment, so a line start or a name inside one is not taken for code.
+# The lookahead lets the engine skip ahead to a character that can open one (it cannot see
+# through the optional prefix): the same matches, half the time.
 _STRING_OR_COMMENT = re.compile(
-    r"#[^\n]*"
+    r"(?=[#'\"rRbBuUfF])(?:#[^\n]*"
     r"|(?P<prefix>[rRbBuUfF]{0,2})(?:"
     r'"""(?:\\.|[^\\])*?"""'
     r"|'''(?:\\.|[^\\])*?'''"
     r'|"(?:\\.|[^"\\\n])*"'
     r"|'(?:\\.|[^'\\\n])*')"
-    r"|(?P<stray>['\"])",
+    r"|(?P<stray>['\"]))",
     re.S,
 )
-# In code: brackets, line ends, and a backslash that continues the line.
-_LAYOUT = re.compile(r"[()\[\]{}\n]|\\\n")
+# In code: brackets, a backslash that continues the line, and a line end before a name or a
+# decorator at column 0 (where a statement may start).
+_LAYOUT = re.compile(r"[()\[\]{}]|\\\n|\n(?=[A-Za-z_@])")
 _STATEMENT_CHAR = re.compile(r"[A-Za-z_@]")
 _DEFINES = re.compile(r"(?:async[ \t]+)?def[ \t]+|class[ \t]+")
 # After a name: `= v`, `: T = v`, also `(X) = v` and a backslash-continued `X \<newline>= v`.
@@ -69,24 +72,33 @@ class StatementOutline:
         self._start_set = set(self.starts)
 
     def _statement_starts(self) -> list[int]:
-        text = self.text
-        starts = [0] if _STATEMENT_CHAR.match(text) and not self._masked(0) else []
+        """The starts, from the module's code alone: its text with every string and comment
+        blanked out, so that one pass of `_LAYOUT` sees only code."""
+        code = self._code()
+        if not code.isascii() or '"' in code or "'" in code:
+            self.reliable = False
+        starts = [0] if _STATEMENT_CHAR.match(code) else []
         depth = 0
+        for mark in _LAYOUT.finditer(code):
+            char = mark.group()
+            if char in "([{":
+                depth += 1
+            elif char in ")]}":
+                depth = max(0, depth - 1)
+            elif char == "\n" and depth == 0:
+                starts.append(mark.end())
+        return starts
+
+    def _code(self) -> str:
+        """The text with each string and comment replaced by as many spaces."""
+        text = self.text
+        pieces: list[str] = []
         position = 0
-        for mask_start, mask_end in [*self.masked, (len(text), len(text))]:
-            code = text[position:mask_start]
-            if not code.isascii() or '"' in code or "'" in code:
-                self.reliable = False
-            for mark in _LAYOUT.finditer(text, position, mask_start):
-                char = mark.group()
-                if char in "([{":
-                    depth += 1
-                elif char in ")]}":
-                    depth = max(0, depth - 1)
-                elif char == "\n" and depth == 0 and _STATEMENT_CHAR.match(text, mark.end()):
-                    starts.append(mark.end())
-            position = mask_end
-        return [start for start in starts if not self._masked(start)]
+        for start, end in self.masked:
+            pieces += (text[position:start], " " * (end - start))
+            position = end
+        pieces.append(text[position:])
+        return "".join(pieces)
 
     def _masked(self, position: int) -> bool:
         index = bisect.bisect_right(self._mask_starts, position) - 1
