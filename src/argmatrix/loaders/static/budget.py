@@ -31,8 +31,8 @@ from __future__ import annotations
 import contextlib
 import re
 import sys
-import threading
 import time
+from _thread import _local
 from collections.abc import Iterator
 
 FIX = (
@@ -142,7 +142,9 @@ class BudgetExceeded(Exception):
         self.message = str(self)
 
 
-_active = threading.local()
+# threading.local itself (threading imports _local from _thread), without importing threading:
+# a static read is often the only user of threads' own data in a run.
+_active = _local()
 
 
 def active_budget() -> Budget | None:
@@ -155,7 +157,7 @@ def active_budget() -> Budget | None:
 class Budget:
     """The counters of one read, checked against its `Limits`."""
 
-    __slots__ = ("_next_check", "built", "limits", "seconds", "started", "steps")
+    __slots__ = ("_next_check", "built", "limits", "seconds", "started", "steps", "weighed")
 
     def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
         self.limits = limits
@@ -164,6 +166,9 @@ class Budget:
         self.seconds = limits.seconds
         self.started = time.thread_time()
         self._next_check = min(_CHECK_EVERY, limits.steps + 1)
+        # What `values.weigh` found of a long tuple of no containers, by its id (the tuple is
+        # kept with it, so that the id stays its own): the same every time it is weighed.
+        self.weighed: dict[int, tuple[tuple[object, ...], int, int]] = {}
 
     @contextlib.contextmanager
     def active(self) -> Iterator[Budget]:
