@@ -61,12 +61,23 @@ BUILTIN_CONSTANTS: dict[str, Any] = {"None": None, "True": True, "False": False}
 OPAQUE_BUILTINS = frozenset({"bytes", "complex", "object", "type"})
 
 
+# What one read found of a package on its search path, by dotted name (see `find_module_file`):
+# its folder, or why the name stops there (not found, or not a package).
+Packages = dict[str, list[str] | str]
+_NOT_FOUND, _NOT_A_PACKAGE = "not found", "not a package"
+
+
 def find_module_file(
-    name: str, search_path: Sequence[str], missing: list[str] | None = None
+    name: str,
+    search_path: Sequence[str],
+    missing: list[str] | None = None,
+    packages: Packages | None = None,
 ) -> Path | None:
     """The source file of a dotted module, found on the path without importing any package.
 
-    Where it is not found, the files that would have been it are added to `missing`. A name
+    `packages`: what earlier lookups of the same read found of the packages on the way (kept
+    there): `pkg.a` and `pkg.b` look for `pkg` once. Where it is not found, the files that
+    would have been it are added to `missing`. A name
     that is not a dotted Python name (`..`, `a/b`) is never looked for. A package without
     `__init__.py` is followed in the folder it is first found in only: Python would join the
     folders of that name everywhere on the path, and a pull request could name its own package
@@ -77,19 +88,28 @@ def find_module_file(
     if not all(part.isidentifier() for part in parts):
         return None
     for index, part in enumerate(parts):
-        spec = importlib.machinery.PathFinder.find_spec(part, locations)
-        if spec is None:
+        last = index == len(parts) - 1
+        prefix = ".".join(parts[: index + 1])
+        found = packages.get(prefix) if packages is not None and not last else None
+        if found is None:
+            spec = importlib.machinery.PathFinder.find_spec(part, locations)
+            if spec is None:
+                found = _NOT_FOUND
+            elif last:
+                return Path(spec.origin) if spec.origin and spec.origin.endswith(".py") else None
+            else:
+                found = list(spec.submodule_search_locations or [])[:1] or _NOT_A_PACKAGE
+            if packages is not None and not last:
+                packages[prefix] = found
+        if found == _NOT_FOUND:
             if missing is not None and index > 0:  # inside a package: where it would appear
                 for location in locations or ():
                     missing += [f"{location}/{part}.py", f"{location}/{part}/__init__.py"]
             return None
-        if index == len(parts) - 1:
-            if spec.origin and spec.origin.endswith(".py"):
-                return Path(spec.origin)
+        if found == _NOT_A_PACKAGE:
             return None
-        locations = list(spec.submodule_search_locations or [])[:1]
-        if not locations:
-            return None
+        assert not isinstance(found, str)
+        locations = found
     return None
 
 
