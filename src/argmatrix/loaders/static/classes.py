@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -230,8 +231,11 @@ def _inherited(cls: ClassRef, attr: str, depth: int) -> Any:
     raise CannotEvaluate(f"`{cls.node.name}.{attr}` is not found in the source read")
 
 
-# stubgen writes a pybind11 enum member as `NAME: typing.ClassVar[Cls]  # value = <Cls.NAME: 0>`
-_STUB_VALUE = re.compile(r"#\s*value\s*=\s*<(\w+)\.(\w+):\s*(-?\d{1,18})>")
+@functools.cache
+def _stub_value() -> re.Pattern[str]:
+    """stubgen writes a pybind11 enum member as `NAME: typing.ClassVar[Cls]  # value =
+    <Cls.NAME: 0>` (compiled when first used: only stubs have them)."""
+    return re.compile(r"#\s*value\s*=\s*<(\w+)\.(\w+):\s*(-?\d{1,18})>")
 
 
 def _stub_attribute(cls: ClassRef, attr: str, node: Any) -> Any:
@@ -265,7 +269,7 @@ def _stub_member(cls: ClassRef, attr: str) -> EnumMember | None:
         return None
     lines = cls.module.text.splitlines()
     line = lines[declared.lineno - 1] if declared.lineno <= len(lines) else ""
-    match = _STUB_VALUE.search(line)
+    match = _stub_value().search(line)
     value: Any
     if match and match.group(1) == cls.node.name and match.group(2) == attr:
         value = int(match.group(3))
