@@ -136,6 +136,7 @@ def inside_search_folder(path: Path, search_path: Sequence[str]) -> Path | None:
 
 
 _NEWLINE = re.compile(r"\r\n?|\n")  # the line ends of the syntax tree's line numbers
+_PADDED_LINES = 8  # a statement read alone is parsed after at most 8 line ends a character
 # Text that may be a star import (`from m import *`, `import` a whole word): such a module is
 # parsed whole. The word's start is checked apart (`_may_star_import`): a pattern that begins
 # with the literal is found by a fast search for it, one with `\b` first is tried at every
@@ -243,15 +244,19 @@ class SourceModule:
                 exc.message, file=str(self.path), line=first_line, fix=FIX
             ) from None
         # A statement read alone is parsed after as many line ends as come before it, so that
-        # its nodes carry their lines in the module (shifting them after costs a walk of them).
-        padded = "\n" * (first_line - 1) + text if first_line > 1 else text
+        # its nodes carry their lines in the module: shifting them after is a walk of every node
+        # (a microsecond each), a blank line costs the parser a hundredth of that. Only so many
+        # though: deep in a large module its lines are shifted (the parse is budgeted by the
+        # statement's own size).
+        shift = first_line - 1
+        padded = "\n" * shift + text if 0 < shift <= _PADDED_LINES * len(text) else text
         try:
             tree = ast.parse(padded, filename=str(self.path))
         except SyntaxError as exc:
             raise ArgmatrixError.at(
                 f"cannot read the registry statically: syntax error: {exc.msg}",
                 file=str(self.path),
-                line=exc.lineno or first_line,
+                line=exc.lineno if padded is not text and exc.lineno else (exc.lineno or 1) + shift,
                 fix="fix the syntax error, or point the target at a module that parses",
             ) from None
         except (ValueError, RecursionError, MemoryError) as exc:
@@ -262,6 +267,8 @@ class SourceModule:
                 line=first_line,
                 fix="point the target at a module Python can import",
             ) from None
+        if shift and padded is text:
+            ast.increment_lineno(tree, shift)
         return tree
 
     def _read_alone(self, name: str) -> bool:

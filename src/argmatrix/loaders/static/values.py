@@ -420,9 +420,10 @@ def weigh(value: Any, what: str = "a value", steps: int = 0) -> int:
 def hashable(items: list[Any], what: str = "a set or dict key") -> list[Any]:
     """`items`, about to be hashed: a tuple's hash goes through it in depth, so tuples are
     weighed first (the other values hash in one go, or cannot be hashed)."""
-    for item in items:
-        if type(item) is tuple:
-            weigh(item, what)
+    if tuple in map(type, items):  # looked for without a Python loop: most hold no tuple
+        for item in items:
+            if type(item) is tuple:
+                weigh(item, what)
     return items
 
 
