@@ -81,7 +81,8 @@ class StatementOutline:
 
     def _statement_starts(self) -> list[int]:
         """The starts, from the module's code alone: its text with every string and comment
-        blanked out, so that one pass of `_LAYOUT` sees only code."""
+        blanked out. Where its brackets pair, the line starts at depth 0 are found by counting
+        brackets (`_balanced_starts`), else by a walk of every bracket (`_LAYOUT`)."""
         code = self._code()
         is_ascii = code.isascii()
         if not is_ascii or '"' in code or "'" in code:
@@ -168,7 +169,7 @@ def _balanced_starts(code: str) -> list[int] | None:
     depth = position = 0
     for line in _LINE_START.finditer(code):
         end = line.start()
-        if code.startswith("\\", end - 1):
+        if end and code[end - 1] == "\\":
             continue  # the line goes on
         depth += data.count(b"(", position, end) - data.count(b")", position, end)
         position = end
