@@ -77,11 +77,11 @@ def find_module_file(
 
     `packages`: what earlier lookups of the same read found of the packages on the way (kept
     there): `pkg.a` and `pkg.b` look for `pkg` once. Where it is not found, the files that
-    would have been it are added to `missing`. A name
-    that is not a dotted Python name (`..`, `a/b`) is never looked for. A package without
-    `__init__.py` is followed in the folder it is first found in only: Python would join the
-    folders of that name everywhere on the path, and a pull request could name its own package
-    after a folder elsewhere to have static reading publish what a module there assigns.
+    would have been it are added to `missing`. A name that is not a dotted Python name (`..`,
+    `a/b`) is never looked for. A package without `__init__.py` is followed in the folder it is
+    first found in only: Python would join the folders of that name everywhere on the path, and
+    a pull request could name its own package after a folder elsewhere to have static reading
+    publish what a module there assigns.
     """
     locations: list[str] | None = list(search_path)
     parts = name.split(".")
