@@ -51,28 +51,31 @@ def remember_tree(source: str, tree: ast.Module) -> None:
         del _known_trees[next(iter(_known_trees))]
 
 
-def _mark_statements(body: Sequence[ast.AST], covered: bytearray) -> None:
+def _mark_statements(body: Sequence[ast.AST], covered: bytearray, hashes: list[int]) -> None:
+    """Mark the lines statements cover. Only the lines with a `#` (`hashes`, in order) are
+    looked at afterwards: a compound statement none of whose lines has one is passed over."""
     for node in body:
         kind = type(node)
         names = _BODIES_OF.get(kind)
         if names is None:
             names = _BODIES_OF[kind] = tuple(n for n in _COMPOUND_BODIES if n in kind._fields)
+        start: int = getattr(node, "lineno", 0)
+        end: int = getattr(node, "end_lineno", None) or start
         if not names:
-            start: int = getattr(node, "lineno", 0)
-            end: int = getattr(node, "end_lineno", None) or start
             covered[start : end + 1] = b"\x01" * (end + 1 - start)
+            continue
+        if start and bisect.bisect_left(hashes, start) == bisect.bisect_right(hashes, end):
             continue
         bodies = [getattr(node, name) for name in names]
         first_body: int | None = min(
             (child[0].lineno for child in bodies if child and hasattr(child[0], "lineno")),
             default=None,
         )
-        header_end = (first_body - 1) if first_body else getattr(node, "lineno", 0)
-        start = getattr(node, "lineno", 0)
+        header_end = (first_body - 1) if first_body else start
         if start and header_end >= start:  # `if (a and\n # note\n b):` is no section title
             covered[start:header_end] = b"\x01" * (header_end - start)
         for child in bodies:
-            _mark_statements(child, covered)
+            _mark_statements(child, covered, hashes)
 
 
 # The fields of each kind of node that hold statements (the syntax tree's nodes of one kind
@@ -102,13 +105,14 @@ def _markers(source: str, tree: ast.Module | None) -> Markers:
             tree = ast.parse(source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return (), [], frozenset()
+    with_hash = list(_lines_with_hash(source))
     covered = bytearray(_line_count(source) + 2)
-    _mark_statements(tree.body, covered)
+    _mark_statements(tree.body, covered, [number for number, _ in with_hash])
     markers: list[tuple[int, str]] = []
     framed: set[int] = set()  # the markers of blocks framed by rules: `# ---- Title ----`
     previous_comment = -2
     pending = ruled = False
-    for number, text in _lines_with_hash(source):
+    for number, text in with_hash:
         stripped = text.lstrip()
         if covered[number] or not stripped.startswith("#"):
             continue
