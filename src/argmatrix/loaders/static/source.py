@@ -123,13 +123,14 @@ def inside_search_folder(path: Path, search_path: Sequence[str]) -> Path | None:
     such a file assigns. A link to another module of the folder is fine.
     """
     path = Path(os.path.abspath(path))
+    parents = set(path.parents)  # a set: looked up once per folder of the search path
     folders = [Path(os.path.abspath(entry or ".")) for entry in search_path]
-    found = [folder for folder in folders if folder in path.parents]
+    found = [folder for folder in folders if folder in parents]
     if not found:
         return None
     folder = max(found, key=lambda f: len(f.parts))  # site-packages inside the project's .venv
     real, real_folder = Path(os.path.realpath(path)), Path(os.path.realpath(folder))
-    if real_folder not in real.parents:
+    if real_folder not in set(real.parents):
         return None
     hidden = any(part.startswith(".") for part in real.relative_to(real_folder).parts)
     return None if hidden else real
