@@ -6,6 +6,7 @@ methods a helper calls (`is_required()`, `get_default()`)."""
 from __future__ import annotations
 
 import ast
+import inspect
 import itertools
 from typing import Any
 
@@ -294,8 +295,6 @@ def _attribute_docstrings(owner: ClassRef) -> dict[str, str]:
 def _cleaned_docstring(text: str) -> str:
     """`inspect.cleandoc`, which pydantic applies to an attribute's docstring (a pure function
     of the text written in the source)."""
-    import inspect  # a pydantic model's docstrings only: kept off the path of other reads
-
     return inspect.cleandoc(text)
 
 

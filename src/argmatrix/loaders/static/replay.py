@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import ast
 import functools
+import inspect
 import re
 from collections.abc import Callable
 from typing import Any, cast
@@ -564,8 +565,6 @@ def run_action_init(
             " its nargs, default and const are read from the defaults of its parameters",
         )
         return None
-    import inspect  # a custom action's __init__ read from source: the live path's module
-
     base = argparse_base(cls)
     try:
         bound = inspect.signature(base).bind(*captured[0], **captured[1])
