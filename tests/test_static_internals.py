@@ -306,3 +306,23 @@ def test_whether_a_read_stops_is_said_by_the_reader_not_read_from_the_wording(
     assert caught.value.problems[0].line == 7
     reworded = replace(read, diagnostics=(replace(missed, stops=False),))
     stop_if_incomplete(reworded)  # the same words, not a stop: the read goes on
+
+
+def test_a_long_tuple_weighs_the_same_every_time_and_one_holding_a_list_as_it_is() -> None:
+    """A tuple of no containers is walked once per read (a registry may pass its fields
+    around a thousand times); one holding a list is walked again, for the list may grow."""
+    from argmatrix.loaders.static.budget import Budget, BudgetExceeded
+    from argmatrix.loaders.static.values import weigh
+
+    budget = Budget(Limits(value_size=1_000))
+    flat = tuple(f"field{i}" for i in range(100))
+    growing: list[int] = []
+    holder = (growing, *range(99))
+    with budget.active():
+        first = weigh(flat)
+        steps = budget.steps
+        assert (weigh(flat), budget.steps) == (first, 2 * steps)  # counted as if walked again
+        assert weigh(holder) == 102
+        growing.extend(range(2_000))
+        with pytest.raises(BudgetExceeded):
+            weigh(holder)

@@ -243,6 +243,8 @@ def _structure(value: object) -> str:
 @example(["X = 1\n", "if flag:\n    X = 7\n"])
 @example(["@decorate\ndef X():\n    pass\n"])
 @example(["'''\nX = 9\n'''\n", "X = 1\n"])
+# statements deep in a module, far below their own size: parsed alone at line 1, then shifted
+@example(["Y = 4\n", "\n" * 500, "X = [1]\n", "\n" * 500, "def f():\n    pass\n"])
 def test_a_module_read_statement_by_statement_reads_as_if_parsed_whole(snippets: list[str]) -> None:
     from argmatrix.loaders.static.reader import SourceModule, StaticLoader
 

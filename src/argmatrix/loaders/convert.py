@@ -293,10 +293,18 @@ def _enum_name(value: enum.Enum) -> str:
     return str(name) if name is not None else repr_of(value.value)
 
 
+_PLAIN_NUMBERS = frozenset({bool, int, float})  # these types themselves, never an Enum
+
+
 def normalise_value(value: Any) -> Any:
     """A value of the model, the same in every mode and on every Python: text (lone surrogates
     replaced), numbers, True/False/None and containers of them; an enum member as
     `Class.MEMBER`; any other object as `Opaque` text without a memory address."""
+    kind = type(value)
+    if kind is str:  # the most common by far, and what the checks below would make of it
+        return clean_text(value)
+    if kind in _PLAIN_NUMBERS:
+        return value
     if (
         value is None
         or isinstance(value, (Opaque, Unevaluated))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -51,24 +51,36 @@ def remember_tree(source: str, tree: ast.Module) -> None:
         del _known_trees[next(iter(_known_trees))]
 
 
-def _mark_statements(body: Sequence[ast.AST], covered: bytearray) -> None:
+def _mark_statements(body: Sequence[ast.AST], covered: bytearray, hashes: list[int]) -> None:
+    """Mark the lines statements cover. Only the lines with a `#` (`hashes`, in order) are
+    looked at afterwards: a compound statement none of whose lines has one is passed over."""
     for node in body:
-        bodies = [getattr(node, name) for name in _COMPOUND_BODIES if hasattr(node, name)]
-        if not bodies:
-            start: int = getattr(node, "lineno", 0)
-            end: int = getattr(node, "end_lineno", None) or start
+        kind = type(node)
+        names = _BODIES_OF.get(kind)
+        if names is None:
+            names = _BODIES_OF[kind] = tuple(n for n in _COMPOUND_BODIES if n in kind._fields)
+        start: int = getattr(node, "lineno", 0)
+        end: int = getattr(node, "end_lineno", None) or start
+        if not names:
             covered[start : end + 1] = b"\x01" * (end + 1 - start)
             continue
+        if start and bisect.bisect_left(hashes, start) == bisect.bisect_right(hashes, end):
+            continue
+        bodies = [getattr(node, name) for name in names]
         first_body: int | None = min(
             (child[0].lineno for child in bodies if child and hasattr(child[0], "lineno")),
             default=None,
         )
-        header_end = (first_body - 1) if first_body else getattr(node, "lineno", 0)
-        start = getattr(node, "lineno", 0)
+        header_end = (first_body - 1) if first_body else start
         if start and header_end >= start:  # `if (a and\n # note\n b):` is no section title
             covered[start:header_end] = b"\x01" * (header_end - start)
         for child in bodies:
-            _mark_statements(child, covered)
+            _mark_statements(child, covered, hashes)
+
+
+# The fields of each kind of node that hold statements (the syntax tree's nodes of one kind
+# all have the same fields), found once per kind rather than asked of every node.
+_BODIES_OF: dict[type, tuple[str, ...]] = {}
 
 
 def comment_markers(source: str) -> tuple[tuple[int, str], ...]:
@@ -93,15 +105,14 @@ def _markers(source: str, tree: ast.Module | None) -> Markers:
             tree = ast.parse(source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return (), [], frozenset()
-    # The line ends of the syntax tree: not str.splitlines's form feeds, U+2028...
-    lines = _LINE_END.split(source) if "\r" in source else source.split("\n")
-    covered = bytearray(len(lines) + 2)
-    _mark_statements(tree.body, covered)
+    with_hash = list(_lines_with_hash(source))
+    covered = bytearray(_line_count(source) + 2)
+    _mark_statements(tree.body, covered, [number for number, _ in with_hash])
     markers: list[tuple[int, str]] = []
     framed: set[int] = set()  # the markers of blocks framed by rules: `# ---- Title ----`
     previous_comment = -2
     pending = ruled = False
-    for number, text in enumerate(lines, start=1):
+    for number, text in with_hash:
         stripped = text.lstrip()
         if covered[number] or not stripped.startswith("#"):
             continue
@@ -121,6 +132,33 @@ def _markers(source: str, tree: ast.Module | None) -> Markers:
                 framed.add(number)
             pending = False
     return tuple(markers), [line for line, _ in markers], frozenset(framed)
+
+
+def _line_count(source: str) -> int:
+    """The lines of `source` as the syntax tree counts them (`\r\n`, `\r` and `\n` end one;
+    not str.splitlines's form feeds, U+2028...)."""
+    if "\r" in source:
+        return len(_LINE_END.split(source))
+    return source.count("\n") + 1
+
+
+def _lines_with_hash(source: str) -> Iterator[tuple[int, str]]:
+    """(number, text) of each line holding a `#`, in order: only such a line may be a comment
+    line. Found with str.find, the other lines are never cut out."""
+    if "\r" in source:
+        lines = _LINE_END.split(source)
+        yield from ((n, t) for n, t in enumerate(lines, start=1) if "#" in t)
+        return
+    number, counted = 1, 0
+    found = source.find("#")
+    while found >= 0:
+        number += source.count("\n", counted, found)
+        start = source.rfind("\n", 0, found) + 1
+        end = source.find("\n", found)
+        end = len(source) if end < 0 else end
+        yield number, source[start:end]
+        counted = found
+        found = source.find("#", end)
 
 
 def section_of(source: str, call_line: int, function_start: int) -> str | None:

@@ -29,10 +29,11 @@ Exceeding a bound stops the read with a located error (`BudgetExceeded` is turne
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 import sys
-import threading
 import time
+from _thread import _local
 from collections.abc import Iterator
 
 FIX = (
@@ -103,10 +104,23 @@ _STRING_BODY = (  # "unrolled" so that the characters of a long literal go in on
     rb'|"[^"\\\n]*(?:\\.[^"\\\n]*)*")'
 )
 _LITERALS_AT_MOST = 200_000  # quotes; more literals than this: cutting them out would be slow
-_LITERALS = re.compile(rb"#[^\n]*|" + _STRING_BODY, re.S)
+
+# The patterns below are compiled when first used (most modules need neither): compiling them
+# is a good part of importing this module.
+
+
+@functools.cache
+def _literals() -> re.Pattern[bytes]:
+    return re.compile(rb"#[^\n]*|" + _STRING_BODY, re.S)
+
+
 # Python 3.10 and 3.11 parse each `{field}` of an f-string by going back over the f-string up
 # to it: one f-string of 40,000 fields took 2.2 s. Counted as fields x length / this.
-_FSTRING = re.compile(rb"(?<![\w'\"])(?:[rRbB]?[fF]|[fF][rRbB])" + _STRING_BODY, re.S)
+@functools.cache
+def _fstrings() -> re.Pattern[bytes]:
+    return re.compile(rb"(?<![\w'\"])(?:[rRbB]?[fF]|[fF][rRbB])" + _STRING_BODY, re.S)
+
+
 _FSTRING_QUADRATIC = 2_000
 _FSTRING_FIELDS = 256  # fewer braces in a whole module: nothing quadratic worth counting
 
@@ -125,10 +139,10 @@ def parse_cost(text: str, budget: Budget | None = None) -> int:
     cost = _separators(data)
     quotes = data.count(b"'") + data.count(b'"')
     if cost > _EXACT_ABOVE and quotes <= _LITERALS_AT_MOST:  # a few long literals: cut them out
-        cost = _separators(_LITERALS.sub(b"''", data)) + 4 * data.count(b"{")
+        cost = _separators(_literals().sub(b"''", data)) + 4 * data.count(b"{")
     fits = budget is None or budget.steps + cost <= budget.limits.steps
     if sys.version_info < (3, 12) and fits and data.count(b"{") > _FSTRING_FIELDS:
-        for match in _FSTRING.finditer(data):
+        for match in _fstrings().finditer(data):
             literal = match.group()
             cost += literal.count(b"{") * len(literal) // _FSTRING_QUADRATIC
     return cost
@@ -142,7 +156,9 @@ class BudgetExceeded(Exception):
         self.message = str(self)
 
 
-_active = threading.local()
+# threading.local itself (threading imports _local from _thread), without importing threading:
+# a static read is often the only user of threads' own data in a run.
+_active = _local()
 
 
 def active_budget() -> Budget | None:
@@ -155,7 +171,7 @@ def active_budget() -> Budget | None:
 class Budget:
     """The counters of one read, checked against its `Limits`."""
 
-    __slots__ = ("_next_check", "built", "limits", "seconds", "started", "steps")
+    __slots__ = ("_next_check", "built", "limits", "seconds", "started", "steps", "weighed")
 
     def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
         self.limits = limits
@@ -164,6 +180,9 @@ class Budget:
         self.seconds = limits.seconds
         self.started = time.thread_time()
         self._next_check = min(_CHECK_EVERY, limits.steps + 1)
+        # What `values.weigh` found of a long tuple of no containers, by its id (the tuple is
+        # kept with it, so that the id stays its own): the same every time it is weighed.
+        self.weighed: dict[int, tuple[tuple[object, ...], int, int]] = {}
 
     @contextlib.contextmanager
     def active(self) -> Iterator[Budget]:

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import re
 from collections.abc import Iterator
 from typing import Any
 
 from argmatrix.loaders.static.argparse_names import argparse_class, is_action_class
-from argmatrix.loaders.static.syntax import DEFINITION, PARSER_METHODS, assigned_value
+from argmatrix.loaders.static.syntax import DEFINITION, PARSER_METHODS, assigned_value, subnodes
 from argmatrix.loaders.static.values import (
     ArgparseRef,
     CannotEvaluate,
@@ -57,7 +58,7 @@ def member_scope(cls: ClassRef, line: int, node: ast.expr) -> dict[str, Any]:
     """The names of a class body that `node` (at `line` in the body) reads and the body has
     bound before it, each read (as a class attribute) when asked."""
     members = cls.module.loader.members(cls.node)[0]
-    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    names = {n.id for n in subnodes(node) if isinstance(n, ast.Name)}
     cls.module.loader.budget.visit(len(names))
     return {
         name: Deferred(Member(cls, name), MEMBER_NODE)
@@ -160,7 +161,7 @@ def builds_in_body(node: ast.ClassDef) -> bool:
     for statement in node.body:
         if isinstance(statement, DEFINITION):
             continue
-        for child in ast.walk(statement):
+        for child in subnodes(statement):
             if not isinstance(child, ast.Call):
                 continue
             func = child.func
@@ -230,8 +231,11 @@ def _inherited(cls: ClassRef, attr: str, depth: int) -> Any:
     raise CannotEvaluate(f"`{cls.node.name}.{attr}` is not found in the source read")
 
 
-# stubgen writes a pybind11 enum member as `NAME: typing.ClassVar[Cls]  # value = <Cls.NAME: 0>`
-_STUB_VALUE = re.compile(r"#\s*value\s*=\s*<(\w+)\.(\w+):\s*(-?\d{1,18})>")
+@functools.cache
+def _stub_value() -> re.Pattern[str]:
+    """stubgen writes a pybind11 enum member as `NAME: typing.ClassVar[Cls]  # value =
+    <Cls.NAME: 0>` (compiled when first used: only stubs have them)."""
+    return re.compile(r"#\s*value\s*=\s*<(\w+)\.(\w+):\s*(-?\d{1,18})>")
 
 
 def _stub_attribute(cls: ClassRef, attr: str, node: Any) -> Any:
@@ -265,7 +269,7 @@ def _stub_member(cls: ClassRef, attr: str) -> EnumMember | None:
         return None
     lines = cls.module.text.splitlines()
     line = lines[declared.lineno - 1] if declared.lineno <= len(lines) else ""
-    match = _STUB_VALUE.search(line)
+    match = _stub_value().search(line)
     value: Any
     if match and match.group(1) == cls.node.name and match.group(2) == attr:
         value = int(match.group(3))

