@@ -282,6 +282,15 @@ def test_page_text_is_normalised_without_losing_a_line(text: str) -> None:
     assert [line for line in out.split("\n") if line] == [line for line in content if line]
 
 
+@given(st.lists(st.sampled_from(["\n", "\r\n", "\r", " ", "\t", "a"]), max_size=60).map("".join))
+def test_page_text_is_normalised_as_its_plain_definition_says(text: str) -> None:
+    """The fast normalisation writes what the plain one, step by step, writes."""
+    plain = re.sub(r"[ \t]+$", "", text.replace("\r\n", "\n"), flags=re.MULTILINE)
+    while "\n\n\n" in plain:
+        plain = plain.replace("\n\n\n", "\n\n")
+    assert normalise_newlines(text) == plain.strip("\n") + "\n"
+
+
 def test_a_misspelt_flag_is_still_recognised_among_thousands() -> None:
     """Suggestions for stale entries stay cheap on huge registries and still find the flag."""
     flags = [f"--{word}-{index}" for index in range(2000) for word in ("alpha", "beta")] + [

@@ -122,3 +122,44 @@ def test_a_project_template_writes_a_table_of_its_own_from_the_layouts(tmp_path:
     own = tables((project / "docs" / "own.md").read_text(encoding="utf-8"))
     bundled = tables((project / "docs" / "gpu_variants.md").read_text(encoding="utf-8"))
     assert own == bundled
+
+
+def test_pipe_rows_are_the_rows_a_template_loop_writes(tmp_path: Path) -> None:
+    """`table.pipe_rows` (the bundled Markdown tables' body) is, line for line, what a project's
+    template writes with a loop over `table.cells`: a template may use either."""
+    project = tmp_path / "project"
+    shutil.copytree(DISPLAY, project, ignore=shutil.ignore_patterns("golden", "__pycache__"))
+    (project / ".git").mkdir()
+    (project / "templates").mkdir()
+    looped = (
+        "{% for section in support.sections %}\n"
+        "{% set table = layouts.support(section, support) %}\n"
+        "{% for cells in table.cells %}\n"
+        '| {{ cells | join(" | ") }} |\n'
+        "{% endfor %}\n"
+        "{% endfor %}\n"
+    )
+    joined = (
+        "{% for section in support.sections %}\n"
+        "{% set table = layouts.support(section, support) %}\n"
+        "{{ table.pipe_rows -}}\n"
+        "{% endfor %}\n"
+    )
+    (project / "templates" / "looped.md.j2").write_text(looped, encoding="utf-8")
+    (project / "templates" / "joined.md.j2").write_text(joined, encoding="utf-8")
+    append_to(
+        project / "argmatrix.yaml",
+        "  - {template: looped.md.j2, output: looped.md, platform: gpu}\n"
+        "  - {template: joined.md.j2, output: joined.md, platform: gpu}\n",
+    )
+    result = run_cli_in_process("generate", cwd=project)
+    assert result.code == 0, result.err
+    looped_text = (project / "docs" / "looped.md").read_text(encoding="utf-8")
+    assert looped_text.count("\n") > 2
+    assert (project / "docs" / "joined.md").read_text(encoding="utf-8") == looped_text
+
+
+def test_a_table_without_rows_has_no_pipe_rows(project: Project) -> None:
+    table = TableLayouts("<br>").deprecated(())
+    assert table.cells == ()
+    assert table.pipe_rows == ""

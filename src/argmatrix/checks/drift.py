@@ -108,11 +108,17 @@ def unreviewed(project: Project, name: str) -> list[Finding]:
 
 
 def unclassified(project: Project, name: str) -> list[Finding]:
+    """The visible arguments the platform gives no status. A manifest with a file `default:`
+    gives every argument one (argument entry, else section entry, else the default): nothing
+    to look for, among 10^4 arguments per platform."""
     resolved = project.resolved[name]
     platform = resolved.platform
+    if platform.default:
+        return []
+    by_argument = resolved.by_argument
     found = []
     for argument in project.registry.arguments:
-        if argument.hidden or resolved.of(argument).origin != "none":
+        if argument.hidden or by_argument[argument.name].origin != "none":
             continue
         found.append(
             Finding(

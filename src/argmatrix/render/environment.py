@@ -204,20 +204,23 @@ def _located(
 
 
 _TRAILING_SPACE = re.compile(r"[ \t]+$", re.MULTILINE)
+_BLANK_LINES = re.compile(r"\n\n\n+")
 
 
 def normalise_newlines(text: str) -> str:
     """One trailing newline, no trailing spaces, at most one blank line in a row.
 
-    Pages can be megabytes: substring searches (fast) instead of regular expressions
-    (a step per character) wherever the common case allows.
+    Pages can be megabytes, so each step costs one pass or less: a search for one character
+    (`\r`, a tab: rare) before one for two; the trailing-space expression (a step per
+    character) only where a trailing space was found; and the runs of blank lines in one
+    expression pass, where replacing them and searching again took three (pages have a few
+    such runs, between their sections).
     """
-    text = text.replace("\r\n", "\n")
-    if " \n" in text or "\t\n" in text or text.endswith((" ", "\t")):
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    if " \n" in text or ("\t" in text and "\t\n" in text) or text.endswith((" ", "\t")):
         text = _TRAILING_SPACE.sub("", text)
-    while "\n\n\n" in text:  # each pass shortens every run of blank lines by a third or more
-        text = text.replace("\n\n\n", "\n\n")
-    return text.strip("\n") + "\n"
+    return _BLANK_LINES.sub("\n\n", text).strip("\n") + "\n"
 
 
 # Pages with this many rows in all are rendered in two processes (the `argmatrix` command only).

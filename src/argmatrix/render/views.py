@@ -5,7 +5,9 @@ See docs/reference/template-context.md."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -56,6 +58,23 @@ class Row(NamedTuple):
     # cell. Precomputed because tables of 10^5 rows write it per row.
     plain_flags: str = ""
     stability: str = ""  # the configuration's stability tag (`stability:`), escaped, or ""
+
+
+# Where a platform's cells (status, marks, note, reason) go in a `Row`, and where the registry's
+# cells after them start (`replacement`: "" in a support page's row).
+_PLATFORM = Row._fields.index("status")
+_REPLACEMENT = Row._fields.index("replacement")
+_new_row = functools.partial(tuple.__new__, Row)  # `Row._make` without its check, made in C
+
+
+class RowParts(NamedTuple):
+    """A registry row as a support page uses it: the argument's name (its key in a platform's
+    `by_argument`), the row, and its cells before and after the platform's own."""
+
+    name: str
+    row: Row
+    head: tuple[Any, ...]
+    tail: tuple[Any, ...]
 
 
 @dataclass(frozen=True)
@@ -128,6 +147,7 @@ class Cells:
         self._rows: dict[int, tuple[Argument, Row]] = {}
         self._sections: dict[int, tuple[Registry, dict[str, list[Argument]]]] = {}
         self._section_rows: dict[int, tuple[Registry, dict[str, list[Row]]]] = {}
+        self._support_parts: dict[int, tuple[Registry, dict[str, list[RowParts]]]] = {}
 
     def sections(self, registry: Registry) -> dict[str, list[Argument]]:
         cached = self._sections.get(id(registry))
@@ -145,6 +165,21 @@ class Cells:
                 for title, arguments in self.sections(registry).items()
             }
             cached = self._section_rows[id(registry)] = (registry, rows)
+        return cached[1]
+
+    def support_parts(self, registry: Registry) -> dict[str, list[RowParts]]:
+        """The rows of `section_rows` cut where a platform's cells go, once per render for every
+        platform's page (`support_page`)."""
+        cached = self._support_parts.get(id(registry))
+        if cached is None or cached[0] is not registry:
+            parts = {
+                title: [
+                    RowParts(row.argument.name, row, row[:_PLATFORM], row[_REPLACEMENT:])
+                    for row in rows
+                ]
+                for title, rows in self.section_rows(registry).items()
+            }
+            cached = self._support_parts[id(registry)] = (registry, parts)
         return cached[1]
 
     def row(self, argument: Argument, scope: str = "") -> Row:
@@ -305,32 +340,69 @@ def variant_marks(resolved: Resolved, variants: tuple[str, ...]) -> tuple[str, .
 NOT_REVIEWED = "Not reviewed: imported, to be checked"
 
 
+class _PlatformCells(NamedTuple):
+    """What one `Resolved` (shared by every argument it applies to) adds to a support page's
+    rows: made once per page for each, not once per row."""
+
+    cells: tuple[str, tuple[str, ...], str, str]  # status, per-variant marks, note, reason
+    # The registry's own default and options stand (no override, no computed default): a
+    # row is then its registry row with these cells put in.
+    plain: bool
+    group: str | None  # the reason group of an argument listed under "Not supported", or None
+
+
 def _platform_cells(
     resolved: Resolved, variants: tuple[str, ...], layout: str, fmt: OutputFormat
-) -> tuple[str, tuple[str, ...], str, str]:
-    """The cells a platform adds to a row: status, per-variant marks, note, reason."""
+) -> _PlatformCells:
+    """The cells a platform adds to a row: status, per-variant marks, note, reason; and where
+    the row goes."""
     notes = [resolved.note] if resolved.note else []
     if layout == "variants" and resolved.reason:
         notes.insert(0, resolved.reason)  # no status column to carry the reason
     if resolved.review:
         notes.append(NOT_REVIEWED)
     prose = fmt.FILTERS["prose"]
-    return (
+    cells = (
         fmt.status_cell(resolved, variants),
         variant_marks(resolved, variants),
         prose("; ".join(notes)) if notes else "",
         prose(resolved.reason) if resolved.reason else "",
     )
+    return _PlatformCells(cells, not any(_plainness(resolved)), _reason_group(resolved, layout))
+
+
+def _alike(resolved: Resolved) -> tuple[Any, ...]:
+    """What a support page's row takes from a `Resolved`: two that agree on it share cells."""
+    status, variants, note, reason = (
+        resolved.status,
+        resolved.variants,
+        resolved.note,
+        resolved.reason,
+    )
+    return (status, variants, note, reason, resolved.review, *_plainness(resolved))
+
+
+def _plainness(resolved: Resolved) -> tuple[bool, bool, bool]:
+    """What changes the registry's own cells of a row: a default or options of the platform's."""
+    return resolved.default_overridden, resolved.options is not None, bool(resolved.computed)
+
+
+def _reason_group(resolved: Resolved, layout: str) -> str | None:
+    """The reason an unsupported argument is listed under (status layout), else None."""
+    if layout == "variants" or resolved.status != "unsupported":
+        return None
+    reason = resolved.reason or ""
+    if resolved.review:
+        reason = f"{reason} ({NOT_REVIEWED.lower()})" if reason else NOT_REVIEWED
+    return reason
 
 
 def _support_row(
     base: Row, resolved: Resolved, platform_cells: tuple[Any, ...], fmt: OutputFormat
 ) -> Row:
-    """The registry's cells of `base`, the platform's after them. Built 10^5 times on a large
-    project: a tuple concatenation unless the platform overrides the default or the options."""
-    own = base[_REPLACEMENT + 1 :]  # the registry's cells after the platform's (env, computed)
-    if not resolved.default_overridden and resolved.options is None and not resolved.computed:
-        return Row._make(base[:6] + platform_cells + ("",) + own)
+    """The registry's cells of `base` with a platform's default or options in place of its own
+    (the platform overrides the default, computes it, or narrows the options), then the
+    platform's cells."""
     argument = base.argument
     # The platform's computed default, else its own value, else the registry's (either kind).
     computed = fmt.FILTERS["cell"](resolved.computed) if resolved.computed else ""
@@ -360,9 +432,6 @@ def _support_row(
     )
 
 
-_REPLACEMENT = Row._fields.index("replacement")
-
-
 def support_page(
     registry: Registry,
     platform: ResolvedPlatform,
@@ -370,44 +439,51 @@ def support_page(
     title: str | None = None,
     cells: Cells | None = None,
 ) -> SupportPage:
+    """A platform's support page. Built 10^5 rows at a time on a large project, so a row costs
+    little: arguments share a few `Resolved` (one per distinct entry), whose cells are made
+    once each (`_PlatformCells`), and a row whose registry cells stand is its registry row's
+    parts with those cells put in."""
     cells = cells or Cells()
     fmt = cells.format
     cell = fmt.FILTERS["cell"]
     variants = platform.platform.variants
     sections = []
     groups: dict[str, list[Row]] = {}
-    counts: dict[str, int] = {}
-    platform_cells: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # few distinct ones
+    tally: Counter[int] = Counter()
+    made: dict[int, tuple[Resolved, _PlatformCells]] = {}  # by id: few distinct ones
+    alike: dict[tuple[Any, ...], _PlatformCells] = {}  # what distinct ones that say the same share
     by_argument = platform.by_argument
-    for section, bases in cells.section_rows(registry).items():
+    for section, parts in cells.support_parts(registry).items():
+        found = [by_argument[part.name] for part in parts]
+        tally.update(map(id, found))
         rows = []
-        for base in bases:
-            resolved = by_argument[base.argument.name]
-            counts[resolved.status] = counts.get(resolved.status, 0) + 1
-            key = (
-                resolved.status,
-                resolved.variants,
-                resolved.note,
-                resolved.reason,
-                resolved.review,
-            )
-            extra = platform_cells.get(key)
-            if extra is None:
-                extra = platform_cells[key] = _platform_cells(resolved, variants, layout, fmt)
-            row = _support_row(base, resolved, extra, fmt)
-            if layout != "variants" and resolved.status == "unsupported":
-                reason = resolved.reason or ""
-                if resolved.review:
-                    reason = f"{reason} ({NOT_REVIEWED.lower()})" if reason else NOT_REVIEWED
-                groups.setdefault(reason, []).append(row)
+        for part, resolved in zip(parts, found, strict=True):
+            known = made.get(id(resolved))
+            if known is None:
+                key = _alike(resolved)
+                extra = alike.get(key)
+                if extra is None:
+                    extra = alike[key] = _platform_cells(resolved, variants, layout, fmt)
+                known = made[id(resolved)] = (resolved, extra)
+            extra = known[1]
+            if extra.plain:
+                row = _new_row(part.head + extra.cells + part.tail)
             else:
+                row = _support_row(part.row, resolved, extra.cells, fmt)
+            if extra.group is None:
                 rows.append(row)
+            else:
+                groups.setdefault(extra.group, []).append(row)
         if rows:
             sections.append(
                 SectionView(
                     cell(section), section_anchor(section), tuple(rows), any(r.note for r in rows)
                 )
             )
+    counts: dict[str, int] = {}
+    for identity, count in tally.items():
+        status = made[identity][0].status
+        counts[status] = counts.get(status, 0) + count
     return SupportPage(
         title=cell(title or default_support_title(platform.platform.title, layout)),
         platform=platform.platform.name,
