@@ -290,7 +290,8 @@ class _Tee:
 
     def write(self, text: str) -> int:
         self._output.append((self._which, text))
-        return int(self._stream.write(text))
+        written = self._stream.write(text)
+        return len(text) if written is None else int(written)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
