@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
@@ -32,6 +33,10 @@ sys.exit(code)
 """
 
 
+# Longer than the slack by which a file's time stamp may lag the clock (ownfiles.FINE_SLACK_NS).
+SETTLE_SECONDS = 0.06
+
+
 class Outcome(NamedTuple):
     code: int
     stdout: str
@@ -45,7 +50,12 @@ def _run(
     *argv: str,
     env: dict[str, str] | None = None,
     python: str = sys.executable,
+    settle: bool = True,
 ) -> Outcome:
+    """The command run in `root`; with a cache folder, after the files written just before it
+    have settled (a run records nothing a file changed shortly before: see `_still_as_read`)."""
+    if cache is not None and settle:
+        time.sleep(SETTLE_SECONDS)
     environment = {**os.environ, **(env or {})}
     environment.pop("ARGMATRIX_NO_CACHE", None)
     if cache is None:
@@ -78,7 +88,12 @@ def _records(cache: Path) -> list[Path]:
 
 
 def _generated_project(folder: Path) -> Path:
+    """The fixture project, with a page of the project's own template, generated."""
     root = copy_project(folder)
+    append_to(
+        root / "argmatrix.yaml",
+        "  - {template: guide_reference.md.j2, output: reference/guide_reference.md}\n",
+    )
     assert _run(root, None, "generate").code == 0
     return root
 
@@ -172,6 +187,16 @@ def _page_replaced_by_a_link_to_its_copy(root: Path) -> None:
     page.symlink_to(copy)
 
 
+def _project_template_replaced_by_a_link_outside(root: Path) -> None:
+    """The same bytes, read through a link that leaves the templates folder: only the kind of
+    the folder's entry tells."""
+    template = root / "templates/guide_reference.md.j2"
+    outside = root.parent / "elsewhere"
+    outside.mkdir()
+    template.rename(outside / template.name)
+    template.symlink_to(outside / template.name)
+
+
 def _journal_of_a_killed_run(root: Path) -> None:
     (root / ".argmatrix.journal").write_text("not a journal\n", encoding="utf-8")
 
@@ -185,6 +210,7 @@ CHANGES: dict[str, Callable[[Path], None]] = {
     "manifest link retargeted": _manifest_behind_a_link_retargeted,
     "project template added": _project_template_added,
     "page replaced by a link to its copy": _page_replaced_by_a_link_to_its_copy,
+    "project template replaced by a link outside": _project_template_replaced_by_a_link_outside,
     "journal left by a killed run": _journal_of_a_killed_run,
 }
 
@@ -270,3 +296,55 @@ def test_a_record_in_a_folder_others_may_write_is_not_used(project: Path, tmp_pa
         assert not _run(project, cache, "check").replayed
     finally:
         cache.chmod(0o700)
+
+
+def test_a_run_that_read_a_file_changed_just_before_it_is_not_recorded(
+    project: Path, tmp_path: Path
+) -> None:
+    """An edit undone within the run, or made within the time stamps' granularity, cannot be
+    told from no edit: a file that changed shortly before the run leaves nothing to replay."""
+    cache = tmp_path / "cache"
+    manifest = project / "capabilities/npu.yaml"
+    manifest.write_bytes(manifest.read_bytes())  # the same bytes, written just now
+    assert _run(project, cache, "check", settle=False).code == 0
+    assert _records(cache) == []
+    _run(project, cache, "check")
+    assert _run(project, cache, "check").replayed
+
+
+def test_a_lock_held_or_left_means_a_full_run(project: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    _run(project, cache, "check")
+    (project / ".argmatrix.lock").write_text("", encoding="utf-8")
+    assert not _run(project, cache, "check").replayed  # it waits for a writer, as a run does
+    assert _run(project, cache, "check").replayed  # that run found the lock free and removed it
+
+
+def test_what_a_shell_sets_for_each_command_is_not_part_of_the_key(
+    project: Path, tmp_path: Path
+) -> None:
+    cache = tmp_path / "cache"
+    _run(project, cache, "check", env={"OLDPWD": "/one", "_": "/bin/one", "SHLVL": "1"})
+    assert _run(project, cache, "check", env={"OLDPWD": "/two", "_": "/two", "SHLVL": "2"}).replayed
+
+
+def test_a_record_is_not_taken_for_another_command_lines(project: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    _run(project, cache, "check")
+    (text_record,) = _records(cache)
+    as_json = _run(project, cache, "check", "--format", "json")
+    (json_record,) = [r for r in _records(cache) if r != text_record]
+    json_record.write_bytes(text_record.read_bytes())  # signed, but for another key
+    again = _run(project, cache, "check", "--format", "json")
+    assert not again.replayed
+    assert again[:3] == as_json[:3]
+
+
+def test_a_project_inside_the_cache_folder_is_never_replayed(tmp_path: Path) -> None:
+    """The cache's own files are not observed: a project among them would be, in part."""
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    project = _generated_project(cache / "inside")
+    _run(project, cache, "check")
+    assert not _run(project, cache, "check").replayed
+    assert _records(cache) == []

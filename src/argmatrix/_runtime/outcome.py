@@ -139,8 +139,10 @@ def _examined(real: _Real, path: str) -> Any:
 def _listing(path: str) -> Any:
     try:
         with os.scandir(path) as entries:
-            return sorted(
-                (entry.name, entry.is_dir()) for entry in entries if entry.name != LOCK_NAME
+            return sorted(  # a file turned into a link to the same bytes changes a listing too
+                (entry.name, entry.is_dir(), entry.is_symlink())
+                for entry in entries
+                if entry.name != LOCK_NAME
             )
     except FileNotFoundError:
         return None
@@ -185,10 +187,10 @@ def _search_path_stamp() -> list[tuple[str, Any]]:
     """The module search path, each folder with its time stamp (a package installed or removed
     there changes it); the working folder by name only (the writers' lock comes and goes in a
     project's folder; it is part of the key anyway)."""
-    here = os.getcwd()
+    here = os.path.realpath(os.getcwd())
     stamps: list[tuple[str, Any]] = []
     for entry in sys.path:
-        if not entry or os.path.abspath(entry) == here:
+        if not entry or os.path.realpath(entry) == here:
             stamps.append((entry, "working folder"))
             continue
         try:
@@ -205,17 +207,29 @@ def _stream_is_terminal(stream: Any) -> bool:
         return False
 
 
+# Variables a shell sets anew for each command: no command's output depends on them.
+_SHELL_BOOKKEEPING = frozenset(("_", "OLDPWD", "PWD", "SHLVL"))
+
+
 def _record_path(argv: list[str]) -> str | None:
+    """Where the outcome of this command line, here and now, is kept; None: nowhere (no cache
+    folder; not on POSIX, where `os.path` examines paths without `os.stat`; a working folder
+    inside the cache folder, whose files the observation leaves out)."""
     folder = ownfiles.cache_dir()
-    if folder is None:
+    if folder is None or not ownfiles.POSIX:
+        return None
+    here = os.getcwd()
+    if _inside(os.path.realpath(here), os.path.realpath(folder)):
         return None
     key = (
         argv,
-        os.getcwd(),
-        sorted(os.environ.items()),
+        here,
+        sorted((k, v) for k, v in os.environ.items() if k not in _SHELL_BOOKKEEPING),
         sys.executable,
         sys.version,
         sys.flags,
+        sys.warnoptions,
+        sorted(sys._xoptions.items()),
         _search_path_stamp(),
         _package_stamp(),
         _stream_is_terminal(sys.stdout),
@@ -225,8 +239,16 @@ def _record_path(argv: list[str]) -> str | None:
     return os.path.join(folder, f"outcome-{digest}.marshal")
 
 
-def _signature(key: bytes, payload: bytes) -> bytes:
-    return blake2b(payload, key=key, digest_size=_MAC_SIZE).digest()
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _signature(key: bytes, path: str, payload: bytes) -> bytes:
+    """The record's signature, over its name (its key) and content: a record cannot be passed
+    off as another command line's."""
+    digest = blake2b(os.path.basename(path).encode(), key=key, digest_size=_MAC_SIZE)
+    digest.update(payload)
+    return digest.digest()
 
 
 def _own_folder(folder: str) -> bool:
@@ -250,7 +272,9 @@ def replayed(argv: list[str]) -> int | None:
         return None
     if record is None:
         return None
-    observations, output, code = record
+    observations, output, code, locks = record
+    if any(os.path.lexists(lock) for lock in locks):
+        return None  # a writer is at work (or was killed): run, and wait for it as a run does
     if not _holds(observations):
         return None
     streams = (sys.stdout, sys.stderr)
@@ -260,7 +284,7 @@ def replayed(argv: list[str]) -> int | None:
     return int(code)
 
 
-def _load(path: str) -> tuple[list[Observation], list[tuple[int, str]], int] | None:
+def _load(path: str) -> tuple[list[Observation], list[tuple[int, str]], int, list[str]] | None:
     folder = os.path.dirname(path)
     if not _own_folder(folder):
         return None
@@ -270,13 +294,13 @@ def _load(path: str) -> tuple[list[Observation], list[tuple[int, str]], int] | N
         return None
     start = len(_FORMAT) + _MAC_SIZE
     payload = data[start:]
-    if not _compare_digest(data[len(_FORMAT) : start], _signature(key, payload)):
+    if not _compare_digest(data[len(_FORMAT) : start], _signature(key, path, payload)):
         return None
     try:
         record = marshal.loads(payload)
     except (EOFError, ValueError, TypeError):
         return None
-    return record if isinstance(record, tuple) and len(record) == 3 else None
+    return record if isinstance(record, tuple) and len(record) == 4 else None
 
 
 # ------------------------------------------------------------------ recording
@@ -292,6 +316,10 @@ class _Tee:
         self._output.append((self._which, text))
         written = self._stream.write(text)
         return len(text) if written is None else int(written)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
@@ -310,8 +338,8 @@ class Recording:
         self.replayable = False
         self._inside = False
         folder = os.path.abspath(os.path.dirname(path))
-        self._ignored_folders = {folder, os.path.realpath(folder)}
-        self._ignored = tuple(f + os.sep for f in self._ignored_folders)
+        self._cache_folders = {folder, os.path.realpath(folder)}
+        self.locks: set[str] = set()
         self.streams = (sys.stdout, sys.stderr)
 
     # --- what the run does
@@ -324,14 +352,22 @@ class Recording:
         except TypeError:
             return None
         full = os.path.abspath(name)
-        if (
-            full.startswith(_PACKAGE)  # argmatrix's own files are part of the key
-            or full in self._ignored_folders
-            or full.startswith(self._ignored)
-            or os.path.basename(full) == LOCK_NAME
-        ):
+        if full.startswith(_PACKAGE) or self._cache_entry(full):
+            return None  # argmatrix's own files are part of the key; the cache's, its inputs'
+        if os.path.basename(full) == LOCK_NAME:
+            self.locks.add(full)
             return None
         return full
+
+    def _cache_entry(self, path: str) -> bool:
+        """The cache folder itself, or a file of the cache in it (its entries, records, key,
+        compiled templates, temporary files): anything else there is observed."""
+        parent, name = os.path.split(path)
+        if path in self._cache_folders:
+            return True
+        if parent in self._cache_folders:
+            return name.endswith((".pickle", ".marshal", ".tmp")) or name in _CACHE_NAMES
+        return any(path.startswith(os.path.join(f, "jinja") + os.sep) for f in self._cache_folders)
 
     def _note(self, how: str, given: Any, found: Callable[[str], Any]) -> None:
         path = self._path(given)
@@ -344,10 +380,16 @@ class Recording:
             self.read_status[path] = status
         return found
 
+    def _unchanged(self, how: str, path: str, found: Any) -> bool:
+        if how == "read" and path in self.read_status:
+            return self._still_as_read(path)
+        return bool(_found(how, path) == found)
+
     def _still_as_read(self, path: str) -> bool:
-        """Whether a file read is as it was then, by its status alone: the same file, size and
-        time stamps, last changed before the run began (an edit during the run, even within the
-        time stamps' granularity, is then ruled out); else it is read again."""
+        """Whether a file read is as it was then: the same file, size and time stamps, last
+        changed before the run began, so that an edit during the run, even one within the time
+        stamps' granularity or one undone before the end, is ruled out. A file that changed
+        since shortly before the run is not: the run is not recorded (the next one may be)."""
         before = self.read_status.get(path)
         if before is None:
             return False
@@ -380,7 +422,7 @@ class Recording:
                 self._wrote(given)
             elif not _is_code(given):
                 self._note("read", given, self._content)
-        elif event in ("os.listdir", "os.scandir") and not _importing():
+        elif event in ("os.listdir", "os.scandir"):
             self._note("list", args[0] if args[0] is not None else ".", _listing)
         elif event in _WRITES:
             self._wrote(args[0])
@@ -403,13 +445,10 @@ class Recording:
         if not self.replayable or self.spoiled or code not in (0, 1):
             return
         observations = [(how, path, found) for (how, path), found in self.observed.items()]
-        if not all(  # unless something changed while the run looked at it
-            (how == "read" and self._still_as_read(path)) or _found(how, path) == found
-            for how, path, found in observations
-        ):
-            return
+        if not all(self._unchanged(how, path, found) for how, path, found in observations):
+            return  # something changed while the run looked at it
         output = [(which, text) for which, text in self.output if text]
-        _write(self.path, marshal.dumps((observations, output, code)))
+        _write(self.path, marshal.dumps((observations, output, code, sorted(self.locks))))
 
 
 _WRITES = frozenset(
@@ -419,14 +458,8 @@ _WRITES = frozenset(
     )
 )
 _CODE_SUFFIXES = (".pyc", ".so", ".pyd")
+_CACHE_NAMES = frozenset((ownfiles.SECRET_NAME, "jinja"))
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-
-
-def _importing() -> bool:
-    """Whether the import system is listing a folder to find a module (modules are part of the
-    key: argmatrix's by their files, others' by the folders of the search path)."""
-    frame = sys._getframe(4)  # past the hook and the recording: whoever listed the folder
-    return frame.f_code.co_filename.startswith("<frozen importlib")
 
 
 def _is_code(given: Any) -> bool:
@@ -448,7 +481,7 @@ def _write(path: str, payload: bytes) -> None:
     try:
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with open(descriptor, "wb") as stream:
-            stream.write(_FORMAT + _signature(key, payload) + payload)
+            stream.write(_FORMAT + _signature(key, path, payload) + payload)
         os.replace(temporary, path)
     except OSError:
         try:  # noqa: SIM105 (contextlib is not imported for this)
