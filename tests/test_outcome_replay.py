@@ -197,6 +197,17 @@ def _project_template_replaced_by_a_link_outside(root: Path) -> None:
     template.symlink_to(outside / template.name)
 
 
+def _package_of_the_registrys_name_beside_it(root: Path) -> None:
+    """Python imports a package before a module file of the same name: the registry is then
+    read from it (a file that was looked for and missing, and is there now)."""
+    package = root / "tinyserver"
+    package.mkdir()
+    source = (root / "tinyserver.py").read_text(encoding="utf-8")
+    (package / "__init__.py").write_text(
+        source.replace('"--page-size"', '"--page-size", "--block-size"', 1), encoding="utf-8"
+    )
+
+
 def _journal_of_a_killed_run(root: Path) -> None:
     (root / ".argmatrix.journal").write_text("not a journal\n", encoding="utf-8")
 
@@ -211,6 +222,7 @@ CHANGES: dict[str, Callable[[Path], None]] = {
     "project template added": _project_template_added,
     "page replaced by a link to its copy": _page_replaced_by_a_link_to_its_copy,
     "project template replaced by a link outside": _project_template_replaced_by_a_link_outside,
+    "package of the registry's name beside it": _package_of_the_registrys_name_beside_it,
     "journal left by a killed run": _journal_of_a_killed_run,
 }
 
@@ -222,13 +234,18 @@ def test_after_any_change_check_finds_what_a_run_without_cache_finds(
     cache = tmp_path / "cache"
     before = _run(project, cache, "check")
     assert _run(project, cache, "check").replayed
-    CHANGES[change](project)
+    twin = _generated_project(tmp_path / "twin")  # checked with the cache, never replayed
+    _run(twin, cache, "check", env={"ARGMATRIX_TEST_RUN": "1"})
+    for root in (project, twin):
+        CHANGES[change](root)
     after = _run(project, cache, "check")
+    cached_only = _run(twin, cache, "check", env={"ARGMATRIX_TEST_RUN": "2"})
     reference = _generated_project(tmp_path / "reference")  # a run may mend what it finds
     CHANGES[change](reference)
     uncached = _run(reference, None, "check")
     assert not after.replayed
     assert _relative(after, project) == _relative(uncached, reference)
+    assert _relative(cached_only, twin) == _relative(uncached, reference)
     assert after[:3] != before[:3], "the change must change what check finds"
 
 

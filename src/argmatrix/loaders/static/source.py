@@ -93,6 +93,8 @@ def find_module_file(
         found = packages.get(prefix) if packages is not None and not last else None
         if found is None:
             spec = importlib.machinery.PathFinder.find_spec(part, locations)
+            if spec is not None and missing is not None:
+                missing += _shadowing(part, locations or (), spec)
             if spec is None:
                 found = _NOT_FOUND
             elif last:
@@ -111,6 +113,32 @@ def find_module_file(
         assert not isinstance(found, str)
         locations = found
     return None
+
+
+def _shadowing(
+    part: str, locations: Sequence[str], spec: importlib.machinery.ModuleSpec
+) -> list[str]:
+    """The files that would be found instead of the module or package `spec` found for `part`,
+    were they to appear: its name in each folder of `locations` before the one it was found in
+    and, in that folder, a package of the name, to which a module file yields (a namespace
+    package yields to a module anywhere). They must still be missing for a read to be reused."""
+    if spec.origin is None or spec.origin == "namespace":  # a namespace package
+        where = None
+    elif spec.submodule_search_locations:  # a package: .../part/__init__.py
+        where = os.path.dirname(os.path.dirname(spec.origin))
+    else:
+        where = os.path.dirname(spec.origin)
+    shadowing: list[str] = []
+    for location in locations:
+        same = where is not None and os.path.abspath(location or ".") == os.path.abspath(where)
+        if same and spec.submodule_search_locations:
+            break  # in its own folder, a package yields to nothing
+        shadowing.append(f"{location}/{part}/__init__.py")
+        if same:  # a source module yields to a package and to a compiled extension there
+            shadowing += [f"{location}/{part}{s}" for s in importlib.machinery.EXTENSION_SUFFIXES]
+            break
+        shadowing += [f"{location}/{part}{suffix}" for suffix in importlib.machinery.all_suffixes()]
+    return shadowing
 
 
 def inside_search_folder(path: Path, search_path: Sequence[str]) -> Path | None:
