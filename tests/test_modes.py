@@ -4,6 +4,7 @@ of inputs (`Project.inputs()`): what each front end asks of a mode, and what eac
 from __future__ import annotations
 
 import ast
+import importlib.machinery
 import shutil
 import sys
 from collections.abc import Iterator
@@ -214,10 +215,16 @@ def test_a_static_project_names_every_file_it_was_read_from(fixture_project: Pat
     with chdir(fixture_project):
         project = load_project()
     inputs = project.inputs()
+    # Beside the module read, the files Python would import instead, were they to appear (they
+    # must stay missing): a package of its name, a compiled extension of its name.
+    instead = ["tinyserver/__init__.py"] + [
+        f"tinyserver{suffix}" for suffix in importlib.machinery.EXTENSION_SUFFIXES
+    ]
     assert described(project) == [
         ("argmatrix.yaml", "the configuration argmatrix.yaml", True),
         ("capabilities/npu.yaml", "the manifest capabilities/npu.yaml", True),
         ("tinyserver.py", "the registry source tinyserver.py", True),
+        *((name, f"the registry source {name}", True) for name in instead),
     ]
     assert inputs.complete
     assert inputs.known_files() == [i.path for i in inputs.files]
