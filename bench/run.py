@@ -420,7 +420,18 @@ def targets_table(targets: list[str]) -> list[str]:
 
 
 def main() -> None:
-    if "--targets" in sys.argv[1:]:
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python bench/run.py",
+        description="Measure argmatrix (make bench) and write bench/RESULTS.md.",
+    )
+    parser.add_argument(
+        "--targets",
+        action="store_true",
+        help="Measure the start-up and scale targets alone and print them (nothing written).",
+    )
+    if parser.parse_args().targets:
         compile_argmatrix()
         sections = [targets_section(), scale_section()]
         print("\n".join(line for s in sections for line in s.lines))
