@@ -480,3 +480,22 @@ def html_inline(markdown: str) -> list[str]:
             if child.type == "html_inline":
                 found.append(child.content)
     return found
+
+
+def run_snippet(code: str, *args: str, cwd: Path, cache: Path) -> Any:
+    """What a Python snippet run in a fresh interpreter (as a user's run is) prints as JSON on
+    its last line, with the argmatrix cache in `cache`."""
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        cwd=cwd,
+        env={**os.environ, "ARGMATRIX_CACHE_DIR": str(cache)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
+    """The modules among `modules` that are one of `names` or inside one of them."""
+    return sorted(m for m in modules for n in names if m == n or m.startswith(n + "."))

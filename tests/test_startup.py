@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from argmatrix.cli.main import build_parser, command_named
-from helpers import copy_project, run_cli_in_process
+from helpers import copy_project, loaded, run_cli_in_process, run_snippet
 
 _RUN = """
 import json, sys
@@ -49,20 +46,8 @@ HEAVY = (
 
 
 def _modules(root: Path, cache: Path, *argv: str) -> tuple[int, set[str]]:
-    done = subprocess.run(
-        [sys.executable, "-c", _RUN, *argv],
-        cwd=root,
-        env={**os.environ, "ARGMATRIX_CACHE_DIR": str(cache)},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    code, modules = json.loads(done.stdout.splitlines()[-1])
+    code, modules = run_snippet(_RUN, *argv, cwd=root, cache=cache)
     return code, set(modules)
-
-
-def _loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
-    return sorted(m for m in modules for n in names if m == n or m.startswith(n + "."))
 
 
 def test_a_warm_check_loads_no_parser_renderer_or_page_reader(tmp_path: Path) -> None:
@@ -72,7 +57,7 @@ def test_a_warm_check_loads_no_parser_renderer_or_page_reader(tmp_path: Path) ->
     assert {"yaml", "jinja2", "argmatrix.loaders.static.reader"} <= cold  # the first run reads
     code, warm = _modules(root, cache, "check")
     assert code == 0
-    assert _loaded(warm, HEAVY) == []
+    assert loaded(warm, HEAVY) == []
 
 
 def test_an_edited_configuration_is_read_again(tmp_path: Path) -> None:
@@ -95,15 +80,13 @@ def test_export_renders_nothing(tmp_path: Path) -> None:
     root = copy_project(tmp_path)
     code, modules = _modules(root, tmp_path / "cache", "export")
     assert code == 0
-    assert (
-        _loaded(modules, ("jinja2", "argmatrix.render.environment", "argmatrix.pagetables")) == []
-    )
+    assert loaded(modules, ("jinja2", "argmatrix.render.environment", "argmatrix.pagetables")) == []
 
 
 def test_the_command_line_alone_loads_none_of_them(tmp_path: Path) -> None:
     code, modules = _modules(tmp_path, tmp_path / "cache")
     assert code == 0
-    assert _loaded(modules, HEAVY) == []
+    assert loaded(modules, HEAVY) == []
 
 
 @pytest.mark.parametrize("argv", [("--help",), ("check", "--help"), ("export", "--help")])
@@ -111,7 +94,7 @@ def test_help_loads_no_project(tmp_path: Path, argv: tuple[str, ...]) -> None:
     code, modules = _modules(tmp_path, tmp_path / "cache", *argv)
     assert code == 0
     core = ("argmatrix.project", "argmatrix.config", "argmatrix.loaders", "argmatrix.manifests")
-    assert _loaded(modules, core) == []
+    assert loaded(modules, core) == []
 
 
 def test_export_loads_no_check(tmp_path: Path) -> None:
@@ -119,7 +102,7 @@ def test_export_loads_no_check(tmp_path: Path) -> None:
     (its output formats, the writers' lock) nor the writers of temporary files."""
     code, modules = _modules(copy_project(tmp_path), tmp_path / "cache", "export")
     assert code == 0
-    assert _loaded(modules, ("argmatrix.checks", "argmatrix._runtime.writer", "tempfile")) == []
+    assert loaded(modules, ("argmatrix.checks", "argmatrix._runtime.writer", "tempfile")) == []
 
 
 def _helps(parser: argparse.ArgumentParser) -> dict[str, str]:
@@ -164,7 +147,7 @@ def test_a_check_that_compares_no_page_renders_none(tmp_path: Path) -> None:
     code, modules = _modules(root, tmp_path / "cache", "check")
     assert code == 0
     assert (
-        _loaded(modules, ("jinja2", "argmatrix.render.environment", "argmatrix.render.views")) == []
+        loaded(modules, ("jinja2", "argmatrix.render.environment", "argmatrix.render.views")) == []
     )
 
 

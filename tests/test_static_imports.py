@@ -5,13 +5,9 @@ live reading needs. Each read is a fresh interpreter, as a user's run is.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-from helpers import REGISTRIES, REPO
+from helpers import REGISTRIES, REPO, loaded, run_snippet
 
 _READ = """
 import json, sys
@@ -28,20 +24,8 @@ LIVE_ONLY = ("threading", "argmatrix.loaders.live")
 
 
 def _static_read(target: str, cache: Path) -> tuple[int, set[str]]:
-    done = subprocess.run(
-        [sys.executable, "-c", _READ, target, str(REGISTRIES)],
-        cwd=REPO,
-        env={**os.environ, "ARGMATRIX_CACHE_DIR": str(cache)},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    arguments, imported = json.loads(done.stdout.splitlines()[-1])
+    arguments, imported = run_snippet(_READ, target, str(REGISTRIES), cwd=REPO, cache=cache)
     return arguments, set(imported)
-
-
-def _loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
-    return sorted(m for m in modules for n in names if m == n or m.startswith(n + "."))
 
 
 def test_an_argparse_read_loads_no_click_reader_and_nothing_of_live_reading(
@@ -50,7 +34,7 @@ def test_an_argparse_read_loads_no_click_reader_and_nothing_of_live_reading(
     arguments, imported = _static_read("grouped_cli:build_parser", tmp_path / "cache")
     assert arguments
     assert "argmatrix.loaders.static.reader" in imported  # the read did run in the process
-    assert _loaded(imported, CLICK_READERS + LIVE_ONLY) == []
+    assert loaded(imported, CLICK_READERS + LIVE_ONLY) == []
 
 
 def test_a_click_read_loads_the_click_reader(tmp_path: Path) -> None:

@@ -96,12 +96,18 @@ def test_a_deprecated_argument_without_a_replacement_says_so(tmp_path: Path) -> 
     assert [cells[:2] for cells in table.cells] == [("`--old`", "`--new`"), ("`--gone`", "—")]
 
 
-def test_a_project_template_writes_a_table_of_its_own_from_the_layouts(tmp_path: Path) -> None:
-    """The example of docs/reference/template-context.md: the bundled table, unaligned."""
+def _project_with_templates(tmp_path: Path) -> Path:
+    """The display fixture project, copied, with a folder for templates of its own."""
     project = tmp_path / "project"
     shutil.copytree(DISPLAY, project, ignore=shutil.ignore_patterns("golden", "__pycache__"))
     (project / ".git").mkdir()
     (project / "templates").mkdir()
+    return project
+
+
+def test_a_project_template_writes_a_table_of_its_own_from_the_layouts(tmp_path: Path) -> None:
+    """The example of docs/reference/template-context.md: the bundled table, unaligned."""
+    project = _project_with_templates(tmp_path)
     source = (
         "{% for section in support.sections %}\n"
         "{% set table = layouts.support(section, support) %}\n"
@@ -127,10 +133,7 @@ def test_a_project_template_writes_a_table_of_its_own_from_the_layouts(tmp_path:
 def test_pipe_rows_are_the_rows_a_template_loop_writes(tmp_path: Path) -> None:
     """`table.pipe_rows` (the bundled Markdown tables' body) is, line for line, what a project's
     template writes with a loop over `table.cells`: a template may use either."""
-    project = tmp_path / "project"
-    shutil.copytree(DISPLAY, project, ignore=shutil.ignore_patterns("golden", "__pycache__"))
-    (project / ".git").mkdir()
-    (project / "templates").mkdir()
+    project = _project_with_templates(tmp_path)
     looped = (
         "{% for section in support.sections %}\n"
         "{% set table = layouts.support(section, support) %}\n"
