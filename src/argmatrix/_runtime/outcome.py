@@ -328,8 +328,8 @@ class _Tee:
 class Recording:
     """What a run looks at, writes and prints, from its start until `finish`."""
 
-    def __init__(self, argv: list[str], path: str) -> None:
-        self.argv, self.path = argv, path
+    def __init__(self, path: str) -> None:
+        self.path = path
         self.observed: dict[tuple[str, str], Any] = {}
         self.read_status: dict[str, os.stat_result] = {}  # of each file read, when first read
         self.started_ns = time.time_ns()
@@ -463,13 +463,13 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def _is_code(given: Any) -> bool:
-    """A module being imported (Python reads compiled code and argmatrix's own modules through
-    `open` as well): argmatrix's code is part of the key, others' are compiled modules."""
+    """A compiled module being imported (Python reads it through `open` too): others' modules
+    are in the key by the search path's folders (argmatrix's own files are left out by
+    `Recording._path`, as the key holds them)."""
     try:
-        name = os.fsdecode(os.fspath(given))
+        return os.fsdecode(os.fspath(given)).endswith(_CODE_SUFFIXES)
     except TypeError:
         return False
-    return name.endswith(_CODE_SUFFIXES) or os.path.abspath(name).startswith(_PACKAGE)
 
 
 def _write(path: str, payload: bytes) -> None:
@@ -550,7 +550,7 @@ def start(argv: list[str]) -> Recording | None:
     path = _record_path(argv)
     if path is None:
         return None
-    recording = Recording(argv, path)
+    recording = Recording(path)
     if not _hooked:
         sys.addaudithook(_audit_hook)  # cannot be removed: inert once `_active` is None
         _hooked = True
