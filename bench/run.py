@@ -177,9 +177,8 @@ class Section:
 # The modules a cold showcase export imports from outside argmatrix (the standard library,
 # PyYAML), found by running one in this interpreter: printed one per line.
 _OUTSIDE_IMPORTS = """
-import os, sys, tempfile
+import os, sys
 before = set(sys.modules)
-os.environ["ARGMATRIX_CACHE_DIR"] = tempfile.mkdtemp(prefix="argmatrix-bench-floor-")
 sys.argv = ["argmatrix", "export"]
 stdout, sys.stdout = sys.stdout, open(os.devnull, "w")
 from argmatrix.cli.main import run
@@ -203,9 +202,13 @@ for name in sys.argv[1:]:
 def outside_imports() -> list[str]:
     """What a cold showcase export imports besides argmatrix itself: the floor no change to
     argmatrix's own code can go below while it uses argparse, PyYAML and the standard library."""
-    with fresh_cache():
+    with fresh_cache() as env:
         out = subprocess.run(
-            [sys.executable, "-c", _OUTSIDE_IMPORTS], capture_output=True, text=True, check=True
+            [sys.executable, "-c", _OUTSIDE_IMPORTS],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, **env},
         )
     return out.stdout.split()
 
