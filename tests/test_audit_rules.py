@@ -220,9 +220,9 @@ def test_hostile_cells_and_flags_are_read_quickly_and_reported(mixed: Registry) 
         f"| `--tp_size` | [{'1, ' * 50_000}] |\n"
         f"| `{flag}` | 1 |\n"
     )
-    started = time.perf_counter()
+    started = time.process_time()
     report = audit_page(parse_page(text, "hostile.md"), mixed)
-    assert time.perf_counter() - started < 3
+    assert time.process_time() - started < 3
     assert [(f.kind, f.flag, f.line) for f in report.findings if f.kind != "missing-flag"] == [
         ("wrong-default", "--port", 3),
         ("wrong-default", "--tp_size", 4),

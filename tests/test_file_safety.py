@@ -22,6 +22,7 @@ import pytest
 
 from argmatrix._runtime import writer
 from helpers import (
+    HANG_SECONDS,
     Run,
     append_to,
     copy_project,
@@ -322,7 +323,7 @@ def test_a_fifo_among_the_pages_is_refused_without_waiting(tmp_path: Path, where
     fifo = root / "docs" / ("reference/npu.md" if where == "page" else "guide/pipe.md")
     fifo.unlink(missing_ok=True)
     os.mkfifo(fifo)
-    result = _run(root, "check", timeout=20)
+    result = _run(root, "check", timeout=HANG_SECONDS)
     assert result.code == 2, result
     assert result.err.count("\n") == 1
     assert "it is a FIFO, not a regular file" in result.err
@@ -330,7 +331,7 @@ def test_a_fifo_among_the_pages_is_refused_without_waiting(tmp_path: Path, where
 
 def test_a_manifest_that_never_ends_is_a_located_error(tmp_path: Path) -> None:
     root = copy_project(tmp_path)
-    result = _run(root, "check", "--manifest", "/dev/zero", timeout=20)
+    result = _run(root, "check", "--manifest", "/dev/zero", timeout=HANG_SECONDS)
     assert result.code == 2, result
     assert result.err == (
         "argmatrix: error: /dev/zero: cannot read file: it is a device, not a regular file"
@@ -343,7 +344,7 @@ def test_a_manifest_that_is_a_fifo_is_a_located_error(tmp_path: Path) -> None:
     manifest = root / "capabilities" / "npu.yaml"
     manifest.unlink()
     os.mkfifo(manifest)
-    result = _run(root, "generate", timeout=20)
+    result = _run(root, "generate", timeout=HANG_SECONDS)
     assert result.code == 2, result
     assert "npu.yaml: cannot read file: it is a FIFO" in result.err
     assert result.err.count("\n") == 1
@@ -683,7 +684,7 @@ def test_an_inplace_page_that_is_a_fifo_is_refused_without_waiting(tmp_path: Pat
     os.mkfifo(fifo)
     started = time.monotonic()
     result = run_cli_in_process("generate", cwd=root)
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < HANG_SECONDS
     assert result.code == 2, result.err
     assert "guide/args.md" in result.err and "FIFO" in result.err
     assert len(result.err.strip().splitlines()) == 1

@@ -77,12 +77,12 @@ def test_a_long_unfinished_marker_is_read_in_linear_time(pattern: str) -> None:
     """A hand-written page comes with the pull request: 200,000 spaces in an unclosed marker
     took minutes (a lazy group before `\\s*-->`)."""
     spaces = " " * 200_000
-    started = time.monotonic()
+    started = time.process_time()
     if pattern == "begin":
         assert BEGIN.search("<!-- argmatrix:begin" + spaces + "x") is None
     else:
         assert DIRECTIVE.match("<!-- argmatrix " + spaces + "x") is None
-    assert time.monotonic() - started < 1
+    assert time.process_time() - started < 1
 
 
 def test_markers_with_spaces_are_still_read() -> None:

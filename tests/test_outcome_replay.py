@@ -322,11 +322,25 @@ def test_a_run_that_read_a_file_changed_just_before_it_is_not_recorded(
     told from no edit: a file that changed shortly before the run leaves nothing to replay."""
     cache = tmp_path / "cache"
     manifest = project / "capabilities/npu.yaml"
-    manifest.write_bytes(manifest.read_bytes())  # the same bytes, written just now
+    # The same bytes with a time stamp the run cannot see as settled before it started, whatever
+    # the machine's speed (a real write "just before" lands within the slack only on a quick
+    # start, which a busy machine does not give).
+    _stamp(manifest, time.time() + _LATER_SECONDS)
     assert _run(project, cache, "check", settle=False).code == 0
     assert _records(cache) == []
+    _stamp(manifest, time.time() - _LATER_SECONDS)
     _run(project, cache, "check")
     assert _run(project, cache, "check").replayed
+
+
+# Far more than a run of `check` takes, however busy the machine.
+_LATER_SECONDS = 600.0
+
+
+def _stamp(path: Path, seconds: float) -> None:
+    """The file rewritten with its own bytes and its modification time set to `seconds`."""
+    path.write_bytes(path.read_bytes())
+    os.utime(path, (seconds, seconds))
 
 
 def test_a_lock_held_or_left_means_a_full_run(project: Path, tmp_path: Path) -> None:
