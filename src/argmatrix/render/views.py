@@ -206,7 +206,7 @@ class Cells:
             description=_description(fmt, argument, help_text),
             default=computed_cell or fmt.default_cell(argument.default, argument),
             options=options,
-            env=fmt.FILTERS["code"](variable) if variable else "",
+            env=fmt.FILTERS.get("envvar", fmt.FILTERS["code"])(variable) if variable else "",
             computed=computed_cell,
             stability=fmt.FILTERS["cell"](tag) if tag else "",
             plain_flags=", ".join(map(fmt.FILTERS["code"], flag_names(argument))),
