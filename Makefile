@@ -340,7 +340,7 @@ history: install
 	$(BIN)/argmatrix history --target sglang.srt.server_args:ServerArgs.add_cli_args \
 	  --releases .cache/sglang-releases --output showcase/sglang-0.5.23/history.json
 
-bench: install live-env new-sglang live-env-0523 live-env-vllm lmdeploy-cli
+bench: install live-env new-sglang live-env-0523 live-env-vllm lmdeploy-cli corpus
 	ARGMATRIX_LIVE_PYTHON=$(CURDIR)/$(LIVE)/bin/python $(BIN)/python bench/run.py
 
 clean:
