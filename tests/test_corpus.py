@@ -68,7 +68,7 @@ TARGETS: dict[str, Target] = {
     "uvicorn.main:main": Target("click", least=45),
     "fastapi_cli.cli:app": Target(
         "click",
-        ("fastapi_cli/cli.py:51", "`app.add_typer` registers commands"),
+        ("fastapi_cli/cli.py:56", "`app.add_typer(fastapi_cloud_cli)` adds an app static"),
         least=15,
         subcommands=("dev", "run"),
     ),
