@@ -40,6 +40,7 @@ class RegistrySpec:
     argv: tuple[str, ...] | None = None  # sys.argv after the program name, likewise
     args: tuple[Any, ...] = ()  # more arguments for the builder (plain YAML values)
     kwargs: tuple[tuple[str, Any], ...] = ()
+    versions: tuple[tuple[str, str], ...] = ()  # what importlib.metadata says of stood-in ones
     # Both modes: the subcommands that lead from the target's parser to the registry.
     subcommand: tuple[str, ...] = ()
     # What built the registry (`FRAMEWORKS` in modes.py); None: what the reader finds the target
@@ -168,6 +169,7 @@ def _load_live(spec: RegistrySpec, verbose: bool) -> Loaded:
         argv=spec.argv,
         args=spec.args,
         kwargs=spec.kwargs,
+        versions=spec.versions,
         verbose=verbose,
     )
     result = load_live(spec.target, spec.base_dir, settings)

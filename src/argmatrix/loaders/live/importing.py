@@ -75,6 +75,7 @@ class LiveSettings:
     argv: tuple[str, ...] | None = None  # the words after the program name
     args: tuple[Any, ...] = ()  # more positional arguments for the builder
     kwargs: tuple[tuple[str, Any], ...] = ()
+    versions: tuple[tuple[str, str], ...] = ()  # distributions stood in for: their versions
     verbose: bool = False
 
 
@@ -287,10 +288,11 @@ def quiet(verbose: bool) -> Iterator[None]:
                 os.close(copy)
             captured.seek(0)
             printed = sink.close_sink() + captured.read().decode("utf-8", "replace")
-    if verbose and printed:
-        sys.stderr.write(f"-- what the registry printed while loading --\n{printed}")
-        if not printed.endswith("\n"):
-            sys.stderr.write("\n")
+            # said when loading failed too: the traceback --verbose promises is printed here
+            if verbose and printed:
+                sys.stderr.write(f"-- what the registry printed while loading --\n{printed}")
+                if not printed.endswith("\n"):
+                    sys.stderr.write("\n")
 
 
 def load_live(
@@ -312,7 +314,10 @@ def load_live(
             quiet(settings.verbose),
             environment(settings.env, argv),
             stand_ins(
-                settings.mock, settings.auto_mock, _owners(module_name, settings)
+                settings.mock,
+                settings.auto_mock,
+                _owners(module_name, settings),
+                dict(settings.versions),
             ) as stood_in,
             recorder.recording(),
         ):

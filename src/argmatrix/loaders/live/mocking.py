@@ -31,9 +31,12 @@ import importlib.util
 import re
 import sys
 import types
-from collections.abc import Iterable, Iterator
+import typing
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
+
+from argmatrix.loaders.live.versions import VersionFinder, Versions
 
 # A stand-in's text is wrapped in two private-use characters: nothing a registry writes holds
 # them, so a text that does was built from a stand-in.
@@ -98,9 +101,22 @@ class Stub:
         object.__setattr__(self, "_stub_name", name)
 
     def __getattr__(self, attr: str) -> Any:
+        if attr == "_stub_name":  # made without __init__ (copy, pickle): not a stand-in's name
+            raise AttributeError(attr)
         if (attr.startswith("__") and attr.endswith("__")) or not _named_in_code(1):
             raise AttributeError(f"{self._stub_name} (a stand-in) has no attribute {attr!r}")
         return Stub(f"{self._stub_name}.{attr}")
+
+    # A value a registry may copy, pickle or compare: a stand-in holds nothing but its name, so
+    # a copy is the same stand-in, and unpickled it is one again (never a half-made object).
+    def __copy__(self) -> Stub:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Stub:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Stub, (self._stub_name,))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # Used as a bare decorator (`@torch.compile`): hand the decorated object back unchanged.
@@ -135,10 +151,22 @@ class Stub:
     def __bool__(self) -> bool:
         return False
 
-    def __or__(self, other: Any) -> Any:
-        return self
+    def __int__(self) -> int:
+        return 0
 
-    __ror__ = __or__
+    __index__ = __int__
+
+    def __float__(self) -> float:
+        return 0.0
+
+    # In a type (`torch.dtype | Literal["auto", "bf16"]`) a stand-in is one more member of the
+    # union, as `Literal[...] | torch.dtype` already is through typing's own `|`: the real side
+    # is kept (its choices, its None). Anything else (`flags | stand_in`) is a stand-in.
+    def __or__(self, other: Any) -> Any:
+        return _union(self, other)
+
+    def __ror__(self, other: Any) -> Any:
+        return _union(other, self)
 
     def _combined(self, other: Any) -> Stub:
         return Stub(f"{self._stub_name}(...)")
@@ -161,6 +189,13 @@ class Stub:
         return isinstance(other, Stub) and other._stub_name == self._stub_name
 
 
+def _union(left: Any, right: Any) -> Any:
+    try:
+        return typing.Union[left, right]
+    except TypeError:  # not a type on the other side
+        return Stub(f"{(left if isinstance(left, Stub) else right)._stub_name}(...)")
+
+
 def is_stand_in(value: Any) -> bool:
     return isinstance(value, (Stub, StubModule))
 
@@ -176,17 +211,29 @@ def unmarked(text: str) -> str:
 
 
 class StubModule(types.ModuleType):
+    _stand_in_version = "0.0.0"  # a package's: the version its distribution is answered with
+
     def __getattr__(self, attr: str) -> Any:
-        if (attr.startswith("__") and attr.endswith("__")) or not _named_in_code(1):
+        named = _named_in_code(1)
+        if attr == "__version__" and named:  # `torch.__version__` written in the code
+            return self._stand_in_version
+        if (attr.startswith("__") and attr.endswith("__")) or not named:
             raise AttributeError(f"{self.__name__} (a stand-in) has no attribute {attr!r}")
         return Stub(f"{self.__name__}.{attr}")
 
 
 class _StubLoader(importlib.abc.Loader):
+    def __init__(self, versions: Versions | None = None) -> None:
+        self.versions = versions
+
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
         module = StubModule(spec.name)
         module.__path__ = []  # a package, so any submodule can be imported too
-        module.__version__ = "0.0.0"  # type: ignore[attr-defined]  # real modules have one
+        # `torch.__version__` in the code reads the version the distribution is answered with;
+        # asked by name (`getattr(torch, "__version__", None)`: probing) it is not there
+        known = self.versions.of(spec.name) if self.versions and "." not in spec.name else None
+        if known:
+            module._stand_in_version = known
         return module
 
     def exec_module(self, module: types.ModuleType) -> None:
@@ -310,34 +357,48 @@ def missing(names: Iterable[str]) -> list[str]:
 
 @contextmanager
 def stand_ins(
-    names: Iterable[str], auto: bool = False, owners: Iterable[str] = ()
+    names: Iterable[str],
+    auto: bool = False,
+    owners: Iterable[str] = (),
+    versions: Mapping[str, str] | None = None,
 ) -> Iterator[list[str]]:
     """Install stand-ins for the missing ones of `names` (with `auto`, for every module that
     the packages `owners` fail to import) while the block runs; the list it gives names every
-    module stood in for.
+    module stood in for. The distribution of a package stood in for has the version `versions`
+    names, else the one the owners' own distributions pin (`loaders/live/versions.py`).
     Afterwards the stand-in modules leave `sys.modules`. Modules imported meanwhile stay
     imported, and may still hold stand-ins they were given."""
     names = list(names)
+    owners = list(owners)
     roots = missing(names)
     submodules = [n for n in names if "." in n and n.split(".", 1)[0] not in roots]
     made: list[str] = []
+
+    def stood_in(package: str) -> bool:
+        return package in roots or package in made
+
+    known = Versions(versions or {}, owners, stood_in)
+    loader = _StubLoader(known)
     finders: list[importlib.abc.MetaPathFinder] = []
     if submodules:  # `mock: [rtp_llm.ops]`: that part of an installed package, by request
         exact = StubFinder(submodules, exact=True)
-        exact.made = made
+        exact.made, exact.loader = made, loader
         sys.meta_path.insert(0, exact)
         finders.append(exact)
     if roots:
         named = StubFinder(roots)
-        named.made = made
+        named.made, named.loader = made, loader
         sys.meta_path.insert(0, named)
         finders.append(named)
     if auto:
         guard, fallback = CompiledModuleGuard(made, owners), StubFinder(None, owners)
-        fallback.made = made
+        fallback.made, fallback.loader = made, loader
         sys.meta_path.insert(0, guard)
         sys.meta_path.append(fallback)
         finders += [guard, fallback]
+    if roots or auto or versions:  # last: an installed distribution is found first
+        sys.meta_path.append(VersionFinder(known))
+        finders.append(sys.meta_path[-1])
     before = set(sys.modules)
     try:
         yield made
