@@ -151,13 +151,10 @@ class Stub:
     def __bool__(self) -> bool:
         return False
 
-    def __int__(self) -> int:
+    def __index__(self) -> int:
+        """A number where one must be (pydantic's `Field(le=torch.iinfo(torch.long).max)`,
+        `int()`, `float()`): zero, as a stand-in's length and truth are."""
         return 0
-
-    __index__ = __int__
-
-    def __float__(self) -> float:
-        return 0.0
 
     # In a type (`torch.dtype | Literal["auto", "bf16"]`) a stand-in is one more member of the
     # union, as `Literal[...] | torch.dtype` already is through typing's own `|`: the real side
