@@ -30,12 +30,14 @@ import importlib.machinery
 import importlib.util
 import re
 import sys
+import traceback
 import types
 import typing
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+from argmatrix.loaders.live import versions as _versions
 from argmatrix.loaders.live.versions import VersionFinder, Versions
 
 # A stand-in's text is wrapped in two private-use characters: nothing a registry writes holds
@@ -76,6 +78,13 @@ _PROXY_DEPTH = 4  # proxies of proxies followed, at most
 _base_classes: dict[str, type] = {}
 
 
+def _any_value_schema(owner: Any, source: Any, handler: Any) -> Any:
+    """pydantic-core's schema of a field that takes any value, for pydantic asking a stand-in."""
+    from pydantic_core import core_schema  # type: ignore[import-not-found,unused-ignore]
+
+    return core_schema.any_schema()
+
+
 def _base_class(name: str) -> type:
     """The one class a stand-in is as a base: `class A(nn.Module)` and `class B(nn.Module)` share it."""
     if name not in _base_classes:
@@ -89,9 +98,26 @@ def _base_class(name: str) -> type:
                 "__class_getitem__": classmethod(lambda cls, item: cls),
                 "__init__": lambda self, *args, **kwargs: None,
                 "__init_subclass__": classmethod(lambda cls, **kwargs: None),
+                # a field typed with it (or a subclass) takes any value, as one typed with the
+                # stand-in itself does
+                "__get_pydantic_core_schema__": classmethod(_any_value_schema),
             },
         )
     return _base_classes[name]
+
+
+class StandInRefusal(AttributeError):
+    """A stand-in has no such attribute, on purpose: the code asked for it by name at run time
+    (probing), or it is a special name a stand-in does not pretend to have."""
+
+
+def failed_in_stand_in(exc: BaseException) -> bool:
+    """Whether an error was raised inside argmatrix's stand-ins by a fault of their own (a
+    defect of argmatrix), rather than by the registry's code or a refusal they make on purpose."""
+    if isinstance(exc, StandInRefusal):
+        return False
+    frames = traceback.extract_tb(exc.__traceback__)
+    return bool(frames) and frames[-1].filename in _STAND_IN_FILES
 
 
 class Stub:
@@ -102,9 +128,9 @@ class Stub:
 
     def __getattr__(self, attr: str) -> Any:
         if attr == "_stub_name":  # made without __init__ (copy, pickle): not a stand-in's name
-            raise AttributeError(attr)
+            raise StandInRefusal(attr)
         if (attr.startswith("__") and attr.endswith("__")) or not _named_in_code(1):
-            raise AttributeError(f"{self._stub_name} (a stand-in) has no attribute {attr!r}")
+            raise StandInRefusal(f"{self._stub_name} (a stand-in) has no attribute {attr!r}")
         return Stub(f"{self._stub_name}.{attr}")
 
     # A value a registry may copy, pickle or compare: a stand-in holds nothing but its name, so
@@ -135,9 +161,7 @@ class Stub:
 
     def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
         """A field annotated with a stand-in takes any value (pydantic asks this)."""
-        from pydantic_core import core_schema  # type: ignore[import-not-found,unused-ignore]
-
-        return core_schema.any_schema()
+        return _any_value_schema(self, source, handler)
 
     def __getitem__(self, key: Any) -> Any:
         return Stub(f"{self._stub_name}[]")
@@ -215,7 +239,7 @@ class StubModule(types.ModuleType):
         if attr == "__version__" and named:  # `torch.__version__` written in the code
             return self._stand_in_version
         if (attr.startswith("__") and attr.endswith("__")) or not named:
-            raise AttributeError(f"{self.__name__} (a stand-in) has no attribute {attr!r}")
+            raise StandInRefusal(f"{self.__name__} (a stand-in) has no attribute {attr!r}")
         return Stub(f"{self.__name__}.{attr}")
 
 
@@ -405,3 +429,7 @@ def stand_ins(
         for name in set(sys.modules) - before:
             if isinstance(sys.modules[name], StubModule):
                 del sys.modules[name]
+
+
+# The files of argmatrix's stand-ins: an error raised there (not a refusal) is argmatrix's own.
+_STAND_IN_FILES = frozenset({__file__, _versions.__file__})
