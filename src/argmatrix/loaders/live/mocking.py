@@ -211,10 +211,21 @@ class Stub:
 
 
 def _union(left: Any, right: Any) -> Any:
-    try:
-        return typing.Union[left, right]
-    except TypeError:  # not a type on the other side
-        return Stub(f"{(left if isinstance(left, Stub) else right)._stub_name}(...)")
+    stand_in = left if isinstance(left, Stub) else right
+    if not (_type_form(left) and _type_form(right)):  # a value on the other side: `flags | x`
+        return Stub(f"{stand_in._stub_name}(...)")
+    return typing.Union[left, right]
+
+
+def _type_form(value: Any) -> bool:
+    """Whether `value` can be a member of a union: a class, None, a stand-in, a form of
+    `typing` (Literal[...], Optional[...], a TypeVar), `list[int]`, or a forward reference.
+    Decided here, as typing's own check differs between Python versions."""
+    return (
+        value is None
+        or isinstance(value, (type, Stub, str, types.GenericAlias, types.UnionType))
+        or type(value).__module__ == "typing"
+    )
 
 
 def is_stand_in(value: Any) -> bool:
