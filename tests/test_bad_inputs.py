@@ -397,6 +397,18 @@ CASES = [
         "versions:",
     ),
     Case(
+        "a feature matrix naming a flag the registry does not have",
+        _append(
+            CONFIG,
+            "  - template: platform_matrix.md.j2\n"
+            "    output: reference/features.md\n"
+            "    options: {features: {--no-such-flag: Something}}\n",
+        ),
+        "feature 'Something' names '--no-such-flag', which is not an argument of the registry",
+        "argmatrix.yaml",
+        "template: platform_matrix.md.j2",
+    ),
+    Case(
         "a registry with a syntax error",
         _append(REGISTRY, "def broken(:\n"),
         "syntax error",

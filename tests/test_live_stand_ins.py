@@ -102,7 +102,7 @@ def test_a_stand_in_in_a_union_keeps_the_real_side(built: Any, members: Any) -> 
     union = built(dtype)
     assert typing.get_origin(union) is Union
     assert get_args(union) == members(dtype)
-    assert Optional[dtype] == dtype | None
+    assert Optional[dtype] == dtype | None  # noqa: UP045  (typing.Optional of a stand-in)
 
 
 def test_a_stand_in_ored_with_a_value_is_a_stand_in() -> None:
@@ -145,7 +145,10 @@ def test_importlib_metadata_answers_the_registry_and_no_other_library() -> None:
             import not_installed_tensor_lib  # noqa: F401  (stood in for)
 
             namespace: dict[str, Any] = {"__name__": "gpu_values_cli.probe"}
-            exec("import importlib.metadata as m\nv = m.version('not-installed-tensor-lib')", namespace)  # noqa: S102
+            exec(
+                "import importlib.metadata as m\nv = m.version('not-installed-tensor-lib')",
+                namespace,
+            )
             assert namespace["v"] == "2.14.0"
             with pytest.raises(importlib.metadata.PackageNotFoundError):
                 importlib.metadata.version("not-installed-tensor-lib")  # asked by the tests
@@ -155,7 +158,10 @@ def test_importlib_metadata_answers_the_registry_and_no_other_library() -> None:
             )
         # afterwards, nothing is answered
         with pytest.raises(importlib.metadata.PackageNotFoundError):
-            exec("import importlib.metadata as m\nm.version('not-installed-tensor-lib')", dict(namespace))  # noqa: S102
+            exec(
+                "import importlib.metadata as m\nm.version('not-installed-tensor-lib')",
+                dict(namespace),
+            )
 
 
 # ------------------------------------------------------------------ a registry read live

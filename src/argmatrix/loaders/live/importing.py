@@ -633,9 +633,7 @@ def _given_parser(settings: LiveSettings) -> argparse.ArgumentParser:
     try:
         return cls(add_help=False)
     except (Exception, SystemExit) as exc:
-        raise _user_code_error(
-            f"creating a {settings.parser_class}", exc, settings
-        ) from None
+        raise _user_code_error(f"creating a {settings.parser_class}", exc, settings) from None
 
 
 def _value(value: Any, settings: LiveSettings) -> Any:
@@ -676,9 +674,7 @@ def _build(
     except ModuleNotFoundError as exc:
         raise missing_module_error(f"building the parser with {target}", exc, settings) from None
     except (Exception, SystemExit) as exc:  # sys.exit() in the builder
-        raise _user_code_error(
-            f"building the parser with {target}", exc, settings
-        ) from None
+        raise _user_code_error(f"building the parser with {target}", exc, settings) from None
     parser = result if isinstance(result, argparse.ArgumentParser) else given
     if parser is None:
         with click_parse_captured(stops.clicked):
@@ -713,13 +709,9 @@ def _run_as_main(
     except ModuleNotFoundError as exc:
         raise missing_module_error(f"running {module_name!r} as a script", exc, settings) from None
     except ImportError as exc:  # `python -m pkg` of a package without __main__.py
-        raise _user_code_error(
-            f"running {module_name!r} as a script", exc, settings
-        ) from None
+        raise _user_code_error(f"running {module_name!r} as a script", exc, settings) from None
     except (Exception, SystemExit) as exc:
-        raise _user_code_error(
-            f"running {module_name!r} as a script", exc, settings
-        ) from None
+        raise _user_code_error(f"running {module_name!r} as a script", exc, settings) from None
     raise ArgmatrixError.at(
         f"{target}: running {module_name!r} as a script ended without parsing a command line",
         file=origin,

@@ -214,7 +214,7 @@ def _union(left: Any, right: Any) -> Any:
     stand_in = left if isinstance(left, Stub) else right
     if not (_type_form(left) and _type_form(right)):  # a value on the other side: `flags | x`
         return Stub(f"{stand_in._stub_name}(...)")
-    return typing.Union[left, right]
+    return typing.Union[left, right]  # noqa: UP007  (`|` would call back here)
 
 
 def _type_form(value: Any) -> bool:
@@ -429,8 +429,9 @@ def stand_ins(
         sys.meta_path.append(fallback)
         finders += [guard, fallback]
     if roots or auto or versions:  # last: an installed distribution is found first
-        sys.meta_path.append(VersionFinder(known))
-        finders.append(sys.meta_path[-1])
+        versions_finder = VersionFinder(known)
+        sys.meta_path.append(versions_finder)
+        finders.append(versions_finder)
     before = set(sys.modules)
     try:
         yield made

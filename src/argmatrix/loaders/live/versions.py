@@ -27,7 +27,9 @@ from pathlib import PurePosixPath
 from typing import Any
 
 # `name==1.2.3` with optional extras and a marker: an exact pin of a requirement.
-_PIN = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*\(?\s*===?\s*([^\s,;()*]+)\s*\)?\s*")
+_PIN = re.compile(
+    r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*\(?\s*===?\s*([^\s,;()*]+)\s*\)?\s*"
+)
 
 
 def normalized(name: str) -> str:
@@ -44,7 +46,7 @@ class StandInDistribution(importlib.metadata.Distribution):
     def read_text(self, filename: str) -> str | None:
         return self._text if filename in ("METADATA", "PKG-INFO") else None
 
-    def locate_file(self, path: Any) -> PurePosixPath:
+    def locate_file(self, path: Any) -> Any:  # no file is there: a path that names none
         return PurePosixPath("<stand-in>") / str(path)
 
 
