@@ -26,7 +26,15 @@ from argmatrix.model.platform import (
     Platform,
     Resolved,
 )
-from argmatrix.model.registry import Argument, Diagnostic, Opaque, Registry, Subcommand, Unevaluated
+from argmatrix.model.registry import (
+    Argument,
+    Diagnostic,
+    FromEnvironment,
+    Opaque,
+    Registry,
+    Subcommand,
+    Unevaluated,
+)
 from argmatrix.render.formats import FORMATS, OutputFormat
 from argmatrix.render.formats.shared import anchor, flag_names
 from argmatrix.render.tables import TABLE_MODEL_TYPES
@@ -271,6 +279,7 @@ def server_page(registry: Registry, cells: Cells | None = None, scope: str = "")
         if a.deprecated and not a.hidden
         for replacement in (replacement_of(a, registry),)
     )
+    shown_subcommands = tuple(s for s in registry.subcommands if not s.hidden)  # as options
     subcommands = tuple(
         SubcommandView(
             name=code(sub.name),
@@ -278,9 +287,9 @@ def server_page(registry: Registry, cells: Cells | None = None, scope: str = "")
             help=cells.format.FILTERS["prose"](sub.help),
             page=server_page(sub.registry, cells, f"{scope}{anchor(sub.name)}"),
         )
-        for sub in registry.subcommands
+        for sub in shown_subcommands
     )
-    subcommands, shared = _shared_sections(registry.subcommands, subcommands)
+    subcommands, shared = _shared_sections(shown_subcommands, subcommands)
     return ServerPage(tuple(sections), deprecated, subcommands, cell(registry.description), shared)
 
 
@@ -703,6 +712,7 @@ PAGE_MODEL_TYPES: tuple[type, ...] = (
     Resolved,
     Opaque,
     Unevaluated,
+    FromEnvironment,
     Diagnostic,
     ResolvedPlatform,
     Finding,
