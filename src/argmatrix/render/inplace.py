@@ -28,10 +28,11 @@ import jinja2
 from argmatrix._runtime.files import read_page
 from argmatrix.config import PageSpec
 from argmatrix.errors import ArgmatrixError
+from argmatrix.model.spelling import find_section, section_spellings
 from argmatrix.render.environment import render_template
 from argmatrix.render.formats import FORMATS, OutputFormat
 from argmatrix.render.formats import markdown as _markdown
-from argmatrix.render.views import Cells, page_context, support_page
+from argmatrix.render.views import Cells, page_context, sections_of, support_page
 
 # The Markdown markers (each format's are in its module: `REGION`).
 BEGIN = _markdown.REGION.begin
@@ -86,20 +87,27 @@ def fragment(
         whole = render_template(env, template, context, where, line)
         return output_format.embedded(whole).rstrip("\n")
     registry = context["registry"]
-    if section not in registry.sections:
+    found = find_section(registry, section)
+    if found is None:
         raise ArgmatrixError.at(
             f"unknown section {section!r}",
             file=where,
             line=line,
-            fix=f"use a registry section: {', '.join(registry.sections)}",
+            fix=f"use a registry section: {', '.join(section_spellings(registry))}",
         )
+    scope, title = found
+    code = output_format.FILTERS["code"]
     platform_name = attrs.get("platform") or (
         context["platform"].platform.name if "platform" in context else None
     )
     macros: Any = env.get_template(f"argmatrix/{output_format.TABLE_MACROS}").module  # macros
     html = _html_option(macros, context)
     if platform_name is None:
-        views = [s for s in context["server"].sections if s.rows[0].argument.section == section]
+        views = [
+            s
+            for s in sections_of(context["server"], scope.words, code)
+            if s.rows[0].argument.section == title
+        ]
         return str(macros.server_table(views[0].rows, **html)).strip("\n") if views else ""
     platforms = context["platforms"]
     if platform_name not in platforms:
@@ -116,7 +124,7 @@ def fragment(
         layout,
         cells=Cells(output_format, context.get("display")),
     )
-    views = [s for s in page.sections if s.rows[0].argument.section == section]
+    views = [s for s in sections_of(page, scope.words, code) if s.rows[0].argument.section == title]
     return str(macros.support_table(views[0], page, **html)).strip("\n") if views else ""
 
 
