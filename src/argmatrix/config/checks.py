@@ -35,6 +35,8 @@ CHECK_KINDS = (
     "changed-default",
     "narrowed-choices",
     "rejected-value",
+    "removed-envvar",
+    "moved-positional",
     "new-required-argument",
     "stale-accept-entry",
     # An entry `argmatrix import` marked `review: needed` that no person has checked yet.

@@ -54,7 +54,7 @@ def pair_arguments(old: Registry, new: Registry) -> tuple[list[Pair], list[Pair]
     (renamed)."""
     pairs = _pair_by_name(old, new)
     pairs += _pair_by_shared_flag(old, new, pairs)
-    return pairs, _pair_by_dest(old, new, pairs)
+    return pairs, [*_pair_by_dest(old, new, pairs), *_pair_positionals_by_place(old, new, pairs)]
 
 
 def _pair_by_name(old: Registry, new: Registry) -> list[Pair]:
@@ -97,3 +97,15 @@ def _pair_by_dest(old: Registry, new: Registry, pairs: list[Pair]) -> list[Pair]
         for a in left_old
         if old_dests[a.dest] == 1 and new_counts[a.dest] == 1
     ]
+
+
+def _pair_positionals_by_place(old: Registry, new: Registry, pairs: list[Pair]) -> list[Pair]:
+    """A positional renamed in its place: the unpaired positionals of both sides, when there
+    are as many, paired in order (a command line passes them by place, not by name)."""
+    taken_old = {id(o) for o, _ in pairs}
+    taken_new = {id(n) for _, n in pairs}
+    left_old = [a for a in old.arguments if a.positional and id(a) not in taken_old]
+    left_new = [a for a in new.arguments if a.positional and id(a) not in taken_new]
+    if not left_old or len(left_old) != len(left_new):
+        return []
+    return list(zip(left_old, left_new, strict=True))

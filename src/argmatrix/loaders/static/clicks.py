@@ -623,6 +623,10 @@ class ClickReader:
                 return constant
         if type(value) is FunctionRef:
             return TypeFacts("Func", value.node.name)
+        if type(value) is ExternalRef and value.dotted.split(".", 1)[0] != CLICK:
+            # a converter of another module (`type=pathlib.Path`): Click wraps it in a
+            # FuncParamType named after it, `Path`
+            return TypeFacts("Func", value.short)
         return _unknown_type(module, node)
 
     def _type_call(self, module: ModuleContext, node: ast.Call, depth: int) -> TypeFacts:
@@ -675,6 +679,7 @@ class ClickReader:
                 "Choice",
                 "choice",
                 choices=known if type(known) is tuple or type(known) is Unevaluated else None,
+                case_sensitive=self._case_sensitive(module, node, args, kwargs),
             )
         if kind == "Path":
             bound = dict(zip(("exists", "file_okay", "dir_okay"), args, strict=False))
@@ -695,6 +700,22 @@ class ClickReader:
         if kind == "Tuple" and node.args and isinstance(node.args[0], (ast.List, ast.Tuple)):
             return self.type_facts(module, node.args[0], depth + 1)
         return _unknown_type(module, node)
+
+    def _case_sensitive(
+        self, module: ModuleContext, node: ast.Call, args: list[Any], kwargs: dict[str, Any]
+    ) -> bool:
+        """A Choice's `case_sensitive` (its second parameter); one static reading cannot
+        evaluate is said, and read as Click's default."""
+        value = args[1] if len(args) > 1 else kwargs.get("case_sensitive", True)
+        if type(value) is bool:
+            return value
+        self.loader.report(
+            str(module.path),
+            node.lineno,
+            f"the case_sensitive of `{short_source(module.segment(node))}` kept as source"
+            " text: read as True, Click's default",
+        )
+        return True
 
 
 _REGISTERING = frozenset({"command", "group", "add_command"})
