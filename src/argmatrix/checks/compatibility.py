@@ -44,7 +44,12 @@ from argmatrix.config import Accepted, CompatibilitySpec, Config
 from argmatrix.errors import ArgmatrixError, Problem
 from argmatrix.loaders.snapshot import read_snapshot
 from argmatrix.model.findings import Finding, closest
-from argmatrix.model.pairing import pair_arguments, same_value, snapshot_form
+from argmatrix.model.pairing import (
+    pair_arguments,
+    positionals_by_place,
+    same_value,
+    snapshot_form,
+)
 from argmatrix.model.registry import Argument, Registry, SourceLine, Subcommand, Unevaluated
 from argmatrix.model.values import value_text
 from argmatrix.project import Project
@@ -210,6 +215,7 @@ def command_line_breaks(old: Registry, new: Registry, prefix: str = "") -> list[
 
 def _breaks(old: Registry, new: Registry, prefix: str) -> Iterator[Break]:
     pairs, renamed = pair_arguments(old, new)
+    renamed += positionals_by_place(old, new, [*pairs, *renamed])
     counterpart = {id(o): n for o, n in (*pairs, *renamed)}
     for before in old.arguments:
         if before.hidden or before.deprecated:

@@ -54,7 +54,7 @@ def pair_arguments(old: Registry, new: Registry) -> tuple[list[Pair], list[Pair]
     (renamed)."""
     pairs = _pair_by_name(old, new)
     pairs += _pair_by_shared_flag(old, new, pairs)
-    return pairs, [*_pair_by_dest(old, new, pairs), *_pair_positionals_by_place(old, new, pairs)]
+    return pairs, _pair_by_dest(old, new, pairs)
 
 
 def _pair_by_name(old: Registry, new: Registry) -> list[Pair]:
@@ -99,9 +99,10 @@ def _pair_by_dest(old: Registry, new: Registry, pairs: list[Pair]) -> list[Pair]
     ]
 
 
-def _pair_positionals_by_place(old: Registry, new: Registry, pairs: list[Pair]) -> list[Pair]:
-    """A positional renamed in its place: the unpaired positionals of both sides, when there
-    are as many, paired in order (a command line passes them by place, not by name)."""
+def positionals_by_place(old: Registry, new: Registry, pairs: list[Pair]) -> list[Pair]:
+    """A positional renamed in its place, for what a command line passes (by place, not by
+    name): the positionals left unpaired on both sides, when there are as many, in order. Not
+    for `diff`, where a positional of another name is another argument."""
     taken_old = {id(o) for o, _ in pairs}
     taken_new = {id(n) for _, n in pairs}
     left_old = [a for a in old.arguments if a.positional and id(a) not in taken_old]
