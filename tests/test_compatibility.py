@@ -465,9 +465,9 @@ def test_pages_show_the_stability_tags(project: Path) -> None:
     page = (project / "docs" / "args.md").read_text(encoding="utf-8")
     assert "| Argument | Description | Default | Type / options | Stability |" in page
     assert "| `--verbose` |  | `False` | bool flag (set to enable) | deprecated |" in page
-    assert "| `--tensor-parallel-size` |  | `1` | Type: int | beta |" in page
-    assert "| `--workers` |  | `4` | Type: int | prototype |" in page
-    assert "| `--port` |  | `30000` | Type: int | stable |" in page
+    assert "| `--tensor-parallel-size` `TP_SIZE` |  | `1` | Type: int | beta |" in page
+    assert "| `--workers` `WORKERS` |  | `4` | Type: int | prototype |" in page
+    assert "| `--port` `PORT` |  | `30000` | Type: int | stable |" in page
     config.write_text(config.read_text().split("stability:")[0], encoding="utf-8")
     assert run_cli_in_process("generate", cwd=project).code == 0
     assert "Stability" not in (project / "docs" / "args.md").read_text(encoding="utf-8")

@@ -225,7 +225,15 @@ def test_a_text_is_plain_text_in_a_paragraph_a_heading_a_cell_and_code(
 
 @pytest.mark.parametrize(
     "value",
-    ["prog [options]", "run ```x``` now", "{/* argmatrix:end */} --x", "{{ 7*7 }}", "<!-- y"],
+    [
+        "prog [options]",
+        "run ```x``` now",
+        "{/* argmatrix:end */} --x",
+        "{{ 7*7 }}",
+        "<!-- y",
+        "prog [-h] [--a A]\n     [--b B]",  # a usage on its lines, indented
+        "prog {{ x }}\n     [--b B]\n     <c>",  # the same in a <pre> element
+    ],
 )
 def test_a_code_block_shows_its_text_exactly(mdx: MdxCompiler, value: str) -> None:
     tree = compiled(mdx, "Before.\n\n" + mdx_format.code_block(value, "console") + "\n\nAfter.\n")

@@ -432,10 +432,12 @@ def _exclusive_groups(
 ) -> tuple[ExclusiveGroup, ...]:
     """The parser's mutually exclusive groups, their arguments by name (a group with none of
     the arguments the model keeps, a help option's own, is left out)."""
-    names = {id(action): argument.name for action, argument in zip(actions, arguments, strict=True)}
+    if not parser._mutually_exclusive_groups:
+        return ()
+    model = {id(action): argument for action, argument in zip(actions, arguments, strict=True)}
     groups = []
     for group in parser._mutually_exclusive_groups:
-        members = tuple(names[id(a)] for a in group._group_actions if id(a) in names)
+        members = tuple(model[id(a)].name for a in group._group_actions if id(a) in model)
         if members:
             groups.append(ExclusiveGroup(members, bool(group.required)))
     return tuple(groups)

@@ -644,6 +644,9 @@ def page_context(
     arguments read)."""
     cells = cells or Cells(FORMATS[page.output_format], display)
     cell = cells.format.FILTERS["cell"]
+    prog = page.options.get("prog")
+    if isinstance(prog, str) and prog.strip():  # the page names the program: its usages too
+        server = server_page(registry, cells, prog=" ".join(prog.split()))
     context: dict[str, Any] = {
         "display": cells.display,
         "history": HistoryView(history, cells.format) if history is not None else None,
