@@ -140,9 +140,7 @@ def build_parser():
                                      description={lit("description", 2)})
     # {text("section-one", 1, single_line=True)}
     parser.add_argument("--alpha", help={lit("help-alpha", 3)} + " prog=%(prog)s",
-                        default={lit("default-alpha", 4)}, metavar={
-        lit("metavar-alpha", 5)
-    })
+                        default={lit("default-alpha", 4)}, metavar={lit("metavar-alpha", 5)})
     parser.add_argument("--beta", choices=[{lit("choice-one", 6)}, {lit("choice-two", 7)}],
                         default={lit("choice-default", 8)}, help={lit("help-beta", 9)})
     parser.add_argument({lit("positional", 10, upper=True)}, nargs="?",
