@@ -41,7 +41,7 @@ $(VENV)/.installed: pyproject.toml $(LOCKS)/dev.txt
 	$(BIN)/pip install -q -c $(LOCKS)/dev.txt pip setuptools wheel
 	$(BIN)/$(PIP_LOCKED) $(LOCKS)/dev.txt -e '.[docs,test,markdown,zensical,sphinx]'
 	# The showcase registry: read statically, so no dependency of sglang is needed.
-	$(BIN)/pip install -q --no-deps $(SGLANG)
+	$(BIN)/pip install -q --no-deps --no-warn-conflicts $(SGLANG)
 	touch $@
 
 # A heavy environment that can import sglang's registry for real (CPU torch), used by the
@@ -53,7 +53,7 @@ $(LIVE)/.installed: tests/live/requirements.txt $(LOCKS)/live-sglang-0.5.7.txt
 	$(LIVE)/bin/pip install -q -c $(LOCKS)/live-sglang-0.5.7.txt pip setuptools wheel
 	$(LIVE)/bin/pip install -q -c $(LOCKS)/live-sglang-0.5.7.txt torch==2.13.0
 	$(LIVE)/bin/pip install -q -c $(LOCKS)/live-sglang-0.5.7.txt -r tests/live/requirements.txt
-	$(LIVE)/bin/pip install -q --no-deps $(SGLANG)
+	$(LIVE)/bin/pip install -q --no-deps --no-warn-conflicts $(SGLANG)
 	touch $@
 
 # lmdeploy's command line, read live with `mock: auto` (tests/test_live_lmdeploy.py): its sources
@@ -63,7 +63,7 @@ LMDEPLOY := .cache/lmdeploy-0.18.0
 lmdeploy-cli: $(LMDEPLOY)/.installed
 
 $(LMDEPLOY)/.installed:
-	$(BIN)/pip install -q --no-deps --target $(LMDEPLOY) lmdeploy==0.18.0
+	$(BIN)/pip install -q --no-deps --no-warn-conflicts --target $(LMDEPLOY) lmdeploy==0.18.0
 	touch $@
 
 # ProperDocs (continues MkDocs 1.x, finds plugins under properdocs.plugins), in a venv of its own
@@ -84,7 +84,7 @@ PYDANTIC := .cache/pydantic-2.14.3
 pydantic-lib: $(PYDANTIC)/.installed
 
 $(PYDANTIC)/.installed: $(LOCKS)/pydantic.txt
-	$(BIN)/pip install -q -c $(LOCKS)/pydantic.txt --target $(PYDANTIC) -r $(LOCKS)/pydantic.in
+	$(BIN)/pip install -q --no-warn-conflicts -c $(LOCKS)/pydantic.txt --target $(PYDANTIC) -r $(LOCKS)/pydantic.in
 	touch $@
 
 # Typer, for Typer registries (tests/test_typer_registry.py): 0.29.2 vendors its own Click and
@@ -97,15 +97,21 @@ TYPER_OLD := .cache/typer-0.9.4
 typer-libs: $(TYPER_NEW)/.installed $(TYPER_OLD)/.installed
 
 $(TYPER_NEW)/.installed: $(LOCKS)/typer-0.29.2.txt
-	$(BIN)/pip install -q -c $(LOCKS)/typer-0.29.2.txt --target $(TYPER_NEW) -r $(LOCKS)/typer-0.29.2.in
+	$(BIN)/pip install -q --no-warn-conflicts -c $(LOCKS)/typer-0.29.2.txt --target $(TYPER_NEW) -r $(LOCKS)/typer-0.29.2.in
 	touch $@
 
 $(TYPER_OLD)/.installed: $(LOCKS)/typer-0.9.4.txt
-	$(BIN)/pip install -q -c $(LOCKS)/typer-0.9.4.txt --target $(TYPER_OLD) -r $(LOCKS)/typer-0.9.4.in
+	$(BIN)/pip install -q --no-warn-conflicts -c $(LOCKS)/typer-0.9.4.txt --target $(TYPER_OLD) -r $(LOCKS)/typer-0.9.4.in
 	touch $@
+
+# A program `make test` needs beside Python: present, or one line naming the command that
+# installs it (Debian's packages; README.md lists them all).
+need = @command -v $(1) >/dev/null 2>&1 || \
+	{ echo "make: $(1) is not installed: $(2) (fix: $(3))" >&2; exit 1; }
 
 # npm's own lock: `npm ci` installs exactly what locks/mdx/package-lock.json holds.
 $(MDX)/.installed: $(LOCKS)/mdx/package.json $(LOCKS)/mdx/package-lock.json
+	$(call need,npm,the MDX compiler's tests run it through Node.js,apt-get install nodejs npm)
 	mkdir -p $(MDX)
 	cp $(LOCKS)/mdx/package.json $(LOCKS)/mdx/package-lock.json $(MDX)/
 	npm ci --prefix $(MDX) --no-audit --no-fund --silent
@@ -114,14 +120,14 @@ $(MDX)/.installed: $(LOCKS)/mdx/package.json $(LOCKS)/mdx/package-lock.json
 old-sglang: $(OLD_SGLANG)/.installed
 
 $(OLD_SGLANG)/.installed:
-	$(BIN)/pip install -q --no-deps --target $(OLD_SGLANG) sglang==0.5.2
+	$(BIN)/pip install -q --no-deps --no-warn-conflicts --target $(OLD_SGLANG) sglang==0.5.2
 	touch $@
 
 new-sglang: $(NEW_SGLANG)/.installed
 
 SITE_PIP ?= $(BIN)/pip
 $(NEW_SGLANG)/.installed:
-	$(SITE_PIP) install -q --no-deps --target $(NEW_SGLANG) sglang==0.5.23
+	$(SITE_PIP) install -q --no-deps --no-warn-conflicts --target $(NEW_SGLANG) sglang==0.5.23
 	touch $@
 
 live-env-0523: $(LIVE_0523)/.installed
@@ -132,7 +138,7 @@ $(LIVE_0523)/.installed: tests/live/requirements-sglang-0.5.23.txt $(LOCKS)/live
 	$(LIVE_0523)/bin/pip install -q -c $(LOCKS)/live-sglang-0.5.23.txt torch==2.13.0
 	$(LIVE_0523)/bin/pip install -q -c $(LOCKS)/live-sglang-0.5.23.txt \
 	  -r tests/live/requirements-sglang-0.5.23.txt
-	$(LIVE_0523)/bin/pip install -q --no-deps sglang==0.5.23
+	$(LIVE_0523)/bin/pip install -q --no-deps --no-warn-conflicts sglang==0.5.23
 	touch $@
 
 # A Python that imports vLLM 0.33.0's command line live (CPU torch, vLLM --no-deps, its light
@@ -148,7 +154,7 @@ $(LIVE_VLLM)/.installed: tests/live/requirements-vllm-0.33.0.txt $(LOCKS)/live-v
 	$(LIVE_VLLM)/bin/pip install -q -c $(LOCKS)/live-vllm-0.33.0.txt torch==2.13.0
 	$(LIVE_VLLM)/bin/pip install -q -c $(LOCKS)/live-vllm-0.33.0.txt \
 	  -r tests/live/requirements-vllm-0.33.0.txt
-	$(LIVE_VLLM)/bin/pip install -q --no-deps vllm==0.33.0
+	$(LIVE_VLLM)/bin/pip install -q --no-deps --no-warn-conflicts vllm==0.33.0
 	touch $@
 
 pythons: $(foreach env,$(PYTHON_ENVS),$(env)/.installed)
@@ -216,7 +222,7 @@ $(DOCS_ENV)/.installed: pyproject.toml $(LOCKS)/docs.txt
 	$(DOCS_BIN)/pip install -q -c $(LOCKS)/docs.txt pip setuptools wheel
 	$(DOCS_BIN)/$(PIP_LOCKED) $(LOCKS)/docs.txt -e '.[docs]'
 	# The showcase registry: read statically, so no dependency of sglang is needed.
-	$(DOCS_BIN)/pip install -q --no-deps $(SGLANG)
+	$(DOCS_BIN)/pip install -q --no-deps --no-warn-conflicts $(SGLANG)
 	touch $@
 
 # new-sglang installs with the pip of the environment at hand: the docs environment's here.
@@ -255,8 +261,14 @@ lint: install
 # What the full suite needs beside .venv: the heavy live environments, the other Pythons, older
 # and newer sglang sources, lmdeploy's sources, ProperDocs, pydantic, two Typers and the MDX
 # compiler.
-TEST_NEEDS := live-env live-env-0523 live-env-vllm pythons old-sglang new-sglang lmdeploy-cli \
-              properdocs pydantic-lib typer-libs $(MDX)/.installed
+TEST_NEEDS := browser-tools live-env live-env-0523 live-env-vllm pythons old-sglang new-sglang \
+              lmdeploy-cli properdocs pydantic-lib typer-libs $(MDX)/.installed
+# The browser tests drive Debian's Chromium through its ChromeDriver.
+.PHONY: browser-tools
+browser-tools:
+	$(call need,chromium,the browser tests drive it,apt-get install chromium chromium-driver)
+	$(call need,chromedriver,the browser tests drive Chromium with it,apt-get install chromium-driver)
+
 TEST_ENVIRONMENT = \
 	ARGMATRIX_LIVE_PYTHON=$(CURDIR)/$(LIVE)/bin/python \
 	ARGMATRIX_LIVE_PYTHON_0523=$(CURDIR)/$(LIVE_0523)/bin/python \
@@ -265,15 +277,18 @@ TEST_ENVIRONMENT = \
 FAST := not (slow or hostile or live_env or engine or pythons or browser or real_rtp)
 
 # The full suite, with the coverage of src/argmatrix (the floor is in pyproject.toml). Every
-# marked suite runs, and a test whose engine or environment is missing fails.
+# marked suite runs, and a test whose engine or environment is missing fails; the one exception
+# is `real_rtp`, which reads RTP-LLM's source from beside the clone (../shared/real-registries)
+# and is skipped, with that reason, where it is absent.
 test: install $(TEST_NEEDS) lint
 	$(TEST_ENVIRONMENT) $(BIN)/pytest -q --cov --cov-report=term:skip-covered
 
-# The edit-test loop, under a minute on two cores: everything but the marked suites (hostile
-# inputs, heavy live environments, external engines, other Pythons, the browser, RTP-LLM's
-# real source). Needs nothing beside .venv but the sources of two sglang releases.
+# The edit-test loop, under a minute on two cores, busy or not: everything but the marked suites
+# (hostile inputs, heavy live environments, external engines, other Pythons, the browser,
+# RTP-LLM's real source, long runs), spread over every core (pytest-xdist). Needs nothing
+# beside .venv but the sources of two sglang releases.
 test-fast: install old-sglang new-sglang
-	$(BIN)/pytest -q -x -m "$(FAST)"
+	$(BIN)/pytest -q -x -n auto -m "$(FAST)"
 
 # The suite against the newest releases of what pyproject.toml allows (no lock), in an
 # environment of its own (.cache/latest), so a new release of a dependency is met on purpose.
@@ -284,7 +299,7 @@ test-latest: $(TEST_NEEDS)
 	$(PYTHON) -m venv $(LATEST)
 	$(LATEST)/bin/pip install -q --upgrade pip setuptools wheel
 	$(LATEST)/bin/pip install -q --upgrade -e '.[docs,test,markdown,zensical,sphinx]'
-	$(LATEST)/bin/pip install -q --no-deps $(SGLANG)
+	$(LATEST)/bin/pip install -q --no-deps --no-warn-conflicts $(SGLANG)
 	$(LATEST)/bin/pip list --format=freeze > $(LATEST)/versions.txt
 	@echo "Testing against the newest releases (listed in $(LATEST)/versions.txt)."
 	$(TEST_ENVIRONMENT) PATH=$(CURDIR)/$(LATEST)/bin:$$PATH $(LATEST)/bin/pytest -q -p no:cacheprovider

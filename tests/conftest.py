@@ -11,9 +11,10 @@ from helpers import RTP_SOURCE, SECRET, fixture_modules
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """Tests of RTP-LLM's real source run where it lies beside the repository (CI has it); a
-    clone without it leaves them out with one reason. Fixtures of its constructs (tests/fixtures/
-    registries/rtp_like) are read in the always-on suite."""
+    """Tests of RTP-LLM's real source run where it lies beside the repository (this project's
+    development machines have it; third-party source is never committed); a clone without it
+    skips them with one reason. Fixtures of its constructs (tests/fixtures/registries/rtp_like)
+    are read in the always-on suite. The only marker that is ever skipped: CONTRIBUTING.md."""
     if item.get_closest_marker("real_rtp") and not RTP_SOURCE.is_file():
         pytest.skip(f"RTP-LLM's real source is not beside the repository ({RTP_SOURCE})")
 

@@ -23,10 +23,12 @@ from argmatrix.render.formats.shared import folded
 from helpers import copy_project, run_cli_in_process
 from test_table_property import TRICKY
 
-# Every extension that reads more of a line as markup (typography ones, which only change
-# quotes and dashes, are left out so that text compares as written).
+# Every extension that reads more of a line as markup, and the typography ones, which would
+# rewrite quotes and dashes: text must still compare as written.
 EXTENSIONS = {
     "amsmath",
+    "smartquotes",
+    "replacements",
     "attrs_inline",
     "attrs_block",
     "colon_fence",
@@ -63,6 +65,8 @@ MYST_PAYLOADS = st.sampled_from(
         "|",
         "`",
         "\\",
+        "bool flag (--a / --no-a)",
+        "\"auto\" isn't 'x' --- ... (c) (TM) +- ??? !!!! ,,",
     ]
 )
 TEXT = st.lists(st.one_of(TRICKY, MYST_PAYLOADS, st.text(max_size=8)), max_size=6).map("".join)

@@ -227,7 +227,18 @@ CHANGES: dict[str, Callable[[Path], None]] = {
 }
 
 
-@pytest.mark.parametrize("change", CHANGES, ids=list(CHANGES))
+# The edit loop keeps two kinds of change (an input's content, the registry's); the rest of the
+# matrix, three fresh interpreters a change, runs in `make test`.
+_IN_THE_FAST_LOOP = {"manifest edited, same size", "argument added to the registry"}
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(name, id=name, marks=() if name in _IN_THE_FAST_LOOP else pytest.mark.slow)
+        for name in CHANGES
+    ],
+)
 def test_after_any_change_check_finds_what_a_run_without_cache_finds(
     project: Path, tmp_path: Path, change: str
 ) -> None:

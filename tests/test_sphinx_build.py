@@ -10,6 +10,7 @@ tests/test_sphinx_hostile.py.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -20,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from argmatrix.config import load_config
+from argmatrix.project import Project, project_from_config
 from helpers import FIXTURE_PROJECT, FIXTURES, GOLDEN, line_of, replace_in
 from test_hostile_pages import seen_as
 
@@ -69,9 +72,16 @@ class _Reader(HTMLParser):
         self.in_head = False
         self.cell: list[str] | None = None
         self.link: Link | None = None
+        self.permalinks: list[Link] = []  # a flag's ¶ (its text is not a cell's)
+        self.in_permalink = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = dict(attrs)
+        if tag == "a" and "headerlink" in (values.get("class") or "").split():
+            self.in_permalink = True
+            if self.cell is not None:  # a heading's own ¶ is the theme's
+                self.permalinks.append(Link(values.get("href") or "", ""))
+            return
         element_id = values.get("id")
         if element_id:
             self.ids.add(element_id)
@@ -91,6 +101,9 @@ class _Reader(HTMLParser):
             self.link = Link(values["href"] or "", "")
 
     def handle_endtag(self, tag: str) -> None:
+        if tag == "a" and self.in_permalink:
+            self.in_permalink = False
+            return
         if tag in ("td", "th") and self.cell is not None and self.row is not None:
             self.row.cells.append(seen_as("".join(self.cell)))
             self.cell = None
@@ -106,6 +119,10 @@ class _Reader(HTMLParser):
             self.link = None
 
     def handle_data(self, data: str) -> None:
+        if self.in_permalink:
+            if self.cell is not None:
+                self.permalinks[-1].text += data
+            return
         if self.cell is not None:
             self.cell.append(data)
         if self.link is not None:
@@ -117,6 +134,7 @@ class HtmlPage:
     tables: list[HtmlTable]
     links: list[Link]
     ids: set[str]
+    permalinks: list[Link] = field(default_factory=list)
 
     def row_with_id(self, element_id: str) -> HtmlRow:
         """The table row that is, or holds, the element of that id."""
@@ -129,7 +147,7 @@ def read_page(path: Path) -> HtmlPage:
     reader = _Reader()
     reader.feed(path.read_text(encoding="utf-8"))
     reader.close()
-    return HtmlPage(reader.tables, reader.links, reader.ids)
+    return HtmlPage(reader.tables, reader.links, reader.ids, reader.permalinks)
 
 
 # ------------------------------------------------------------------ the project
@@ -186,9 +204,12 @@ def test_the_build_is_clean_and_writes_the_pages_once(site: Site) -> None:
 
 def test_the_generated_reference_has_a_table_per_section(site: Site) -> None:
     reference = site.page("reference/server_arguments")
+    plain = ["Argument", "Description", "Default", "Type / options"]
     assert [t.header for t in reference.tables[:3]] == [
-        ["Argument", "Description", "Default", "Type / options"]
-    ] * 3
+        plain,
+        [*plain, "Environment variable"],  # two of its arguments have one (argmatrix.yaml)
+        plain,
+    ]
     assert flags_of(reference.tables[0]) == ["--model-path, --model", "--dtype"]
     assert flags_of(reference.tables[1])[:5] == SERVING
     serving = {row.cells[0]: row.cells for row in reference.tables[1].rows}
@@ -196,6 +217,7 @@ def test_the_generated_reference_has_a_table_per_section(site: Site) -> None:
         "Tokens per KV-cache page | must be a power of two.",
         "1",
         "Type: int",
+        "TINY_PAGE_SIZE",
     ]
 
 
@@ -205,15 +227,21 @@ def test_the_embedded_tables_have_the_rows_of_the_reference(site: Site) -> None:
     reference = site.page("reference/server_arguments").tables[1]
     tuning = site.page("tuning")
     embedded, on_npu = tuning.tables
-    assert embedded.header == ["Argument", "Description", "Default", "Type / options"]
+    assert embedded.header == [
+        *["Argument", "Description", "Default", "Type / options", "Environment variable"]
+    ]
     assert [row.cells for row in embedded.rows] == [row.cells for row in reference.rows]
-    assert on_npu.header == ["Argument", "Default", "Options", "Server supported", "Note"]
+    assert on_npu.header == [
+        *["Argument", "Default", "Options", "Environment variable", "Server supported", "Note"]
+    ]
     npu = {row.cells[0]: row.cells[1:] for row in on_npu.rows}
-    assert npu["--page-size"] == ["128", "Type: int", "V1, V2", "Only 128 is tuned"]
-    assert npu["--backend"] == ["cpu", "npu", "V2", ""]
+    assert npu["--page-size"] == [
+        *["128", "Type: int", "TINY_PAGE_SIZE", "V1, V2", "Only 128 is tuned"]
+    ]
+    assert npu["--backend"] == ["cpu", "npu", "", "V2", ""]
     assert "--warmup-prompts" not in npu  # unsupported: not in a section's table
     generated = site.page("reference/npu").tables[1]
-    assert [r.cells[:4] for r in on_npu.rows] == [r.cells[:4] for r in generated.rows]
+    assert [r.cells[:5] for r in on_npu.rows] == [r.cells[:5] for r in generated.rows]
 
 
 def _target(site: Site, page: str, text: str) -> tuple[str, HtmlRow]:
@@ -307,9 +335,9 @@ def test_a_translated_site_translates_the_table_headings(tmp_path: Path) -> None
     result = sphinx_build(root / "docs", tmp_path / "out")
     assert result.returncode == 0, result.stderr
     embedded, on_npu = read_page(tmp_path / "out" / "tuning.html").tables
-    assert embedded.header == ["Parameter", "Description", "Default", "Type / options"]
-    assert on_npu.header[0] == "Parameter" and on_npu.header[3] == "Vom Server unterstützt"
-    statuses = {row.cells[0]: row.cells[3] for row in on_npu.rows}
+    assert embedded.header[:4] == ["Parameter", "Description", "Default", "Type / options"]
+    assert on_npu.header[0] == "Parameter" and on_npu.header[4] == "Vom Server unterstützt"
+    statuses = {row.cells[0]: row.cells[4] for row in on_npu.rows}
     assert statuses["--port"] == "Ungeprüft"  # the manifest's file default, a label
     assert statuses["--backend"] == "V2"  # a variant's name is not a label
 
@@ -322,3 +350,112 @@ def test_wide_directive_tables_scroll_inside_the_page(site: Site) -> None:
     page = (site.out / "tuning.html").read_text(encoding="utf-8")
     assert 'href="_static/argmatrix-sphinx.css' in page
     assert 'class="argmatrix-table' in page
+
+
+# ------------------------------------------------------------------ Sphinx's own ways in
+
+
+def _project(root: Path) -> Project:
+    return project_from_config(load_config(root / "argmatrix.yaml", root))
+
+
+def _index_texts(site: Site) -> set[str]:
+    """The words the general index lists (its entries and sub-entries are links)."""
+    return {link.text for link in site.page("genindex").links}
+
+
+def test_the_general_index_lists_every_option_and_environment_variable(site: Site) -> None:
+    """As sphinx-click does, and as Sphinx's own `option` and `envvar` directives do: each flag
+    under its own name and under "command line option", each variable under its name."""
+    project = _project(site.root)
+    flags = {flag for a in project.registry.arguments if not a.hidden for flag in a.flags}
+    variables = {"TINY_PORT", "TINY_PAGE_SIZE"}
+    listed = _index_texts(site)
+    assert flags <= listed, sorted(flags - listed)
+    assert variables <= listed
+    assert "command line option" in listed  # the other half of each option's pair
+    assert "--debug-dump" not in listed  # hidden (argparse.SUPPRESS): on no page
+
+
+def test_every_flag_and_variable_is_a_search_result(site: Site) -> None:
+    text = (site.out / "searchindex.js").read_text(encoding="utf-8")
+    index = json.loads(text[text.index("(") + 1 : text.rindex(")")])
+    types = {number: name for number, name in index["objtypes"].items()}
+    found = {(types[str(kind)], name) for _doc, kind, _prio, _anchor, name in index["objects"][""]}
+    project = _project(site.root)
+    flags = {flag for a in project.registry.arguments if not a.hidden for flag in a.flags}
+    assert {("std:cmdoption", flag) for flag in flags} <= found
+    assert {("std:envvar", "TINY_PORT"), ("std:envvar", "TINY_PAGE_SIZE")} <= found
+
+
+def test_every_flag_on_the_reference_has_a_permalink_to_itself(site: Site) -> None:
+    reference = site.page("reference/server_arguments")
+    flags = [
+        flag
+        for table in reference.tables
+        for row in table.rows
+        for flag in row.cells[0].split(", ")
+    ]
+    assert len(reference.permalinks) == len(flags) > 10
+    assert {link.text for link in reference.permalinks} == {"¶"}
+    targets = [link.href.removeprefix("#") for link in reference.permalinks]
+    assert set(targets) <= reference.ids
+    assert "cmdoption-page-size" in targets and "cmdoption-mb" in targets
+
+
+def test_the_directive_gives_its_flags_permalinks_unless_it_indexes_nothing(site: Site) -> None:
+    options = site.page("options")  # `.. argmatrix::` of Model: its rows are the targets
+    assert [link.href for link in options.permalinks] == [
+        "#cmdoption-model-path",
+        "#cmdoption-model",
+        "#cmdoption-dtype",
+    ]
+
+
+def test_envvar_references_land_on_the_variables_row(site: Site) -> None:
+    element_id, row = _target(site, "tuning", "TINY_PAGE_SIZE")
+    assert element_id == "envvar-TINY_PAGE_SIZE"
+    assert row.cells[0] == "--page-size"  # the generated reference's row
+
+
+def test_generated_text_keeps_its_dashes_and_quotes(tmp_path: Path) -> None:
+    """The project turns on Sphinx's smartquotes (its default) and MyST's typography: neither
+    rewrites what argmatrix writes, on a generated page or in a table of a hand-written one."""
+    root = copy_sphinx_project(tmp_path / "project")
+    replace_in(
+        root / "tinyserver.py",
+        '        parser.add_argument("--port",',
+        "        parser.add_argument(\n"
+        '            "--cuda-graph", action=argparse.BooleanOptionalAction, default=True,\n'
+        "            help='Capture \"graphs\" -- it\\'s faster...',\n"
+        "        )\n"
+        '        parser.add_argument("--port",',
+    )
+    # A hand-written page whose table argmatrix keeps up to date (an in-place region).
+    (root / "docs" / "handwritten.md").write_text(
+        "# Hand-written\n\nOur prose -- set by the theme.\n\n"
+        '% argmatrix:begin section="Serving"\n% argmatrix:end\n',
+        encoding="utf-8",
+    )
+    replace_in(
+        root / "argmatrix.yaml",
+        "# Two arguments",
+        "  - {template: server_arguments.myst.j2, output: handwritten.md, format: myst,"
+        " inplace: true}\n# Two arguments",
+    )
+    replace_in(root / "docs" / "index.md", "options\n", "options\nhandwritten\n")
+    result = sphinx_build(root / "docs", tmp_path / "out")
+    assert result.returncode == 0, result.stderr
+    for page in ("reference/server_arguments", "tuning", "handwritten"):
+        rows = {
+            row.cells[0]: row.cells
+            for table in read_page(tmp_path / "out" / f"{page}.html").tables
+            if table.header[1] == "Description"
+            for row in table.rows
+        }
+        cells = rows["--cuda-graph, --no-cuda-graph"]
+        assert cells[1] == 'Capture "graphs" -- it\'s faster...', page
+        assert cells[3] == "bool flag (--cuda-graph / --no-cuda-graph)", page
+    # Text the project wrote itself is still the theme's to set.
+    handwritten = (tmp_path / "out" / "handwritten.html").read_text(encoding="utf-8")
+    assert "Our prose \u2013 set by the theme." in handwritten

@@ -46,12 +46,16 @@ from docutils import nodes
 from docutils.nodes import Node
 from docutils.parsers.rst import directives
 from docutils.parsers.rst.states import Inliner
+from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.config import Config as SphinxConfig
 from sphinx.domains.std import StandardDomain
 from sphinx.environment import BuildEnvironment
+from sphinx.locale import _ as sphinx_text
 from sphinx.locale import get_translation
 from sphinx.locale import init as init_locale
+from sphinx.transforms import SphinxTransform
+from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging, ws_re
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import make_id
@@ -66,7 +70,7 @@ from argmatrix.model.platform import STATUS_LABELS
 from argmatrix.project import Project
 from argmatrix.render.formats import OutputFormat
 from argmatrix.render.formats import tree as tree_cells
-from argmatrix.render.formats.myst import ROLE
+from argmatrix.render.formats.myst import ENVVAR_ROLE, ROLE
 from argmatrix.render.formats.shared import CODE, LINK, flag_names
 from argmatrix.render.tables import Column, Table, TableLayouts
 from argmatrix.render.views import SUPPORT_LAYOUTS, Cells, Row, SectionView, server_page
@@ -81,6 +85,8 @@ _PROJECTS: dict[str, Project] = {}
 # The documents of generated pages about a platform: their flags are shown, not registered (the
 # registry's own reference is where an option reference goes).
 _PLATFORM_DOCS: set[str] = set()
+# The documents of the generated pages argmatrix wrote all of the text of (not in-place ones).
+_GENERATED_DOCS: set[str] = set()
 
 
 def _stop(problems: list[str]) -> NoReturn:
@@ -153,6 +159,7 @@ def generate_pages(app: Sphinx) -> None:
     project = _load(path, warnings)  # afresh on every build: the registry may have changed
     srcdir = Path(app.srcdir).resolve()
     _PLATFORM_DOCS.clear()
+    _GENERATED_DOCS.clear()
     try:
         pages = project.pages()
     except ArgmatrixError as error:
@@ -167,8 +174,11 @@ def generate_pages(app: Sphinx) -> None:
                     f" {Path(path).name} the Sphinx source folder or a folder inside it)"
                 ]
             )
+        docname = page.path.resolve().relative_to(srcdir).with_suffix("").as_posix()
+        if not page.spec.inplace:  # a hand-written page's prose around its regions is not ours
+            _GENERATED_DOCS.add(docname)
         if page.spec.platform is not None:
-            _PLATFORM_DOCS.add(page.path.resolve().relative_to(srcdir).with_suffix("").as_posix())
+            _PLATFORM_DOCS.add(docname)
         if _read(page.path) != page.text:
             changed.append((page.path, page.text))
     config = project.config
@@ -223,9 +233,10 @@ def register_option(
     flag: str,
     node: nodes.Element,
     index: bool = True,
-) -> None:
-    """Give `node` the id Sphinx's `option` directive gives `flag`, and make it the target of
-    `option` references to `flag` of `program`."""
+) -> str:
+    """Give `node` the id Sphinx's `option` directive gives `flag`, and, with `index`, make it
+    the target of `option` references to `flag` of `program` (a search result too) and an entry
+    of the general index, as that directive does. Returns the id."""
     prefixes = ["cmdoption"]
     if program:
         prefixes.append(program)
@@ -238,6 +249,42 @@ def register_option(
         cast(StandardDomain, env.get_domain("std")).add_program_option(
             program, flag, env.docname, node_id
         )
+    return node_id
+
+
+def option_index(program: str | None, flag: str, node_id: str) -> addnodes.index:
+    """The general index's entries for an option, worded as Sphinx's `option` directive words
+    them (in Sphinx's own catalog): "command line option; --port" and the pair's other half."""
+    if program:
+        described = sphinx_text("%s command line option") % program
+    else:
+        described = sphinx_text("command line option")
+    return addnodes.index(entries=[("pair", f"{described}; {flag}", node_id, "", None)])
+
+
+def register_envvar(
+    env: BuildEnvironment, document: nodes.document, name: str, node: nodes.Element
+) -> addnodes.index | None:
+    """Make `node` the target of `envvar` references to `name`, a search result and an entry
+    of the general index, as Sphinx's `envvar` directive does; the first one named wins (a
+    variable shown twice is no duplicate description). None when it is already registered."""
+    domain = cast(StandardDomain, env.get_domain("std"))
+    if ("envvar", name) in domain.objects:
+        return None
+    node_id = make_id(env, document, "envvar", name)
+    node["ids"].append(node_id)
+    document.set_id(node)
+    domain.note_object("envvar", name, node_id, location=node)
+    return addnodes.index(
+        entries=[
+            ("single", name, node_id, "", None),
+            ("single", sphinx_text("environment variable; %s") % name, node_id, "", None),
+        ]
+    )
+
+
+# A literal whose flag is a target: the id its permalink goes to (`FlagPermalinks`).
+PERMALINK = "argmatrix_permalink"
 
 
 def option_role(
@@ -250,15 +297,89 @@ def option_role(
     content: list[str] | None = None,
 ) -> tuple[list[Node], list[nodes.system_message]]:
     """`{argmatrix-option}`--flag`` (or `serve --flag`, a subcommand's): the flag as code,
-    registered as an option of the program."""
+    registered as an option of the program, in the index, with a permalink."""
     document = inliner.document
     env: BuildEnvironment = document.settings.env
     *scope, flag = text.split() or [""]
     node = nodes.literal(rawtext, flag, classes=["option", "argmatrix-option"])
-    if flag:
-        program = program_of(env, "-".join(scope))
-        register_option(env, document, program, flag, node, env.docname not in _PLATFORM_DOCS)
-    return [node], []
+    if not flag:
+        return [node], []
+    program = program_of(env, "-".join(scope))
+    indexed = env.docname not in _PLATFORM_DOCS
+    node_id = register_option(env, document, program, flag, node, indexed)
+    node[PERMALINK] = node_id
+    return ([option_index(program, flag, node_id), node] if indexed else [node]), []
+
+
+def envvar_role(
+    name: str,
+    rawtext: str,
+    text: str,
+    lineno: int,
+    inliner: Inliner,
+    options: dict[str, Any] | None = None,
+    content: list[str] | None = None,
+) -> tuple[list[Node], list[nodes.system_message]]:
+    """`{argmatrix-envvar}`NAME``: an argument's environment variable as code, the target of
+    `{envvar}` references and an entry of the index (not on a platform's page)."""
+    document = inliner.document
+    env: BuildEnvironment = document.settings.env
+    variable = text.strip()
+    node = nodes.literal(rawtext, variable, classes=["argmatrix-envvar"])
+    if not variable or env.docname in _PLATFORM_DOCS:
+        return [node], []
+    entry = register_envvar(env, document, variable, node)
+    return ([entry, node] if entry is not None else [node]), []
+
+
+class FlagPermalinks(SphinxPostTransform):
+    """A permalink (the theme's `html_permalinks_icon`, ¶) after each flag that is a target,
+    shown as Sphinx shows one after a heading or an option: HTML builders only, so the doctree
+    (shared with other builders) holds none."""
+
+    default_priority = 200
+    formats = ("html",)
+
+    def run(self, **kwargs: Any) -> None:
+        if not self.config.html_permalinks:
+            return
+        icon = self.config.html_permalinks_icon
+        title = sphinx_text("Link to this definition")
+        for literal in list(self.document.findall(nodes.literal)):
+            target = literal.get(PERMALINK)
+            if not target or literal.parent is None:
+                continue
+            link = (
+                f'<a class="headerlink argmatrix-permalink" href="#{target}"'
+                f' title="{title}">{icon}</a>'
+            )
+            literal.parent.insert(
+                literal.parent.index(literal) + 1, nodes.raw("", link, format="html")
+            )
+
+
+class GeneratedText(SphinxTransform):
+    """What argmatrix writes reads as written: smartquotes never rewrites the text of a
+    generated page, nor of an argument table in a hand-written one (an in-place region), so
+    "bool flag (--a / --no-a)" keeps its dashes and `"auto"` its quotes. Argument tables (whose
+    first column holds options) get the class `argmatrix-table`, which the stylesheet lays out.
+    Runs before Sphinx's SmartQuotes (priority 750)."""
+
+    default_priority = 740
+
+    def apply(self, **kwargs: Any) -> None:
+        generated = self.env.docname in _GENERATED_DOCS
+        if generated:
+            self.document["support_smartquotes"] = False
+        for table in self.document.findall(nodes.table):
+            if "argmatrix-table" in table["classes"] or _holds_options(table):
+                table["support_smartquotes"] = False
+                if "argmatrix-table" not in table["classes"]:
+                    table["classes"].append("argmatrix-table")
+
+
+def _holds_options(table: nodes.table) -> bool:
+    return any("argmatrix-option" in literal["classes"] for literal in table.findall(nodes.literal))
 
 
 # ------------------------------------------------------------------ the table directive
@@ -368,8 +489,31 @@ class ArgmatrixDirective(SphinxDirective):
                 paragraph += nodes.Text(", ")
             literal = nodes.literal(flag, flag, classes=["option"])
             target = table_row if number == 0 else literal
-            register_option(self.env, self.state.document, program, flag, target, index)
+            node_id = register_option(self.env, self.state.document, program, flag, target, index)
+            literal[PERMALINK] = node_id
+            if index:
+                paragraph += option_index(program, flag, node_id)
             paragraph += literal
+        return paragraph
+
+    def _envvars(self, row: Row) -> nodes.paragraph:
+        """A row's environment variables, each a target of `envvar` references and an entry
+        of the index (not on a platform's table, nor with `:no-index:`)."""
+        paragraph = nodes.paragraph()
+        index = "no-index" not in self.options and "platform" not in self.options
+        for number, (variable, _kind) in enumerate(tree_cells.spans(row.env)):
+            if number:
+                paragraph += nodes.Text(", ")
+            for name_number, name in enumerate(variable.split(", ")):
+                if name_number:
+                    paragraph += nodes.Text(", ")
+                literal = nodes.literal(name, name, classes=["argmatrix-envvar"])
+                entry = (
+                    register_envvar(self.env, self.state.document, name, literal) if index else None
+                )
+                if entry is not None:
+                    paragraph += entry
+                paragraph += literal
         return paragraph
 
     def _table(self, table: Table) -> nodes.table:
@@ -384,6 +528,8 @@ class ArgmatrixDirective(SphinxDirective):
         for column, text in zip(columns, cells, strict=True):
             if column.key == "argument":
                 table_row += nodes.entry("", self._flags(row, table_row))
+            elif column.key == "env" and row.env:
+                table_row += nodes.entry("", self._envvars(row))
             else:
                 table_row += nodes.entry("", _paragraph(_label(text) if column.label else text))
         return table_row
@@ -425,16 +571,26 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("argmatrix_program", None, "env", types=frozenset({str, type(None)}))
     app.add_directive("argmatrix", ArgmatrixDirective)
     app.add_role(ROLE, option_role)
+    app.add_role(ENVVAR_ROLE, envvar_role)
+    app.add_transform(GeneratedText)
+    app.add_post_transform(FlagPermalinks)
     app.connect("config-inited", _resolve_config_path)
     app.connect("builder-inited", generate_pages)
     app.connect("builder-inited", _add_stylesheet)
     app.connect("env-before-read-docs", log_registry_warnings)
     return {
         "version": __version__,
-        "env_version": 1,
+        "env_version": 2,
         "parallel_read_safe": True,
         "parallel_write_safe": True,
     }
 
 
-__all__ = ["ArgmatrixDirective", "option_role", "register_option", "setup"]
+__all__ = [
+    "ArgmatrixDirective",
+    "envvar_role",
+    "option_role",
+    "register_envvar",
+    "register_option",
+    "setup",
+]

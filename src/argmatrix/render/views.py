@@ -247,7 +247,7 @@ class Cells:
             else (description or exclusive),
             default=computed_cell or fmt.default_cell(argument.default, argument),
             options=options,
-            env=code(variable) if variable else "",
+            env=fmt.FILTERS.get("envvar", code)(variable) if variable else "",
             computed=computed_cell,
             stability=fmt.FILTERS["cell"](tag) if tag else "",
             plain_flags=f"{plain} {value_cell}" if value_cell else plain,

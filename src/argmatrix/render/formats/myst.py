@@ -32,15 +32,24 @@ from argmatrix.render.formats.shared import (
     markdown_prose,
 )
 
-# The role the Sphinx extension defines (argmatrix/integrations/sphinx.py): `{ROLE}`--flag``.
+# The roles the Sphinx extension defines (argmatrix/integrations/sphinx.py): `{ROLE}`--flag``,
+# `{ENVVAR_ROLE}`NAME``.
 ROLE = "argmatrix-option"
+ENVVAR_ROLE = "argmatrix-envvar"
 
 _REFERENCES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 # What MyST or Markdown would read as syntax inside a line: raw HTML and character references,
 # escapes, code, emphasis, table pipes, roles, substitutions and attribute lists (`{`, `}`),
 # links, images and footnotes (`[`, `]`), math (`$`), strikethrough (`~`), and an underscore at
-# the edge of a word.
-_SPECIAL = re.compile(r"[&<>\\`*|{}\[\]$~]|(?<![^\W_])_|_(?![^\W_])")
+# the edge of a word. Also what MyST's typography extensions (`smartquotes`, `replacements`)
+# would rewrite: quotes, and the runs that become a dash, an ellipsis or a symbol (`--`, `...`,
+# `+-`, `(c)`, `??`, `!!`, `,,`): "bool flag (--a / --no-a)" must not read "(–a / –no-a)". An
+# escaped character is never rewritten (markdown-it leaves it out of the text it rewrites).
+_SPECIAL = re.compile(
+    r"[&<>\\`*|{}\[\]$~\"']|(?<![^\W_])_|_(?![^\W_])"
+    r"|-(?=-)|\.(?=\.)|\+(?=-)|\((?=(?:c|r|tm)\))|([?!,])(?=\1)",
+    re.IGNORECASE,
+)
 # A first character that begins a block at the start of a line: heading, list, setext line,
 # comment (`%`, also an in-place marker), target (`(name)=`), colon fence, field or definition
 # (`:`), block break (`+++`), directive option (`:x:`). All ASCII punctuation: a backslash
@@ -158,6 +167,16 @@ def _flags(scope: str, anchor_id: str, names: tuple[str, ...]) -> str:
     return ", ".join(option(name, scope) for name in names)
 
 
+def envvar(value: Any) -> str:
+    """An argument's environment variable (or several, "A, B": Click's list) as the role
+    `{argmatrix-envvar}`, which makes each a target of `{envvar}` references and an entry of
+    the index; a name the role cannot hold as written is shown as code."""
+    names = str(value).split(", ")
+    if not all(_ROLE_SAFE.fullmatch(name) for name in names):
+        return code(value)
+    return ", ".join(f"{{{ENVVAR_ROLE}}}`{name}`" for name in names)
+
+
 _CELLS = CellWriter(cell=cell, code=code, flags=_flags)
 flags_cell = _CELLS.flags_cell
 default_cell = _CELLS.default_cell
@@ -178,6 +197,7 @@ FILTERS: dict[str, Callable[..., str]] = {
     "code": code,
     "anchor": anchor,
     "code_block": code_block,
+    "envvar": envvar,
 }
 
 # The bundled table macros of this format: pipe tables, as in Markdown, whose first cell is
