@@ -281,9 +281,10 @@ class _Reader(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.in_title = tag == "title"
         writers_link = tag == "a" and dict(attrs).get("href") == BAIT_ADDRESS
-        # A fenced code block's own wrapper (the theme highlights a usage synopsis; the one
-        # holding a hostile metavar is a <pre> block of references instead, without it).
-        highlight = tag == "div" and "highlight" in (dict(attrs).get("class") or "").split()
+        # A fenced code block's own wrappers (the theme, or Sphinx, highlights a usage
+        # synopsis; one holding a hostile metavar is a <pre> block of references instead).
+        classes = (dict(attrs).get("class") or "").split()
+        highlight = tag == "div" and any(c.startswith("highlight") for c in classes)
         self.page.tags[WRITERS_LINK if writers_link else HIGHLIGHT if highlight else tag] += 1
         for name, value in attrs:
             if name.lower().startswith("on"):

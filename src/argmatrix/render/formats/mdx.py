@@ -106,13 +106,13 @@ def code_block(value: Any, language: str = "") -> str:
     Nothing can be escaped inside a fence, so the fence is made longer than any run of
     backticks in the text. Text holding a region marker or a Jinja delimiter, which a fence would
     keep as written, becomes a `<pre>` element with its text escaped instead, on one line of
-    the page (its line breaks are `{"\\n"}` expressions: MDX would read lines inside an
-    element as Markdown)."""
+    the page (its line breaks are `<br />` elements: MDX would read lines inside an element as
+    Markdown, and an expression is code)."""
     lines = block_lines(str(value))
     text = "\n".join(lines)
     if any(unsafe in text for unsafe in _VERBATIM_UNSAFE):
         language_class = f' className="language-{anchor(language)}"' if language else ""
-        inner = '{"\\n"}'.join(_escaped(line) for line in lines)
+        inner = "<br />".join(_escaped(line) for line in lines)
         return f"<pre><code{language_class}>{inner}</code></pre>"
     longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
     fence = "`" * max(3, longest + 1)
