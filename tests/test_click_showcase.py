@@ -32,7 +32,7 @@ def test_the_pages_read_the_click_facts_naturally() -> None:
     )
     assert "List[str]" in next(x for x in page.splitlines() if "`--served-model-name`" in x)
     assert "bool flag (--enable-metrics / --disable-metrics)" in page
-    assert "```console\nserve [OPTIONS] MODEL_PATH\n```" in page  # Click's usage
+    assert "```console\nmodelserver serve [OPTIONS] MODEL_PATH\n```" in page  # Click's usage
     assert "| `--port`, `-p` `INTEGER RANGE` |" in page  # the value as Click's help names it
     assert "`--api-key`" not in page  # hidden=True
     mdx = (SHOWCASE / "docs" / "server_arguments.mdx").read_text(encoding="utf-8")

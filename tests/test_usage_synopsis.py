@@ -83,10 +83,15 @@ def argparse_pages(request: pytest.FixtureRequest, tmp_path_factory: Any) -> dic
     return generate(write_project(root, ARGPARSE_TARGET, request.param))
 
 
+# Click names its program as it is run (the script's name); argmatrix after the target's module,
+# unless the configuration names it.
+CLICK_PROG = "prog: llmserve\n"
+
+
 @pytest.fixture(scope="module", params=["static", "live"])
 def click_pages(request: pytest.FixtureRequest, tmp_path_factory: Any) -> dict[str, str]:
     root = tmp_path_factory.mktemp(f"click-{request.param}") / "project"
-    return generate(write_project(root, CLICK_TARGET, request.param))
+    return generate(write_project(root, CLICK_TARGET, request.param, CLICK_PROG))
 
 
 def usage_blocks(page: str) -> list[list[str]]:
@@ -118,11 +123,11 @@ def argparse_usages() -> list[list[str]]:
     return [p.format_usage().split()[1:] for p in (parser, *commands)]
 
 
-def click_usages() -> list[list[str]]:
+def click_usages(prog: str = "llmserve") -> list[list[str]]:
     """What Click itself prints for the group and each command (its `get_usage`, without
-    `Usage:`), with the program named as the registry names it."""
+    `Usage:`), run as `prog`."""
     cli = import_fixture("shape_click").cli
-    top = cli.make_context("llmserve", [], resilient_parsing=True)
+    top = cli.make_context(prog, [], resilient_parsing=True)
     contexts = [(cli, top)] + [
         (command, command.make_context(name, [], parent=top, resilient_parsing=True))
         for name, command in cli.commands.items()
@@ -355,9 +360,9 @@ def test_the_deprecated_arguments_of_every_command_are_shown(
 @pytest.fixture(scope="module")
 def golden_pages(tmp_path_factory: Any) -> Iterator[dict[str, dict[str, str]]]:
     found = {}
-    for target in (ARGPARSE_TARGET, CLICK_TARGET):
+    for target, more in ((ARGPARSE_TARGET, ""), (CLICK_TARGET, CLICK_PROG)):
         root = tmp_path_factory.mktemp(target.split(":")[0]) / "project"
-        found[target.split(":")[0]] = generate(write_project(root, target, "static"))
+        found[target.split(":")[0]] = generate(write_project(root, target, "static", more))
     yield found
 
 
@@ -388,6 +393,17 @@ def test_the_configuration_names_the_program_of_every_usage(tmp_path: Path) -> N
             ["python", "-m", "llm.serve", "bench"],
         ], name
     assert "## python -m llm.serve serve" in pages["cli.md"]
+
+
+@pytest.mark.parametrize("mode", ["static", "live"])
+def test_a_click_program_is_named_after_its_module_unless_configured(
+    tmp_path: Path, mode: str
+) -> None:
+    """Click names the program as it is run (the script's name), which the command does not
+    hold: argmatrix names it after the target's module, as argparse names a parser run as that
+    module."""
+    pages = generate(write_project(tmp_path / "p", CLICK_TARGET, mode))
+    assert usage_blocks(pages["server.md"]) == click_usages("shape_click")
 
 
 def test_a_pages_options_prog_names_it_on_that_page(tmp_path: Path) -> None:

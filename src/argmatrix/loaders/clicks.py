@@ -155,7 +155,17 @@ def registry_from_command(
     """The model of a Click command, a group (its subcommands as argparse's) or a Typer app.
     (`sites` and `read_file`, which the argparse converter takes, are not needed: a parameter
     carries the line it is declared at, where a reader knows it.)"""
-    return _registry(command, source, command.auto_envvar_prefix, clean_text(command.name))
+    return _registry(command, source, command.auto_envvar_prefix, program_of(source))
+
+
+def program_of(source: str) -> str:
+    """The program a Click command's usage starts with: Click names it as it is run (the
+    script's name), which the command does not hold; argmatrix names it after the target's
+    module, as argparse names a parser run as that module (the configuration's `prog:` names
+    it otherwise), with the subcommands the target names after it (`cli serve`)."""
+    target, *words = source.split(" ")
+    module = target.partition(":")[0].rsplit(".", 1)[-1]
+    return clean_text(" ".join([module, *words]))
 
 
 def _registry(command: CommandFacts, source: str, prefix: str | None, prog: str) -> Registry:
