@@ -87,8 +87,9 @@ def click_view(command: click.Command, prefix: str | None = None) -> dict[str, A
         ]
         view = {"params": [param_view(p, context.auto_envvar_prefix) for p in params]}
         commands = getattr(command, "commands", {})
+        prefix = context.auto_envvar_prefix
         view["commands"] = {
-            name: click_view(sub, f"{context.auto_envvar_prefix}_{name.upper()}")
+            name: click_view(sub, f"{prefix}_{name.upper()}" if prefix else None)
             for name, sub in commands.items()
         }
     return view

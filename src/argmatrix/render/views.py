@@ -375,6 +375,7 @@ def server_page(
         for replacement in (replacement_of(a, registry),)
     )
     top = top or registry.prog
+    shown_subcommands = tuple(s for s in registry.subcommands if not s.hidden)  # as options
     subcommands = tuple(
         SubcommandView(
             name=code(sub.name),
@@ -382,9 +383,9 @@ def server_page(
             help=prose(sub.help),
             page=server_page(sub.registry, cells, scoped_anchor(scope, sub.name), prog, top),
         )
-        for sub in registry.subcommands
+        for sub in shown_subcommands
     )
-    subcommands, shared = _shared_sections(registry.subcommands, subcommands, cells)
+    subcommands, shared = _shared_sections(shown_subcommands, subcommands, cells)
     shown_prog = program_name(registry, prog, top if registry.prog != top else "")
     return ServerPage(
         tuple(sections),
