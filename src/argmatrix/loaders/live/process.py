@@ -238,6 +238,7 @@ _ALLOWED = {
         "Diagnostic",
         "Unevaluated",
         "Opaque",
+        "FromEnvironment",
         "SourceLine",
     },
     "argmatrix.loaders.live.importing": {"LiveOutcome"},
