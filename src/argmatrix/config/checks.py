@@ -38,6 +38,7 @@ CHECK_KINDS = (
     "removed-envvar",
     "moved-positional",
     "new-required-argument",
+    "new-exclusion",
     "stale-accept-entry",
     # An entry `argmatrix import` marked `review: needed` that no person has checked yet.
     "needs-review",
