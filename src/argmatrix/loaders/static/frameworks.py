@@ -73,6 +73,7 @@ def read_framework(
         if module is None or module.is_stub or not _mentions_a_framework(module.text):
             return None
         loader.target = module
+        loader.framework_calls = True
         command = _target_command(loader, module, attr, target)
     if command is None:
         return None

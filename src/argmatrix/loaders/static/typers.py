@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.clicks import BOOL, MISSING, STRING, CommandFacts, ParamFacts, TypeFacts
-from argmatrix.loaders.static.clicks import ClickReader, option_decls, report_unfollowed
+from argmatrix.loaders.static.click_params import option_decls
+from argmatrix.loaders.static.clicks import ClickReader, report_unfollowed
 from argmatrix.loaders.static.declared import docstring, enum_members
 from argmatrix.loaders.static.typeforms import TypeForm
 from argmatrix.loaders.static.values import (
@@ -28,7 +29,7 @@ from argmatrix.loaders.static.values import (
     resolve,
     short_source,
 )
-from argmatrix.model.registry import SourceLine
+from argmatrix.model.registry import SourceLine, Unevaluated
 
 if TYPE_CHECKING:
     from argmatrix.loaders.static.context import ModuleContext, ReadContext
@@ -469,7 +470,9 @@ class TyperReader:
             return value.value  # Typer shows an enum default as its value
         if value is None:
             return None
-        return self.clicks._known(value, f"--{label.replace('_', '-')}", "default", where)
+        source = value.source if type(value) is Unevaluated else repr(value)
+        label = f"--{label.replace('_', '-')}"
+        return self.clicks.params.shown(value, source, label, "default", where)
 
     def _is_context(self, module: ModuleContext, node: ast.expr | None) -> bool:
         if node is None:
@@ -562,8 +565,8 @@ class TyperReader:
             nargs=arity,
             multiple=is_list,
             default=default,
-            envvar=self.clicks._envvar(settings.get("envvar"), label, where),
-            help=self.clicks._help(settings.get("help"), label, where),
+            envvar=self._text_setting(settings, "envvar", label, where),
+            help=self._text_setting(settings, "help", label, where),
             hidden=settings.get("hidden") is True,
             is_flag=is_flag,
             count=settings.get("count") is True,
@@ -592,13 +595,22 @@ class TyperReader:
             required=required,
             nargs=-1 if is_list else arity,
             default=default,
-            envvar=self.clicks._envvar(settings.get("envvar"), name, where),
-            help=self.clicks._help(settings.get("help"), name, where),
+            envvar=self._text_setting(settings, "envvar", name, where),
+            help=self._text_setting(settings, "help", name, where),
             hidden=settings.get("hidden") is True,
             show_default=settings.get("show_default", True),
             metavar=_text(settings.get("metavar")),
             panel=_text(settings.get("rich_help_panel")),
         )
+
+    def _text_setting(
+        self, settings: dict[str, Any], key: str, label: str, where: tuple[str, int]
+    ) -> Any:
+        value = settings.get(key)
+        source = value.source if type(value) is Unevaluated else repr(value)
+        if key == "envvar":
+            return self.clicks.params.envvar(value, source, label, where)
+        return self.clicks.params.help(value, source, label, where)
 
 
 def _arguments(node: Function) -> list[tuple[ast.arg, ast.expr | None]]:
