@@ -71,6 +71,21 @@ class ClickRules:
         return member.name if self.names_members else str(member)
 
 
+def installed_rules(loader: ReadContext) -> ClickRules:
+    """The rules of the Click found on the read's search path (the one the target imports),
+    told by what its source does (read, never imported; its files become inputs of the read,
+    so the page cache notices an upgrade); the newest where none is found."""
+    decorators = loader.module("click.decorators")
+    types = loader.module("click.types")
+    if decorators is None or types is None:
+        return ClickRules()
+    loader.budget.work(len(decorators.text) + len(types.text))
+    return ClickRules(
+        names_members="def normalize_choice" in types.text,
+        strips_suffixes='"cmd"' in decorators.text,
+    )
+
+
 class ParamReader:
     """Reads the parameters of the commands of one read (`loader`), under `rules`."""
 
@@ -136,7 +151,7 @@ class ParamReader:
         if "type" not in attrs or attrs["type"] is None:
             return None
         reader = TypeReader(
-            self.loader.budget, label, where, lambda m: self.report(where, m), self.rules.member
+            self.loader.budget, label, where, lambda m: self.report(where, m), _member_name
         )
         return reader.facts(attrs["type"], call.keyword_source("type"))
 
@@ -352,6 +367,12 @@ class ParamReader:
             " cannot be computed statically",
         )
         return None
+
+
+def _member_name(member: EnumMember) -> str:
+    """An Enum member among a Choice's choices, as live reading names it (Click 8.2 reads it
+    by its name; Click 8.1 cannot show or parse such a Choice at all)."""
+    return member.name
 
 
 class _NotPlain(Exception):

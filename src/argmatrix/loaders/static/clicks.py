@@ -124,8 +124,8 @@ class ClickReader:
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self._declared(module, statement, found)
                 followed.add(id(statement))
-            elif isinstance(statement, ast.Assign):
-                if self._assigned(module, statement, found):
+            elif as_assign(statement) is not None:
+                if self._assigned(module, as_assign(statement), found):  # type: ignore[arg-type]
                     followed.add(id(statement))
             elif (
                 isinstance(statement, ast.Expr)
@@ -317,15 +317,9 @@ class ClickReader:
         """The command a name of the source refers to: `serve`, `commands.serve`."""
         if isinstance(node, ast.Name):
             return found.get(node.id) or self._imported_command(module, node.id)
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            imported = module.imports.get(node.value.id)
-            if imported is not None and imported[1] is None:  # `import pkg.commands as c`
-                source = module.loader.module(imported[0])
-            elif imported is not None:
-                source = module.loader.module(f"{imported[0]}.{imported[1]}")
-            else:
-                source = None
-            if source is not None and not source.is_stub:
+        if isinstance(node, ast.Attribute):
+            source = imported_module(module, node.value)
+            if source is not None:
                 return self.commands_of(source).get(node.attr)
         return None
 
@@ -357,11 +351,24 @@ class ClickReader:
         return True
 
     def _text(self, module: ModuleContext, node: ast.expr) -> str | None:
+        """The name a command is registered under; one static reading cannot compute stops
+        the read there (the command's own name would be a guess)."""
         try:
-            value = self.interpreter(module, node.lineno).eval(node)
-        except CannotEvaluate:
-            return None
-        return value if type(value) is str else None
+            value = resolve(self.interpreter(module, node.lineno).eval(node))
+        except CannotEvaluate as exc:
+            reason = exc.reason
+        else:
+            if type(value) is str or value is None:
+                return value
+            reason = f"{describe(value)} is not a name"
+        module.loader.report(
+            str(module.path),
+            node.lineno,
+            f"the name a command is registered under cannot be computed statically:"
+            f" `{short_source(module.segment(node))}` ({reason})",
+            stops=True,
+        )
+        return None
 
     # -------------------------------------------------------------- facts of a command
 
@@ -608,6 +615,34 @@ class ClickReader:
 _REGISTERING = frozenset({"command", "group", "add_command"})
 _PARAMS = frozenset({"params"})
 _NOT_REGISTERING = (ast.Import, ast.ImportFrom, ast.ClassDef)
+
+
+def as_assign(statement: ast.stmt | Undecided) -> ast.Assign | None:
+    """`x = v`, or `x: T = v` as if it were that (`app: Typer = typer.Typer()`)."""
+    if isinstance(statement, ast.Assign):
+        return statement
+    if (
+        isinstance(statement, ast.AnnAssign)
+        and statement.value is not None
+        and isinstance(statement.target, ast.Name)
+    ):
+        target = ast.Name(statement.target.id, ast.Store())
+        return ast.copy_location(ast.Assign([target], statement.value), statement)
+    return None
+
+
+def imported_module(module: ModuleContext, node: ast.expr) -> ModuleContext | None:
+    """The module of the package a name of `module` stands for (`import pkg.jobs as jobs`,
+    `from pkg import jobs`), read from source; None if it is none."""
+    if not isinstance(node, ast.Name):
+        return None
+    imported = module.imports.get(node.id)
+    if imported is None:
+        return None
+    name = imported[0] if imported[1] is None else f"{imported[0]}.{imported[1]}"
+    loader = module.loader
+    source = loader.module(name) if loader.in_package(name) else None
+    return None if source is None or source.is_stub else source
 
 
 def report_unfollowed(

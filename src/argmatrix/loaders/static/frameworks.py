@@ -87,11 +87,12 @@ def _target_command(
 ) -> CommandFacts | None:
     # The readers of Click and Typer, imported once a module names either: an argparse target
     # (most of them) never loads them.
+    from argmatrix.loaders.static.click_params import installed_rules
     from argmatrix.loaders.static.clicks import ClickReader
     from argmatrix.loaders.static.typers import TyperReader
 
     module.parse()  # the target's module: its syntax errors are said, as importing it would
-    clicks = ClickReader(loader, _top_level)
+    clicks = ClickReader(loader, _top_level, installed_rules(loader))
     typers = TyperReader(loader, clicks)
     runs = _Runs(clicks, typers, target)
     if attr == MAIN:

@@ -17,7 +17,12 @@ from typing import TYPE_CHECKING, Any
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.clicks import BOOL, MISSING, STRING, CommandFacts, ParamFacts, TypeFacts
 from argmatrix.loaders.static.click_params import option_decls
-from argmatrix.loaders.static.clicks import ClickReader, report_unfollowed
+from argmatrix.loaders.static.clicks import (
+    ClickReader,
+    as_assign,
+    imported_module,
+    report_unfollowed,
+)
 from argmatrix.loaders.static.declared import docstring, enum_members
 from argmatrix.loaders.static.typeforms import TypeForm
 from argmatrix.loaders.static.values import (
@@ -118,8 +123,9 @@ class TyperReader:
         statements = self.clicks.top_level(module)
         for statement in statements:
             self.loader.budget.step()
-            if isinstance(statement, ast.Assign):
-                self._assigned(module, statement, apps)
+            assigned = as_assign(statement)
+            if assigned is not None:
+                self._assigned(module, assigned, apps)
             elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self._decorated(module, statement)
                 followed.add(id(statement))
@@ -167,7 +173,7 @@ class TyperReader:
         if app is None:
             return False
         sub = call.args[0] if call.args else _keyword(call, "typer_instance")
-        found = self.app_at(module, sub.id) if isinstance(sub, ast.Name) else None
+        found = self.app_of(module, sub)
         if found is None:
             self.loader.report(
                 str(module.path),
@@ -178,6 +184,16 @@ class TyperReader:
             )
         app.groups.append((module, call, found))
         return True
+
+    def app_of(self, module: ModuleContext, node: ast.expr | None) -> App | None:
+        """The app a name of the source refers to: `models`, `jobs.app`."""
+        if isinstance(node, ast.Name):
+            return self.app_at(module, node.id)
+        if isinstance(node, ast.Attribute):
+            source = imported_module(module, node.value)
+            if source is not None:
+                return self.app_at(source, node.attr)
+        return None
 
     def registered(self, module: ModuleContext, node: Function, target: str) -> CommandFacts | None:
         """The command (or the group, for its callback) an app of the module makes of a
