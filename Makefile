@@ -109,6 +109,21 @@ $(TYPER_OLD)/.installed: $(LOCKS)/typer-0.9.4.txt
 need = @command -v $(1) >/dev/null 2>&1 || \
 	{ echo "make: $(1) is not installed: $(2) (fix: $(3))" >&2; exit 1; }
 
+# The corpus of real command lines (tests/test_corpus.py, marker `corpus`): current releases of
+# Click, Typer and argparse servers (locks/corpus.in), from wheels only, in an environment of
+# their own with argmatrix installed editable, where each is read live and statically and
+# compared with its framework's own view.
+CORPUS := .cache/corpus
+.PHONY: corpus
+corpus: $(CORPUS)/.installed
+
+$(CORPUS)/.installed: pyproject.toml $(LOCKS)/corpus.in $(LOCKS)/corpus.txt
+	$(PYTHON) -m venv $(CORPUS)
+	$(CORPUS)/bin/pip install -q -c $(LOCKS)/corpus.txt pip setuptools wheel
+	$(CORPUS)/bin/pip install -q -c $(LOCKS)/corpus.txt --only-binary=:all: -r $(LOCKS)/corpus.in
+	$(CORPUS)/bin/$(PIP_LOCKED) $(LOCKS)/corpus.txt -e .
+	touch $@
+
 # npm's own lock: `npm ci` installs exactly what locks/mdx/package-lock.json holds.
 $(MDX)/.installed: $(LOCKS)/mdx/package.json $(LOCKS)/mdx/package-lock.json
 	$(call need,npm,the MDX compiler's tests run it through Node.js,apt-get install nodejs npm)
@@ -145,6 +160,7 @@ $(LIVE_0523)/.installed: tests/live/requirements-sglang-0.5.23.txt $(LOCKS)/live
 # dependencies; argmatrix stands in for xgrammar and llguidance), for tests/test_live_vllm.py and
 # the benchmark. Built once, cached in .cache/ (about 2 minutes and 2.2 GB, 2 cores).
 LIVE_VLLM := .cache/live-vllm
+VLLM := vllm==0.33.0
 .PHONY: live-env-vllm
 live-env-vllm: $(LIVE_VLLM)/.installed
 
@@ -154,7 +170,25 @@ $(LIVE_VLLM)/.installed: tests/live/requirements-vllm-0.33.0.txt $(LOCKS)/live-v
 	$(LIVE_VLLM)/bin/pip install -q -c $(LOCKS)/live-vllm-0.33.0.txt torch==2.13.0
 	$(LIVE_VLLM)/bin/pip install -q -c $(LOCKS)/live-vllm-0.33.0.txt \
 	  -r tests/live/requirements-vllm-0.33.0.txt
-	$(LIVE_VLLM)/bin/pip install -q --no-deps --no-warn-conflicts vllm==0.33.0
+	$(LIVE_VLLM)/bin/pip install -q --no-deps --no-warn-conflicts $(VLLM)
+	touch $@
+
+# vLLM 0.33.0 as a documentation machine has it: vLLM --no-deps and its pure-Python requirements
+# (the same list, at the same versions as live-env-vllm: locks/vllm-notorch-0.33.0.txt), and NO
+# torch. tests/test_vllm_notorch.py reads every `vllm` subcommand with it and compares each with
+# the CPU-torch read of live-env-vllm; the benchmark measures it. Built once (about 2 minutes).
+VLLM_NOTORCH := .cache/vllm-notorch
+NO_TORCH := import importlib.util, sys; sys.exit("torch is installed" if importlib.util.find_spec("torch") else 0)
+.PHONY: vllm-notorch
+vllm-notorch: $(VLLM_NOTORCH)/.installed
+
+$(VLLM_NOTORCH)/.installed: tests/live/requirements-vllm-0.33.0.txt $(LOCKS)/vllm-notorch-0.33.0.txt
+	$(PYTHON) -m venv $(VLLM_NOTORCH)
+	$(VLLM_NOTORCH)/bin/pip install -q -c $(LOCKS)/vllm-notorch-0.33.0.txt pip setuptools wheel
+	$(VLLM_NOTORCH)/bin/pip install -q -c $(LOCKS)/vllm-notorch-0.33.0.txt \
+	  -r tests/live/requirements-vllm-0.33.0.txt
+	$(VLLM_NOTORCH)/bin/pip install -q --no-deps --no-warn-conflicts $(VLLM)
+	$(VLLM_NOTORCH)/bin/python -c '$(NO_TORCH)'
 	touch $@
 
 pythons: $(foreach env,$(PYTHON_ENVS),$(env)/.installed)
@@ -194,17 +228,21 @@ lock: $(UV)
 	  $(LOCKS)/tools.in $(EXTRAS) -o $(LOCKS)/dev.txt --upgrade
 	$(UV) pip compile -q --no-header --universal --python-version 3.10 pyproject.toml \
 	  $(LOCKS)/tools.in -o $(LOCKS)/runtime.txt --upgrade
-	$(COMPILE) pyproject.toml $(LOCKS)/tools.in --extra docs -c $(LOCKS)/dev.txt \
-	  -o $(LOCKS)/docs.txt --upgrade
 	$(COMPILE) pyproject.toml $(LOCKS)/properdocs.in $(LOCKS)/tools.in -o $(LOCKS)/properdocs.txt --upgrade
 	$(COMPILE) $(LOCKS)/pydantic.in -o $(LOCKS)/pydantic.txt --upgrade
 	$(COMPILE) $(LOCKS)/typer-0.29.2.in -o $(LOCKS)/typer-0.29.2.txt --upgrade
 	$(COMPILE) $(LOCKS)/typer-0.9.4.in -o $(LOCKS)/typer-0.9.4.txt --upgrade
+	$(COMPILE) pyproject.toml $(LOCKS)/tools.in $(LOCKS)/corpus.in -o $(LOCKS)/corpus.txt --upgrade
 	$(COMPILE) tests/live/requirements.txt $(LIVE_INPUTS) -o $(LOCKS)/live-sglang-0.5.7.txt --upgrade
 	$(COMPILE) tests/live/requirements-sglang-0.5.23.txt $(LIVE_INPUTS) \
 	  -o $(LOCKS)/live-sglang-0.5.23.txt --upgrade
 	$(COMPILE) tests/live/requirements-vllm-0.33.0.txt $(LIVE_INPUTS) \
 	  -o $(LOCKS)/live-vllm-0.33.0.txt --upgrade
+	$(COMPILE) tests/live/requirements-vllm-0.33.0.txt $(LOCKS)/tools.in \
+	  -c $(LOCKS)/live-vllm-0.33.0.txt -o $(LOCKS)/vllm-notorch-0.33.0.txt --upgrade
+	$(COMPILE) pyproject.toml $(LOCKS)/tools.in tests/live/requirements-vllm-0.33.0.txt \
+	  --extra docs -c $(LOCKS)/dev.txt -c $(LOCKS)/vllm-notorch-0.33.0.txt \
+	  -o $(LOCKS)/docs.txt --upgrade
 	rm -f $(LOCKS)/mdx/package-lock.json
 	cd $(LOCKS)/mdx && npm install --package-lock-only --no-audit --no-fund --silent
 
@@ -262,7 +300,7 @@ lint: install
 # and newer sglang sources, lmdeploy's sources, ProperDocs, pydantic, two Typers and the MDX
 # compiler.
 TEST_NEEDS := browser-tools live-env live-env-0523 live-env-vllm pythons old-sglang new-sglang \
-              lmdeploy-cli properdocs pydantic-lib typer-libs $(MDX)/.installed
+              lmdeploy-cli properdocs pydantic-lib typer-libs corpus $(MDX)/.installed
 # The browser tests drive Debian's Chromium through its ChromeDriver.
 .PHONY: browser-tools
 browser-tools:
@@ -274,7 +312,7 @@ TEST_ENVIRONMENT = \
 	ARGMATRIX_LIVE_PYTHON_0523=$(CURDIR)/$(LIVE_0523)/bin/python \
 	ARGMATRIX_PYTHONS=$(subst $(space),:,$(foreach env,$(PYTHON_ENVS),$(CURDIR)/$(env)/bin/python))
 # The markers of pyproject.toml that the edit loop leaves out.
-FAST := not (slow or hostile or live_env or engine or pythons or browser or real_rtp)
+FAST := not (slow or hostile or live_env or engine or pythons or browser or real_rtp or corpus)
 
 # The full suite, with the coverage of src/argmatrix (the floor is in pyproject.toml). Every
 # marked suite runs, and a test whose engine or environment is missing fails; the one exception
@@ -324,7 +362,7 @@ history: install
 	$(BIN)/argmatrix history --target sglang.srt.server_args:ServerArgs.add_cli_args \
 	  --releases .cache/sglang-releases --output showcase/sglang-0.5.23/history.json
 
-bench: install live-env new-sglang live-env-0523 live-env-vllm lmdeploy-cli
+bench: install live-env new-sglang live-env-0523 live-env-vllm lmdeploy-cli corpus
 	ARGMATRIX_LIVE_PYTHON=$(CURDIR)/$(LIVE)/bin/python $(BIN)/python bench/run.py
 
 clean:

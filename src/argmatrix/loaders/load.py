@@ -7,6 +7,7 @@ files it was read from; the static read is cached by the content of every file i
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -15,7 +16,15 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from argmatrix._runtime.cache import cached_with_inputs
 from argmatrix.errors import ArgmatrixError
-from argmatrix.loaders.modes import FRAMEWORKS, LOADERS, Loader, Mode, framework_of
+from argmatrix.loaders.modes import (
+    ARGPARSE,
+    CLICK,
+    FRAMEWORKS,
+    LOADERS,
+    Loader,
+    Mode,
+    framework_of,
+)
 from argmatrix.model.registry import Diagnostic, Registry
 
 if TYPE_CHECKING:
@@ -41,6 +50,7 @@ class RegistrySpec:
     argv: tuple[str, ...] | None = None  # sys.argv after the program name, likewise
     args: tuple[Any, ...] = ()  # more arguments for the builder (plain YAML values)
     kwargs: tuple[tuple[str, Any], ...] = ()
+    versions: tuple[tuple[str, str], ...] = ()  # what importlib.metadata says of stood-in ones
     # Both modes: the subcommands that lead from the target's parser to the registry.
     subcommand: tuple[str, ...] = ()
     # What built the registry (`FRAMEWORKS` in modes.py); None: what the reader finds the target
@@ -190,6 +200,7 @@ def _live_child(spec: RegistrySpec, verbose: bool, end: Callable[[Any], NoReturn
         argv=spec.argv,
         args=spec.args,
         kwargs=spec.kwargs,
+        versions=spec.versions,
         verbose=verbose,
     )
 
@@ -207,12 +218,21 @@ def _live_child(spec: RegistrySpec, verbose: bool, end: Callable[[Any], NoReturn
 def _live_outcome(spec: RegistrySpec, result: LiveResult) -> LiveOutcome:
     """The model of what a live read found, with what is said of it, and the files of the
     modules imported (the target's module first)."""
+    from argmatrix.loaders.clicks import kept_as_source
     from argmatrix.loaders.live.importing import LiveOutcome, unresolved_stand_ins
 
     framework = framework_of(spec, result.framework)
     parser = framework.descend(result.parser, spec.subcommand, spec.target)
     diagnostics = [*result.diagnostics, *unresolved_stand_ins(parser, result.sites)]
+    if framework.name == ARGPARSE:  # a default read from the environment: the fact, not the value
+        from argmatrix.loaders.environment_source import mark_environment_defaults
+
+        environ = {**os.environ, **dict(spec.env)}
+        configured = frozenset(name for name, _ in spec.env)
+        mark_environment_defaults(parser, result.sites, _read_file, environ, configured)
     registry = framework.to_registry(parser, spec.source, result.sites, _read_file)
+    if framework.name == CLICK:  # a callable default, computed when the command runs: said
+        diagnostics += kept_as_source(registry)
     if diagnostics:
         registry = replace(registry, diagnostics=(*registry.diagnostics, *diagnostics))
     notes = (f"stand-ins for: {', '.join(result.stood_in)}",) if result.stood_in else ()

@@ -31,7 +31,7 @@ from argmatrix.loaders.static.values import (
     settle,
     short_source,
 )
-from argmatrix.model.registry import SourceLine, Unevaluated
+from argmatrix.model.registry import FromEnvironment, SourceLine, Unevaluated
 
 # The option decorators Click derives from `option`: their names and settings when not given.
 OPTION_SHORTHANDS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
@@ -285,6 +285,8 @@ class ParamReader:
         """`value` as a page shows it: plain data, an Enum member as Click shows it; anything
         else static reading computed (a class, a function, a name of another package) or could
         not compute is kept as its source text, and said."""
+        if what == "default" and type(resolve(value)) is FromEnvironment:
+            return resolve(value)  # a fact the pages state: "d, or $X when set"
         try:
             return self._plain(value, 0)
         except _NotPlain as exc:
@@ -443,7 +445,10 @@ def _refused(where: tuple[str, int], label: str, what: str) -> ArgmatrixError:
 
 
 def guessed_type(default: Any) -> TypeFacts:
-    """The type Click gives a parameter from its default when it is given none."""
+    """The type Click gives a parameter from its default when it is given none (from the
+    value a default read from the environment has when the variable is unset)."""
+    if type(default) is FromEnvironment:
+        return guessed_type(default.otherwise)
     if default is MISSING or default is None or type(default) is Unevaluated:
         return STRING
     if type(default) in (list, tuple):
