@@ -413,6 +413,7 @@ class ClickReader:
             auto_envvar_prefix=prefix if type(prefix) is str else None,
             hidden=settings.get("hidden") is True,
             deprecated=bool(settings.get("deprecated")) is True,
+            **_usage_settings(settings),
         )
 
     def _said(self, command: Found, message: str, stops: bool = False) -> None:
@@ -456,7 +457,7 @@ class ClickReader:
                     stops=True,
                 )
         label = f"the command {command.binding!r}"
-        for key in ("name", "hidden", "deprecated", "cls", "invoke_without_command"):
+        for key in ("name", "hidden", "deprecated", "cls", "invoke_without_command", "chain"):
             if type(settings.get(key)) is Unevaluated:
                 self._said(
                     command,
@@ -716,6 +717,21 @@ def _given_name(call: ast.Call | None) -> str | None:
     if isinstance(node, ast.Constant) and type(node.value) is str:
         return node.value
     return None
+
+
+def _usage_settings(settings: dict[str, Any]) -> dict[str, Any]:
+    """What a command's decorator says of its usage and epilog, as `CommandFacts` keeps it:
+    a setting that is not plain data is left to Click's own (its default)."""
+    found: dict[str, Any] = {"epilog": _string(settings.get("epilog"))}
+    options = settings.get("options_metavar", "[OPTIONS]")
+    if options is None or type(options) is str:
+        found["options_metavar"] = options
+    subcommand = settings.get("subcommand_metavar")
+    if type(subcommand) is str:
+        found["subcommand_metavar"] = subcommand
+    found["chain"] = settings.get("chain") is True
+    found["invoke_without_command"] = settings.get("invoke_without_command") is True
+    return found
 
 
 def _string(value: Any) -> str | Unevaluated | None:
