@@ -536,3 +536,19 @@ def test_sphinx_builds_the_myst_pages_with_every_usage(
             reader = Blocks()
             reader.feed((out / f"{name}.html").read_text(encoding="utf-8"))
             assert [block.split() for block in reader.found] == expected, (fixture, name)
+
+
+def test_a_page_may_leave_the_usages_out(tmp_path: Path) -> None:
+    """`options: {usage: false}`: a registry of hundreds of options has a usage as long (sglang's
+    is 433 lines); the server pages of every format leave it out, the rest stays."""
+    root = write_project(tmp_path / "p", ARGPARSE_TARGET, "static")
+    config = root / "argmatrix.yaml"
+    text = config.read_text(encoding="utf-8")
+    for output in ("server.md", "server.myst.md", "server.mdx"):
+        text = text.replace(f"output: {output},", f"output: {output}, options: {{usage: false}},")
+    config.write_text(text, encoding="utf-8")
+    pages = generate(root)
+    for name in ("server.md", "server.myst.md", "server.mdx"):
+        assert usage_blocks(pages[name]) == [], name
+        assert "Load a model and answer requests" in pages[name]
+    assert len(usage_blocks(pages["cli.md"])) == 3
