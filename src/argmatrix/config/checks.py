@@ -35,7 +35,10 @@ CHECK_KINDS = (
     "changed-default",
     "narrowed-choices",
     "rejected-value",
+    "removed-envvar",
+    "moved-positional",
     "new-required-argument",
+    "new-exclusion",
     "stale-accept-entry",
     # An entry `argmatrix import` marked `review: needed` that no person has checked yet.
     "needs-review",
