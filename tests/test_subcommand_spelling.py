@@ -154,7 +154,7 @@ def test_a_region_embeds_a_subcommands_section(tmp_path: Path) -> None:
     result = run_cli_in_process("generate", cwd=root)
     assert result.code == 0, result.err
     guide = (root / "docs" / "guide.md").read_text(encoding="utf-8")
-    assert guide.count("| `--lora-rank` |") == 2 and "Experimental" in guide
+    assert guide.count("| `--lora-rank` `LORA_RANK` |") == 2 and "Experimental" in guide
     assert "`--revision`" not in guide
 
 
