@@ -431,7 +431,7 @@ CASES = [
         "def serve",
     ),
     Case(
-        "a Click usage error while the registry is imported (live)",
+        "a Click command run while the registry is imported (live)",
         _both(
             _write(
                 "click_usage.py",
@@ -441,7 +441,7 @@ CASES = [
             _replace(CONFIG, "tinyserver:ServerArgs.add_cli_args", "click_usage:serve"),
             _replace(CONFIG, "  mode: static\n", "  mode: live\n"),
         ),
-        "importing 'click_usage' raised SystemExit: 2",
+        "importing 'click_usage' runs the Click command 'serve'",
         "click_usage.py",
         "serve(['--no-such-option'])",
     ),

@@ -87,8 +87,9 @@ def click_view(command: click.Command, prefix: str | None = None) -> dict[str, A
         ]
         view = {"params": [param_view(p, context.auto_envvar_prefix) for p in params]}
         commands = getattr(command, "commands", {})
+        prefix = context.auto_envvar_prefix
         view["commands"] = {
-            name: click_view(sub, f"{context.auto_envvar_prefix}_{name.upper()}")
+            name: click_view(sub, f"{prefix}_{name.upper()}" if prefix else None)
             for name, sub in commands.items()
         }
     return view
@@ -323,7 +324,8 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
     return path
 
 
-def test_a_click_usage_error_in_a_target_is_one_line(tmp_path: Path) -> None:
+def test_a_command_run_at_import_is_one_line(tmp_path: Path) -> None:
+    """A module that runs its command when imported is stopped there, before Click parses."""
     write(
         tmp_path,
         "usage_error",
@@ -335,7 +337,9 @@ def test_a_click_usage_error_in_a_target_is_one_line(tmp_path: Path) -> None:
         "serve(['--no-such-option'])  # at import: Click prints a usage error and exits 2\n",
     )
     result = run_cli_in_subprocess("export", "--registry", "usage_error:serve", cwd=tmp_path)
-    one_error_line(result, "usage_error.py:", "importing 'usage_error' raised SystemExit: 2")
+    one_error_line(
+        result, "usage_error.py:8:", "importing 'usage_error' runs the Click command 'serve'"
+    )
 
 
 def test_a_target_writing_to_the_binary_stderr_is_read(tmp_path: Path) -> None:
@@ -540,21 +544,22 @@ def test_a_static_click_read_gives_every_file_it_read(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("mode", ["live", "static"])
 def test_both_readers_hand_a_click_command_to_its_framework_record(
-    mode: Mode, monkeypatch: pytest.MonkeyPatch
+    mode: Mode, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """The reader finds the framework (no `framework:` given); its record makes the model."""
-    seen: list[str] = []
+    seen = tmp_path / "seen.txt"  # a live read makes its model in a process of its own
     click_record = FRAMEWORKS["click"]
 
     def to_registry(command: Any, source: str, sites: Any, read_file: Any) -> Registry:
-        seen.append(source)
+        with seen.open("a", encoding="utf-8") as file:
+            file.write(source + "\n")
         return click_record.to_registry(command, source, sites, read_file)
 
     monkeypatch.setitem(FRAMEWORKS, "click", replace(click_record, to_registry=to_registry))
     spec = RegistrySpec("click_group_cli:cli", mode, base_dir=REGISTRIES, subcommand=("ping",))
     assert spec.framework is None
     assert load_registry(spec).arguments
-    assert seen == ["click_group_cli:cli ping"]
+    assert seen.read_text(encoding="utf-8").splitlines() == ["click_group_cli:cli ping"]
 
 
 @pytest.mark.parametrize(

@@ -173,18 +173,20 @@ def test_words_after_a_snapshot_are_part_of_its_path(tmp_path: Path) -> None:
 # ------------------------------------------------------------------ what built the registry
 
 
-def test_the_live_reader_asks_the_framework_for_the_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen: list[str] = []
+def test_the_live_reader_asks_the_framework_for_the_model(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    seen = tmp_path / "seen.txt"  # a live read makes its model in a process of its own
 
     def to_registry(parser: Any, source: str, sites: Any, read_file: Any) -> Any:
-        seen.append(source)
+        seen.write_text(source, encoding="utf-8")
         return registry_from_parser(parser, source, sites, read_file)
 
     argparse = FRAMEWORKS["argparse"]
     monkeypatch.setitem(FRAMEWORKS, "traced", Framework("traced", argparse.descend, to_registry))
     spec = RegistrySpec("grouped_cli:build_parser", base_dir=REGISTRIES, framework="traced")
     assert load_registry(spec).arguments
-    assert seen == ["grouped_cli:build_parser"]
+    assert seen.read_text(encoding="utf-8") == "grouped_cli:build_parser"
 
 
 def test_an_unknown_framework_is_one_error() -> None:

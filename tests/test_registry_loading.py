@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+import importlib
 import math
 import sys
-from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
 from argmatrix.errors import ArgmatrixError
-from argmatrix.loaders.load import Mode
+from argmatrix.loaders.load import Mode, RegistrySpec, load_registry_and_files
 from argmatrix.model.registry import Argument, Registry, Unevaluated
 from helpers import DEMO_SERVER, HEAVY_MODULE, PARITY_TARGETS, REGISTRIES, line_of, load, load_dict
 
@@ -299,12 +299,12 @@ def test_mock_stands_in_only_while_loading() -> None:
 def test_an_installed_module_named_in_mock_is_imported_for_real(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.delitem(sys.modules, "fractions")  # make the fixture's import find it afresh
-    registry = load(DEMO_SERVER, "live", mock=[HEAVY_MODULE, "fractions"])
+    monkeypatch.delitem(sys.modules, "fractions", raising=False)  # found afresh by the import
+    spec = RegistrySpec(DEMO_SERVER, "live", mock=(HEAVY_MODULE, "fractions"), base_dir=REGISTRIES)
+    registry, imported = load_registry_and_files(spec)
     assert arg(registry, "--lora-scaling").type == "Fraction"
-    real = sys.modules["fractions"]
-    assert real.__file__ is not None and real.__file__.endswith("fractions.py")
-    assert real.Fraction("1/2") == Fraction(1, 2)
+    real = importlib.import_module("fractions").__file__
+    assert imported is not None and real in imported  # the module's file, not a stand-in
 
 
 # ------------------------------------------------------------------ live errors

@@ -222,6 +222,15 @@ def test_an_undecided_condition_in_a_loop_of_a_function_of_many_names(tmp_path: 
     stopped(read_hostile(tmp_path, builder(body)), "budget exceeded")
 
 
+def test_ninety_nested_conditions_at_the_top_of_a_module(tmp_path: Path) -> None:
+    # Found: the names a top-level statement binds were collected by walking every statement
+    # nested in it once for each block around it (2**90 walks); the read never ended.
+    nested = "".join("    " * i + "if True:\n" for i in range(90)) + "    " * 90 + "X = 1\n"
+    source = nested + "import argparse\n\ndef build():\n    p = argparse.ArgumentParser()\n"
+    source += "    p.add_argument('--x', default=X)\n    return p\n"
+    assert read_hostile(tmp_path, source).argument("--x")["default"] == 1
+
+
 def test_a_large_failing_statement_in_a_loop(tmp_path: Path) -> None:
     # Whether it calls the parser was found by walking it again at every pass.
     items = ", ".join(["1"] * 50_000)

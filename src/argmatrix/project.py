@@ -69,8 +69,8 @@ class Project:
     config: Config
     registry: Registry
     platforms: dict[str, Platform]
-    # The files the registry was read from, as its loader returned them; None where that cannot
-    # be known (live mode).
+    # The files the registry was read from, as its loader returned them (live mode: those of the
+    # modules its code imported, the target's first; not every file it read).
     registry_files: list[str] | None = None
 
     @cached_property
@@ -94,14 +94,15 @@ class Project:
         for history in config.history_files():
             files.append(Input(str(history), f"the history facts {_shown(history, config.root)}"))
         read = self.registry_files
+        complete = read is not None and spec.loader.inputs != "imported"
         registry = (
-            [(file, True) for file in read]
-            if read is not None
-            else imported_files(spec, config.project)
+            [(file, True) for file in read or ()]
+            if complete
+            else imported_files(read or (), config.project)
         )
         for file, watched in registry:
             files.append(Input(file, f"{spec.loader.what} {_shown(file, config.root)}", watched))
-        return ProjectInputs(tuple(files), read is not None, config.templates_dir)
+        return ProjectInputs(tuple(files), complete, config.templates_dir)
 
     def pages(self) -> list[Any]:
         """Every configured page, rendered (or reused, when every input is as before), with

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from argmatrix._runtime.cache import cached_with_inputs
 from argmatrix.errors import ArgmatrixError
@@ -19,6 +19,7 @@ from argmatrix.loaders.modes import FRAMEWORKS, LOADERS, Loader, Mode, framework
 from argmatrix.model.registry import Diagnostic, Registry
 
 if TYPE_CHECKING:
+    from argmatrix.loaders.live.importing import LiveOutcome, LiveResult
     from argmatrix.loaders.static.reader import StaticRead
 
 AUTO_MOCK = "auto"  # `mock: auto`, `--mock auto`: stand in for every module that fails to import
@@ -158,7 +159,28 @@ def _load_static(spec: RegistrySpec, verbose: bool) -> Loaded:
 
 
 def _load_live(spec: RegistrySpec, verbose: bool) -> Loaded:
-    from argmatrix.loaders.live.importing import LiveSettings, load_live, unresolved_stand_ins
+    """The registry read live, in a process of its own that ends where the target would parse
+    (loaders/live/process.py): nothing after the parse runs. Its files are those of the modules
+    it imported, the target's first (`imported_files` keeps those of the project)."""
+    from argmatrix.loaders.live.process import Job, run_apart
+
+    job = Job("argmatrix.loaders.load:_live_child", (spec, verbose))
+    outcome = run_apart(job, _show_printed if verbose else None).value
+    for note in outcome.notes if verbose else ():
+        print(note, file=sys.stderr)
+    return outcome.registry, list(outcome.modules)
+
+
+def _show_printed(printed: str) -> None:
+    sys.stderr.write(f"-- what the registry printed while loading --\n{printed}")
+    if not printed.endswith("\n"):
+        sys.stderr.write("\n")
+
+
+def _live_child(spec: RegistrySpec, verbose: bool, end: Callable[[Any], NoReturn]) -> NoReturn:
+    """In the read's own process: import and build, and end with the model of what was found,
+    where the target parses or when it returns (`end` never returns)."""
+    from argmatrix.loaders.live.importing import LiveSettings, load_live
 
     settings = LiveSettings(
         mock=spec.mock,
@@ -170,14 +192,37 @@ def _load_live(spec: RegistrySpec, verbose: bool) -> Loaded:
         kwargs=spec.kwargs,
         verbose=verbose,
     )
-    result = load_live(spec.target, spec.base_dir, settings)
-    if verbose and result.stood_in:
-        print(f"stand-ins for: {', '.join(result.stood_in)}", file=sys.stderr)
+
+    def finish(found: Any) -> NoReturn:
+        if isinstance(found, ArgmatrixError):
+            end(found)  # an error: the process hands it over as one
+        try:
+            end(_live_outcome(spec, found))
+        except ArgmatrixError as error:
+            end(error)
+
+    finish(load_live(spec.target, spec.base_dir, settings, end=finish))
+
+
+def _live_outcome(spec: RegistrySpec, result: LiveResult) -> LiveOutcome:
+    """The model of what a live read found, with what is said of it, and the files of the
+    modules imported (the target's module first)."""
+    from argmatrix.loaders.live.importing import LiveOutcome, unresolved_stand_ins
+
     framework = framework_of(spec, result.framework)
     parser = framework.descend(result.parser, spec.subcommand, spec.target)
-    diagnostics = unresolved_stand_ins(parser, result.sites)
+    diagnostics = [*result.diagnostics, *unresolved_stand_ins(parser, result.sites)]
     registry = framework.to_registry(parser, spec.source, result.sites, _read_file)
-    return (replace(registry, diagnostics=tuple(diagnostics)) if diagnostics else registry), None
+    if diagnostics:
+        registry = replace(registry, diagnostics=(*registry.diagnostics, *diagnostics))
+    notes = (f"stand-ins for: {', '.join(result.stood_in)}",) if result.stood_in else ()
+    return LiveOutcome(registry, _module_files(spec.target.partition(":")[0]), notes)
+
+
+def _module_files(target_module: str) -> tuple[str, ...]:
+    files = [getattr(sys.modules.get(target_module), "__file__", None)]
+    files += [getattr(module, "__file__", None) for module in list(sys.modules.values())]
+    return tuple(dict.fromkeys(f for f in files if isinstance(f, str)))
 
 
 def _not_empty(registry: Registry, spec: RegistrySpec) -> None:

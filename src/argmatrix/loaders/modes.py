@@ -13,8 +13,7 @@ Everything that depends on the mode asks its record (`spec.loader.runs_code`,
 from __future__ import annotations
 
 import os
-import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
@@ -123,26 +122,19 @@ def guess_mode(target: str, static: bool) -> Mode:
     return LOADERS[mode].without_running if static else mode
 
 
-def imported_files(spec: RegistrySpec, root: Path) -> list[tuple[str, bool]]:
+def imported_files(modules: Sequence[str], root: Path) -> list[tuple[str, bool]]:
     """The files a registry whose code ran stands for, each with whether a documentation server
-    watches it: the target's module (watched), and every module imported from inside the
-    project `root` (not watched: with a virtual environment in the project, that would be every
-    package installed there)."""
+    watches it: the target's module (the first of `modules`, the files of the modules its read
+    imported; watched), and every module imported from inside the project `root` (not watched:
+    with a virtual environment in the project, that would be every package installed there)."""
     files: dict[str, bool] = {}
-    target = _module_file(sys.modules.get(spec.target.partition(":")[0]))
-    if target is not None:
-        files[target] = True
+    if modules:
+        files[modules[0]] = True
     prefix = str(root).rstrip(os.sep) + os.sep
-    for module in list(sys.modules.values()):
-        file = _module_file(module)
-        if file is not None and file.startswith(prefix):
+    for file in modules[1:]:
+        if file.startswith(prefix):
             files.setdefault(file, False)
     return list(files.items())
-
-
-def _module_file(module: Any) -> str | None:
-    file = getattr(module, "__file__", None)
-    return file if isinstance(file, str) else None
 
 
 # ------------------------------------------------------------------ what built the registry

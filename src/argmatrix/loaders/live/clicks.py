@@ -5,9 +5,10 @@ A Click command is callable, and calling it parses `sys.argv` and runs its body 
 start). So a target that is a Click `Command` or `Group`, a Typer app (read as
 `typer.main.get_command` builds it, which runs none of its callbacks), or a function a Typer app
 registers is read from the object; and while any other target runs, a Click command asked to
-parse its command line (`Command.main`, which `cli()`, `typer.run` and `app()` all go through) stops
-it, as `parse_args` stops an argparse builder: that command is the registry. Click as Typer
-vendors it (`typer._click`) is met the same way as Click itself.
+parse or run in any of the ways Click offers (`cli()`, `Command.main`, `make_context`,
+`parse_args`, `Command.invoke`, `Context.invoke` and `Context.forward`, and a Typer app called,
+which `typer.run` does too) stops it, as `parse_args` stops an argparse builder: that command is
+the registry. Click as Typer vendors it (`typer._click`) is met the same way as Click itself.
 """
 
 from __future__ import annotations
@@ -26,18 +27,39 @@ from typing import Any
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.clicks import MISSING, CommandFacts, ParamFacts, TypeFacts
-from argmatrix.model.registry import Unevaluated
+from argmatrix.model.registry import Diagnostic, Unevaluated
 
 # The modules that define Click's Command: Click's own, and the copy Typer 0.2x vendors.
 CLICK_CORES = ("click.core", "typer._click.core")
 _COMMAND_CLASSES = ("Command", "BaseCommand")
-# Where a command's `main` is defined: Click's classes, and Typer's, which override it.
-_MAIN_DEFINED = {
-    "click.core": _COMMAND_CLASSES,
-    "typer._click.core": _COMMAND_CLASSES,
-    "typer.core": ("TyperCommand", "TyperGroup"),
-}
 _TYPER_MAIN = "typer.main"
+# The ways a Click command is parsed or run, by the classes that define them: Click's own
+# (Click 8.1's BaseCommand and MultiCommand too), Typer's, which override `main`, and a Typer
+# app's call. Each stops the read where it is defined: a subclass of the project's own reaches
+# one of them before its body runs.
+_CLICK_CLASSES = (
+    "Context",
+    "BaseCommand",
+    "Command",
+    "MultiCommand",
+    "Group",
+    "CommandCollection",
+)
+_STOPS: dict[str, tuple[str, ...]] = {
+    "click.core": _CLICK_CLASSES,
+    "typer._click.core": _CLICK_CLASSES,
+    "typer.core": ("TyperCommand", "TyperGroup"),
+    _TYPER_MAIN: ("Typer",),
+}
+_STOP_METHODS = ("__call__", "main", "make_context", "parse_args", "invoke", "forward")
+# `main()`'s own parameters; every other keyword is a setting of the context it makes.
+_MAIN_PARAMETERS = frozenset(
+    {"args", "prog_name", "complete_var", "standalone_mode", "windows_expand_args"}
+)
+_MAKE_CONTEXT_PARAMETERS = frozenset({"info_name", "args", "parent"})
+# Where Click defines its own help option (`help_option`, `HelpOption`): a parameter whose
+# callback is defined there is Click's help, left out as argparse's --help is.
+_HELP_MODULES = ("click.decorators", "typer._click.decorators")
 # Options Typer adds to an app's top command for shell completion: the shell's, not the server's.
 _TYPER_COMPLETION = ("install_completion", "show_completion")
 
@@ -184,34 +206,78 @@ def _as_typer_run(function: Any, target: str) -> Any:
 # ------------------------------------------------------------------ stopping at the parse
 
 
-@contextmanager
-def click_parse_captured() -> Iterator[None]:
-    """While the block runs, a Click command asked to parse (`main`) raises `ClickCaptured`
-    with itself: in Click loaded now, and in Click or Typer's copy imported in the block."""
-    patched: list[tuple[type, Any]] = []
+# What a stop is given: the command (or Typer app) asked to parse or run, the settings of the
+# context it would make (`auto_envvar_prefix=`, `default_map=`), and the frame that asked.
+OnStop = Callable[[Any, dict[str, Any], Any], Any]
 
-    def capture(self: Any, args: Any = None, prog_name: Any = None, **kwargs: Any) -> Any:
-        raise ClickCaptured(self, kwargs)
+
+@contextmanager
+def click_parse_captured(on_stop: OnStop | None = None) -> Iterator[None]:
+    """While the block runs, a Click command asked to parse or run calls `on_stop`, which ends
+    the read (without it, it raises `ClickCaptured` with the command): in Click loaded now, and
+    in Click, Typer's copy or Typer imported in the block."""
+    patched: list[tuple[type, str, Any]] = []
+
+    def stopping(method: str) -> Callable[..., Any]:
+        def stop(self: Any, *args: Any, **kwargs: Any) -> Any:
+            found, settings = _stopped(self, method, args, kwargs)
+            if on_stop is not None:
+                on_stop(found, settings, sys._getframe(1))
+            if is_typer_app(found):
+                found = typer_command(found, getattr(found.info, "name", None) or "the app")
+            raise ClickCaptured(found, settings)
+
+        return stop
 
     def patch(module: ModuleType) -> None:
-        for name in _MAIN_DEFINED[module.__name__]:
+        for name in _STOPS[module.__name__]:
             cls = vars(module).get(name)  # not getattr: Click 8.2+ warns for BaseCommand
-            if isinstance(cls, type) and "main" in vars(cls):
-                patched.append((cls, vars(cls)["main"]))
-                cls.main = capture  # type: ignore[attr-defined]
+            if not isinstance(cls, type):
+                continue
+            for method in _STOP_METHODS:
+                if method in vars(cls):
+                    patched.append((cls, method, vars(cls)[method]))
+                    setattr(cls, method, stopping(method))
 
-    for name in _MAIN_DEFINED:
+    for name in _STOPS:
         if name in sys.modules:
             patch(sys.modules[name])
-    watcher = _ImportWatcher(tuple(_MAIN_DEFINED), patch)
+    watcher = _ImportWatcher(tuple(_STOPS), patch)
     sys.meta_path.insert(0, watcher)
     try:
         yield
     finally:
         if watcher in sys.meta_path:
             sys.meta_path.remove(watcher)
-        for cls, original in reversed(patched):
-            cls.main = original
+        for cls, method, original in reversed(patched):
+            setattr(cls, method, original)
+
+
+def _stopped(
+    obj: Any, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[Any, dict[str, Any]]:
+    """The command (or Typer app) a stopped call would parse or run, and the settings of its
+    context: `main()`'s and a call's extra keywords, `make_context`'s, or the context's own."""
+    if method in ("main", "__call__"):
+        return obj, {k: v for k, v in kwargs.items() if k not in _MAIN_PARAMETERS}
+    if method == "make_context":
+        return obj, {k: v for k, v in kwargs.items() if k not in _MAKE_CONTEXT_PARAMETERS}
+    if is_click_command(obj):  # parse_args(ctx, args), invoke(ctx)
+        context = args[0] if args else kwargs.get("ctx")
+        return obj, _context_settings(context)
+    # Context.invoke(callback or command, ...), Context.forward(command, ...)
+    given = args[0] if args else None
+    command = given if is_click_command(given) else getattr(obj, "command", None)
+    return command, _context_settings(obj)
+
+
+def _context_settings(context: Any) -> dict[str, Any]:
+    settings = {}
+    for name in ("auto_envvar_prefix", "default_map"):
+        value = getattr(context, name, None)
+        if value is not None:
+            settings[name] = value
+    return settings
 
 
 class _ImportWatcher(importlib.abc.MetaPathFinder):
@@ -244,6 +310,43 @@ class _ImportWatcher(importlib.abc.MetaPathFinder):
             then(module)
 
         loader.exec_module = exec_module
+
+
+def runner_warning(found: Any, target: str, module_name: str, frame: Any) -> Diagnostic:
+    """What is said of a target that is a function (or a script) running a Click command or a
+    Typer app, at the line running it: its code before that ran, and the object to name instead,
+    which live reading reads without running anything."""
+    name = _name_of(found, frame, module_name)
+    what = "Typer app" if is_typer_app(found) else "Click command"
+    shown = f" {found.name!r}" if isinstance(getattr(found, "name", None), str) else ""
+    instead = f"name {name} as the registry target" if name else "name the command object"
+    return Diagnostic(
+        frame.f_code.co_filename if frame is not None else "<live>",
+        frame.f_lineno if frame is not None else None,
+        f"{target} runs the {what}{shown} here, so live reading ran {target}'s code up to this"
+        " call (whatever it does first, such as an update check, ran too); "
+        f"{instead} instead: live reading reads a command object without running any of its code",
+    )
+
+
+def _name_of(found: Any, frame: Any, module_name: str) -> str | None:
+    """`module:name` of a module-level name bound to `found`: in the module of the code that
+    ran it, the target's module, or the module defining its callback."""
+    callback = getattr(found, "callback", None)
+    scopes: list[tuple[str, dict[str, Any]]] = []
+    if frame is not None:
+        spec = frame.f_globals.get("__spec__")
+        owner = getattr(spec, "name", None) or frame.f_globals.get("__name__")
+        if isinstance(owner, str):
+            scopes.append((owner, frame.f_globals))
+    for name in (module_name, getattr(callback, "__module__", None)):
+        if isinstance(name, str) and name in sys.modules:
+            scopes.append((name, vars(sys.modules[name])))
+    for owner, names in scopes:
+        for attr, value in list(names.items()):
+            if value is found and not attr.startswith("_") and owner != "__main__":
+                return f"{owner}:{attr}"
+    return None
 
 
 # ------------------------------------------------------------------ the facts of a command
@@ -289,12 +392,21 @@ def _text(value: Any) -> str | None:
 
 
 def _plumbing(param: Any) -> bool:
-    """Click's help option (`help_option`) and Typer's completion options: a command line's
-    own machinery, left out as argparse's `--help` is."""
+    """Click's help option (`help_option`, Click 8.1's `HelpOption`) and Typer's completion
+    options: a command line's own machinery, left out as argparse's `--help` is. Known by
+    where Click or Typer defines them, never by a name a project's own option may have."""
     callback = getattr(param, "callback", None)
-    if getattr(callback, "__name__", "") == "show_help":
+    if getattr(callback, "__module__", None) in _HELP_MODULES and str(
+        getattr(callback, "__qualname__", "")
+    ).startswith(("help_option.", "HelpOption.")):
         return True
-    return not getattr(param, "expose_value", True) and param.name in _TYPER_COMPLETION
+    if any(m in _HELP_MODULES and n == "HelpOption" for m, n in _classes(param)):
+        return True
+    return (
+        not getattr(param, "expose_value", True)
+        and param.name in _TYPER_COMPLETION
+        and str(getattr(callback, "__module__", "")).startswith("typer.")
+    )
 
 
 def _unset(value: Any) -> bool:

@@ -8,27 +8,29 @@ custom parser subclass, or a wrapper around a group, accepted beyond argparse's 
 The registry runs as a program would: under the environment and `sys.argv` the configuration
 gives, with the parser class it expects, and stopped at the moment it would parse its command line
 (a target such as `main()` or `setup_args()` builds a parser and parses at once: the parser it
-parses with is the registry). What it prints goes nowhere near argmatrix's output.
+parses with is the registry). It runs in a process of its own (`process.py`), and a stop ends
+that process with what was found: nothing after the parse runs, even where the target's own
+`except:` would catch an exception or the parse is in a thread. What it prints goes nowhere near
+argmatrix's output.
 """
 
 from __future__ import annotations
 
 import argparse
+import dis
 import importlib
 import importlib.machinery
 import importlib.util
 import inspect
-import io
 import os
 import runpy
 import sys
-import tempfile
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, NoReturn, cast
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.clicks import CLICK, CommandFacts
@@ -38,6 +40,9 @@ from argmatrix.loaders.live.clicks import (
     click_parse_captured,
     command_facts,
     framework_command,
+    is_typer_app,
+    runner_warning,
+    typer_command,
 )
 from argmatrix.loaders.live.fields import FieldFinder
 from argmatrix.loaders.live.mocking import (
@@ -48,7 +53,7 @@ from argmatrix.loaders.live.mocking import (
 )
 from argmatrix.loaders.sections import CallSite
 from argmatrix.loaders.target import split_target
-from argmatrix.model.registry import Diagnostic, Unevaluated
+from argmatrix.model.registry import Diagnostic, Registry, Unevaluated
 
 _original_init: Callable[..., None] = argparse._ActionsContainer.__init__
 MAIN = "__main__"  # `module:__main__`: the parser the module builds when run as a script
@@ -62,6 +67,7 @@ _PARSE_METHODS = (
     "parse_intermixed_args",
     "parse_known_intermixed_args",
 )
+_KNOWN_ONLY = ("parse_known_args", "parse_known_intermixed_args")  # the rest left to others
 
 
 @dataclass(frozen=True)
@@ -84,6 +90,22 @@ class LiveResult:
     sites: dict[int, CallSite]
     stood_in: list[str] = field(default_factory=list)
     framework: str = ARGPARSE  # what built the parser (`FRAMEWORKS` in loaders/modes.py)
+    diagnostics: list[Diagnostic] = field(default_factory=list)  # said of how it was found
+
+
+@dataclass(frozen=True)
+class LiveOutcome:
+    """What a live read's process hands back (`process.py`): the model, the files of the
+    modules it imported (the target's first), and what --verbose says of the read."""
+
+    registry: Registry
+    modules: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+
+
+# Where a stop goes: the process's end with what was found (or the error it makes); it never
+# returns. Without one (a read in this process), a stop is raised as an exception.
+End = Callable[["LiveResult | ArgmatrixError"], NoReturn]
 
 
 class Recorder:
@@ -178,8 +200,9 @@ _RECORDING_CODE = _recording_code()
 
 
 class _Captured(BaseException):
-    """Stops the registry's code at the moment it would parse its command line. A
-    BaseException, so the registry's own `except Exception` does not swallow it."""
+    """Stops the registry's code at the moment it would parse its command line (a read without
+    a process of its own: see `End`). A BaseException, so the registry's own `except
+    Exception` does not swallow it."""
 
     def __init__(self, parser: argparse.ArgumentParser) -> None:
         super().__init__()
@@ -187,15 +210,23 @@ class _Captured(BaseException):
 
 
 @contextmanager
-def parse_captured() -> Iterator[None]:
-    """While the block runs, a parser asked to parse raises `_Captured` with itself."""
+def parse_captured(
+    on_parse: Callable[[argparse.ArgumentParser, str, Any], Any] | None = None,
+) -> Iterator[None]:
+    """While the block runs, a parser asked to parse calls `on_parse(parser, method, frame of
+    the call)`, which ends the read (without it, it raises `_Captured` with itself)."""
     saved = {name: getattr(argparse.ArgumentParser, name) for name in _PARSE_METHODS}
 
-    def capture(self: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> Any:
-        raise _Captured(self)
+    def capturing(method: str) -> Callable[..., Any]:
+        def capture(self: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> Any:
+            if on_parse is not None:
+                on_parse(self, method, sys._getframe(1))
+            raise _Captured(self)
+
+        return capture
 
     for name in _PARSE_METHODS:
-        setattr(argparse.ArgumentParser, name, capture)
+        setattr(argparse.ArgumentParser, name, capturing(name))
     try:
         yield
     finally:
@@ -221,83 +252,18 @@ def environment(env: Sequence[tuple[str, str]], argv: Sequence[str]) -> Iterator
                 os.environ[name] = value
 
 
-class _Sink(io.TextIOBase):
-    """Where the registry's prints go: kept while loading (shown with --verbose), dropped
-    after (a logging handler it made keeps writing here). Text only, as a real text stream:
-    Click probes a stream with `write(b"")` to find whether it takes bytes, and writes bytes
-    to its `buffer`, which is here too."""
-
-    def __init__(self) -> None:
-        self.parts: list[str] | None = []
-        self.buffer = _BinarySink(self)
-
-    def write(self, text: str) -> int:
-        if not isinstance(text, str):
-            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
-        if self.parts is not None:
-            self.parts.append(text)
-        return len(text)
-
-    def writable(self) -> bool:
-        return True
-
-    def close_sink(self) -> str:
-        text, self.parts = "".join(self.parts or ()), None
-        return text
-
-
-class _BinarySink(io.RawIOBase):
-    """`sys.stdout.buffer` and `sys.stderr.buffer` of the sink: bytes kept as text."""
-
-    def __init__(self, sink: _Sink) -> None:
-        self.sink = sink
-
-    def write(self, data: Any) -> int:
-        data = bytes(data)
-        self.sink.write(data.decode("utf-8", "replace"))
-        return len(data)
-
-    def writable(self) -> bool:
-        return True
-
-
-@contextmanager
-def quiet(verbose: bool) -> Iterator[None]:
-    """The registry's stdout and stderr (Python's and the file descriptors' both: a compiled
-    module prints there) go to a sink; with `verbose` they are copied to stderr afterwards."""
-    sink = _Sink()
-    for stream in (sys.stdout, sys.stderr):
-        stream.flush()
-    saved_streams = sys.stdout, sys.stderr
-    saved_fds: list[tuple[int, int]] = []
-    with tempfile.TemporaryFile() as captured:
-        try:
-            for fd in (1, 2):
-                try:
-                    saved_fds.append((fd, os.dup(fd)))
-                    os.dup2(captured.fileno(), fd)
-                except OSError:
-                    continue
-            sys.stdout = sys.stderr = sink
-            yield
-        finally:
-            sys.stdout, sys.stderr = saved_streams
-            for fd, copy in saved_fds:
-                os.dup2(copy, fd)
-                os.close(copy)
-            captured.seek(0)
-            printed = sink.close_sink() + captured.read().decode("utf-8", "replace")
-    if verbose and printed:
-        sys.stderr.write(f"-- what the registry printed while loading --\n{printed}")
-        if not printed.endswith("\n"):
-            sys.stderr.write("\n")
-
-
 def load_live(
-    target: str, base_dir: Path | None = None, settings: LiveSettings | None = None
+    target: str,
+    base_dir: Path | None = None,
+    settings: LiveSettings | None = None,
+    end: End | None = None,
 ) -> LiveResult:
     """Import the target and build its parser; return the parser, its call sites and the
-    modules stood in for (see `unresolved_stand_ins` for the values that came from them)."""
+    modules stood in for (see `unresolved_stand_ins` for the values that came from them).
+
+    `end`: where a stop goes (the end of the read's process, `process.py`): the target's code
+    stops where it would parse, and `end` is given what was found there, or the error a stop
+    makes; it never returns. Without it a stop is an exception the target's code could catch."""
     settings = settings or LiveSettings()
     module_name, attr = split_target(target)
     path_entry = str(base_dir or Path.cwd())
@@ -309,35 +275,180 @@ def load_live(
     recorder = Recorder()
     try:
         with (
-            quiet(settings.verbose),
             environment(settings.env, argv),
             stand_ins(
                 settings.mock, settings.auto_mock, _owners(module_name, settings)
             ) as stood_in,
             recorder.recording(),
         ):
-            parser, command = _parser_or_command(module_name, attr, target, settings)
+            stops = _Stops(target, module_name, recorder, stood_in, end)
+            parser, command = _parser_or_command(module_name, attr, target, settings, stops)
     finally:
         if path_entry in sys.path:
             sys.path.remove(path_entry)
-    stood_in = list(dict.fromkeys(stood_in))
-    if command is not None:  # a Click command or group, a Typer app (issue 22)
-        return LiveResult(command, recorder.sites, stood_in, framework=CLICK)
-    return LiveResult(parser, recorder.sites, stood_in)
+    return stops.result(parser if command is None else command)
+
+
+class _Stops:
+    """Where the target's code would parse its command line: the read ends there, with that
+    parser (or Click command) as the registry, handed to `end`. While the target's module is
+    imported (`running` False), a Click command asked to parse is refused instead: importing
+    the module would run it."""
+
+    def __init__(
+        self,
+        target: str,
+        module_name: str,
+        recorder: Recorder,
+        stood_in: list[str],
+        end: End | None,
+    ) -> None:
+        self.target = target
+        self.module_name = module_name
+        self.recorder = recorder
+        self.stood_in = stood_in
+        self.end = end
+        self.running = False
+        self.function = False  # the target is a function, not a script: a runner is said
+        self.diagnostics: list[Diagnostic] = []
+
+    def result(self, parser: Any) -> LiveResult:
+        framework = CLICK if isinstance(parser, CommandFacts) else ARGPARSE
+        stood_in = list(dict.fromkeys(self.stood_in))
+        return LiveResult(parser, self.recorder.sites, stood_in, framework, list(self.diagnostics))
+
+    def finish(self, found: LiveResult | ArgmatrixError) -> None:
+        """Hand `found` to `end` (which never returns); without one, return to raise."""
+        if self.end is not None:
+            self.end(found)
+        if isinstance(found, ArgmatrixError):
+            raise found
+
+    def parsed(self, parser: argparse.ArgumentParser, method: str, frame: Any) -> None:
+        """An argparse parser asked to parse. A pre-parser (`parse_known_args` on a parser
+        without `--help`, with another parse after it in the same code) is merged into the
+        parser of that later parse when that one is built already, and stopped at otherwise."""
+        if method in _KNOWN_ONLY and not parser.add_help:
+            later = _later_parser(frame, parser)
+            if isinstance(later, argparse.ArgumentParser):
+                parser = _merged(later, parser)
+            elif later is not None:
+                self.finish(_pre_parser_error(self.target, frame, parser))
+        self.finish(self.result(parser))
+
+    def clicked(self, found: Any, settings: dict[str, Any], frame: Any) -> None:
+        """A Click command (or a Typer app) asked to parse or run, by the code of `frame`."""
+        frame = _project_frame(frame)
+        if not self.running:
+            self.finish(_runs_at_import(self.module_name, found, frame))
+        try:
+            command = typer_command(found, self.target) if is_typer_app(found) else found
+            facts = command_facts(command, settings=settings)
+        except ArgmatrixError as error:
+            self.finish(error)
+            return
+        if self.function:
+            warning = runner_warning(found, self.target, self.module_name, frame)
+            self.diagnostics.append(warning)
+        self.finish(self.result(facts))
+
+
+def _project_frame(frame: Any) -> Any:
+    """The innermost frame outside Click, Typer and argmatrix, from `frame` outwards: the
+    project's code that ran a command (`typer.run(main)` calls the app it makes)."""
+    outside = (_ARGMATRIX, *_framework_folders())
+    while frame is not None and frame.f_code.co_filename.startswith(outside):
+        frame = frame.f_back
+    return frame
+
+
+def _later_parser(frame: Any, parser: argparse.ArgumentParser) -> Any:
+    """The parser of the next parse written in the code of `frame` after the current one (what
+    the name it is called on holds now: None where no parse follows, `...` where the name holds
+    no other parser yet)."""
+    if frame is None:
+        return None
+    instructions = list(dis.get_instructions(frame.f_code))
+    before = None
+    for instruction in instructions:
+        if (
+            instruction.offset > frame.f_lasti
+            and instruction.opname in ("LOAD_ATTR", "LOAD_METHOD")
+            and instruction.argval in _PARSE_METHODS
+        ):
+            holder = _bound(frame, before)
+            if isinstance(holder, argparse.ArgumentParser) and holder is not parser:
+                return holder
+            return ...
+        before = instruction
+    return None
+
+
+def _bound(frame: Any, instruction: Any) -> Any:
+    """What the name an instruction loads is bound to in `frame` now (None: not a name)."""
+    if instruction is None or not instruction.opname.startswith(_NAME_LOADS):
+        return None
+    name = instruction.argval
+    if isinstance(name, tuple):  # LOAD_FAST_LOAD_FAST (3.13): the second is the receiver
+        name = name[-1]
+    for scope in (frame.f_locals, frame.f_globals):
+        if name in scope:
+            return scope[name]
+    return None
+
+
+_NAME_LOADS = ("LOAD_NAME", "LOAD_FAST", "LOAD_GLOBAL", "LOAD_DEREF")
+
+
+def _merged(
+    parser: argparse.ArgumentParser, pre: argparse.ArgumentParser
+) -> argparse.ArgumentParser:
+    """`parser` with the options of the pre-parser it does not have: the whole command line."""
+    known = set(parser._option_string_actions)
+    for action in pre._actions:
+        if action.option_strings and not known.intersection(action.option_strings):
+            parser._add_action(action)
+    return parser
+
+
+def _pre_parser_error(target: str, frame: Any, pre: argparse.ArgumentParser) -> ArgmatrixError:
+    flags = ", ".join(a.option_strings[0] for a in pre._actions if a.option_strings) or "none"
+    return ArgmatrixError.at(
+        f"{target} parses a pre-parser ({flags}) with parse_known_args and builds the parser of"
+        " the rest of its command line after that, when it runs: live reading stops at the"
+        " pre-parse, before any of it runs",
+        file=frame.f_code.co_filename if frame is not None else None,
+        line=frame.f_lineno if frame is not None else None,
+        fix="name the function that builds the whole parser (module:function), or build it"
+        " before the pre-parse",
+    )
+
+
+def _runs_at_import(module_name: str, command: Any, frame: Any) -> ArgmatrixError:
+    name = getattr(command, "name", None) or type(command).__name__
+    return ArgmatrixError.at(
+        f"importing {module_name!r} runs the Click command {name!r} (not under `if __name__ =="
+        ' "__main__":`): live reading stopped there, before it parses',
+        file=frame.f_code.co_filename if frame is not None else None,
+        line=frame.f_lineno if frame is not None else None,
+        fix=f"name {module_name}:__main__ to read what the module runs, or put the call under"
+        ' `if __name__ == "__main__":`',
+    )
 
 
 def _parser_or_command(
-    module_name: str, attr: str, target: str, settings: LiveSettings
+    module_name: str, attr: str, target: str, settings: LiveSettings, stops: _Stops
 ) -> tuple[argparse.ArgumentParser | None, CommandFacts | None]:
     """The target's argparse parser, or the Click command it is or builds (never run)."""
     if attr == MAIN:
-        return _run_as_main(module_name, target, settings)
-    module = _import(module_name, settings)
-    builder = _resolve(module, module_name, attr)
-    command = framework_command(builder, module, target)
-    if command is not None:
-        return None, command_facts(command)
-    return _build(builder, target, settings)
+        return _run_as_main(module_name, target, settings, stops)
+    with click_parse_captured(stops.clicked):
+        module = _import(module_name, settings)
+        builder = _resolve(module, module_name, attr)
+        command = framework_command(builder, module, target)
+        if command is not None:
+            return None, command_facts(command)
+    return _build(builder, target, settings, stops)
 
 
 def _owners(module_name: str, settings: LiveSettings) -> set[str]:
@@ -506,21 +617,25 @@ def _value(value: Any, settings: LiveSettings) -> Any:
 
 
 def _build(
-    builder: Callable[..., Any], target: str, settings: LiveSettings
+    builder: Callable[..., Any], target: str, settings: LiveSettings, stops: _Stops
 ) -> tuple[argparse.ArgumentParser | None, CommandFacts | None]:
-    given = _given_parser(settings) if _wants_parser(builder, settings) else None
-    if given is None and settings.parser_class is not None:
-        raise ArgmatrixError.at(
-            f"parser_class is set, but {target} is given no parser (it takes no parameter for one)",
-            fix="remove parser_class, or name the function that fills a parser it is given",
-        )
-    args = [_value(a, settings) for a in settings.args]
-    kwargs = {k: _value(v, settings) for k, v in settings.kwargs}
+    with click_parse_captured(stops.clicked):  # the settings' own imports run nothing either
+        given = _given_parser(settings) if _wants_parser(builder, settings) else None
+        if given is None and settings.parser_class is not None:
+            raise ArgmatrixError.at(
+                f"parser_class is set, but {target} is given no parser (it takes no parameter"
+                " for one)",
+                fix="remove parser_class, or name the function that fills a parser it is given",
+            )
+        args = [_value(a, settings) for a in settings.args]
+        kwargs = {k: _value(v, settings) for k, v in settings.kwargs}
     if given is not None:
         args.insert(0, given)
     try:
-        with parse_captured(), click_parse_captured():
+        with parse_captured(stops.parsed), click_parse_captured(stops.clicked):
+            stops.running = stops.function = True
             result = builder(*args, **kwargs)
+            stops.running = False
     except _Captured as captured:
         return captured.parser, None
     except ClickCaptured as captured:  # it runs a Click command: that command is the registry
@@ -533,9 +648,10 @@ def _build(
         ) from None
     parser = result if isinstance(result, argparse.ArgumentParser) else given
     if parser is None:
-        command = framework_command(result, sys.modules[type(result).__module__], target)
-        if command is not None:  # a factory that returns a Click command or a Typer app
-            return None, command_facts(command)
+        with click_parse_captured(stops.clicked):
+            command = framework_command(result, sys.modules[type(result).__module__], target)
+            if command is not None:  # a factory that returns a Click command or a Typer app
+                return None, command_facts(command)
         raise ArgmatrixError.at(
             f"{target} returned {type(result).__name__}, not an argparse.ArgumentParser",
             fix="name a function that returns an ArgumentParser, fills one it is given, or"
@@ -545,12 +661,46 @@ def _build(
 
 
 def _run_as_main(
-    module_name: str, target: str, settings: LiveSettings
+    module_name: str, target: str, settings: LiveSettings, stops: _Stops
 ) -> tuple[argparse.ArgumentParser | None, CommandFacts | None]:
-    """`module:__main__`: run the module as a script (`python -m module`) and stop where it
-    parses its command line, with argparse or with Click: that parser is the registry."""
+    """`module:__main__`: run the module as a script (`python -m module`; for a package, its
+    `__main__` module) and stop where it parses its command line, with argparse or with
+    Click: that parser is the registry."""
+    with click_parse_captured(stops.clicked):  # a package's __init__ is imported to find it
+        origin = _script_file(module_name)
+    try:
+        with parse_captured(stops.parsed), click_parse_captured(stops.clicked):
+            stops.running = True
+            runpy.run_module(module_name, run_name=MAIN, alter_sys=False)
+            stops.running = False
+    except _Captured as captured:
+        return captured.parser, None
+    except ClickCaptured as captured:
+        return None, command_facts(captured.command, settings=captured.settings)
+    except ModuleNotFoundError as exc:
+        raise missing_module_error(f"running {module_name!r} as a script", exc, settings) from None
+    except ImportError as exc:  # `python -m pkg` of a package without __main__.py
+        raise _user_code_error(
+            f"running {module_name!r} as a script", exc, settings.verbose
+        ) from None
+    except (Exception, SystemExit) as exc:
+        raise _user_code_error(
+            f"running {module_name!r} as a script", exc, settings.verbose
+        ) from None
+    raise ArgmatrixError.at(
+        f"{target}: running {module_name!r} as a script ended without parsing a command line",
+        file=origin,
+        fix="name the function that builds the parser (module:function), or the Click"
+        " command or Typer app (module:name)",
+    )
+
+
+def _script_file(module_name: str) -> str | None:
+    """The file `python -m module_name` runs: the module's, or a package's `__main__.py`."""
     try:
         spec = importlib.util.find_spec(module_name)
+        if spec is not None and spec.submodule_search_locations is not None:
+            spec = importlib.util.find_spec(f"{module_name}.{MAIN}") or spec
     except (ImportError, ValueError):
         spec = None
     if spec is None:
@@ -558,25 +708,7 @@ def _run_as_main(
             f"cannot import {module_name!r}: no such module on sys.path",
             fix="check the registry target, or run from the folder that holds the module",
         )
-    try:
-        with parse_captured(), click_parse_captured():
-            runpy.run_module(module_name, run_name=MAIN, alter_sys=False)
-    except _Captured as captured:
-        return captured.parser, None
-    except ClickCaptured as captured:
-        return None, command_facts(captured.command, settings=captured.settings)
-    except ModuleNotFoundError as exc:
-        raise missing_module_error(f"running {module_name!r} as a script", exc, settings) from None
-    except (Exception, SystemExit) as exc:
-        raise _user_code_error(
-            f"running {module_name!r} as a script", exc, settings.verbose
-        ) from None
-    raise ArgmatrixError.at(
-        f"{target}: running {module_name!r} as a script ended without parsing a command line",
-        file=spec.origin,
-        fix="name the function that builds the parser (module:function), or the Click"
-        " command or Typer app (module:name)",
-    )
+    return spec.origin
 
 
 def _registry_frame(exc: BaseException) -> traceback.FrameSummary | None:

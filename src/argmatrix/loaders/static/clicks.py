@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.clicks import BOOL, MISSING, STRING, CommandFacts, ParamFacts, TypeFacts
+from argmatrix.loaders.static.branches import Undecided, run_at_import
 from argmatrix.loaders.static.classes import class_attribute
 from argmatrix.loaders.static.declared import docstring, enum_members
 from argmatrix.loaders.static.scripts import is_main_test
@@ -31,6 +32,7 @@ from argmatrix.loaders.static.values import (
     LambdaRef,
     resolve,
     short_source,
+    truth,
 )
 from argmatrix.model.registry import SourceLine, Unevaluated
 
@@ -66,6 +68,7 @@ _CONSTANT_TYPES = {
     "UNPROCESSED": TypeFacts("Unprocessed", "text"),
 }
 _STRIPPED_SUFFIXES = ("command", "cmd", "group", "grp")
+DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 @dataclass
@@ -92,6 +95,7 @@ class ClickReader:
         self.loader = loader
         self.evaluator = evaluator  # an interpreter of a module's top level as of a line
         self.scanned: dict[str, dict[str, Found]] = {}
+        self.statements: dict[str, list[ast.stmt | Undecided]] = {}
 
     # -------------------------------------------------------------- finding commands
 
@@ -117,12 +121,11 @@ class ClickReader:
         to, with the subcommands registered on its groups in source order."""
         if module.name in self.scanned:
             return self.scanned[module.name]
-        module.parse()
-        assert module.tree is not None
         found: dict[str, Found] = {}
         self.scanned[module.name] = found
         followed: set[int] = set()
-        for statement in module.tree.body:
+        statements = self.top_level(module)
+        for statement in statements:
             module.loader.budget.step()
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self._declared(module, statement, found)
@@ -136,8 +139,38 @@ class ClickReader:
             ):
                 followed.add(id(statement))
         groups = {name for name, command in found.items() if command.kind == "group"}
-        report_unfollowed(module, followed, groups, _REGISTERING, "subcommands")
+        report_unfollowed(module, statements, followed, groups, _REGISTERING, "subcommands")
         return found
+
+    def top_level(self, module: ModuleContext) -> list[ast.stmt | Undecided]:
+        """The module's top-level statements that run when it is imported (`branches`): a
+        command declared under `if typer_available:` or in a `try:` is found there."""
+        found = self.statements.get(module.name)
+        if found is None:
+            module.parse()
+            assert module.tree is not None
+
+            def decide(test: ast.expr) -> bool:
+                return truth(self.interpreter(module, test.lineno).known(test))
+
+            found = run_at_import(module.tree.body, decide, (CannotEvaluate,))
+            self.statements[module.name] = found
+        return found
+
+    def definition(
+        self, module: ModuleContext, name: str
+    ) -> ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | None:
+        """The function or class a module-level name is bound to by a `def` or `class` that
+        runs at import (the last one), if it is; a name an undecided `if` may bind stops the
+        read at that `if`."""
+        node = None
+        for statement in self.top_level(module):
+            if isinstance(statement, Undecided):
+                if name in statement.names:
+                    raise undecided(module, statement, name)
+            elif isinstance(statement, DEFINITIONS) and statement.name == name:
+                node = statement
+        return node
 
     def _declared(
         self,
@@ -669,19 +702,29 @@ _NOT_REGISTERING = (ast.Import, ast.ImportFrom, ast.ClassDef)
 
 
 def report_unfollowed(
-    module: ModuleContext, followed: set[int], names: set[str], methods: frozenset[str], what: str
+    module: ModuleContext,
+    statements: list[ast.stmt | Undecided],
+    followed: set[int],
+    names: set[str],
+    methods: frozenset[str],
+    what: str,
 ) -> None:
     """A top-level statement static reading did not follow that registers on one of `names`
-    (`cli.command()(f)`, a loop of `app.add_typer(...)`, a decorated function under an `if`):
-    what it adds is missing, said at its line (which stops the read)."""
+    (`cli.command()(f)`, a loop of `app.add_typer(...)`, a decorated function under an `if`
+    it cannot decide): what it adds is missing, said at its line (which stops the read)."""
     if not names:
         return
-    assert module.tree is not None
-    for statement in module.tree.body:
+    for entry in statements:
+        statement = entry.statement if isinstance(entry, Undecided) else entry
         if id(statement) in followed or isinstance(statement, _NOT_REGISTERING):
             continue
         if isinstance(statement, ast.If) and is_main_test(statement.test):
             continue
+        because = (
+            f" (a condition static reading cannot decide: {entry.reason})"
+            if isinstance(entry, Undecided)
+            else ""
+        )
         for node in ast.walk(statement):
             module.loader.budget.visit(1)
             if (
@@ -694,10 +737,25 @@ def report_unfollowed(
                     str(module.path),
                     statement.lineno,
                     f"`{short_source(module.segment(node))}` registers {what} in a statement"
-                    f" static reading does not follow: the {what} it adds are missing",
+                    f" static reading does not follow{because}: the {what} it adds are missing",
                     stops=True,
                 )
                 break
+
+
+def undecided(module: ModuleContext, statement: Undecided, name: str) -> ArgmatrixError:
+    """The stop at an `if`/`try` that may bind `name`, when static reading cannot tell which of
+    its alternatives runs."""
+    test = statement.statement
+    kind = f"if {short_source(module.segment(test.test))}:" if isinstance(test, ast.If) else "try:"
+    return ArgmatrixError.at(
+        f"static reading stopped: `{name}` is bound in more than one alternative of `{kind}`,"
+        f" and static reading cannot decide which runs ({statement.reason})",
+        file=str(module.path),
+        line=statement.line,
+        fix="define it once, outside the condition, or load the registry live"
+        " (registry.mode: live)",
+    )
 
 
 def _unknown_type(module: ModuleContext, node: ast.expr) -> TypeFacts:

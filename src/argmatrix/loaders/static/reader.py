@@ -91,6 +91,17 @@ MAX_DIAGNOSTICS = 200  # per read; beyond, one line says how many more there wer
 _MESSAGE_LENGTH = 400  # characters of one diagnostic (a reason may quote a long value)
 _LOOKUP_STEPS = 50  # looking for a module's file on the search path, in steps (about its time)
 _BYTES_A_STEP = 4  # 2**4 bytes of a module read count a step
+# Words of a module that uses argparse, and of one that uses Click or Typer.
+ARGPARSE_WORDS = ("ArgumentParser", "add_argument", "parse_args", "parse_known_args")
+_FRAMEWORK_NAMES = re.compile(r"\b(?:click|typer)\b")
+
+
+def names_click_or_typer(text: str) -> bool:
+    """Whether `text` names click or typer as a word. str.find rules most modules out: the
+    pattern alone goes over every character of a large module (3 ms of sglang's)."""
+    return ("click" in text or "typer" in text) and _FRAMEWORK_NAMES.search(text) is not None
+
+
 # A module whose text may call a parser method (in a class body the target's import runs).
 _BUILDS = re.compile(r"\.(?:add_argument|add_subparsers|add_parser|add_argument_group)\s*\(")
 
@@ -624,8 +635,12 @@ def _build(
         result = result.parser
     handle = result if isinstance(result, ParserHandle) else given
     if handle is None or not isinstance(handle.target, argparse.ArgumentParser):
+        nor = (
+            ", nor run a Click command or a Typer app," if names_click_or_typer(module.text) else ""
+        )
         raise ArgmatrixError.at(
-            f"{target} does not build an argparse.ArgumentParser that static reading can follow",
+            f"{target} does not build an argparse.ArgumentParser{nor} that static reading can"
+            " follow",
             file=str(module.path),
             line=function.node.lineno,
             fix="name a function that returns an ArgumentParser or fills one it is given,"

@@ -111,12 +111,11 @@ class TyperReader:
     def apps_of(self, module: ModuleContext) -> dict[str, App]:
         if module.name in self.scanned:
             return self.scanned[module.name]
-        module.parse()
-        assert module.tree is not None
         apps: dict[str, App] = {}
         self.scanned[module.name] = apps
         followed: set[int] = set()
-        for statement in module.tree.body:
+        statements = self.clicks.top_level(module)
+        for statement in statements:
             self.loader.budget.step()
             if isinstance(statement, ast.Assign):
                 self._assigned(module, statement, apps)
@@ -129,7 +128,7 @@ class TyperReader:
                 and self._add_typer(module, statement.value)
             ):
                 followed.add(id(statement))
-        report_unfollowed(module, followed, set(apps), _REGISTERING, "commands")
+        report_unfollowed(module, statements, followed, set(apps), _REGISTERING, "commands")
         return apps
 
     def _assigned(self, module: ModuleContext, node: ast.Assign, apps: dict[str, App]) -> None:
@@ -218,7 +217,8 @@ class TyperReader:
         """`typer.main.get_command(app)`: a group if the app has a callback, sub-apps or more
         than one command; its one command otherwise."""
         typer_callback = self._setting(app.module, app.call, "callback")
-        if app.callback is not None or typer_callback is not None or app.groups:
+        grouped = app.callback is not None or typer_callback is not None or app.groups
+        if grouped or len(app.commands) > 1:
             return self._group(app, None)
         if len(app.commands) == 1:
             facts = self._command(app.commands[0])
