@@ -109,6 +109,21 @@ $(TYPER_OLD)/.installed: $(LOCKS)/typer-0.9.4.txt
 need = @command -v $(1) >/dev/null 2>&1 || \
 	{ echo "make: $(1) is not installed: $(2) (fix: $(3))" >&2; exit 1; }
 
+# The corpus of real command lines (tests/test_corpus.py, marker `corpus`): current releases of
+# Click, Typer and argparse servers (locks/corpus.in), from wheels only, in an environment of
+# their own with argmatrix installed editable, where each is read live and statically and
+# compared with its framework's own view.
+CORPUS := .cache/corpus
+.PHONY: corpus
+corpus: $(CORPUS)/.installed
+
+$(CORPUS)/.installed: pyproject.toml $(LOCKS)/corpus.in $(LOCKS)/corpus.txt
+	$(PYTHON) -m venv $(CORPUS)
+	$(CORPUS)/bin/pip install -q -c $(LOCKS)/corpus.txt pip setuptools wheel
+	$(CORPUS)/bin/pip install -q -c $(LOCKS)/corpus.txt --only-binary=:all: -r $(LOCKS)/corpus.in
+	$(CORPUS)/bin/$(PIP_LOCKED) $(LOCKS)/corpus.txt -e .
+	touch $@
+
 # npm's own lock: `npm ci` installs exactly what locks/mdx/package-lock.json holds.
 $(MDX)/.installed: $(LOCKS)/mdx/package.json $(LOCKS)/mdx/package-lock.json
 	$(call need,npm,the MDX compiler's tests run it through Node.js,apt-get install nodejs npm)
@@ -200,6 +215,7 @@ lock: $(UV)
 	$(COMPILE) $(LOCKS)/pydantic.in -o $(LOCKS)/pydantic.txt --upgrade
 	$(COMPILE) $(LOCKS)/typer-0.29.2.in -o $(LOCKS)/typer-0.29.2.txt --upgrade
 	$(COMPILE) $(LOCKS)/typer-0.9.4.in -o $(LOCKS)/typer-0.9.4.txt --upgrade
+	$(COMPILE) pyproject.toml $(LOCKS)/tools.in $(LOCKS)/corpus.in -o $(LOCKS)/corpus.txt --upgrade
 	$(COMPILE) tests/live/requirements.txt $(LIVE_INPUTS) -o $(LOCKS)/live-sglang-0.5.7.txt --upgrade
 	$(COMPILE) tests/live/requirements-sglang-0.5.23.txt $(LIVE_INPUTS) \
 	  -o $(LOCKS)/live-sglang-0.5.23.txt --upgrade
@@ -262,7 +278,7 @@ lint: install
 # and newer sglang sources, lmdeploy's sources, ProperDocs, pydantic, two Typers and the MDX
 # compiler.
 TEST_NEEDS := browser-tools live-env live-env-0523 live-env-vllm pythons old-sglang new-sglang \
-              lmdeploy-cli properdocs pydantic-lib typer-libs $(MDX)/.installed
+              lmdeploy-cli properdocs pydantic-lib typer-libs corpus $(MDX)/.installed
 # The browser tests drive Debian's Chromium through its ChromeDriver.
 .PHONY: browser-tools
 browser-tools:
@@ -274,7 +290,7 @@ TEST_ENVIRONMENT = \
 	ARGMATRIX_LIVE_PYTHON_0523=$(CURDIR)/$(LIVE_0523)/bin/python \
 	ARGMATRIX_PYTHONS=$(subst $(space),:,$(foreach env,$(PYTHON_ENVS),$(CURDIR)/$(env)/bin/python))
 # The markers of pyproject.toml that the edit loop leaves out.
-FAST := not (slow or hostile or live_env or engine or pythons or browser or real_rtp)
+FAST := not (slow or hostile or live_env or engine or pythons or browser or real_rtp or corpus)
 
 # The full suite, with the coverage of src/argmatrix (the floor is in pyproject.toml). Every
 # marked suite runs, and a test whose engine or environment is missing fails; the one exception
@@ -324,7 +340,7 @@ history: install
 	$(BIN)/argmatrix history --target sglang.srt.server_args:ServerArgs.add_cli_args \
 	  --releases .cache/sglang-releases --output showcase/sglang-0.5.23/history.json
 
-bench: install live-env new-sglang live-env-0523 live-env-vllm lmdeploy-cli
+bench: install live-env new-sglang live-env-0523 live-env-vllm lmdeploy-cli corpus
 	ARGMATRIX_LIVE_PYTHON=$(CURDIR)/$(LIVE)/bin/python $(BIN)/python bench/run.py
 
 clean:

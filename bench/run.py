@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -500,6 +501,74 @@ def targets_table(targets: list[str]) -> list[str]:
     ]
 
 
+CORPUS_TITLE = "## The corpus of real command lines"
+
+
+def corpus_section() -> list[str]:
+    """Each target of the corpus (tests/test_corpus.py, in .cache/corpus: `make corpus`), read
+    live and statically: how many parameters and commands, and how static reading fares."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    import test_corpus as corpus  # the one list of the corpus's targets
+
+    lines = [
+        CORPUS_TITLE,
+        "",
+        "Current releases pinned in `locks/corpus.txt`, each read as a user names it; live equals"
+        " the framework's own view in every value of every subcommand (`tests/test_corpus.py`,"
+        " marker `corpus`), static equals live or stops at one located line.",
+        "",
+        "| target | framework | parameters (commands) | static | live |",
+        "| --- | --- | ---: | --- | --- |",
+    ]
+    with tempfile.TemporaryDirectory() as folder:
+        for target, settings in corpus.TARGETS.items():
+            done = corpus.export(target, settings, static=False, cwd=Path(folder))
+            live = json.loads(done.stdout)["registry"]
+            counted = f"{corpus.count(live)} ({_commands(live)})"
+            framework = _framework(
+                target, {"click": "Click", "argparse": "argparse"}[settings.framework]
+            )
+            lines.append(
+                f"| `{target}` | {framework} | {counted} |"
+                f" {_static(corpus, target, settings)} | equal to {framework}'s view |"
+            )
+    return [*lines, ""]
+
+
+def _framework(target: str, framework: str) -> str:
+    typer_apps = ("fastapi_cli", "huggingface_hub", "instructor")
+    return "Typer" if target.startswith(typer_apps) else framework
+
+
+def _commands(registry: dict[str, Any]) -> int:
+    subs = registry.get("subcommands", ())
+    return len(subs) + sum(_commands(s["registry"]) for s in subs)
+
+
+def _static(corpus: Any, target: str, settings: Any) -> str:
+    if settings.static_stop is not None:
+        where, what = settings.static_stop
+        return f"stops at `{where}`: {what}" if where else f"stops: {what}"
+    with tempfile.TemporaryDirectory() as folder:
+        done = corpus.export(target, settings, static=True, cwd=Path(folder))
+    kept = sum("kept as source text" in line for line in done.stderr.splitlines())
+    return f"equal to live, {kept} values kept as source text (said)" if kept else "equal to live"
+
+
+def write_corpus_section() -> None:
+    """Replace the corpus's section of RESULTS.md (or add it at the end)."""
+    path = ROOT / "bench" / "RESULTS.md"
+    text = path.read_text(encoding="utf-8")
+    section = "\n".join(corpus_section())
+    start = text.find(CORPUS_TITLE)
+    if start < 0:
+        text = text.rstrip("\n") + "\n\n" + section
+    else:
+        end = text.find("\n## ", start + len(CORPUS_TITLE))
+        text = text[:start] + section + (text[end + 1 :] if end >= 0 else "")
+    path.write_text(text, encoding="utf-8")
+
+
 def main() -> None:
     import argparse
 
@@ -512,7 +581,16 @@ def main() -> None:
         action="store_true",
         help="Measure the start-up and scale targets alone and print them (nothing written).",
     )
-    if parser.parse_args().targets:
+    parser.add_argument(
+        "--corpus",
+        action="store_true",
+        help="Read the corpus of real command lines (.cache/corpus) and write its table alone.",
+    )
+    options = parser.parse_args()
+    if options.corpus:
+        write_corpus_section()
+        return
+    if options.targets:
         compile_argmatrix()
         sections = [targets_section(), scale_section()]
         print("\n".join(line for s in sections for line in s.lines))
@@ -542,6 +620,7 @@ def main() -> None:
         "machine; the ratios less so, and processor times, where given, not at all.",
         "",
     ]
+    lines += corpus_section()
     text = "\n".join(header + lines) + "\n"
     (ROOT / "bench" / "RESULTS.md").write_text(text)
     print(text)

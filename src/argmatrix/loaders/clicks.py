@@ -23,6 +23,7 @@ from argmatrix.loaders.convert import clean_text, normalise_choices, normalise_v
 from argmatrix.model.registry import (
     DEFAULT_SECTION,
     Argument,
+    Diagnostic,
     Registry,
     SourceLine,
     Subcommand,
@@ -133,6 +134,9 @@ class CommandFacts:
     auto_envvar_prefix: str | None = None
     hidden: bool = False
     deprecated: bool = False
+    # The other names its group accepts for it (`"list | ls"` registered, `ls` found by the
+    # group's `get_command`).
+    aliases: tuple[str, ...] = ()
 
 
 # ------------------------------------------------------------------ the converter
@@ -157,9 +161,10 @@ def _registry(command: CommandFacts, source: str, prefix: str | None) -> Registr
     subcommands = tuple(
         Subcommand(
             name=clean_text(name),
-            aliases=(),
+            aliases=tuple(clean_text(a) for a in sub.aliases),
             help=_short_help(sub),
             registry=_registry(sub, f"{source} {name}", _child_prefix(prefix, name)),
+            hidden=sub.hidden,
         )
         for name, sub in command.subcommands
     )
@@ -331,6 +336,28 @@ def _extra(param: ParamFacts, prefix: str | None) -> dict[str, Any]:
     return {clean_text(k): normalise_value(v) for k, v in sorted(extra.items())}
 
 
+def kept_as_source(registry: Registry) -> list[Diagnostic]:
+    """A warning for each value a command's reading kept as source text (a callable default,
+    computed when the command runs), at the argument's line where it is known: said as static
+    reading says the values it keeps."""
+    said = []
+    for argument in registry.arguments:
+        if isinstance(argument.default, Unevaluated):
+            origin = argument.origin
+            reason = f" ({argument.default.reason})" if argument.default.reason else ""
+            said.append(
+                Diagnostic(
+                    origin.file if origin else registry.source,
+                    origin.line if origin else None,
+                    f"{argument.name}: default kept as source text: `{argument.default.source}`"
+                    + reason,
+                )
+            )
+    for sub in registry.subcommands:
+        said += kept_as_source(sub.registry)
+    return said
+
+
 def descend_command(command: CommandFacts, path: tuple[str, ...], target: str) -> CommandFacts:
     """The subcommand `path` leads to in a Click group (`serve`, then `api`), found as `descend`
     finds an argparse subparser, with the same words when it is not there; it keeps, as its
@@ -340,6 +367,8 @@ def descend_command(command: CommandFacts, path: tuple[str, ...], target: str) -
     walked: list[str] = []
     for name in path:
         found = dict(command.subcommands)
+        canonical = {a: n for n, sub in command.subcommands for a in sub.aliases}
+        name = canonical.get(name, name)  # an alias the group accepts names the command
         if name not in found:
             names = list(found)
             known = ", ".join(names[:20]) + (", ..." if len(names) > 20 else "")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from argmatrix._runtime.cache import cached_with_inputs
 from argmatrix.errors import ArgmatrixError
-from argmatrix.loaders.modes import FRAMEWORKS, LOADERS, Loader, Mode, framework_of
+from argmatrix.loaders.modes import CLICK, FRAMEWORKS, LOADERS, Loader, Mode, framework_of
 from argmatrix.model.registry import Diagnostic, Registry
 
 if TYPE_CHECKING:
@@ -207,12 +207,15 @@ def _live_child(spec: RegistrySpec, verbose: bool, end: Callable[[Any], NoReturn
 def _live_outcome(spec: RegistrySpec, result: LiveResult) -> LiveOutcome:
     """The model of what a live read found, with what is said of it, and the files of the
     modules imported (the target's module first)."""
+    from argmatrix.loaders.clicks import kept_as_source
     from argmatrix.loaders.live.importing import LiveOutcome, unresolved_stand_ins
 
     framework = framework_of(spec, result.framework)
     parser = framework.descend(result.parser, spec.subcommand, spec.target)
     diagnostics = [*result.diagnostics, *unresolved_stand_ins(parser, result.sites)]
     registry = framework.to_registry(parser, spec.source, result.sites, _read_file)
+    if framework.name == CLICK:  # a callable default, computed when the command runs: said
+        diagnostics += kept_as_source(registry)
     if diagnostics:
         registry = replace(registry, diagnostics=(*registry.diagnostics, *diagnostics))
     notes = (f"stand-ins for: {', '.join(result.stood_in)}",) if result.stood_in else ()

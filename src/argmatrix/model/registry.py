@@ -126,6 +126,9 @@ class Subcommand:
     aliases: tuple[str, ...]
     help: str
     registry: Registry
+    # Left out of the command's listing (Click's `hidden=True`): pages leave it out, as they do
+    # a hidden option; the compatibility gate does not hold it.
+    hidden: bool = False
 
 
 @dataclass(frozen=True)
@@ -297,6 +300,7 @@ def registry_to_dict(registry: Registry) -> dict[str, Any]:
                 "name": sub.name,
                 "aliases": list(sub.aliases),
                 "help": sub.help,
+                **({"hidden": True} if sub.hidden else {}),
                 "registry": registry_to_dict(sub.registry),
             }
             for sub in registry.subcommands
@@ -344,6 +348,7 @@ def registry_from_dict(data: dict[str, Any]) -> Registry:
                 aliases=tuple(s.get("aliases", ())),
                 help=s.get("help", ""),
                 registry=registry_from_dict(s["registry"]),
+                hidden=s.get("hidden", False) is True,
             )
             for s in data.get("subcommands", ())
         ),

@@ -271,6 +271,7 @@ def server_page(registry: Registry, cells: Cells | None = None, scope: str = "")
         if a.deprecated and not a.hidden
         for replacement in (replacement_of(a, registry),)
     )
+    shown_subcommands = tuple(s for s in registry.subcommands if not s.hidden)  # as options
     subcommands = tuple(
         SubcommandView(
             name=code(sub.name),
@@ -278,9 +279,9 @@ def server_page(registry: Registry, cells: Cells | None = None, scope: str = "")
             help=cells.format.FILTERS["prose"](sub.help),
             page=server_page(sub.registry, cells, f"{scope}{anchor(sub.name)}"),
         )
-        for sub in registry.subcommands
+        for sub in shown_subcommands
     )
-    subcommands, shared = _shared_sections(registry.subcommands, subcommands)
+    subcommands, shared = _shared_sections(shown_subcommands, subcommands)
     return ServerPage(tuple(sections), deprecated, subcommands, cell(registry.description), shared)
 
 

@@ -17,17 +17,23 @@ import enum
 import importlib.abc
 import importlib.machinery
 import inspect
+import os
 import pathlib
 import sys
 import typing
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from argmatrix.errors import ArgmatrixError
-from argmatrix.loaders.clicks import MISSING, CommandFacts, ParamFacts, TypeFacts
-from argmatrix.model.registry import Diagnostic, Unevaluated
+from argmatrix.loaders.clicks import MISSING, TYPE_NAMES, CommandFacts, ParamFacts, TypeFacts
+from argmatrix.model.registry import Diagnostic, SourceLine, Unevaluated
+
+# Click's types argmatrix knows by name: those the model names (`TYPE_NAMES`), and a Tuple.
+TYPE_NAMES_KNOWN = frozenset({*TYPE_NAMES, "Tuple"})
 
 # The modules that define Click's Command: Click's own, and the copy Typer 0.2x vendors.
 CLICK_CORES = ("click.core", "typer._click.core")
@@ -357,10 +363,14 @@ def command_facts(
     name: str | None = None,
     settings: dict[str, Any] | None = None,
     above: tuple[int, ...] = (),
+    parent: Any = None,
 ) -> CommandFacts:
     """What the converter needs of a Click command object, read from its attributes (the
-    same on Click 8.1 to 8.5 and on Typer's copy). `settings`: what `main()` was given;
-    `above`: the groups it is in (a group inside itself would have no end)."""
+    same on Click 8.1 to 8.5 and on Typer's copy), with what Click decides at run time: the
+    subcommands a group lists (`list_commands`) and runs when one is selected
+    (`resolve_command`: a placeholder loads its real command), the defaults its context's
+    `default_map` gives. `settings`: what `main()` was given; `above`: the groups it is in (a
+    group inside itself would have no end); `parent`: the context of the group it is in."""
     if id(command) in above:
         raise ArgmatrixError.at(
             f"the Click group {command.name!r} contains itself (as {name!r})",
@@ -369,22 +379,122 @@ def command_facts(
     context = dict(getattr(command, "context_settings", None) or {})
     context.update(settings or {})
     prefix = context.get("auto_envvar_prefix")
-    commands = getattr(command, "commands", None)
-    is_group = isinstance(commands, dict)
-    subcommands = commands if isinstance(commands, dict) else {}
+    ctx = _context(command, name, parent, settings or {})
+    defaults = getattr(ctx, "default_map", None)
+    is_group = isinstance(getattr(command, "commands", None), dict)
     return CommandFacts(
         name=name or command.name or "",
         help=_text(getattr(command, "help", None)),
         short_help=_text(getattr(command, "short_help", None)),
-        params=tuple(param_facts(p) for p in command.params if not _plumbing(p)),
-        is_group=is_group,
-        subcommands=tuple(
-            (n, command_facts(c, n, above=(*above, id(command)))) for n, c in subcommands.items()
+        params=tuple(
+            param_facts(p, defaults, _origin(command)) for p in command.params if not _plumbing(p)
         ),
+        is_group=is_group,
+        subcommands=tuple(_subcommands(command, ctx, (*above, id(command)))) if is_group else (),
         auto_envvar_prefix=prefix if isinstance(prefix, str) else None,
         hidden=bool(getattr(command, "hidden", False)),
         deprecated=bool(getattr(command, "deprecated", False)),
     )
+
+
+def _context(command: Any, name: str | None, parent: Any, settings: dict[str, Any]) -> Any:
+    """The context Click makes for the command when it runs (its `context_settings`, and what
+    `main()` was given), without parsing anything: what the group lists and selects, and the
+    `default_map` the parent's passes down, come from it. None where it cannot be made."""
+    make = getattr(command, "context_class", None)
+    if make is None:
+        return None
+    extra = {**(getattr(command, "context_settings", None) or {}), **settings}
+    try:
+        return make(command, info_name=name or command.name, parent=parent, **extra)
+    except Exception:  # a context class of the project's that wants more: none
+        return None
+
+
+_CLICK_DEFINED = frozenset({"click.core", "typer._click.core", "typer.core"})
+
+
+def _own(command: Any, method: str) -> bool:
+    """Whether the project's own class defines `method` (Click's and Typer's do not count)."""
+    for cls in type(command).__mro__:
+        if method in vars(cls):
+            return cls.__module__ not in _CLICK_DEFINED
+    return False
+
+
+def _subcommands(
+    group: Any, ctx: Any, above: tuple[int, ...]
+) -> Iterator[tuple[str, CommandFacts]]:
+    """A group's subcommands as Click lists them for `--help` (`list_commands`, where the
+    project defines it: a lazy group; else in the order they were registered), each as the
+    group runs it when it is selected, with the other names the group accepts for it. A name
+    the group lists but gives no command for is left out, as Click's help does."""
+    commands: dict[str, Any] = group.commands
+    names = (
+        list(group.list_commands(ctx)) if _own(group, "list_commands") and ctx else list(commands)
+    )
+    for name in dict.fromkeys(names):
+        command = _selected(group, ctx, name)
+        if command is None:
+            continue
+        facts = command_facts(command, name, above=above, parent=ctx)
+        aliases = tuple(
+            a for a in _alias_names(commands, name) if _selected(group, ctx, a) is command
+        )
+        yield name, replace(facts, aliases=aliases) if aliases else facts
+
+
+def _selected(group: Any, ctx: Any, name: str) -> Any:
+    """The command the group runs for `name`: what its own `resolve_command` gives (a
+    placeholder command loading the real one), else its `get_command`, else the one
+    registered under that name."""
+    if ctx is not None and _own(group, "resolve_command"):
+        try:
+            return group.resolve_command(ctx, [name])[1]
+        except Exception:  # it refuses the name: as listed, through get_command
+            pass
+    if ctx is not None and _own(group, "get_command"):
+        try:
+            return group.get_command(ctx, name)
+        except Exception:
+            return None
+    return group.commands.get(name)
+
+
+def _alias_names(commands: dict[str, Any], name: str) -> list[str]:
+    """The other names of a command registered as `"name | alias"` (and listed as `name`)."""
+    found = []
+    for key in commands:
+        parts = [part.strip() for part in key.split("|")]
+        if len(parts) > 1 and parts[0] == name:
+            found += [part for part in parts[1:] if part]
+    return found
+
+
+def _origin(command: Any) -> SourceLine | None:
+    """Where the command's function is defined: where its parameters are declared, near
+    enough for a finding or a warning about one of them (a live read knows no decorator's
+    line)."""
+    callback = getattr(command, "callback", None)
+    try:
+        function = inspect.unwrap(callback) if callback is not None else None
+    except ValueError:
+        return None
+    code = getattr(function, "__code__", None)
+    if code is None or code.co_filename.startswith(_framework_packages()):
+        return None
+    return SourceLine(code.co_filename, code.co_firstlineno)
+
+
+def _framework_packages() -> tuple[str, ...]:
+    """The folders of Click and Typer, as imported: their own functions are no place of the
+    project's."""
+    folders = []
+    for name in ("click", "typer"):
+        file = getattr(sys.modules.get(name), "__file__", None)
+        if isinstance(file, str):
+            folders.append(str(Path(file).parent) + os.sep)
+    return tuple(folders)
 
 
 def _text(value: Any) -> str | None:
@@ -418,9 +528,13 @@ def _raw(value: Any) -> Any:
     return MISSING if _unset(value) else value
 
 
-def param_facts(param: Any) -> ParamFacts:
+def param_facts(param: Any, defaults: Any = None, origin: SourceLine | None = None) -> ParamFacts:
+    """One parameter; its default as the command's `default_map` sets it, where it does."""
     kind = "argument" if param.param_type_name == "argument" else "option"
     envvar = param.envvar
+    default = param.default
+    if isinstance(defaults, dict) and param.name in defaults:
+        default = defaults[param.name]
     return ParamFacts(
         kind=kind,
         name=param.name or "",
@@ -430,9 +544,7 @@ def param_facts(param: Any) -> ParamFacts:
         required=bool(param.required),
         nargs=int(param.nargs),
         multiple=bool(param.multiple),
-        default=_enum_value(_default(param.default))
-        if _is_typer(param)
-        else _default(param.default),
+        default=_enum_value(_default(default)) if _is_typer(param) else _shown(_default(default)),
         envvar=tuple(envvar) if isinstance(envvar, (list, tuple)) else envvar,
         help=_text(getattr(param, "help", None)),
         hidden=bool(getattr(param, "hidden", False)),
@@ -445,6 +557,7 @@ def param_facts(param: Any) -> ParamFacts:
         deprecated=bool(getattr(param, "deprecated", False)),
         version=_is_version_option(param),
         panel=_text(getattr(param, "rich_help_panel", None)),
+        origin=origin,
     )
 
 
@@ -475,6 +588,21 @@ def _enum_value(value: Any) -> Any:
 def _enum_name(value: Any) -> Any:
     """Click (8.2 and later) reads an enum choice by its member's name."""
     return value.name if isinstance(value, enum.Enum) else value
+
+
+def _shown(value: Any) -> Any:
+    """A default as Click shows it: an enum member by its name (Click 8.2 and later, whose
+    Choice reads members by name; 8.1 shows `Class.member`), in a list or tuple too."""
+    if isinstance(value, enum.Enum):
+        return value.name if _click_names_members() else value
+    if isinstance(value, (list, tuple)) and any(isinstance(v, enum.Enum) for v in value):
+        return type(value)(_shown(v) for v in value)
+    return value
+
+
+def _click_names_members() -> bool:
+    choice = getattr(sys.modules.get("click.types"), "Choice", None)
+    return choice is None or hasattr(choice, "normalize_choice")
 
 
 def _is_version_option(param: Any) -> bool:
@@ -530,7 +658,7 @@ def type_facts(param_type: Any) -> TypeFacts:
         info = param_type.to_info_dict()
     except Exception:  # a custom type whose own to_info_dict fails: its class and name
         info = {"param_type": type(param_type).__name__, "name": getattr(param_type, "name", "")}
-    kind = str(info.get("param_type", type(param_type).__name__))
+    kind = _click_type(param_type) or str(info.get("param_type", type(param_type).__name__))
     choices = getattr(param_type, "choices", None) if kind == "Choice" else None
     return TypeFacts(
         param_type=kind,
@@ -544,3 +672,16 @@ def type_facts(param_type: Any) -> TypeFacts:
         if kind == "Tuple"
         else (),
     )
+
+
+_CLICK_TYPES = ("click.types", "typer._click.types")
+
+
+def _click_type(param_type: Any) -> str | None:
+    """The Click type a parameter type is, by its class's ancestry: a project's subclass of
+    `click.Choice` (a Choice that also takes aliases) is a Choice, of `click.IntRange` a range;
+    None for a type of its own made on `click.ParamType`, which is read by its own name."""
+    for cls in type(param_type).__mro__:
+        if cls.__module__ in _CLICK_TYPES and cls.__name__ in TYPE_NAMES_KNOWN:
+            return cls.__name__
+    return None
