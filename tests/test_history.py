@@ -347,7 +347,7 @@ def test_repeated_labels_are_refused_by_the_model() -> None:
 
 
 def test_diagnostics_name_the_archive_not_a_private_folder(tmp_path: Path) -> None:
-    body = RELEASES["1.0"] + '\nparser.add_argument("--home", default=os.environ.get("HOME"))'
+    body = RELEASES["1.0"] + '\nparser.add_argument("--home", default=os.cpu_count())'
     path = tmp_path / "relserver-1.0-py3-none-any.whl"
     with zipfile.ZipFile(path, "w") as bundle:
         bundle.writestr("relserver/__init__.py", "")
@@ -389,7 +389,7 @@ def test_release_sources_take_the_folder_first_then_the_named(
 def test_read_release_sends_its_warnings_with_the_archive_named(tmp_path: Path) -> None:
     from argmatrix.adoption.releases import ReleaseSource, read_release
 
-    body = RELEASES["1.0"] + '\nparser.add_argument("--home", default=os.environ.get("HOME"))'
+    body = RELEASES["1.0"] + '\nparser.add_argument("--home", default=os.cpu_count())'
     path = tmp_path / "relserver-1.0-py3-none-any.whl"
     with zipfile.ZipFile(path, "w") as bundle:
         bundle.writestr("relserver/__init__.py", "")

@@ -48,7 +48,7 @@ def test_live_registry_round_trips_through_snapshot_mode(target: str, tmp_path: 
 def test_snapshot_keeps_values_json_cannot_hold(tmp_path: Path) -> None:
     registry = load("runtime_defaults:build_parser", "static")
     data = snapshot_data(registry)
-    assert (data["format"], data["version"]) == ("argmatrix-snapshot", 1)
+    assert (data["format"], data["version"]) == ("argmatrix-snapshot", 2)
     threads = data["registry"]["arguments"][0]
     assert threads["default"] == {"unevaluated": "os.cpu_count()"}
     again = read_snapshot(write_snapshot(registry, tmp_path / "r.json"))
@@ -95,12 +95,12 @@ def snapshot_file(tmp_path: Path, text: str) -> Path:
 
 def test_another_schema_version_is_refused(tmp_path: Path) -> None:
     data = snapshot_data(load("env_cli:make_parser", "static"))
-    data["version"] = 2
+    data["version"] = 3
     path = snapshot_file(tmp_path, json.dumps(data))
     with pytest.raises(ArgmatrixError) as caught:
         read_snapshot(path)
     problem = caught.value.problems[0]
-    assert "version 2 is not supported" in problem.message
+    assert "version 3 is not supported (this argmatrix reads versions 1, 2)" in problem.message
     assert problem.file == str(path)
 
 

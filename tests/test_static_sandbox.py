@@ -86,6 +86,22 @@ def _ok(*flags_and_fields: tuple[str, str]) -> Check:
     return check
 
 
+def _read_from_environment(
+    fields: tuple[tuple[str, str], ...], *defaults: tuple[str, dict[str, object]]
+) -> Check:
+    """The read succeeds, each (flag, field) of `fields` is kept as source text, and each
+    default of `defaults` is the fact that the program reads a variable (its JSON form): the
+    variable's name, never its value here."""
+
+    def check(outcome: Outcome) -> None:
+        _ok(*fields)(outcome)
+        for flag, fact in defaults:
+            assert outcome.argument(flag)["default"] == {"environment": fact}
+            assert not [w for w in outcome.warnings() if f"{flag}:" in w]
+
+    return check
+
+
 def _stops(which: str) -> Check:
     def check(outcome: Outcome) -> None:
         stopped(outcome, which)
@@ -140,8 +156,14 @@ CASES = [
         parser.add_argument("--a", default=os.environ["ARGMATRIX_CANARY"])
         parser.add_argument("--b", help=f"token {os.getenv('ARGMATRIX_CANARY')}")
         parser.add_argument("--c", default=dict(os.environ))
+        parser.add_argument("--d", default=os.getenv("ARGMATRIX_CANARY", "none"))
+        parser.add_argument("--e", help=os.getenv("ARGMATRIX_CANARY"))
     """),
-        _ok(("--a", "default"), ("--b", "help"), ("--c", "default")),
+        _read_from_environment(
+            (("--b", "help"), ("--c", "default"), ("--e", "help")),
+            ("--a", {"variable": "ARGMATRIX_CANARY", "required": True}),
+            ("--d", {"variable": "ARGMATRIX_CANARY", "otherwise": "none"}),
+        ),
     ),
     Case(
         "env: through argparse's own os",
@@ -162,7 +184,7 @@ CASES = [
     """,
             top='TOKEN = os.environ.get("ARGMATRIX_CANARY", "none")\n',
         ),
-        _ok(("--a", "default")),
+        _read_from_environment((), ("--a", {"variable": "ARGMATRIX_CANARY", "otherwise": "none"})),
     ),
     # -------------------------------------------------------------- imports
     Case(

@@ -36,6 +36,9 @@ always accepted:
 
 6. A string default with control characters (`"</think>\\n\\n"`) is said by its escapes, as
    argmatrix's own pages write it (`model.values.value_text`: `</think>\\n\\n`).
+
+7. A default read from an environment variable (`os.environ.get("PORT", "8000")`) is said by a
+   cell that names the variable, or by its value when the variable is unset (rules 1-3).
 """
 
 from __future__ import annotations
@@ -43,10 +46,10 @@ from __future__ import annotations
 import ast
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from argmatrix.model.registry import Argument
+from argmatrix.model.registry import Argument, FromEnvironment
 from argmatrix.model.values import value_text
 
 NONE_TEXTS = frozenset(("", "none", "null", "n/a", "-", "—"))
@@ -201,6 +204,12 @@ def default_agrees(text: str, argument: Argument, computed: str | None = None) -
     if computed is not None and says_computed(text, computed):
         return True
     value = argument.default
+    if isinstance(value, FromEnvironment):  # the variable named, or the value when it is unset
+        if value.variable in text:
+            return True
+        if value.required:
+            return None
+        return default_agrees(text, replace(argument, default=value.otherwise))
     if not comparable(value):
         return None
     shown = page_value(text)

@@ -13,7 +13,7 @@ from argmatrix.config.compatibility import Stability, _stability
 from argmatrix.config.fields import _shown, _unknown_keys
 from argmatrix.errors import ArgmatrixError, Problem, has_control
 from argmatrix.model.findings import closest
-from argmatrix.model.registry import Argument, Registry
+from argmatrix.model.registry import Argument, FromEnvironment, Registry
 
 ENVIRONMENT_KEYS = ("keyword", "prefix", "arguments")
 
@@ -30,7 +30,8 @@ class Named(NamedTuple):
 class Environment:
     """How an argument's environment variable is found (`environment:`): the argument's own
     entry in `arguments`, else the `add_argument` keyword named by `keyword` (RTP-LLM's
-    `env_name=`), else `prefix` + the dest upper-cased (`SGLANG_` + `MODEL_PATH`)."""
+    `env_name=`), else the variable its default is read from (`os.environ.get("X", d)`), else
+    `prefix` + the dest upper-cased (`SGLANG_` + `MODEL_PATH`)."""
 
     keyword: str | None = None
     prefix: str | None = None
@@ -45,6 +46,10 @@ class Environment:
             value = argument.extra.get(self.keyword)
             if isinstance(value, str) and value.strip():
                 return value
+        if isinstance(argument.default, FromEnvironment) and (
+            self.keyword is not None or self.prefix is not None or self.arguments
+        ):
+            return argument.default.variable
         if self.prefix is not None and argument.flags:
             return self.prefix + _NOT_IN_VARIABLE.sub("_", argument.dest).upper()
         return ""

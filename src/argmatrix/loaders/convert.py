@@ -22,6 +22,7 @@ from argmatrix.loaders.sections import CallSite, site_section
 from argmatrix.model.registry import (
     DEFAULT_SECTION,
     Argument,
+    FromEnvironment,
     Opaque,
     Registry,
     SourceLine,
@@ -216,7 +217,7 @@ def text_of(value: Any) -> str:
         return _enum_text(value)
     if isinstance(value, (list, tuple, dict, set, frozenset)):
         return repr_of(value)
-    if isinstance(value, (Opaque, Unevaluated)):
+    if isinstance(value, (Opaque, Unevaluated, FromEnvironment)):
         return str(value)
     return _ADDRESS.sub("", str(value))
 
@@ -307,7 +308,7 @@ def normalise_value(value: Any) -> Any:
         return value
     if (
         value is None
-        or isinstance(value, (Opaque, Unevaluated))
+        or isinstance(value, (Opaque, Unevaluated, FromEnvironment))
         or (isinstance(value, (bool, int, float)) and not isinstance(value, enum.Enum))
     ):
         return value

@@ -7,6 +7,7 @@ files it was read from; the static read is cached by the content of every file i
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -15,7 +16,15 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from argmatrix._runtime.cache import cached_with_inputs
 from argmatrix.errors import ArgmatrixError
-from argmatrix.loaders.modes import CLICK, FRAMEWORKS, LOADERS, Loader, Mode, framework_of
+from argmatrix.loaders.modes import (
+    ARGPARSE,
+    CLICK,
+    FRAMEWORKS,
+    LOADERS,
+    Loader,
+    Mode,
+    framework_of,
+)
 from argmatrix.model.registry import Diagnostic, Registry
 
 if TYPE_CHECKING:
@@ -213,6 +222,12 @@ def _live_outcome(spec: RegistrySpec, result: LiveResult) -> LiveOutcome:
     framework = framework_of(spec, result.framework)
     parser = framework.descend(result.parser, spec.subcommand, spec.target)
     diagnostics = [*result.diagnostics, *unresolved_stand_ins(parser, result.sites)]
+    if framework.name == ARGPARSE:  # a default read from the environment: the fact, not the value
+        from argmatrix.loaders.environment_source import mark_environment_defaults
+
+        environ = {**os.environ, **dict(spec.env)}
+        configured = frozenset(name for name, _ in spec.env)
+        mark_environment_defaults(parser, result.sites, _read_file, environ, configured)
     registry = framework.to_registry(parser, spec.source, result.sites, _read_file)
     if framework.name == CLICK:  # a callable default, computed when the command runs: said
         diagnostics += kept_as_source(registry)

@@ -16,7 +16,10 @@ from argmatrix.errors import ArgmatrixError
 from argmatrix.model.registry import Registry, registry_from_dict, registry_to_dict
 
 SNAPSHOT_FORMAT = "argmatrix-snapshot"
-SNAPSHOT_VERSION = 1
+# 2: defaults read from the environment (`{"environment": {"variable": ..., "otherwise": ...}}`),
+# which version 1 kept as source text. A version 1 snapshot still reads.
+SNAPSHOT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 
 
 # ------------------------------------------------------------------ snapshots
@@ -174,10 +177,11 @@ def snapshot_from_dict(data: Any, where: str) -> Registry:
             fix="write one with 'argmatrix snapshot'",
         )
     version = data.get("version")
-    if version != SNAPSHOT_VERSION:
+    if type(version) is not int or version not in READABLE_VERSIONS:
+        readable = ", ".join(map(str, READABLE_VERSIONS))
         raise ArgmatrixError.at(
             f"snapshot schema version {version!r} is not supported (this argmatrix reads"
-            f" version {SNAPSHOT_VERSION})",
+            f" versions {readable})",
             file=where,
             fix="write the snapshot again with this argmatrix, or install the matching argmatrix",
         )

@@ -43,6 +43,34 @@ class Opaque:
     __repr__ = __str__
 
 
+@dataclass(frozen=True, repr=False)
+class FromEnvironment:
+    """A default the program reads from an environment variable when it starts: the variable's
+    value when it is set, else `otherwise` (`os.environ.get("X", d)`, `os.getenv("X")`,
+    `int(os.environ.get("X", "8000"))`, read statically). `required`: the program reads the
+    variable without a fallback (`os.environ["X"]`) and stops when it is not set.
+
+    A fact of the source, never the value of the environment argmatrix runs in: a page says
+    "d, or `$X` when set" on every machine."""
+
+    variable: str
+    otherwise: Any = None
+    required: bool = False
+
+    def __str__(self) -> str:
+        """What `%(default)s` in a help says: `8000, or $PORT when set`."""
+        if self.required:
+            return f"${self.variable} (must be set)"
+        return f"{_plain_text(self.otherwise)}, or ${self.variable} when set"
+
+    __repr__ = __str__  # inside a list default, as inside a help
+
+
+def _plain_text(value: Any) -> str:
+    """A fallback as `%(default)s` writes it: text bare, other values as Python writes them."""
+    return value if isinstance(value, str) else repr(python_value(json_value(value)))
+
+
 @dataclass(frozen=True)
 class SourceLine:
     """Where an argument was added in the registry's source: its `add_argument` call, or the
@@ -184,6 +212,13 @@ def json_value(value: Any) -> Any:
         return {"unevaluated": value.source}
     if isinstance(value, Opaque):
         return {"python": value.text}
+    if isinstance(value, FromEnvironment):
+        fact: dict[str, Any] = {"variable": value.variable}
+        if value.required:
+            fact["required"] = True
+        else:
+            fact["otherwise"] = json_value(value.otherwise)
+        return {"environment": fact}
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, int):
@@ -219,10 +254,27 @@ def python_value(value: Any) -> Any:
             return Unevaluated(str(value["unevaluated"]))
         if set(value) == {"python"}:
             return _python_repr_value(str(value["python"]))
+        if set(value) == {"environment"} and _environment_fact(value["environment"]):
+            fact = value["environment"]
+            return FromEnvironment(
+                fact["variable"],
+                python_value(fact.get("otherwise")),
+                required=fact.get("required") is True,
+            )
         return {k: python_value(v) for k, v in value.items()}
     if isinstance(value, list):
         return [python_value(v) for v in value]
     return value
+
+
+def _environment_fact(fact: Any) -> bool:
+    """The JSON form of a `FromEnvironment`: `{"variable": "X", "otherwise": d}`, or
+    `{"variable": "X", "required": true}`."""
+    return (
+        isinstance(fact, dict)
+        and isinstance(fact.get("variable"), str)
+        and set(fact) <= {"variable", "otherwise", "required"}
+    )
 
 
 def _python_repr_value(text: str) -> Any:

@@ -9,6 +9,7 @@ from typing import Any
 
 from argmatrix.model.registry import (
     Argument,
+    FromEnvironment,
     Opaque,
     Unevaluated,
     json_value,
@@ -25,6 +26,10 @@ def value_text(value: Any) -> str:
     """
     if isinstance(value, (Unevaluated, Opaque)):
         return str(value)
+    if isinstance(value, FromEnvironment):
+        if value.required:
+            return f"${value.variable} (must be set)"
+        return f"{value_text(value.otherwise)}, or ${value.variable} when set"
     if isinstance(value, str):
         return value if value.isprintable() else visible_controls(value)
     return repr(python_value(json_value(value)))

@@ -26,7 +26,15 @@ from argmatrix.model.platform import (
     Platform,
     Resolved,
 )
-from argmatrix.model.registry import Argument, Diagnostic, Opaque, Registry, Subcommand, Unevaluated
+from argmatrix.model.registry import (
+    Argument,
+    Diagnostic,
+    FromEnvironment,
+    Opaque,
+    Registry,
+    Subcommand,
+    Unevaluated,
+)
 from argmatrix.render.formats import FORMATS, OutputFormat
 from argmatrix.render.formats.shared import anchor, flag_names
 from argmatrix.render.tables import SERVER_LAYOUTS, TABLE_MODEL_TYPES
@@ -661,6 +669,7 @@ PAGE_MODEL_TYPES: tuple[type, ...] = (
     Resolved,
     Opaque,
     Unevaluated,
+    FromEnvironment,
     Diagnostic,
     ResolvedPlatform,
     Finding,

@@ -237,6 +237,7 @@ _ALLOWED = {
         "Diagnostic",
         "Unevaluated",
         "Opaque",
+        "FromEnvironment",
         "SourceLine",
     },
     "argmatrix.loaders.live.importing": {"LiveOutcome"},

@@ -8,6 +8,7 @@ import json
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from argmatrix.loaders.static import environment
 from argmatrix.loaders.static.budget import Budget
 from argmatrix.loaders.static.formatting import to_repr, to_str
 from argmatrix.loaders.static.values import (
@@ -23,6 +24,7 @@ from argmatrix.loaders.static.values import (
     truth,
     weigh,
 )
+from argmatrix.model.registry import FromEnvironment
 
 
 class Caller(Protocol):
@@ -138,6 +140,24 @@ def _b_dict(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
     ctx.budget.size(len(result) + len(kwargs), "a dict")
     result.update(kwargs)
     return result
+
+
+def _from_environment(
+    convert: Callable[[Caller, list[Any], dict[str, Any]], Any],
+) -> Callable[[Caller, list[Any], dict[str, Any]], Any]:
+    """A conversion that also converts a default read from the environment
+    (`int(os.environ.get("PORT", "8000"))`): its fallback now, the variable when it is set."""
+
+    def call(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        if args and type(resolve(args[0])) is FromEnvironment:
+            rest = args[1:]
+            return environment.converted(
+                resolve(args[0]), lambda value: convert(ctx, [value, *rest], kwargs)
+            )
+        return convert(ctx, args, kwargs)
+
+    call.__name__ = convert.__name__
+    return call
 
 
 def _b_str(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
@@ -301,10 +321,10 @@ BUILTINS: dict[str, Builtin] = {
     "set": _b_set,
     "frozenset": _b_frozenset,
     "dict": _b_dict,
-    "str": _b_str,
+    "str": _from_environment(_b_str),
     "repr": _b_repr,
-    "int": _b_int,
-    "float": _b_float,
+    "int": _from_environment(_b_int),
+    "float": _from_environment(_b_float),
     "bool": _b_bool,
     "len": _b_len,
     "abs": _b_abs,
@@ -416,8 +436,15 @@ def _json_dumps(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> str:
     )
 
 
+def _environment_lookup(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """`os.environ.get(name, default)`, `os.getenv(...)`: the fact that the program reads the
+    variable, never its value here (see `environment`)."""
+    return environment.lookup(args, kwargs)
+
+
 # Functions of other modules of the standard library, by their dotted name.
 LIBRARY_FUNCTIONS: dict[str, Callable[[Caller, list[Any], dict[str, Any]], Any]] = {
     "json.loads": _json_loads,
     "json.dumps": _json_dumps,
+    **{name: _environment_lookup for name in environment.LOOKUPS},
 }

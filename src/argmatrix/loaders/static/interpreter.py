@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from argmatrix.errors import ArgmatrixError
-from argmatrix.loaders.static import calls, declared, objects
+from argmatrix.loaders.static import calls, declared, environment, objects
 from argmatrix.loaders.static.argparse_names import argparse_attribute
 from argmatrix.loaders.static.budget import FIX, BudgetExceeded
 from argmatrix.loaders.static.builtins import BUILTIN_TYPES, LIBRARY_FUNCTIONS
@@ -65,7 +65,7 @@ from argmatrix.loaders.static.values import (
     short_source,
     truth,
 )
-from argmatrix.model.registry import Unevaluated
+from argmatrix.model.registry import FromEnvironment, Unevaluated
 
 
 class Interpreter:
@@ -218,10 +218,19 @@ class Interpreter:
     def known(self, node: ast.expr) -> Any:
         """A value whose truth or comparison static reading may decide: not a reference to
         something outside the code read (`sys.platform`, an imported class)."""
-        value = resolve(self.eval(node))
+        value = self.checked(resolve(self.eval(node)))
+        if type(value) is FromEnvironment:
+            raise CannotEvaluate(f"{describe(value)} depends on the running program")
+        return value
+
+    def checked(self, value: Any) -> Any:
+        """`value` if static reading may decide its truth or compare it (see `known`), or a
+        default read from the environment (whose truth only `or` may use)."""
         if (type(value) is ExternalRef and value.dotted in KNOWN_FUNCTIONS) or plain_function(
             value
         ):
+            return value
+        if type(value) is FromEnvironment:
             return value
         if isinstance(value, UNDECIDABLE) or type(value) is Unevaluated:
             raise CannotEvaluate(f"{describe(value)} depends on the running program")
@@ -369,8 +378,13 @@ class Interpreter:
 
     def eval_BoolOp(self, node: ast.BoolOp) -> Any:
         value: Any = None
-        for operand in node.values:
-            value = self.known(operand)
+        for index, operand in enumerate(node.values):
+            value = self.checked(resolve(self.eval(operand)))
+            if type(value) is FromEnvironment:  # `os.environ.get("X") or "d"`
+                rest = node.values[index + 1 :]
+                if not isinstance(node.op, ast.Or) or not rest:
+                    raise CannotEvaluate(f"{describe(value)} depends on the running program")
+                return environment.either(value, self.eval_BoolOp(ast.BoolOp(node.op, rest)))
             if isinstance(node.op, ast.And) and not truth(value):
                 return value
             if isinstance(node.op, ast.Or) and truth(value):
@@ -412,6 +426,8 @@ class Interpreter:
             form = declared.subscript(base, resolve(key))
             if form is not None:
                 return form
+        if type(base) is ExternalRef and base.dotted == environment.MAPPING:
+            return environment.required(key)
         if type(base) not in SIZED:
             raise CannotEvaluate(f"indexing {describe(base)} is not evaluated statically")
         if type(base) is dict:

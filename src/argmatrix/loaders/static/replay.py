@@ -18,13 +18,14 @@ import ast
 import functools
 import inspect
 import re
+import weakref
 from collections.abc import Callable
 from typing import Any, cast
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.convert import ARGPARSE_KEYWORDS
 from argmatrix.loaders.sections import CallSite
-from argmatrix.loaders.static import declared
+from argmatrix.loaders.static import declared, environment
 from argmatrix.loaders.static.argparse_names import (
     argparse_class,
     is_action_class,
@@ -59,7 +60,7 @@ from argmatrix.loaders.static.values import (
     short_source,
     weigh,
 )
-from argmatrix.model.registry import Opaque, Unevaluated
+from argmatrix.model.registry import FromEnvironment, Opaque, Unevaluated
 
 PARSER_KEYWORDS = (
     "prog",
@@ -103,10 +104,12 @@ def callable_name(value: Any) -> str:
     return type(value).__name__
 
 
-def final_value(value: Any, depth: int = 0) -> Any:
+def final_value(value: Any, depth: int = 0, default: bool = False) -> Any:
     """What the model keeps of a computed value: plain data as it is, Enum members as
     `Class.MEMBER`, a reference to something only running would give (`sys.maxsize`) as its
-    name, marked unevaluated."""
+    name, marked unevaluated. `default`: the value is a default, which may be read from the
+    environment (`FromEnvironment`, a fact the pages state); anywhere else (a help, a choice,
+    an item of a list) what the environment gives is known only to the running program."""
     if depth == 0:  # what follows goes through it several times (model, checks, argparse)
         value = resolve(value)
         weigh(value, "a value the model keeps", _MODEL_STEPS)
@@ -114,6 +117,10 @@ def final_value(value: Any, depth: int = 0) -> Any:
     kind = type(value)
     if kind is EnumMember:
         return Opaque(str(value))
+    if kind is FromEnvironment and (depth or not default):
+        return Unevaluated(
+            environment.spelled(value), "it is read from the environment when the program runs"
+        )
     if kind in declared.VALUES:
         return Unevaluated(declared.spelled(value), "only running the code would give its value")
     if isinstance(value, REFS):
@@ -142,7 +149,13 @@ def named_callable(name: str) -> Callable[[Any], Any]:
         return value
 
     convert.__name__ = convert.__qualname__ = name
+    _STAND_INS.add(convert)
     return convert
+
+
+# The stand-ins made by `named_callable`: a custom action's `__init__` hands argparse the one it
+# was given (`type=int` passed on through `**kwargs`), which keeps its name.
+_STAND_INS: weakref.WeakSet[Callable[[Any], Any]] = weakref.WeakSet()
 
 
 @functools.cache
@@ -310,7 +323,7 @@ def parser_call(it: Evaluator, method: ParserMethod, node: ast.Call) -> Any:
             continue  # classes for parsers and help: nothing the model shows
         if key == "parents":
             plain_kwargs[key] = parents(it, node, value)
-        elif name == "set_defaults" and contains_unevaluated(final_value(value)):
+        elif name == "set_defaults" and contains_unevaluated(final_value(value, default=True)):
             plain_kwargs[key] = unknown_default(it, method.handle, node, key, value)
         else:
             plain_kwargs[key] = replay_value(it, node, name, key, value)
@@ -328,7 +341,7 @@ def unknown_default(
     """`set_defaults(key=...)` of a value kept as source text. It reaches the model only as the
     default of an argument of that parser whose dest is `key`, added before or after: said at
     the end of the read if there is one (`set_defaults(run=CLI.chat)` is not)."""
-    value = final_value(value)
+    value = final_value(value, default=True)
     found = first_unevaluated(value)
     if found is not None:
         reason = f" ({found.reason})" if found.reason else ""
@@ -342,7 +355,7 @@ def unknown_default(
 def replay_value(it: Evaluator, node: ast.Call, call: str, what: str, value: Any) -> Any:
     """A value for a parser call other than add_argument: plain data; what cannot be
     computed is reported, and left out (None) except as a default (kept as source text)."""
-    value = final_value(value)
+    value = final_value(value, default=call == "set_defaults")
     if not contains_unevaluated(value):
         return value
     if call == "set_defaults":
@@ -437,7 +450,7 @@ def argparse_ready(
             continue
         if key == "choices" and type(resolve(value)) is dict:
             value = list(resolve(value))  # a mapping offers its keys; its values never matter
-        value = final_value(value)
+        value = final_value(value, default=key == "default")
         kwargs[key] = value
         if key == "dest" and contains_unevaluated(value):
             raise unreadable(it, node, "dest=")
@@ -465,6 +478,8 @@ def replay_type(it: Evaluator, node: ast.Call, label: str, type_: Any) -> Any:
     type_ = resolve(type_)
     if type_ is None or type(type_) in PLAIN_TYPES:
         return type_  # argparse itself says what it thinks of `type="int"` or `type=5`
+    if type_ in _STAND_INS:
+        return type_
     if type(type_) is Unevaluated:
         report_unevaluated(it, node, label, "type", type_)
     return named_callable(callable_name(type_))
@@ -591,7 +606,7 @@ def _action_class(
             if key == "type":
                 fields[key] = replay_type(it, node, label, value)
                 continue
-            value = final_value(value)
+            value = final_value(value, default=key == "default")
             fields[key] = value
             report_unevaluated(it, node, label, key, value)
     for key, stand_in in (("choices", None), ("nargs", "*")):

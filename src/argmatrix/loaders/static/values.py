@@ -27,7 +27,7 @@ from typing import Any
 
 from argmatrix.loaders.static.budget import DEFAULT_LIMITS, Budget, BudgetExceeded, active_budget
 from argmatrix.loaders.static.context import ModuleContext
-from argmatrix.model.registry import Unevaluated
+from argmatrix.model.registry import FromEnvironment, Unevaluated
 
 
 class CannotEvaluate(Exception):
@@ -296,6 +296,7 @@ KNOWN_FUNCTIONS = frozenset(
 )
 # Values whose truth or comparison only running the program would tell.
 UNDECIDABLE = (
+    FromEnvironment,
     ClassRef,
     FunctionRef,
     ExternalRef,
@@ -514,6 +515,8 @@ def describe(value: Any) -> str:
         return f"`{value.owner.__name__}.{value.name}`"
     if isinstance(value, Unevaluated):
         return f"`{value.source}`"
+    if isinstance(value, FromEnvironment):
+        return f"the environment variable `{value.variable}`"
     if isinstance(value, (ParserHandle, ParserMethod, ActionHandle)):
         return "a parser object"
     if isinstance(value, SourceObject):

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
 from argmatrix.model.platform import STATUS_LABELS, Resolved
-from argmatrix.model.registry import Argument
+from argmatrix.model.registry import Argument, FromEnvironment
 from argmatrix.model.values import value_description, value_text
 
 # Control characters (C0, DEL, C1 but tab and line breaks), and bidirectional overrides and
@@ -187,7 +187,17 @@ class CellWriter(NamedTuple):
     def default_cell(self, value: Any, argument: Argument | None = None) -> str:
         if argument is not None and argument.required and value is None:
             return "required"
+        if isinstance(value, FromEnvironment):
+            return self.environment_default(value)
         return self.code(value_text(value))
+
+    def environment_default(self, value: FromEnvironment) -> str:
+        """A default read from an environment variable: "`8000`, or `$PORT` when set"; one the
+        program cannot start without: "`$TOKEN` (must be set)"."""
+        variable = self.code("$" + value.variable)
+        if value.required:
+            return f"{variable} (must be set)"
+        return f"{self.code(value_text(value.otherwise))}, or {variable} when set"
 
     def type_options_cell(
         self,

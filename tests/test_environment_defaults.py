@@ -1,0 +1,241 @@
+"""Defaults read from environment variables are facts of the source: "d, or `$X` when set".
+
+Static reading states them for every form a server writes (`tests/fixtures/registries/
+env_defaults_cli.py`); live reading states the same for the plain forms, recognised in the source
+line the argument was added on, and never writes the value its own environment gives (an API key
+on a page). Every format writes the fact, `%(default)s` in a help says it, the Environment
+variable column names the variable, and nothing is warned about.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from argmatrix.loaders.snapshot import SNAPSHOT_VERSION, read_snapshot, snapshot_text
+from argmatrix.model.registry import FromEnvironment, Registry, registry_to_dict
+from helpers import REGISTRIES, load, run_cli_in_process
+
+TARGET = "env_defaults_cli:add_cli_args"
+LAUNCHER = "env_defaults_cli:with_launcher_flags"  # adds a custom action naming APP_<DEST>
+VARIABLES = (
+    "MYSRV_PORT",
+    "MYSRV_API_KEY",
+    "MYSRV_HOST",
+    "MYSRV_LOG_LEVEL",
+    "MYSRV_MEM_FRACTION",
+    "MYSRV_NAME",
+    "APP_WORKERS",
+)
+# Each flag's default, one per form.
+FACTS = {
+    "--port": FromEnvironment("MYSRV_PORT", 8000),  # int(...) of a module constant
+    "--api-key": FromEnvironment("MYSRV_API_KEY"),  # os.environ.get("X")
+    "--host": FromEnvironment("MYSRV_HOST", "127.0.0.1"),  # os.getenv("X", d)
+    "--log-level": FromEnvironment("MYSRV_LOG_LEVEL", "info"),  # a constant of os.getenv
+    "--model-dir": FromEnvironment("MYSRV_MODEL_DIR", required=True),  # environ["X"]
+    "--mem-fraction": FromEnvironment("MYSRV_MEM_FRACTION", 0.9),  # float(getenv(...))
+    "--served-name": FromEnvironment("MYSRV_NAME", "default"),  # environ.get("X") or d
+}
+WORKERS = FromEnvironment("APP_WORKERS", 4)  # os.environ.get(f"APP_{dest.upper()}", default)
+# How a Markdown page (and MyST, and the MDX page with its own code elements) says each.
+CELLS = {
+    "--port": "`8000`, or `$MYSRV_PORT` when set",
+    "--api-key": "`None`, or `$MYSRV_API_KEY` when set",
+    "--host": "`127.0.0.1`, or `$MYSRV_HOST` when set",
+    "--log-level": "`info`, or `$MYSRV_LOG_LEVEL` when set",
+    "--model-dir": "`$MYSRV_MODEL_DIR` (must be set)",
+    "--mem-fraction": "`0.9`, or `$MYSRV_MEM_FRACTION` when set",
+    "--served-name": "`default`, or `$MYSRV_NAME` when set",
+    "--workers": "`4`, or `$APP_WORKERS` when set",
+}
+
+
+@pytest.fixture
+def environment(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    """The variables unset but the one the registry cannot be imported without."""
+    for name in VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MYSRV_MODEL_DIR", "/models")
+    return monkeypatch
+
+
+def defaults(registry: Registry) -> dict[str, Any]:
+    return {a.name: a.default for a in registry.arguments}
+
+
+def test_static_reading_states_each_form(environment: pytest.MonkeyPatch) -> None:
+    registry = load(LAUNCHER, "static")
+    assert defaults(registry) == {**FACTS, "--workers": WORKERS}
+    assert registry.diagnostics == ()
+    assert registry.by_flag()["--workers"].type == "int"  # passed on through **kwargs
+    assert registry.by_flag()["--port"].help == "Port (default: 8000, or $MYSRV_PORT when set)."
+
+
+def test_static_reading_never_reads_the_value(environment: pytest.MonkeyPatch) -> None:
+    for name in VARIABLES:
+        environment.setenv(name, "from-the-environment")
+    assert "from-the-environment" not in json.dumps(registry_to_dict(load(LAUNCHER, "static")))
+
+
+@pytest.mark.parametrize("variables_set", [False, True])
+def test_live_reading_states_the_same_facts(
+    environment: pytest.MonkeyPatch, variables_set: bool
+) -> None:
+    """Whether or not the variables are set where argmatrix runs: never their values."""
+    if variables_set:
+        for name, value in [*(zip(VARIABLES, ("9000", "sk-secret", "0.0.0.0"), strict=False))]:
+            environment.setenv(name, value)
+    live = load(TARGET, "live")
+    assert defaults(live) == FACTS
+    assert "sk-secret" not in json.dumps(registry_to_dict(live))
+    assert registry_to_dict(live) == registry_to_dict(load(TARGET, "static"))
+
+
+def test_live_reading_keeps_what_it_cannot_see_in_the_call(
+    environment: pytest.MonkeyPatch,
+) -> None:
+    """A custom action's `__init__` reads the variable: live reading gets the value of its own
+    environment (the documented difference from static reading)."""
+    environment.setenv("APP_WORKERS", "16")
+    assert load(LAUNCHER, "live").by_flag()["--workers"].default == "16"
+    assert load(LAUNCHER, "static").by_flag()["--workers"].default == WORKERS
+
+
+def test_a_variable_the_configuration_sets_keeps_its_value(
+    environment: pytest.MonkeyPatch,
+) -> None:
+    from argmatrix.loaders.load import RegistrySpec, load_registry
+
+    spec = RegistrySpec(
+        target=TARGET, mode="live", base_dir=REGISTRIES, env=(("MYSRV_HOST", "10.0.0.1"),)
+    )
+    by_flag = load_registry(spec).by_flag()
+    assert by_flag["--host"].default == "10.0.0.1"  # what the maintainer chose to show
+    assert by_flag["--api-key"].default == FACTS["--api-key"]
+
+
+def test_json_and_snapshots_keep_the_fact(tmp_path: Path, environment: pytest.MonkeyPatch) -> None:
+    registry = load(TARGET, "static")
+    exported = {a["flags"][0]: a["default"] for a in registry_to_dict(registry)["arguments"]}
+    assert exported["--port"] == {"environment": {"variable": "MYSRV_PORT", "otherwise": 8000}}
+    assert exported["--model-dir"] == {
+        "environment": {"variable": "MYSRV_MODEL_DIR", "required": True}
+    }
+    path = tmp_path / "registry.json"
+    path.write_text(snapshot_text(registry), encoding="utf-8")
+    assert json.loads(path.read_text())["version"] == SNAPSHOT_VERSION == 2
+    assert defaults(read_snapshot(path)) == FACTS
+
+
+def test_a_version_1_snapshot_still_reads(tmp_path: Path) -> None:
+    data = {
+        "format": "argmatrix-snapshot",
+        "version": 1,
+        "registry": {
+            "source": "m:f",
+            "sections": ["General"],
+            "arguments": [{"flags": ["--a"], "dest": "a", "default": {"unevaluated": "x()"}}],
+        },
+    }
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert str(read_snapshot(path).by_flag()["--a"].default) == "x()"
+
+
+def write_project(root: Path, environment: str = "") -> None:
+    (root / ".git").mkdir(parents=True)
+    (root / "env_defaults_cli.py").write_text((REGISTRIES / "env_defaults_cli.py").read_text())
+    (root / "argmatrix.yaml").write_text(
+        "registry:\n"
+        f"  target: {LAUNCHER}\n"
+        "  mode: static\n"
+        "docs_dir: docs\n"
+        f"{environment}"
+        "pages:\n"
+        "  - {template: server_arguments.md.j2, output: reference/server.md}\n"
+        "  - {template: server_arguments.md.j2, output: reference/server.myst.md, format: myst}\n"
+        "  - {template: server_arguments.mdx.j2, output: reference/server.mdx}\n",
+        encoding="utf-8",
+    )
+
+
+def row(page: str, flag: str) -> str:
+    return next(line for line in page.splitlines() if line.startswith(f"| `{flag}`"))
+
+
+def test_every_format_states_the_fact_and_nothing_is_warned(
+    tmp_path: Path, environment: pytest.MonkeyPatch
+) -> None:
+    write_project(tmp_path)
+    generated = run_cli_in_process("generate", cwd=tmp_path)
+    assert generated.code == 0 and generated.err == "", generated.err
+    checked = run_cli_in_process("check", cwd=tmp_path)
+    assert checked.code == 0 and checked.err == "", checked.err
+    docs = tmp_path / "docs" / "reference"
+    markdown = (docs / "server.md").read_text(encoding="utf-8")
+    myst = (docs / "server.myst.md").read_text(encoding="utf-8")
+    mdx = (docs / "server.mdx").read_text(encoding="utf-8")
+    for flag, cell in CELLS.items():
+        assert f" | {cell} | " in row(markdown, flag), flag
+        assert f" | {cell} | " in row(myst, flag), flag
+        code = re.sub(r"`([^`]*)`", r"<code>\1</code>", cell).replace("$", "\\$")
+        assert f"<td>{code}</td>" in mdx, (flag, code)
+    assert "Port (default: 8000, or $MYSRV_PORT when set)." in row(markdown, "--port")
+    assert "Environment variable" not in markdown  # no column unless the project asks for one
+
+
+def test_the_environment_column_names_the_variable(
+    tmp_path: Path, environment: pytest.MonkeyPatch
+) -> None:
+    write_project(tmp_path, "environment: {prefix: MYSRV_}\n")
+    assert run_cli_in_process("generate", cwd=tmp_path).code == 0
+    page = (tmp_path / "docs" / "reference" / "server.md").read_text(encoding="utf-8")
+    assert row(page, "--workers").endswith(
+        "| `APP_WORKERS` |"
+    )  # the variable read, not the prefix's
+    assert row(page, "--served-name").endswith("| `MYSRV_NAME` |")
+
+
+def test_a_lookup_no_page_can_state_stays_source_text(
+    tmp_path: Path, environment: pytest.MonkeyPatch
+) -> None:
+    """Inside a list, or as a help: only the running program knows; said, as any such value."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "odd.py").write_text(
+        "import argparse, os\n"
+        "def build():\n"
+        "    p = argparse.ArgumentParser()\n"
+        '    p.add_argument("--a", default=[os.environ.get("A")])\n'
+        '    p.add_argument("--b", help=os.getenv("B_HELP", "text"))\n'
+        '    p.add_argument("--c", default=os.environ.get("C", "x").lower())\n'
+        "    return p\n",
+        encoding="utf-8",
+    )
+    result = run_cli_in_process("export", "--registry", "odd:build", "--static", cwd=tmp_path)
+    assert result.code == 0
+    arguments = {a["flags"][0]: a for a in json.loads(result.out)["registry"]["arguments"]}
+    assert arguments["--a"]["default"] == [{"unevaluated": "os.environ.get('A')"}]
+    assert arguments["--b"]["help"] == {"unevaluated": "os.environ.get('B_HELP', 'text')"}
+    assert arguments["--c"]["default"] == {"unevaluated": 'os.environ.get("C", "x").lower()'}
+    said = [line.split(": ")[3].split(":")[0] for line in result.err.splitlines()]
+    assert said == ["--a", "--b", "--c"], result.err
+
+
+@pytest.mark.parametrize(
+    ("cell", "agrees"),
+    [("`8000`", True), ("$MYSRV_PORT, else 8000", True), ("`9000`", False), ("None", False)],
+)
+def test_a_hand_written_page_says_it_by_the_fallback_or_the_variable(
+    cell: str, agrees: bool
+) -> None:
+    """`audit`'s rule 7: the value when the variable is unset, or the variable named."""
+    from argmatrix.adoption.page_defaults import default_agrees
+    from argmatrix.model.registry import Argument
+
+    argument = Argument(flags=("--port",), dest="port", default=FACTS["--port"])
+    assert default_agrees(cell, argument) is agrees
