@@ -160,6 +160,7 @@ $(LIVE_0523)/.installed: tests/live/requirements-sglang-0.5.23.txt $(LOCKS)/live
 # dependencies; argmatrix stands in for xgrammar and llguidance), for tests/test_live_vllm.py and
 # the benchmark. Built once, cached in .cache/ (about 2 minutes and 2.2 GB, 2 cores).
 LIVE_VLLM := .cache/live-vllm
+VLLM := vllm==0.33.0
 .PHONY: live-env-vllm
 live-env-vllm: $(LIVE_VLLM)/.installed
 
@@ -169,7 +170,25 @@ $(LIVE_VLLM)/.installed: tests/live/requirements-vllm-0.33.0.txt $(LOCKS)/live-v
 	$(LIVE_VLLM)/bin/pip install -q -c $(LOCKS)/live-vllm-0.33.0.txt torch==2.13.0
 	$(LIVE_VLLM)/bin/pip install -q -c $(LOCKS)/live-vllm-0.33.0.txt \
 	  -r tests/live/requirements-vllm-0.33.0.txt
-	$(LIVE_VLLM)/bin/pip install -q --no-deps --no-warn-conflicts vllm==0.33.0
+	$(LIVE_VLLM)/bin/pip install -q --no-deps --no-warn-conflicts $(VLLM)
+	touch $@
+
+# vLLM 0.33.0 as a documentation machine has it: vLLM --no-deps and its pure-Python requirements
+# (the same list, at the same versions as live-env-vllm: locks/vllm-notorch-0.33.0.txt), and NO
+# torch. tests/test_vllm_notorch.py reads every `vllm` subcommand with it and compares each with
+# the CPU-torch read of live-env-vllm; the benchmark measures it. Built once (about 2 minutes).
+VLLM_NOTORCH := .cache/vllm-notorch
+NO_TORCH := import importlib.util, sys; sys.exit("torch is installed" if importlib.util.find_spec("torch") else 0)
+.PHONY: vllm-notorch
+vllm-notorch: $(VLLM_NOTORCH)/.installed
+
+$(VLLM_NOTORCH)/.installed: tests/live/requirements-vllm-0.33.0.txt $(LOCKS)/vllm-notorch-0.33.0.txt
+	$(PYTHON) -m venv $(VLLM_NOTORCH)
+	$(VLLM_NOTORCH)/bin/pip install -q -c $(LOCKS)/vllm-notorch-0.33.0.txt pip setuptools wheel
+	$(VLLM_NOTORCH)/bin/pip install -q -c $(LOCKS)/vllm-notorch-0.33.0.txt \
+	  -r tests/live/requirements-vllm-0.33.0.txt
+	$(VLLM_NOTORCH)/bin/pip install -q --no-deps --no-warn-conflicts $(VLLM)
+	$(VLLM_NOTORCH)/bin/python -c '$(NO_TORCH)'
 	touch $@
 
 pythons: $(foreach env,$(PYTHON_ENVS),$(env)/.installed)
@@ -209,8 +228,6 @@ lock: $(UV)
 	  $(LOCKS)/tools.in $(EXTRAS) -o $(LOCKS)/dev.txt --upgrade
 	$(UV) pip compile -q --no-header --universal --python-version 3.10 pyproject.toml \
 	  $(LOCKS)/tools.in -o $(LOCKS)/runtime.txt --upgrade
-	$(COMPILE) pyproject.toml $(LOCKS)/tools.in --extra docs -c $(LOCKS)/dev.txt \
-	  -o $(LOCKS)/docs.txt --upgrade
 	$(COMPILE) pyproject.toml $(LOCKS)/properdocs.in $(LOCKS)/tools.in -o $(LOCKS)/properdocs.txt --upgrade
 	$(COMPILE) $(LOCKS)/pydantic.in -o $(LOCKS)/pydantic.txt --upgrade
 	$(COMPILE) $(LOCKS)/typer-0.29.2.in -o $(LOCKS)/typer-0.29.2.txt --upgrade
@@ -221,6 +238,11 @@ lock: $(UV)
 	  -o $(LOCKS)/live-sglang-0.5.23.txt --upgrade
 	$(COMPILE) tests/live/requirements-vllm-0.33.0.txt $(LIVE_INPUTS) \
 	  -o $(LOCKS)/live-vllm-0.33.0.txt --upgrade
+	$(COMPILE) tests/live/requirements-vllm-0.33.0.txt $(LOCKS)/tools.in \
+	  -c $(LOCKS)/live-vllm-0.33.0.txt -o $(LOCKS)/vllm-notorch-0.33.0.txt --upgrade
+	$(COMPILE) pyproject.toml $(LOCKS)/tools.in tests/live/requirements-vllm-0.33.0.txt \
+	  --extra docs -c $(LOCKS)/dev.txt -c $(LOCKS)/vllm-notorch-0.33.0.txt \
+	  -o $(LOCKS)/docs.txt --upgrade
 	rm -f $(LOCKS)/mdx/package-lock.json
 	cd $(LOCKS)/mdx && npm install --package-lock-only --no-audit --no-fund --silent
 

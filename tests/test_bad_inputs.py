@@ -395,6 +395,41 @@ CASES = [
         "half-finished",
     ),
     Case(
+        "a distribution the registry asks the version of that is not installed (live)",
+        _both(
+            _replace(
+                REGISTRY,
+                "    def add_cli_args(parser: argparse.ArgumentParser) -> None:\n",
+                "    def add_cli_args(parser: argparse.ArgumentParser) -> None:\n"
+                "        import importlib.metadata\n"
+                "        importlib.metadata.version('no-such-gpu-lib')\n",
+            ),
+            _replace(CONFIG, "  mode: static\n", "  mode: live\n"),
+        ),
+        "asked importlib.metadata for the distribution 'no-such-gpu-lib', which is not installed",
+        "tinyserver.py",
+        "no-such-gpu-lib",
+    ),
+    Case(
+        "a version of a stood-in distribution that YAML reads as a number",
+        _replace(CONFIG, "  mode: static\n", "  mode: live\n  versions: {torch: 2.10}\n"),
+        "registry: 'versions' must map distribution names to versions written as text",
+        "argmatrix.yaml",
+        "versions:",
+    ),
+    Case(
+        "a feature matrix naming a flag the registry does not have",
+        _append(
+            CONFIG,
+            "  - template: platform_matrix.md.j2\n"
+            "    output: reference/features.md\n"
+            "    options: {features: {--no-such-flag: Something}}\n",
+        ),
+        "feature 'Something' names '--no-such-flag', which is not an argument of the registry",
+        "argmatrix.yaml",
+        "template: platform_matrix.md.j2",
+    ),
+    Case(
         "a registry with a syntax error",
         _append(REGISTRY, "def broken(:\n"),
         "syntax error",

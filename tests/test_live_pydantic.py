@@ -9,20 +9,24 @@ import os
 
 import pytest
 
-from helpers import REGISTRIES, REPO, run_cli_in_subprocess
+from helpers import REGISTRIES, REPO, line_of, one_error_line, run_cli_in_subprocess
 
 PYDANTIC = REPO / ".cache" / "pydantic-2.14.3"
 
 pytestmark = pytest.mark.live_env  # pydantic in .cache (make pydantic-lib)
 
 
-def test_a_pydantic_model_typed_with_stand_ins() -> None:
+def pydantic_env() -> dict[str, str]:
     if not (PYDANTIC / ".installed").is_file():
         pytest.fail(
             f"pydantic is not installed in {PYDANTIC} (fix: run `make pydantic-lib`)",
             pytrace=False,
         )
-    env = {**os.environ, "PYTHONPATH": str(PYDANTIC)}
+    return {**os.environ, "PYTHONPATH": str(PYDANTIC)}
+
+
+def test_a_pydantic_model_typed_with_stand_ins() -> None:
+    env = pydantic_env()
     result = run_cli_in_subprocess(
         "export",
         "--registry",
@@ -54,3 +58,43 @@ def test_without_stand_ins_the_missing_library_is_named() -> None:
     )
     assert result.code == 2
     assert "needs 'not_installed_gpu_lib', which is not installed" in result.err
+
+
+def test_validated_config_defaults_bounded_and_typed_by_stand_ins() -> None:
+    """vLLM's config classes in small (issue 32): a field bounded by `Field(le=torch's long
+    max)`, typed by a subclass of a stand-in, typed `stand-in | Literal[...]` (its choices kept),
+    and a default that is a deep copy of a validated config object."""
+    result = run_cli_in_subprocess(
+        "export",
+        "--registry",
+        "pydantic_defaults_cli:build_parser",
+        "--mock",
+        "auto",
+        cwd=REGISTRIES,
+        env=pydantic_env(),
+    )
+    assert result.code == 0, result.err
+    arguments = json.loads(result.out)["registry"]["arguments"]
+    assert [(a["flags"], a["default"], a["choices"]) for a in arguments] == [
+        (["--lora-dtype"], "auto", ["auto", "bfloat16", "float16"]),
+        (["--seed"], None, None),
+        (["--weights"], None, None),
+        (["--max-loras"], 1, None),
+    ]
+
+
+def test_a_validation_error_is_located_in_the_registry_not_in_pydantic() -> None:
+    """pydantic refuses a config object the registry builds (a validator's assertion): the
+    place is the registry's line that built it, not pydantic's own frames."""
+    result = run_cli_in_subprocess(
+        "export",
+        "--registry",
+        "pydantic_defaults_cli:build_refused_parser",
+        "--mock",
+        "auto",
+        cwd=REGISTRIES,
+        env=pydantic_env(),
+    )
+    source = REGISTRIES / "pydantic_defaults_cli.py"
+    line = one_error_line(result, "raised ValidationError: 1 validation error for ParallelConfig")
+    assert line.startswith(f"argmatrix: error: {source}:{line_of(source, 'workers=0')}: "), line

@@ -233,6 +233,12 @@ CONFIG_SCHEMA: dict[str, Any] = {
                     "type": "object",
                     "description": "Live mode: keyword arguments for the builder.",
                 },
+                "versions": {
+                    "type": "object",
+                    "additionalProperties": {"type": ["string", "integer"]},
+                    "description": "Live mode: the version importlib.metadata gives the"
+                    " registry's code for a distribution that is not installed (torch: 2.14.0).",
+                },
                 "subcommand": {
                     "anyOf": [
                         {"type": "array", "items": {"type": "string"}},

@@ -4,6 +4,7 @@ import (parser class, environment, argv, arguments, subcommands), as a `Registry
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ REGISTRY_KEYS = (
     "argv",
     "args",
     "kwargs",
+    "versions",
     "subcommand",
 )
 
@@ -189,6 +191,17 @@ def _live_settings(raw: dict[str, Any], where: str, problems: list[Problem]) -> 
                 "'kwargs' must map parameter names to values",
                 "write it like 'kwargs: {configs: {call: 'pkg.config:Configs'}}'",
             )
+    if "versions" in raw:
+        versions = _versions(raw["versions"])
+        if versions is None:
+            bad(
+                "versions",
+                "'versions' must map distribution names to versions written as text",
+                "write it like 'versions: {torch: \"2.14.0\"}' (quote a version such as 2.10,"
+                " which YAML reads as a number)",
+            )
+        else:
+            settings["versions"] = versions
     if "subcommand" in raw:
         value = raw["subcommand"]
         words = tuple(value.split()) if isinstance(value, str) else _words(value)
@@ -230,6 +243,25 @@ def _env(value: Any) -> tuple[tuple[str, str], ...] | None:
             return None
         env.append((name, str(setting)))
     return tuple(env)
+
+
+def _versions(value: Any) -> tuple[tuple[str, str], ...] | None:
+    """`{torch: 2.14.0}`: names of distributions and their versions, as text (a float is
+    refused: YAML reads 2.10 as 2.1)."""
+    if not isinstance(value, dict):
+        return None
+    found: list[tuple[str, str]] = []
+    for name, version in value.items():
+        if (
+            not isinstance(name, str)
+            or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name)
+            or isinstance(version, bool)
+            or not isinstance(version, (str, int))
+            or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9.+!_-]*", str(version))
+        ):
+            return None
+        found.append((name, str(version)))
+    return tuple(found)
 
 
 def _words(value: Any) -> tuple[str, ...] | None:

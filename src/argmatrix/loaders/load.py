@@ -50,6 +50,7 @@ class RegistrySpec:
     argv: tuple[str, ...] | None = None  # sys.argv after the program name, likewise
     args: tuple[Any, ...] = ()  # more arguments for the builder (plain YAML values)
     kwargs: tuple[tuple[str, Any], ...] = ()
+    versions: tuple[tuple[str, str], ...] = ()  # what importlib.metadata says of stood-in ones
     # Both modes: the subcommands that lead from the target's parser to the registry.
     subcommand: tuple[str, ...] = ()
     # What built the registry (`FRAMEWORKS` in modes.py); None: what the reader finds the target
@@ -199,6 +200,7 @@ def _live_child(spec: RegistrySpec, verbose: bool, end: Callable[[Any], NoReturn
         argv=spec.argv,
         args=spec.args,
         kwargs=spec.kwargs,
+        versions=spec.versions,
         verbose=verbose,
     )
 

@@ -16,6 +16,8 @@ The layouts (`TableLayouts`, which templates reach as `layouts`):
   Argument, Description, Default, Options, then one column per variant of the platform. Either
   has a Note column when a row of the section has a note.
 - `not_supported`: Argument, Default, Options (one reason's arguments).
+- `features`: Feature, then one column per platform variant of the matrix, a mark each (✅ 🟠 ❌ ❔,
+  the form of vLLM's "Feature x Hardware" table).
 
 An environment variable (`Row.env`) gets a column after the registry's own ones when a row of the
 table has one; a writer that keeps a fixed set of columns (the MDX pages: SGLang's) asks for it
@@ -34,7 +36,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from argmatrix.render.views import HistoryView, Row, SectionView, SupportPage
+    from argmatrix.render.views import FeatureMatrix, HistoryView, Row, SectionView, SupportPage
 
 
 class Column(NamedTuple):
@@ -69,6 +71,26 @@ NOTE = Column("note", "Note")
 
 def variant_column(name: str) -> Column:
     return Column("variant", name, align="center", label=True)
+
+
+FEATURE = Column("feature", "Feature")
+# A feature matrix in the form vLLM's docs keep by hand ("Feature x Hardware"): a mark per
+# feature and backend, ✅ full, 🟠 partial, ❌ none, ❔ unknown. Each status reads as one of them.
+FEATURE_MARKS = {
+    "supported": "✅",
+    "experimental": "🟠",
+    "planned": "❌",
+    "unsupported": "❌",
+    "not-applicable": "❌",
+    "unverified": "❔",
+    "unclassified": "❔",
+}
+FEATURE_LEGEND = (
+    ("✅", "supported"),
+    ("🟠", "partly (experimental)"),
+    ("❌", "no (not supported, not applicable or planned)"),
+    ("❔", "not known (unverified)"),
+)
 
 
 # The field of `views.Row` a column's cells are (the Argument column's is `plain_flags` in a
@@ -203,6 +225,21 @@ class TableLayouts:
         else:
             columns, after = (ARGUMENT, DEFAULT, OPTIONS), (STATUS, *note)
         return self._table(columns, after, section.rows, plain_flags, env_column)
+
+    def features(self, matrix: FeatureMatrix) -> Table:
+        """A feature matrix (`options.features` of a platform matrix page): a feature's name and
+        flag, then its mark in each column of the matrix (each variant of each platform)."""
+        columns = (FEATURE, *map(variant_column, matrix.headings))
+        cells = tuple(
+            (label, *(FEATURE_MARKS[status] for status in statuses))
+            for label, statuses in matrix.rows
+        )
+        return Table(columns, (), cells)
+
+    @property
+    def feature_legend(self) -> tuple[tuple[str, str], ...]:
+        """What each mark of a feature matrix says: (mark, words)."""
+        return FEATURE_LEGEND
 
     def not_supported(
         self, rows: Sequence[Row], plain_flags: bool = False, env_column: bool = True

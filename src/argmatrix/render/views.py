@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from argmatrix.config import DisplayFacts, PageSpec
 from argmatrix.errors import ArgmatrixError
 from argmatrix.manifests.resolve import ResolvedPlatform
-from argmatrix.model.findings import Finding
+from argmatrix.model.findings import Finding, closest
 from argmatrix.model.history import History
 from argmatrix.model.platform import (
     NEEDS_REASON,
@@ -530,6 +530,7 @@ def page_context(
     arguments read)."""
     cells = cells or Cells(FORMATS[page.output_format], display)
     cell = cells.format.FILTERS["cell"]
+    columns = matrix_columns(platforms)
     context: dict[str, Any] = {
         "display": cells.display,
         "history": HistoryView(history, cells.format) if history is not None else None,
@@ -538,7 +539,8 @@ def page_context(
         "title": cell(page.title) if page.title else page.title,
         "options": read_only(page.options),
         "platforms": MappingProxyType(platforms),
-        "matrix_columns": matrix_columns(platforms),
+        "matrix_columns": columns,
+        "feature_matrix": feature_matrix(page, registry, columns, where, cells.format),
         "status_labels": _STATUS_LABELS,
         "status_icons": _STATUS_ICONS,
     }
@@ -651,6 +653,56 @@ class MatrixColumns(tuple[MatrixColumn, ...]):
         return tuple(column.reason_of(argument) for column in self)
 
 
+@dataclass(frozen=True)
+class FeatureMatrix:
+    """`options.features` of a platform matrix page: a short table of features (vLLM's "Feature
+    x Hardware"), one row per feature named after the flag that turns it on. Each row's label
+    (the feature's name and the flag, escaped for the page's format) and its status in each
+    column of the matrix; the columns' headings (a variant, or a platform without variants)."""
+
+    headings: tuple[str, ...]
+    rows: tuple[tuple[str, tuple[str, ...]], ...]
+
+
+def feature_matrix(
+    page: PageSpec, registry: Registry, columns: MatrixColumns, where: str, fmt: OutputFormat
+) -> FeatureMatrix | None:
+    """The page's feature matrix, or None when its options name no `features`. A flag that is
+    not the registry's is an error at the page's line."""
+    features = page.options.get("features")
+    if features is None:
+        return None
+    if not isinstance(features, Mapping) or not all(
+        isinstance(flag, str) and isinstance(name, str) and name.strip()
+        for flag, name in features.items()
+    ):
+        raise ArgmatrixError.at(
+            f"page {page.output!r}: 'features' must map flags to the names of the features",
+            file=where,
+            line=page.line,
+            fix="write it like 'features: {--enable-lora: LoRA adapters}'",
+        )
+    index = registry.by_flag()
+    cell, code = fmt.FILTERS["cell"], fmt.FILTERS["code"]
+    rows = []
+    for flag, name in features.items():
+        if flag not in index:
+            near = closest(flag, list(index))
+            raise ArgmatrixError.at(
+                f"page {page.output!r}: feature {name!r} names {flag!r}, which is not an"
+                " argument of the registry",
+                file=where,
+                line=page.line,
+                fix=f"did you mean {near!r}?" if near else "name one of the registry's flags",
+            )
+        rows.append((f"{cell(name)} ({code(flag)})", columns.statuses(index[flag])))
+    headings = tuple(
+        cell(column.variant if column.variant is not None else column.resolved.platform.title)
+        for column in columns
+    )
+    return FeatureMatrix(headings, tuple(rows))
+
+
 def matrix_columns(platforms: Mapping[str, ResolvedPlatform]) -> MatrixColumns:
     return MatrixColumns(
         MatrixColumn(resolved, variant)
@@ -680,6 +732,7 @@ PAGE_MODEL_TYPES: tuple[type, ...] = (
     ServerPage,
     SupportPage,
     MatrixColumn,
+    FeatureMatrix,
     HistoryView,
     DisplayFacts,
     *TABLE_MODEL_TYPES,

@@ -20,6 +20,7 @@ import argparse
 import dis
 import importlib
 import importlib.machinery
+import importlib.metadata
 import importlib.util
 import inspect
 import os
@@ -46,6 +47,8 @@ from argmatrix.loaders.live.clicks import (
 )
 from argmatrix.loaders.live.fields import FieldFinder
 from argmatrix.loaders.live.mocking import (
+    StubModule,
+    failed_in_stand_in,
     is_stand_in,
     stand_in_names,
     stand_ins,
@@ -81,7 +84,11 @@ class LiveSettings:
     argv: tuple[str, ...] | None = None  # the words after the program name
     args: tuple[Any, ...] = ()  # more positional arguments for the builder
     kwargs: tuple[tuple[str, Any], ...] = ()
+    versions: tuple[tuple[str, str], ...] = ()  # distributions stood in for: their versions
     verbose: bool = False
+    # The registry's own packages (`_owners`, set by load_live): what `mock: auto` stands in
+    # for when they fail to import it, and where an error of theirs is located.
+    owners: tuple[str, ...] = ()
 
 
 @dataclass
@@ -264,8 +271,9 @@ def load_live(
     `end`: where a stop goes (the end of the read's process, `process.py`): the target's code
     stops where it would parse, and `end` is given what was found there, or the error a stop
     makes; it never returns. Without it a stop is an exception the target's code could catch."""
-    settings = settings or LiveSettings()
     module_name, attr = split_target(target)
+    settings = settings or LiveSettings()
+    settings = replace(settings, owners=tuple(sorted(_owners(module_name, settings))))
     path_entry = str(base_dir or Path.cwd())
     # The registry's code sees itself as the program: a parser made without `prog` is named
     # after the module, and a stray parse_args() reads no argmatrix options.
@@ -277,7 +285,10 @@ def load_live(
         with (
             environment(settings.env, argv),
             stand_ins(
-                settings.mock, settings.auto_mock, _owners(module_name, settings)
+                settings.mock,
+                settings.auto_mock,
+                settings.owners,
+                dict(settings.versions),
             ) as stood_in,
             recorder.recording(),
         ):
@@ -469,7 +480,9 @@ def _import(module_name: str, settings: LiveSettings) -> Any:
         if settings.verbose:
             traceback.print_exc()
         missing = exc.name or module_name
-        if module_name == missing or module_name.startswith(missing + "."):
+        if isinstance(exc, importlib.metadata.PackageNotFoundError):
+            pass  # a distribution importlib.metadata was asked about, not this module
+        elif module_name == missing or module_name.startswith(missing + "."):
             raise ArgmatrixError.at(
                 f"cannot import {module_name!r}: no such module on sys.path",
                 fix="check the registry target, or run from the folder that holds the module",
@@ -478,9 +491,9 @@ def _import(module_name: str, settings: LiveSettings) -> Any:
     except ImportError as exc:
         if _compiled(exc) and not settings.auto_mock:
             raise _compiled_module_error(f"importing {module_name!r}", exc) from None
-        raise _user_code_error(f"importing {module_name!r}", exc, settings.verbose) from None
+        raise _user_code_error(f"importing {module_name!r}", exc, settings) from None
     except (Exception, SystemExit) as exc:  # a module that exits on import is an error too
-        raise _user_code_error(f"importing {module_name!r}", exc, settings.verbose) from None
+        raise _user_code_error(f"importing {module_name!r}", exc, settings) from None
 
 
 def _compiled(exc: ImportError) -> bool:
@@ -499,9 +512,11 @@ def missing_module_error(
     doing: str, exc: ModuleNotFoundError, settings: LiveSettings
 ) -> ArgmatrixError:
     """A module the registry needs is not installed: say which, and how to stand in for it."""
+    if isinstance(exc, importlib.metadata.PackageNotFoundError):  # a ModuleNotFoundError too
+        return _missing_distribution_error(doing, exc, settings)
     missing = exc.name or "?"
     root = missing.split(".", 1)[0]
-    where = _registry_frame(exc)
+    where = _registry_frame(exc, settings.owners)
     if root != missing and _installed(root):
         fix = (
             f"{missing!r} is a submodule of the installed package {root!r} (a compiled module"
@@ -517,6 +532,24 @@ def missing_module_error(
         file=where.filename if where else None,
         line=where.lineno if where else None,
         fix=fix,
+    )
+
+
+def _missing_distribution_error(
+    doing: str, exc: importlib.metadata.PackageNotFoundError, settings: LiveSettings
+) -> ArgmatrixError:
+    """`importlib.metadata` found no distribution the registry asked the version of: a
+    distribution, not a module (its package may well be stood in for)."""
+    name = exc.name or "?"
+    where = _registry_frame(exc, settings.owners)
+    stood_in = isinstance(sys.modules.get(name.replace("-", "_")), StubModule)
+    return ArgmatrixError.at(
+        f"{doing} asked importlib.metadata for the distribution {name!r}, which is not installed"
+        + (" (a stand-in takes the place of its package)" if stood_in else ""),
+        file=where.filename if where else None,
+        line=where.lineno if where else None,
+        fix=f"give its version in argmatrix.yaml ('registry: versions: {{{name}: X.Y}}'), or"
+        " install it",
     )
 
 
@@ -575,7 +608,7 @@ def _import_object(spec: str, what: str, settings: LiveSettings) -> Any:
     except ModuleNotFoundError as exc:
         raise missing_module_error(f"importing the {what} {spec!r}", exc, settings) from None
     except (Exception, SystemExit) as exc:
-        raise _user_code_error(f"importing the {what} {spec!r}", exc, settings.verbose) from None
+        raise _user_code_error(f"importing the {what} {spec!r}", exc, settings) from None
     obj: Any = module
     for part in attr.split("."):
         if not hasattr(obj, part):
@@ -600,9 +633,7 @@ def _given_parser(settings: LiveSettings) -> argparse.ArgumentParser:
     try:
         return cls(add_help=False)
     except (Exception, SystemExit) as exc:
-        raise _user_code_error(
-            f"creating a {settings.parser_class}", exc, settings.verbose
-        ) from None
+        raise _user_code_error(f"creating a {settings.parser_class}", exc, settings) from None
 
 
 def _value(value: Any, settings: LiveSettings) -> Any:
@@ -612,7 +643,7 @@ def _value(value: Any, settings: LiveSettings) -> Any:
         try:
             return factory()
         except (Exception, SystemExit) as exc:
-            raise _user_code_error(f"calling {value['call']}", exc, settings.verbose) from None
+            raise _user_code_error(f"calling {value['call']}", exc, settings) from None
     return value
 
 
@@ -643,9 +674,7 @@ def _build(
     except ModuleNotFoundError as exc:
         raise missing_module_error(f"building the parser with {target}", exc, settings) from None
     except (Exception, SystemExit) as exc:  # sys.exit() in the builder
-        raise _user_code_error(
-            f"building the parser with {target}", exc, settings.verbose
-        ) from None
+        raise _user_code_error(f"building the parser with {target}", exc, settings) from None
     parser = result if isinstance(result, argparse.ArgumentParser) else given
     if parser is None:
         with click_parse_captured(stops.clicked):
@@ -680,13 +709,9 @@ def _run_as_main(
     except ModuleNotFoundError as exc:
         raise missing_module_error(f"running {module_name!r} as a script", exc, settings) from None
     except ImportError as exc:  # `python -m pkg` of a package without __main__.py
-        raise _user_code_error(
-            f"running {module_name!r} as a script", exc, settings.verbose
-        ) from None
+        raise _user_code_error(f"running {module_name!r} as a script", exc, settings) from None
     except (Exception, SystemExit) as exc:
-        raise _user_code_error(
-            f"running {module_name!r} as a script", exc, settings.verbose
-        ) from None
+        raise _user_code_error(f"running {module_name!r} as a script", exc, settings) from None
     raise ArgmatrixError.at(
         f"{target}: running {module_name!r} as a script ended without parsing a command line",
         file=origin,
@@ -711,17 +736,33 @@ def _script_file(module_name: str) -> str | None:
     return spec.origin
 
 
-def _registry_frame(exc: BaseException) -> traceback.FrameSummary | None:
-    """The innermost frame of the traceback in the registry's code (not argmatrix's, not the
-    import system's)."""
-    frames = traceback.extract_tb(exc.__traceback__)
+def _registry_frame(
+    exc: BaseException, owners: Sequence[str] = ()
+) -> traceback.FrameSummary | None:
+    """The innermost frame of the traceback in the registry's own packages (`owners`): where
+    its code called what failed (pydantic validating a default, `copy.deepcopy`, a stand-in).
+    Without one, the innermost frame that is not argmatrix's nor the import system's."""
     own = [
+        traceback.FrameSummary(frame.f_code.co_filename, line, frame.f_code.co_name)
+        for frame, line in traceback.walk_tb(exc.__traceback__)
+        if _module_of(frame).split(".", 1)[0] in owners
+    ]
+    if own:
+        return own[-1]
+    frames = traceback.extract_tb(exc.__traceback__)
+    outside = [
         f
         for f in frames
         if not f.filename.startswith((_ARGMATRIX, "<", *_framework_folders()))
         and f.filename != argparse.__file__  # argparse refusing a call: the call is the place
     ]
-    return own[-1] if own else (frames[-1] if frames else None)
+    return outside[-1] if outside else (frames[-1] if frames else None)
+
+
+def _module_of(frame: Any) -> str:
+    """The module a frame runs in, by its import name (a module run as `__main__` too)."""
+    spec = frame.f_globals.get("__spec__")
+    return str(getattr(spec, "name", None) or frame.f_globals.get("__name__", ""))
 
 
 _ARGMATRIX = str(Path(__file__).resolve().parents[2])  # frames of argmatrix itself
@@ -737,15 +778,23 @@ def _framework_folders() -> tuple[str, ...]:
     return tuple(found)
 
 
-def _user_code_error(doing: str, exc: BaseException, verbose: bool) -> ArgmatrixError:
-    """An error raised by the registry's own code: say so, and where."""
-    if verbose:
+def _user_code_error(doing: str, exc: BaseException, settings: LiveSettings) -> ArgmatrixError:
+    """An error raised by the registry's own code: say so, and where. One that argmatrix's
+    stand-ins raised themselves is argmatrix's, and said so."""
+    if settings.verbose:
         traceback.print_exception(exc)
-    where = _registry_frame(exc)
+    where = _registry_frame(exc, settings.owners)
+    raised = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    if failed_in_stand_in(exc):
+        return ArgmatrixError.at(
+            f"{doing}: argmatrix's stand-in failed with {raised}",
+            file=where.filename if where else None,
+            line=where.lineno if where else None,
+            fix="a defect of argmatrix, not of the registry's code: please report it with the"
+            " traceback --verbose prints; installing the module stood in for avoids it",
+        )
     return ArgmatrixError.at(
-        f"{doing} raised {type(exc).__name__}: {exc}"
-        if str(exc)
-        else f"{doing} raised {type(exc).__name__}",
+        f"{doing} raised {raised}",
         file=where.filename if where else None,
         line=where.lineno if where else None,
         fix="this is an error in the registry's own code; run with --verbose for the traceback",

@@ -30,10 +30,15 @@ import importlib.machinery
 import importlib.util
 import re
 import sys
+import traceback
 import types
-from collections.abc import Iterable, Iterator
+import typing
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
+
+from argmatrix.loaders.live import versions as _versions
+from argmatrix.loaders.live.versions import VersionFinder, Versions
 
 # A stand-in's text is wrapped in two private-use characters: nothing a registry writes holds
 # them, so a text that does was built from a stand-in.
@@ -73,6 +78,13 @@ _PROXY_DEPTH = 4  # proxies of proxies followed, at most
 _base_classes: dict[str, type] = {}
 
 
+def _any_value_schema(owner: Any, source: Any, handler: Any) -> Any:
+    """pydantic-core's schema of a field that takes any value, for pydantic asking a stand-in."""
+    from pydantic_core import core_schema  # type: ignore[import-not-found,unused-ignore]
+
+    return core_schema.any_schema()
+
+
 def _base_class(name: str) -> type:
     """The one class a stand-in is as a base: `class A(nn.Module)` and `class B(nn.Module)` share it."""
     if name not in _base_classes:
@@ -86,9 +98,26 @@ def _base_class(name: str) -> type:
                 "__class_getitem__": classmethod(lambda cls, item: cls),
                 "__init__": lambda self, *args, **kwargs: None,
                 "__init_subclass__": classmethod(lambda cls, **kwargs: None),
+                # a field typed with it (or a subclass) takes any value, as one typed with the
+                # stand-in itself does
+                "__get_pydantic_core_schema__": classmethod(_any_value_schema),
             },
         )
     return _base_classes[name]
+
+
+class StandInRefusal(AttributeError):
+    """A stand-in has no such attribute, on purpose: the code asked for it by name at run time
+    (probing), or it is a special name a stand-in does not pretend to have."""
+
+
+def failed_in_stand_in(exc: BaseException) -> bool:
+    """Whether an error was raised inside argmatrix's stand-ins by a fault of their own (a
+    defect of argmatrix), rather than by the registry's code or a refusal they make on purpose."""
+    if isinstance(exc, StandInRefusal):
+        return False
+    frames = traceback.extract_tb(exc.__traceback__)
+    return bool(frames) and frames[-1].filename in _STAND_IN_FILES
 
 
 class Stub:
@@ -98,9 +127,22 @@ class Stub:
         object.__setattr__(self, "_stub_name", name)
 
     def __getattr__(self, attr: str) -> Any:
+        if attr == "_stub_name":  # made without __init__ (copy, pickle): not a stand-in's name
+            raise StandInRefusal(attr)
         if (attr.startswith("__") and attr.endswith("__")) or not _named_in_code(1):
-            raise AttributeError(f"{self._stub_name} (a stand-in) has no attribute {attr!r}")
+            raise StandInRefusal(f"{self._stub_name} (a stand-in) has no attribute {attr!r}")
         return Stub(f"{self._stub_name}.{attr}")
+
+    # A value a registry may copy, pickle or compare: a stand-in holds nothing but its name, so
+    # a copy is the same stand-in, and unpickled it is one again (never a half-made object).
+    def __copy__(self) -> Stub:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Stub:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Stub, (self._stub_name,))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # Used as a bare decorator (`@torch.compile`): hand the decorated object back unchanged.
@@ -119,9 +161,7 @@ class Stub:
 
     def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
         """A field annotated with a stand-in takes any value (pydantic asks this)."""
-        from pydantic_core import core_schema  # type: ignore[import-not-found,unused-ignore]
-
-        return core_schema.any_schema()
+        return _any_value_schema(self, source, handler)
 
     def __getitem__(self, key: Any) -> Any:
         return Stub(f"{self._stub_name}[]")
@@ -135,10 +175,19 @@ class Stub:
     def __bool__(self) -> bool:
         return False
 
-    def __or__(self, other: Any) -> Any:
-        return self
+    def __index__(self) -> int:
+        """A number where one must be (pydantic's `Field(le=torch.iinfo(torch.long).max)`,
+        `int()`, `float()`): zero, as a stand-in's length and truth are."""
+        return 0
 
-    __ror__ = __or__
+    # In a type (`torch.dtype | Literal["auto", "bf16"]`) a stand-in is one more member of the
+    # union, as `Literal[...] | torch.dtype` already is through typing's own `|`: the real side
+    # is kept (its choices, its None). Anything else (`flags | stand_in`) is a stand-in.
+    def __or__(self, other: Any) -> Any:
+        return _union(self, other)
+
+    def __ror__(self, other: Any) -> Any:
+        return _union(other, self)
 
     def _combined(self, other: Any) -> Stub:
         return Stub(f"{self._stub_name}(...)")
@@ -161,6 +210,24 @@ class Stub:
         return isinstance(other, Stub) and other._stub_name == self._stub_name
 
 
+def _union(left: Any, right: Any) -> Any:
+    stand_in = left if isinstance(left, Stub) else right
+    if not (_type_form(left) and _type_form(right)):  # a value on the other side: `flags | x`
+        return Stub(f"{stand_in._stub_name}(...)")
+    return typing.Union[left, right]  # noqa: UP007  (`|` would call back here)
+
+
+def _type_form(value: Any) -> bool:
+    """Whether `value` can be a member of a union: a class, None, a stand-in, a form of
+    `typing` (Literal[...], Optional[...], a TypeVar), `list[int]`, or a forward reference.
+    Decided here, as typing's own check differs between Python versions."""
+    return (
+        value is None
+        or isinstance(value, (type, Stub, str, types.GenericAlias, types.UnionType))
+        or type(value).__module__ == "typing"
+    )
+
+
 def is_stand_in(value: Any) -> bool:
     return isinstance(value, (Stub, StubModule))
 
@@ -176,17 +243,29 @@ def unmarked(text: str) -> str:
 
 
 class StubModule(types.ModuleType):
+    _stand_in_version = "0.0.0"  # a package's: the version its distribution is answered with
+
     def __getattr__(self, attr: str) -> Any:
-        if (attr.startswith("__") and attr.endswith("__")) or not _named_in_code(1):
-            raise AttributeError(f"{self.__name__} (a stand-in) has no attribute {attr!r}")
+        named = _named_in_code(1)
+        if attr == "__version__" and named:  # `torch.__version__` written in the code
+            return self._stand_in_version
+        if (attr.startswith("__") and attr.endswith("__")) or not named:
+            raise StandInRefusal(f"{self.__name__} (a stand-in) has no attribute {attr!r}")
         return Stub(f"{self.__name__}.{attr}")
 
 
 class _StubLoader(importlib.abc.Loader):
+    def __init__(self, versions: Versions | None = None) -> None:
+        self.versions = versions
+
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
         module = StubModule(spec.name)
         module.__path__ = []  # a package, so any submodule can be imported too
-        module.__version__ = "0.0.0"  # type: ignore[attr-defined]  # real modules have one
+        # `torch.__version__` in the code reads the version the distribution is answered with;
+        # asked by name (`getattr(torch, "__version__", None)`: probing) it is not there
+        known = self.versions.of(spec.name) if self.versions and "." not in spec.name else None
+        if known:
+            module._stand_in_version = known
         return module
 
     def exec_module(self, module: types.ModuleType) -> None:
@@ -310,34 +389,49 @@ def missing(names: Iterable[str]) -> list[str]:
 
 @contextmanager
 def stand_ins(
-    names: Iterable[str], auto: bool = False, owners: Iterable[str] = ()
+    names: Iterable[str],
+    auto: bool = False,
+    owners: Iterable[str] = (),
+    versions: Mapping[str, str] | None = None,
 ) -> Iterator[list[str]]:
     """Install stand-ins for the missing ones of `names` (with `auto`, for every module that
     the packages `owners` fail to import) while the block runs; the list it gives names every
-    module stood in for.
+    module stood in for. The distribution of a package stood in for has the version `versions`
+    names, else the one the owners' own distributions pin (`loaders/live/versions.py`).
     Afterwards the stand-in modules leave `sys.modules`. Modules imported meanwhile stay
     imported, and may still hold stand-ins they were given."""
     names = list(names)
+    owners = list(owners)
     roots = missing(names)
     submodules = [n for n in names if "." in n and n.split(".", 1)[0] not in roots]
     made: list[str] = []
+
+    def stood_in(package: str) -> bool:
+        return package in roots or package in made
+
+    known = Versions(versions or {}, owners, stood_in)
+    loader = _StubLoader(known)
     finders: list[importlib.abc.MetaPathFinder] = []
     if submodules:  # `mock: [rtp_llm.ops]`: that part of an installed package, by request
         exact = StubFinder(submodules, exact=True)
-        exact.made = made
+        exact.made, exact.loader = made, loader
         sys.meta_path.insert(0, exact)
         finders.append(exact)
     if roots:
         named = StubFinder(roots)
-        named.made = made
+        named.made, named.loader = made, loader
         sys.meta_path.insert(0, named)
         finders.append(named)
     if auto:
         guard, fallback = CompiledModuleGuard(made, owners), StubFinder(None, owners)
-        fallback.made = made
+        fallback.made, fallback.loader = made, loader
         sys.meta_path.insert(0, guard)
         sys.meta_path.append(fallback)
         finders += [guard, fallback]
+    if roots or auto or versions:  # last: an installed distribution is found first
+        versions_finder = VersionFinder(known)
+        sys.meta_path.append(versions_finder)
+        finders.append(versions_finder)
     before = set(sys.modules)
     try:
         yield made
@@ -347,3 +441,7 @@ def stand_ins(
         for name in set(sys.modules) - before:
             if isinstance(sys.modules[name], StubModule):
                 del sys.modules[name]
+
+
+# The files of argmatrix's stand-ins: an error raised there (not a refusal) is argmatrix's own.
+_STAND_IN_FILES = frozenset({__file__, _versions.__file__})
