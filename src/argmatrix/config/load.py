@@ -33,6 +33,7 @@ TOP_KEYS = (
     "computed",
     "section_titles",
     "stability",
+    "prog",
 )
 
 

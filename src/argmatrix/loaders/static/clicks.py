@@ -330,6 +330,7 @@ class ClickReader:
             auto_envvar_prefix=prefix if type(prefix) is str else None,
             hidden=settings.get("hidden") is True,
             deprecated=bool(settings.get("deprecated")) is True,
+            **_usage_settings(settings),
         )
 
     def _default_name(self, command: Found) -> str:
@@ -836,6 +837,21 @@ def _given_name(call: ast.Call | None) -> str | None:
     if isinstance(node, ast.Constant) and type(node.value) is str:
         return node.value
     return None
+
+
+def _usage_settings(settings: dict[str, Any]) -> dict[str, Any]:
+    """What a command's decorator says of its usage and epilog, as `CommandFacts` keeps it:
+    a setting that is not plain data is left to Click's own (its default)."""
+    found: dict[str, Any] = {"epilog": _string(settings.get("epilog"))}
+    options = settings.get("options_metavar", "[OPTIONS]")
+    if options is None or type(options) is str:
+        found["options_metavar"] = options
+    subcommand = settings.get("subcommand_metavar")
+    if type(subcommand) is str:
+        found["subcommand_metavar"] = subcommand
+    found["chain"] = settings.get("chain") is True
+    found["invoke_without_command"] = settings.get("invoke_without_command") is True
+    return found
 
 
 def _deprecated_help(help_: str | Unevaluated | None, attrs: dict[str, Any]) -> Any:
