@@ -22,6 +22,7 @@ def argument(type_: str | None, metavar: str | None = None, **fields: object) ->
         ("positive_int", "int"),
         ("human_readable_int", "int"),
         ("float_or_none", "float"),
+        ("nullable_str", "str"),  # sglang's
         ("<lambda>", "value"),
         ("lambda", "value"),
         # A converter named for nothing argmatrix knows reads as its own name (as `export`).

@@ -50,7 +50,8 @@ for (const table of document.querySelectorAll('table')) {
   const cards = table.hasAttribute('data-am-cards');
   const [left, right] = area(table);
   const name = (table.querySelector('tbody td') || first).textContent.trim().slice(0, 50);
-  const longest = Math.max(0, ...[...table.querySelectorAll('tbody tr > td:first-child code')]
+  const longest = Math.max(0, ...[...table.querySelectorAll(
+      'tbody tr > td:first-child code:not(.am-value)')]
     .map(code => code.textContent.length));
   out.tables.push({name: name, cards: cards, longest: longest});
   const cells = [...table.querySelectorAll('thead th, tbody td')].filter(shown);
@@ -71,7 +72,11 @@ for (const table of document.querySelectorAll('table')) {
     for (const td of table.querySelectorAll('tbody tr:first-child td'))
       out.headings.push(td.getAttribute('data-am-label') || '');
   }
-  for (const code of table.querySelectorAll('tbody tr > td:first-child code')) {
+  // The flags; the value form after one (marked by the script) may wrap. None of those
+  // starts like a flag: no flag is taken for one.
+  for (const code of table.querySelectorAll('tbody tr > td:first-child code.am-value'))
+    if (code.textContent.startsWith('-')) out.broken.push('a flag taken for a value: ' + code.textContent);
+  for (const code of table.querySelectorAll('tbody tr > td:first-child code:not(.am-value)')) {
     if (!shown(code)) continue;
     out.flags += 1;
     const lines = new Set([...code.getClientRects()].map(r => Math.round(r.top)));

@@ -149,6 +149,20 @@
     }
   }
 
+  // The value form after a flag (`--tp N`: the `N`; `{auto,pt,...}`) may wrap; the flag never
+  // does. The Sphinx directive gives each its class (option, argmatrix-value); otherwise a name
+  // follows the anchor, a line break or ", ", and the value form a space.
+  function markValueForms(table) {
+    table.querySelectorAll("tbody tr > td:first-child").forEach(function (cell) {
+      cell.querySelectorAll("code").forEach(function (code, i) {
+        if (i === 0 || code.classList.contains("option")) return;
+        var before = code.previousSibling;
+        var spaced = before && before.nodeType === 3 && !before.textContent.trim();
+        if (spaced || code.classList.contains("argmatrix-value")) code.classList.add("am-value");
+      });
+    });
+  }
+
   // Cells with nothing in them (a Note column where only some rows have a note) are not shown
   // as an empty "Note:" line on a card.
   function markEmptyCells(table) {
@@ -205,14 +219,14 @@
   function fitFlags(tables) {
     document.querySelectorAll("table[data-am-arguments] tbody tr > td:first-child code")
       .forEach(function (code) { code.style.fontSize = ""; });
+    // The flags, not their value forms (which wrap).
     document.querySelectorAll("tr[data-am-own-line]").forEach(function (tr) {
       tr.removeAttribute("data-am-own-line");
     });
     var flags = [];
     tables.forEach(function (table) {
-      table.querySelectorAll("tbody tr > td:first-child code").forEach(function (code) {
-        flags.push(code);
-      });
+      table.querySelectorAll("tbody tr > td:first-child code:not(.am-value)")
+        .forEach(function (code) { flags.push(code); });
     });
     var scales = flagScales(flags);
     flags.forEach(function (code, i) {
@@ -237,6 +251,7 @@
       table.setAttribute("data-am-arranged", "1");
       // Material's and Zensical's tables; a Sphinx theme's keep their order.
       if (table.closest(".md-typeset") && table.hasAttribute("data-am-support")) supportFirst(table);
+      markValueForms(table);
       markEmptyCells(table);
     });
     fitTables(tables);
