@@ -94,6 +94,9 @@ class SectionView:
     # A subcommand's section: the commands (names as written) whose section is the same, title
     # and rows, this one's included.
     shared_by: tuple[str, ...] = ()
+    # Shared by several commands: the anchor of the one table that shows it (its title's, with
+    # "-2", "-3"... after another shared section of the same title but other rows).
+    shared_anchor: str = ""
 
 
 @dataclass(frozen=True)
@@ -315,13 +318,19 @@ def _shared_sections(
             commands.setdefault(_section_key(section), []).append(sub.name)
     marked: list[SubcommandView] = []
     shared: dict[tuple[Any, ...], SectionView] = {}
+    anchors: Counter[str] = Counter()  # shared sections per anchor so far
     for view in views:
         sections = []
         for section in view.page.sections:
             key = _section_key(section)
             section = dataclasses.replace(section, shared_by=tuple(commands[key]))
             if len(section.shared_by) > 1:
-                shared.setdefault(key, section)
+                if key not in shared:
+                    base = anchor(section.title).lower()
+                    anchors[base] += 1
+                    unique = base if anchors[base] == 1 else f"{base}-{anchors[base]}"
+                    shared[key] = dataclasses.replace(section, shared_anchor=unique)
+                section = dataclasses.replace(section, shared_anchor=shared[key].shared_anchor)
             sections.append(section)
         marked.append(
             dataclasses.replace(view, page=dataclasses.replace(view.page, sections=tuple(sections)))
