@@ -468,6 +468,12 @@ def tables(markdown: str) -> list[Table]:
     return result
 
 
+def flag_of(cell: str) -> str:
+    """The first name of an Argument cell as a reader sees it: `--max-batch, --mb MAX_BATCH`
+    (its aliases, then the value form a user types) is `--max-batch`."""
+    return re.split(r"[ ,\n]", cell.strip(), maxsplit=1)[0]
+
+
 def plain_text(inline) -> str:  # type: ignore[no-untyped-def]
     parts = []
     for child in inline.children or []:

@@ -188,7 +188,7 @@ def test_what_import_could_not_know_stays_unreviewed_until_a_person_edits_it(
         in page
     )
     assert (
-        "| `--page-size` | `128` | Type: int | V1, V2 | Not reviewed: imported, to be checked |"
+        "| `--page-size` `PAGE_SIZE` | `128` | Type: int | V1, V2 | Not reviewed: imported, to be checked |"
         in page
     )
 

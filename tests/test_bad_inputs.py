@@ -342,6 +342,13 @@ CASES = [
         "--no-such-flag",
     ),
     Case(
+        "a program's name that is not a text on one line",
+        _append(CONFIG, "prog: [llmserve]\n"),
+        "'prog' must be the program's name on one line",
+        "argmatrix.yaml",
+        "prog:",
+    ),
+    Case(
         "a manifest's computed default that is not a text",
         _append(MANIFEST, "  --port: {status: supported, computed_default: [a]}\n"),
         "--port: 'computed_default' must be a short text on one line",

@@ -57,8 +57,8 @@ def test_every_command_at_every_level_has_its_heading_and_usage(html: str) -> No
         ("bench-sweep", "tool bench sweep"),
         ("bench-sweep-plot", "tool bench sweep plot"),
     ]
-    assert "\ntool bench COMMAND [options]\n" in html
-    assert "\ntool bench sweep plot [options] FOLDER\n" in html
+    assert "\ntool bench [-h] {latency,throughput,startup,sweep} ...\n" in html  # argparse's
+    assert "\ntool bench sweep plot [-h] [--format {png,svg}] folder\n" in html
     assert "| [`latency`](#bench-latency) | Measure the latency. |" in html
     assert "| [`plot`](#bench-sweep-plot) | Plot a sweep&#x27;s results. |" in html or (
         "| [`plot`](#bench-sweep-plot) | Plot a sweep's results. |" in html

@@ -117,7 +117,7 @@ def param_view(info: dict[str, Any], prefix: str | None) -> dict[str, Any]:
         "repeatable": info["multiple"],
         "count": info.get("count", False),
         "nargs": None if nargs == 1 else ("+" if info["required"] else "*") if nargs < 0 else nargs,
-        "default": None if info["name"] == "version" else info["default"],
+        "default": None if info["name"] == "version" else shown(info["default"]),
         "envvar": envvar,
         "help": info.get("help") or "",
         "hidden": info.get("hidden", False),
@@ -127,6 +127,15 @@ def param_view(info: dict[str, Any], prefix: str | None) -> dict[str, Any]:
         else None,
         "bounds": (type_.get("min"), type_.get("max")) if "Range" in type_["param_type"] else None,
     }
+
+
+def shown(value: Any) -> Any:
+    """A default as Click (8.2 and later) shows it: an Enum member by its name."""
+    if isinstance(value, enum.Enum):
+        return value.name
+    if isinstance(value, (list, tuple)):
+        return [shown(v) for v in value]
+    return value
 
 
 def model_view(registry: dict[str, Any]) -> dict[str, Any]:

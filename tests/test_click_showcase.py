@@ -28,10 +28,13 @@ def test_the_pages_read_the_click_facts_naturally() -> None:
     assert "`30000`" in row and "Type: int, 1&lt;=x&lt;=65535" in row
     assert "`MODELSERVER_PORT`" in row  # auto_envvar_prefix
     assert (
-        "| `--host` | Address to listen on. | `127.0.0.1` | Type: str | `MS_HOST, HOST` |" in page
+        "| `--host` `TEXT` | Address to listen on. | `127.0.0.1` | Type: str | `MS_HOST, HOST` |"
+        in page
     )
     assert "List[str]" in next(x for x in page.splitlines() if "`--served-model-name`" in x)
     assert "bool flag (--enable-metrics / --disable-metrics)" in page
+    assert "```console\nmodelserver serve [OPTIONS] MODEL_PATH\n```" in page  # Click's usage
+    assert "| `--port`, `-p` `INTEGER RANGE` |" in page  # the value as Click's help names it
     assert "`--api-key`" not in page  # hidden=True
     mdx = (SHOWCASE / "docs" / "server_arguments.mdx").read_text(encoding="utf-8")
     assert "Environment variable: <code>MODELSERVER_PORT</code>" in mdx

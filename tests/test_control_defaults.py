@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import REGISTRIES, run_cli_in_process, tables
+from helpers import REGISTRIES, flag_of, run_cli_in_process, tables
 from test_mdx_compiler import MdxCompiler, compiled, compiler_fixture, jsx_tables
 
 SOURCE = REGISTRIES / "control_defaults.py"
@@ -55,7 +55,7 @@ def mdx() -> Iterator[MdxCompiler]:
 @pytest.mark.parametrize("page", ["args.md", "args.myst.md"])
 def test_pipe_tables_show_control_characters_as_escapes(project: Path, page: str) -> None:
     rows = {
-        row[0].removeprefix("{argmatrix-option}"): row
+        flag_of(row[0].removeprefix("{argmatrix-option}")): row
         for table in tables((project / "docs" / page).read_text(encoding="utf-8"))
         for row in table.rows
     }
@@ -66,7 +66,7 @@ def test_pipe_tables_show_control_characters_as_escapes(project: Path, page: str
 @pytest.mark.engine  # the MDX compiler (node)
 def test_mdx_shows_control_characters_as_escapes(project: Path, mdx: MdxCompiler) -> None:
     source = (project / "docs" / "args.mdx").read_text(encoding="utf-8")
-    rows = {row[0]: row for t in jsx_tables(compiled(mdx, source)) for row in t.rows}
+    rows = {flag_of(row[0]): row for t in jsx_tables(compiled(mdx, source)) for row in t.rows}
     assert {flag: rows[flag][2] for flag in DEFAULTS} == DEFAULTS
     assert rows["--separator"][3] == CHOICES
 

@@ -116,3 +116,36 @@ def test_a_click_module_whose_target_runs_nothing_says_so(mode: Mode, tmp_path: 
         )
     else:
         assert result.code == 2, result.err
+
+
+# ------------------------------------------------------------------ items 2, 3, 5, 7: one server
+
+
+def test_a_server_in_the_fields_shapes_reads_as_click_itself_reads_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Options shared by decorators of the project's own (a function applying them, a list
+    applied in a loop, a factory whose wrapper carries them by `functools.wraps`), subclasses
+    of Click's types and options, defaults from another module and from an Enum, options added
+    once the command is made: static reading gives what Click itself holds, and says nothing."""
+    monkeypatch.syspath_prepend(str(REGISTRIES))
+    static = load_dict("field31.serve:cli", "static")
+    assert "diagnostics" not in static, static["diagnostics"]
+    assert model_view(static) == own_view("field31.serve:cli")
+    [serve, status] = static["subcommands"]
+    by = {a["flags"][0]: a for a in serve["registry"]["arguments"]}
+    assert list(by)[:5] == ["--port", "--host", "--verbose", "--log-level", "--workers"]
+    assert (by["--placement"]["default"], by["--placement"]["choices"]) == (
+        "Everywhere",
+        ["Everywhere", "Nowhere"],
+    )
+    assert by["--backend"]["choices"] == ["vllm", "sglang"]  # an AliasedChoice is a Choice
+    assert by["--swap"]["type"] == "bytesize"
+    assert (by["--max-batch"]["type"], by["--max-batch"]["default"]) == ("int", 64)
+    assert (by["--threads"]["type"], by["--threads"]["default"]) == ("int", 8)
+    assert by["--admin-port"]["help"] == "Admin port. (set by SRV_ADMIN_PORT)"
+    assert by["--admin-port"]["extra"]["envvar"] == "SRV_ADMIN_PORT"
+    assert list(by)[-2:] == ["--late", "--later"]
+    # a wrapper without functools.wraps: Click names the command after it, and loses the
+    # option applied under it
+    assert (status["name"], status["registry"]["arguments"]) == ("wrapper", [])

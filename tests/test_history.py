@@ -18,7 +18,7 @@ import pytest
 
 from argmatrix.adoption.history import history_dict
 from argmatrix.model.registry import Argument, Registry, Subcommand
-from helpers import REPO, run_cli_in_process, run_cli_untraced
+from helpers import REPO, flag_of, run_cli_in_process, run_cli_untraced
 
 TARGET = "relserver.args:build"
 
@@ -468,7 +468,7 @@ def history_project(tmp_path: Path, fmt: str = "markdown") -> Path:
 def page_rows(text: str) -> dict[str, list[str]]:
     from helpers import tables
 
-    return {row[0].split(",")[0].strip(): row for table in tables(text) for row in table.rows}
+    return {flag_of(row[0]): row for table in tables(text) for row in table.rows}
 
 
 def test_a_page_shows_when_each_argument_arrived(tmp_path: Path) -> None:

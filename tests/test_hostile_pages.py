@@ -47,6 +47,7 @@ PAYLOADS = (
     '# heading {: onclick="alert(1)" }',
     "</title><script>alert(1)</script>",
 )
+HIGHLIGHT = "div.highlight"
 # Tags an attacker would inject; the baseline (harmless) site has them only where the theme does.
 INJECTED_TAGS = (
     "img",
@@ -135,21 +136,19 @@ import argparse
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(prog={lit("prog", 1, shown=False)},
+    parser = argparse.ArgumentParser(prog={lit("prog", 1)},
                                      description={lit("description", 2)})
     # {text("section-one", 1, single_line=True)}
     parser.add_argument("--alpha", help={lit("help-alpha", 3)} + " prog=%(prog)s",
-                        default={lit("default-alpha", 4)}, metavar={
-        lit("metavar-alpha", 5, shown=False)
-    })
+                        default={lit("default-alpha", 4)}, metavar={lit("metavar-alpha", 5)})
     parser.add_argument("--beta", choices=[{lit("choice-one", 6)}, {lit("choice-two", 7)}],
                         default={lit("choice-default", 8)}, help={lit("help-beta", 9)})
     parser.add_argument({lit("positional", 10, upper=True)}, nargs="?",
                         help={lit("help-positional", 11)})
     # {text("section-two", 9, single_line=True, payloads=(9, 8))}
     parser.add_argument("--gamma", action="store_true", help={lit("help-gamma", 12)})
-    parser.add_argument("--delta", nargs=2, metavar=({lit("metavar-one", 13, shown=False)},
-                                                     {lit("metavar-two", 0, shown=False)}),
+    parser.add_argument("--delta", nargs=2, metavar=({lit("metavar-one", 13)},
+                                                     {lit("metavar-two", 0)}),
                         help={lit("help-delta", 1)})
     parser.add_argument("--old-alpha", help="Deprecated: use --alpha. " + {lit("help-old", 2)})
     commands = parser.add_subparsers(dest="command")
@@ -282,7 +281,11 @@ class _Reader(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.in_title = tag == "title"
         writers_link = tag == "a" and dict(attrs).get("href") == BAIT_ADDRESS
-        self.page.tags[WRITERS_LINK if writers_link else tag] += 1
+        # A fenced code block's own wrappers (the theme, or Sphinx, highlights a usage
+        # synopsis; one holding a hostile metavar is a <pre> block of references instead).
+        classes = (dict(attrs).get("class") or "").split()
+        highlight = tag == "div" and any(c.startswith("highlight") for c in classes)
+        self.page.tags[WRITERS_LINK if writers_link else HIGHLIGHT if highlight else tag] += 1
         for name, value in attrs:
             if name.lower().startswith("on"):
                 self.page.event_attributes.append((tag, name))
@@ -441,20 +444,26 @@ def test_every_table_keeps_one_row_per_argument_and_its_columns(hostile: Site) -
     for name in ("server", "npu", "npu_variants", "matrix", "cli", "guide"):
         for table in tables(hostile.markdown[name]):
             assert all(len(row) == len(table.header) for row in table.rows), name
-    # Two sections, the deprecated arguments, then the subcommands' sections.
+    # Two sections, the deprecated arguments, then the subcommands' sections: each flag with
+    # the value form a user types (its metavar, its choices), a positional with its usage form.
+    positional, target = texts["positional"], texts["metavar-target"]
     assert [[seen_as(row[0]) for row in table.rows] for table in server] == [
-        ["--alpha", "--beta", seen_as(texts["positional"])],
-        ["--gamma", "--delta"],
-        ["--old-alpha"],
-        [seen_as(texts["metavar-target"])],
-        ["--port"],
-        ["--port"],
+        [
+            seen_as(f"--alpha {texts['metavar-alpha']}"),
+            seen_as(f"--beta {{{texts['choice-one']},{texts['choice-two']}}}"),
+            seen_as(f"{positional} [{positional}]"),
+        ],
+        ["--gamma", seen_as(f"--delta {texts['metavar-one']} {texts['metavar-two']}")],
+        ["--old-alpha OLD_ALPHA"],
+        [seen_as(f"{target} [{target}]")],
+        ["--port PORT"],
+        ["--port PORT"],
     ]
     # The section both commands have is shown once, as shared, in the CLI reference.
     cli = hostile.markdown["cli"]
     assert cli.count("## Options shared by several commands") == 1
-    assert len([t for t in tables(cli) if [r[0] for r in t.rows] == ["--port"]]) == 1
-    described = {row[0]: seen_as(row[1]) for row in server[0].rows}
+    assert len([t for t in tables(cli) if [r[0] for r in t.rows] == ["--port PORT"]]) == 1
+    described = {row[0].split(" ")[0]: seen_as(row[1]) for row in server[0].rows}
     assert described["--alpha"] == seen_as(texts["help-alpha"] + " prog=" + texts["prog"])
     assert described["--beta"] == seen_as(texts["help-beta"])
     assert [seen_as(cell) for cell in server[0].rows[1][2:]] == [

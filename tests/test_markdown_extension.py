@@ -21,6 +21,7 @@ from argmatrix.model.values import value_text
 from argmatrix.project import Project
 from argmatrix.render.directives import Directives
 from e2e.tables import argument_tables
+from helpers import flag_of
 from test_table_property import HELP, SITE_EXTENSIONS, as_read, expected_text
 
 FIXTURE = Path(__file__).parent / "fixtures" / "zensical"
@@ -54,14 +55,14 @@ def test_a_table_directive_becomes_a_table(project: Path) -> None:
         "Default",
         "Type / options",
     ]
-    assert table[1][0] == ("--model-path--model", ("--model-path",))
+    assert table[1][0] == ("--model-path--model MODEL_PATH", ("--model-path",))
     assert html.startswith("<p>Intro</p>") and html.endswith("<p>After</p>")
 
 
 def test_html_false_gives_plain_tables(project: Path) -> None:
     html = convert('<!-- argmatrix section="Model" -->', project / "argmatrix.yaml", html=False)
     [table] = argument_tables(html)
-    assert table[1][0] == ("--model-path, --model", ())
+    assert table[1][0] == ("--model-path, --model MODEL_PATH", ())
     assert "<a " not in html and "<br" not in html
 
 
@@ -75,7 +76,7 @@ def test_the_extension_is_found_by_its_entry_point_name(
         extension_configs={"argmatrix": {"html": False}},
     )
     rows = argument_tables(html)[0]
-    assert [row[0].text for row in rows[1:]] == ["--page-size", "--loader"]
+    assert [flag_of(row[0].text) for row in rows[1:]] == ["--page-size", "--loader"]
     assert rows[1][3].text == "X2"
 
 

@@ -225,7 +225,15 @@ def test_a_text_is_plain_text_in_a_paragraph_a_heading_a_cell_and_code(
 
 @pytest.mark.parametrize(
     "value",
-    ["prog [options]", "run ```x``` now", "{/* argmatrix:end */} --x", "{{ 7*7 }}", "<!-- y"],
+    [
+        "prog [options]",
+        "run ```x``` now",
+        "{/* argmatrix:end */} --x",
+        "{{ 7*7 }}",
+        "<!-- y",
+        "prog [-h] [--a A]\n     [--b B]",  # a usage on its lines, indented
+        "prog {{ x }}\n     [--b B]\n     <c>",  # the same in a <pre> element
+    ],
 )
 def test_a_code_block_shows_its_text_exactly(mdx: MdxCompiler, value: str) -> None:
     tree = compiled(mdx, "Before.\n\n" + mdx_format.code_block(value, "console") + "\n\nAfter.\n")
@@ -269,13 +277,17 @@ def test_server_page_keeps_its_shape_and_shows_every_text(
     )
     spec = PageSpec("server_arguments.mdx.j2", "x.mdx", title=title or None)
     context = page_context(spec, registry, {}, "argmatrix.yaml")
+    # the usage is a code block of its own (test_a_code_block_shows_its_text_exactly)
+    context["server"] = replace(context["server"], usage="")
     tree = compiled(mdx, render("server_arguments.mdx.j2", **context))
     assert_plain(tree)
     (table,) = jsx_tables(tree)
     assert table.header == ["Argument", "Description", "Defaults", "Options"]
     assert [len(row) for row in table.rows] == [4, 4]
     alpha, beta = table.rows
-    assert (alpha[0], beta[0]) == ("--alpha", "--beta\n-b")
+    assert alpha[0] == "--alpha ALPHA"  # the flag, then the value form
+    # the choices are the value form, in braces as argparse writes them
+    assert folded(beta[0]) == "--beta -b " + shown("{" + choice + ",x}")
     assert folded(alpha[1]).replace(" ", "") == shown(as_read(help_text)).replace(" ", "")  # prose
     # A default or a choice is a value: its control characters are shown as escapes (`\\n`).
     default = shown(value_text(help_text))

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from argmatrix.config import load_config
-from argmatrix.model.registry import Registry
+from argmatrix.model.registry import Argument, Registry
+from argmatrix.model.usage import value_form
 from argmatrix.project import project_from_config
 from helpers import FIXTURES, REPO, one_error_line, run_cli_in_process
 from test_mdx_compiler import (
@@ -107,6 +108,13 @@ def test_a_whole_page_region_has_no_frontmatter_of_its_own(project: Path) -> Non
     assert 'title: "Server Arguments"' in text.split("\n---\n")[0]
 
 
+def argument_cell(argument: Argument) -> str:
+    """The text of an Argument cell: its flags a line each, then the value form a user types
+    (issue 29), in a <code> element of its own: SGLang's coverage test reads flags only."""
+    form = value_form(argument)
+    return "\n".join(argument.flags) + (f" {form}" if form else "")
+
+
 def test_every_server_arguments_row_has_sglangs_four_cells(
     mdx: MdxCompiler, project: Path, registry: Registry
 ) -> None:
@@ -116,7 +124,7 @@ def test_every_server_arguments_row_has_sglangs_four_cells(
         assert table.header == ["Argument", "Description", "Defaults", "Options"]
         assert table.rows and all(len(row) == 4 for row in table.rows)
     shown = {row[0] for table in tables for row in table.rows}
-    assert shown == {"\n".join(a.flags) for a in registry.arguments if not a.hidden}
+    assert shown == {argument_cell(a) for a in registry.arguments if not a.hidden}
 
 
 def test_the_ascend_page_has_sglangs_columns(mdx: MdxCompiler, project: Path) -> None:
@@ -127,7 +135,7 @@ def test_the_ascend_page_has_sglangs_columns(mdx: MdxCompiler, project: Path) ->
     for table in tables:
         assert all(len(row) == len(table.header) for row in table.rows)
     rows = {row[0]: row for table in main for row in table.rows}
-    assert rows["--model-path\n--model"][1:] == ["required", "Type: str", "A2, A3"]
+    assert rows["--model-path\n--model MODEL_PATH"][1:] == ["required", "Type: str", "A2, A3"]
     assert page(project, ASCEND_PAGE).startswith('---\ntitle: "Supported Features"\n---\n')
 
 
@@ -135,7 +143,7 @@ def test_the_guide_embeds_one_section_and_the_same_on_ascend(
     mdx: MdxCompiler, project: Path, registry: Registry
 ) -> None:
     server, ascend = jsx_tables(compiled(mdx, page(project, GUIDE)))
-    lora = [("\n".join(a.flags)) for a in registry.in_section("LoRA") if not a.hidden]
+    lora = [argument_cell(a) for a in registry.in_section("LoRA") if not a.hidden]
     assert [row[0] for row in server.rows] == lora and server.header[3] == "Options"
     assert [row[0] for row in ascend.rows] == lora and ascend.header[3] == "Server supported"
 
@@ -192,7 +200,7 @@ def test_the_coverage_rules_catch_a_missing_row_a_misshapen_row_and_a_stale_flag
     assert coverage_problems(text, registry, {"--port"}) == ["allow-listed but documented: --port"]
     five = text.replace(row.group(0), row.group(0).replace("</tr>", "  <td>x</td>\n    </tr>"))
     assert coverage_problems(five, registry, set()) == [
-        'row of 5 cells: <a id="--port"></a><code>--port</code>'
+        'row of 5 cells: <a id="--port"></a><code>--port</code> <code>PORT</code>'
     ]
     renamed = text.replace("<code>--port</code>", "<code>--http-port</code>")
     assert coverage_problems(renamed, registry, set()) == [

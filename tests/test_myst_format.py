@@ -127,13 +127,20 @@ def test_a_cell_is_its_text_as_a_heading_and_as_a_paragraph(text: str) -> None:
 @given(TEXT)
 @example("% argmatrix:end")
 @example("{{ x }}")
+@example("prog [-h]\n     [--x X]\n% argmatrix:end")
+@example("prog [-h]\n\n     [--x X]")
 def test_a_code_block_holds_its_text_and_never_a_marker_line(text: str) -> None:
     block = myst.code_block(text, "text")
     assert not any(myst.REGION.end.match(line) for line in block.splitlines())
     assert "{{" not in block and "{%" not in block
     tokens = PARSER.parse(block + "\n")
-    if tokens[0].type == "fence":
-        assert tokens[0].content == folded(text).strip() + "\n"
+    if tokens[0].type == "fence":  # each line as written, its indentation kept
+        lines = [
+            " " * (len(line) - len(line.lstrip(" "))) + folded(line).strip()
+            for line in text.split("\n")
+            if folded(line).strip()
+        ]
+        assert tokens[0].content == ("".join(f"{line}\n" for line in lines) or "\n")
         assert tokens[0].info == "text"
     else:  # text a fence would carry as written: a raw <pre> block of character references
         assert [t.type for t in tokens] == ["html_block"]
@@ -194,7 +201,7 @@ def test_in_place_regions_are_between_myst_comments(tmp_path: Path) -> None:
     assert result.code == 0, result.err
     first = page.read_text(encoding="utf-8")
     assert first.startswith(words + '% argmatrix:begin section="Serving"\n\n| Argument |')
-    assert "| {argmatrix-option}`--page-size` |" in first
+    assert "| {argmatrix-option}`--page-size` `PAGE_SIZE` |" in first
     assert first.endswith("|\n\n% argmatrix:end\n\nThe end.\n")
     assert run_cli_in_process("generate", cwd=project).code == 0
     assert page.read_text(encoding="utf-8") == first

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import append_to, copy_project, run_cli_in_process, tables
+from helpers import append_to, copy_project, flag_of, run_cli_in_process, tables
 
 HAND_WRITTEN = """# Serving guide
 
@@ -58,7 +58,7 @@ def test_marker_regions_are_regenerated_and_the_rest_is_kept(tmp_path: Path) -> 
     assert "More words in between." in outside[1] and outside[2] == "\n\nClosing words.\n"
     found = tables(text)
     assert found[0].header == ["Setting", "Meaning"]
-    assert [row[0].split("\n")[0] for row in found[1].rows] == [
+    assert [flag_of(row[0]) for row in found[1].rows] == [
         "--port",
         "--page-size",
         "--backend",
@@ -67,7 +67,7 @@ def test_marker_regions_are_regenerated_and_the_rest_is_kept(tmp_path: Path) -> 
         "--warmup-prompts",
     ]
     assert found[2].header == ["Argument", "Default", "Options", "Server supported"]
-    assert [row[0] for row in found[2].rows] == ["--schedule-policy", "--max-batch-size"]
+    assert [flag_of(row[0]) for row in found[2].rows] == ["--schedule-policy", "--max-batch-size"]
     # Regenerating changes nothing, and check agrees.
     assert run_cli_in_process("generate", cwd=project).code == 0
     assert page.read_text() == text

@@ -409,3 +409,32 @@ def test_a_new_destination_under_the_same_name_keeps_its_other_changes() -> None
         "- `--port`: destination `port` → `server_port`; aliases added `-p`; default `1` → `2`"
         in text
     )
+
+
+def test_exclusive_groups_changed_are_release_notes() -> None:
+    """An argument joining (or leaving) an exclusive group, in a subcommand too."""
+    from argmatrix.model.registry import ExclusiveGroup, Subcommand
+
+    def serve(*groups: ExclusiveGroup) -> Registry:
+        arguments = (Argument(("--a",), "a"), Argument(("--b",), "b"))
+        return Registry("t", ("General",), arguments, exclusive_groups=groups)
+
+    def top(sub: Registry) -> Registry:
+        return Registry("t", (), (), (Subcommand("serve", (), "", sub),))
+
+    pair = ExclusiveGroup(("--a", "--b"), required=True)
+    diff = diff_registries(top(serve()), top(serve(pair)), "1.0", "2.0")
+    assert [(p.new.name, [c.field for c in p.changes]) for p in diff.changed] == [
+        ("serve --a", ["exclusive"]),
+        ("serve --b", ["exclusive"]),
+    ]
+    text = diff_markdown(diff)
+    assert "### Changed exclusive groups" in text
+    assert "- `serve --b`: excludes nothing → `serve --a (required)`" in text
+    assert diff_dict(diff)["changed"][0]["changes"] == {
+        "exclusive": {"old": [], "new": ["serve --b (required)"]}
+    }
+    back = diff_registries(top(serve(pair)), top(serve()), "2.0", "3.0")
+    assert "- `serve --a`: excludes `serve --b (required)` → nothing" in diff_markdown(back)
+    unknown = Registry("t", ("General",), serve().arguments, framework="")  # format version 1
+    assert diff_registries(unknown, serve(pair), "1.0", "2.0").empty

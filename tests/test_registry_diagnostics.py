@@ -134,7 +134,8 @@ def test_a_help_kept_as_source_text_is_marked_as_computed(tmp_path: Path) -> Non
     root = write_project(tmp_path / "p")
     assert run_cli_in_process("generate", cwd=root).code == 0
     assert row_of(root, "--tool-parser").startswith(
-        "| `--tool-parser` | Computed when the server starts: `f\"One of {os.listdir('.')}.\"` |"
+        "| `--tool-parser` `TOOL_PARSER` | Computed when the server starts:"
+        " `f\"One of {os.listdir('.')}.\"` |"
     )
 
 
@@ -149,7 +150,8 @@ def test_the_configuration_gives_the_text_and_the_diagnostic_is_not_said(tmp_pat
     assert result.code == 0, result.err
     assert HELP not in result.err
     assert row_of(root, "--tool-parser") == (
-        "| `--tool-parser` | A \\*parser\\* of `tools`. | auto at start-up | the installed ones |"
+        "| `--tool-parser` `TOOL_PARSER` | A \\*parser\\* of `tools`. | auto at start-up"
+        " | the installed ones |"
     )
     assert "| the machine's name |" in row_of(root, "--host")  # computed_defaults still works
     assert HELP in run_cli_in_process("generate", "--verbose", cwd=root).err

@@ -485,7 +485,9 @@ def test_modules_that_star_import_each_other_end(tmp_path: Path) -> None:
 
 
 ENUM_STATIC_UNKNOWN = {
-    "auto": "class M(enum.Enum):\n    A = enum.auto()\n    B = enum.auto()\n",
+    # auto() of an Enum mixed with another type (its values depend on that type's rules)
+    "auto": "class M(str, enum.Enum):\n    A = enum.auto()\n    B = enum.auto()\n",
+    "auto among values": "class M(enum.Enum):\n    A = 5\n    B = enum.auto()\n",
     "flag": "class M(enum.Flag):\n    A = 1\n    B = 2\n",
     "unknown value": "class M(enum.Enum):\n    A = os.sep\n    B = 'b'\n",
 }
@@ -505,6 +507,23 @@ def test_enum_members_static_reading_cannot_know_are_said_never_fewer(
     registry = load("enum_unknown_cli:build_parser", "static", base_dir=tmp_path)
     assert isinstance(arg(registry, "--m").choices, Unevaluated)
     assert [d.message.split(":")[0] for d in registry.diagnostics] == ["--m"]
+
+
+def test_an_enum_of_auto_members_is_numbered_as_python_numbers_it(
+    mode: Mode, tmp_path: Path
+) -> None:
+    (tmp_path / "enum_auto_cli.py").write_text(
+        "import argparse\nimport enum\nfrom enum import auto\n\n"
+        "class M(enum.Enum):\n    A = enum.auto()\n    B = auto()\n    C = enum.auto()\n\n"
+        "def build_parser():\n    parser = argparse.ArgumentParser()\n"
+        "    parser.add_argument('--m', choices=[m.name for m in M])\n"
+        "    parser.add_argument('--v', choices=[m.value for m in M])\n    return parser\n",
+        encoding="utf-8",
+    )
+    registry = load("enum_auto_cli:build_parser", mode, base_dir=tmp_path)
+    assert arg(registry, "--m").choices == ("A", "B", "C")
+    assert arg(registry, "--v").choices == (1, 2, 3)
+    assert registry.diagnostics == ()
 
 
 def test_keyword_dicts_spread_into_add_argument(mode: Mode) -> None:

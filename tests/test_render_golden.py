@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from argmatrix.model.platform import STATUS_LABELS
-from helpers import GOLDEN, copy_project, html_inline, run_cli_in_process, tables
+from helpers import GOLDEN, copy_project, flag_of, html_inline, run_cli_in_process, tables
 
 PAGES = ("server_arguments.md", "npu.md", "npu_variants.md")
 
@@ -36,14 +36,15 @@ def test_support_page_puts_unsupported_arguments_under_their_reason(generated: P
     assert "`--warmup-prompts`" not in main_part
     assert "### Needs the GPU sampler" in not_supported
     found = tables(not_supported)
-    assert [row[0] for row in found[0].rows] == ["--warmup-prompts", "--max-batch, --mb"]
+    assert [row[0] for row in found[0].rows] == [
+        "--warmup-prompts WARMUP_PROMPTS [WARMUP_PROMPTS ...]",  # with the value form (issue 29)
+        "--max-batch, --mb MAX_BATCH",
+    ]
 
 
 def test_support_page_statuses(generated: Path) -> None:
     rows = {
-        row[0].split(", ")[0]: row
-        for t in tables((generated / "npu.md").read_text())
-        for row in t.rows
+        flag_of(row[0]): row for t in tables((generated / "npu.md").read_text()) for row in t.rows
     }
     assert rows["--dtype"][2:] == ["auto, bfloat16", "V1, V2"]  # options narrowed; section status
     assert rows["--backend"][2:4] == ["npu", "V2"]
@@ -58,7 +59,7 @@ def test_support_page_statuses(generated: Path) -> None:
 def test_variant_layout_has_a_column_per_variant(generated: Path) -> None:
     found = tables((generated / "npu_variants.md").read_text())
     assert found[0].header == ["Argument", "Description", "Default", "Options", "V1", "V2"]
-    rows = {row[0].split(", ")[0]: row for t in found for row in t.rows}
+    rows = {flag_of(row[0]): row for t in found for row in t.rows}
     assert rows["--backend"][4:6] == ["✗", "✓"]
     assert rows["--warmup-prompts"][4:6] == ["✗", "✗"]
     # The matrix's symbol of each status, one per status: not applicable is not "not
@@ -89,7 +90,7 @@ def test_server_page_sections_and_deprecated_table(generated: Path) -> None:
     ]
     deprecated = tables(text)[-1]
     assert deprecated.rows == [
-        ["--max-batch-size", "--max-batch", "Deprecated: use --max-batch instead."]
+        ["--max-batch-size MAX_BATCH_SIZE", "--max-batch", "Deprecated: use --max-batch instead."]
     ]
 
 
@@ -103,7 +104,7 @@ def test_default_pages_are_plain_github_markdown(generated: Path, page: str) -> 
 def test_help_text_html_is_shown_as_text(generated: Path) -> None:
     text = (generated / "server_arguments.md").read_text()
     assert html_inline(text) == []
-    rows = {row[0]: row for t in tables(text) for row in t.rows}
+    rows = {flag_of(row[0]): row for t in tables(text) for row in t.rows}
     # The tag is text; the backticks are a code span (the table reader shows its text).
     assert rows["--enable-metrics"][1] == "Expose <b>Prometheus</b> metrics at /metrics."
     assert "metrics at `/metrics`." in text

@@ -13,7 +13,7 @@ from argmatrix.model.platform import STATUS_LABELS
 from argmatrix.project import Project, project_from_config
 from argmatrix.render.pages import render_project
 from e2e.site import copy_hostile_project
-from helpers import html_inline, tables
+from helpers import flag_of, html_inline, tables
 
 BADGE = re.compile(r'<span class="am-badge am-([a-z-]+)">([^<]*)</span>')
 
@@ -86,8 +86,8 @@ def test_the_cli_reference_renders_a_program_without_subcommands(hostile: Path) 
     project = project_from_config(load_config(hostile / "argmatrix.yaml", hostile))
     spec = PageSpec("cli_reference.md.j2", "cli.md", options={"prog": "hostile", "html": True})
     text = render(project, spec)
-    assert "\nhostile [options]\n" in text and "## Commands" not in text
-    assert '| <a id="--page-size"></a>`--page-size` |' in text
+    assert "\nhostile [-h] [--page-size PAGE_SIZE]\n" in text and "## Commands" not in text
+    assert '| <a id="--page-size"></a>`--page-size` `PAGE_SIZE` |' in text
     assert "<script>" not in text
 
 
@@ -112,7 +112,7 @@ def test_every_bundled_markdown_template_is_plain_github_markdown_by_default(
     assert "<small>" not in text and "{:" not in text
     found = tables(text)
     assert found and all(len(row) == len(t.header) for t in found for row in t.rows)
-    first_cells = [row[0] for t in found for row in t.rows]
+    first_cells = [flag_of(row[0]) for t in found for row in t.rows]
     assert "--page-size" in first_cells
 
 

@@ -146,3 +146,56 @@ def test_cli_snapshot_reads_back_through_export(tmp_path: Path) -> None:
     exported = run_cli_in_subprocess("export", "--registry", str(out), cwd=tmp_path)
     assert exported.code == 0, exported.err
     assert json.loads(exported.out)["registry"] == load_dict("grouped_cli:build_parser")
+
+
+# ------------------------------------------------------------------ the command line's shape
+
+
+V1_SNAPSHOT = REGISTRIES.parent / "snapshots" / "shape_server.v1.json"
+
+
+@pytest.mark.parametrize("target", ["shape_server:build_parser", "shape_click:cli"])
+def test_the_shape_of_the_command_line_round_trips(target: str, tmp_path: Path) -> None:
+    registry = load(target, "static")
+    again = read_snapshot(write_snapshot(registry, tmp_path / "registry.json"))
+    # the program, usage, epilog, help option, groups, framework (JSON keeps a tuple as a list)
+    assert registry_to_dict(again) == registry_to_dict(registry)
+    assert again.exclusive_groups == registry.exclusive_groups
+    serve = again.subcommands[0].registry
+    program = "llmserve" if target.startswith("shape_server") else "shape_click"  # its module
+    assert (serve.prog, serve.epilog[:3]) == (f"{program} serve", "LLM")
+
+
+def test_a_version_1_snapshot_still_reads(tmp_path: Path) -> None:
+    """A snapshot the argmatrix before format version 2 wrote (tests/fixtures/snapshots): its
+    arguments as they were, and no shape of the command line it did not know (no framework,
+    so no usage is made up from it)."""
+    assert json.loads(V1_SNAPSHOT.read_text(encoding="utf-8"))["version"] == 1
+    old = read_snapshot(V1_SNAPSHOT)
+    now = load("shape_server:build_parser", "static")
+    assert old.framework == "" and old.prog == "" and old.exclusive_groups == ()
+    assert [a.flags for a in old.arguments] == [a.flags for a in now.arguments]
+    serve, serve_now = old.subcommands[0].registry, now.subcommands[0].registry
+
+    def shape(registry: Registry) -> list[tuple[Any, ...]]:  # (defaults from the environment
+        # are kept as source text in version 1: another fact of format version 2)
+        return [(a.flags, a.dest, a.nargs, a.metavar, a.choices) for a in registry.arguments]
+
+    assert shape(serve) == shape(serve_now)
+    written = snapshot_data(old)  # written again: the current format, the same arguments
+    assert written["version"] == 2 and written["registry"]["framework"] == ""
+
+
+def test_pages_from_a_version_1_snapshot_have_no_made_up_usage(tmp_path: Path) -> None:
+    (tmp_path / "registry.json").write_bytes(V1_SNAPSHOT.read_bytes())
+    (tmp_path / "argmatrix.yaml").write_text(
+        "registry: {target: registry.json}\ndocs_dir: docs\npages:\n"
+        "  - {template: server_arguments.md.j2, output: server.md}\n"
+        "  - {template: cli_reference.md.j2, output: cli.md}\n",
+        encoding="utf-8",
+    )
+    result = run_cli_in_subprocess("generate", cwd=tmp_path)
+    assert result.code == 0, result.err
+    for page in ("server.md", "cli.md"):
+        text = (tmp_path / "docs" / page).read_text(encoding="utf-8")
+        assert "```console" not in text and "| `--port` |" in text  # no usage, no value forms

@@ -23,7 +23,7 @@ import pytest
 
 from argmatrix.config import load_config
 from argmatrix.project import Project, project_from_config
-from helpers import FIXTURE_PROJECT, FIXTURES, GOLDEN, line_of, replace_in
+from helpers import FIXTURE_PROJECT, FIXTURES, GOLDEN, flag_of, line_of, replace_in
 from test_hostile_pages import seen_as
 
 # An external engine (sphinx-build, Zensical, ProperDocs or the MDX compiler).
@@ -210,9 +210,13 @@ def test_the_generated_reference_has_a_table_per_section(site: Site) -> None:
         [*plain, "Environment variable"],  # two of its arguments have one (argmatrix.yaml)
         plain,
     ]
-    assert flags_of(reference.tables[0]) == ["--model-path, --model", "--dtype"]
-    assert flags_of(reference.tables[1])[:5] == SERVING
-    serving = {row.cells[0]: row.cells for row in reference.tables[1].rows}
+    # each flag with the value form a user types (issue 29)
+    assert flags_of(reference.tables[0]) == [
+        "--model-path, --model MODEL_PATH",
+        "--dtype {auto,float16,bfloat16}",
+    ]
+    assert [flag_of(cell) for cell in flags_of(reference.tables[1])[:5]] == SERVING
+    serving = {flag_of(row.cells[0]): row.cells for row in reference.tables[1].rows}
     assert serving["--page-size"][1:] == [
         "Tokens per KV-cache page | must be a power of two.",
         "1",
@@ -234,7 +238,7 @@ def test_the_embedded_tables_have_the_rows_of_the_reference(site: Site) -> None:
     assert on_npu.header == [
         *["Argument", "Default", "Options", "Environment variable", "Server supported", "Note"]
     ]
-    npu = {row.cells[0]: row.cells[1:] for row in on_npu.rows}
+    npu = {flag_of(row.cells[0]): row.cells[1:] for row in on_npu.rows}
     assert npu["--page-size"] == [
         *["128", "Type: int", "TINY_PAGE_SIZE", "V1, V2", "Only 128 is tuned"]
     ]
@@ -260,11 +264,11 @@ def _target(site: Site, page: str, text: str) -> tuple[str, HtmlRow]:
 def test_option_references_in_myst_land_on_the_flags_row(site: Site) -> None:
     element_id, row = _target(site, "tuning", "--page-size")
     assert element_id == "cmdoption-page-size"
-    assert row.cells[0] == "--page-size"  # a row of the generated reference (first registered)
+    assert row.cells[0] == "--page-size PAGE_SIZE"  # a row of the generated reference
     assert "Tokens per KV-cache page" in row.cells[1]
     element_id, row = _target(site, "tuning", "--model-path")
     assert row.id == element_id == "cmdoption-model-path"  # the row of options.rst's table
-    assert row.cells[0] == "--model-path, --model"
+    assert row.cells[0] == "--model-path, --model MODEL_PATH"
 
 
 def test_option_references_in_rest_land_on_the_flags_row(site: Site) -> None:
@@ -273,7 +277,7 @@ def test_option_references_in_rest_land_on_the_flags_row(site: Site) -> None:
     element_id, alias_row = _target(site, "options", "--model")
     assert alias_row == row and element_id == "cmdoption-model"  # an alias: the same row
     element_id, row = _target(site, "options", "--page-size")
-    assert row.cells[0] == "--page-size" and element_id in row.ids
+    assert row.cells[0] == "--page-size PAGE_SIZE" and element_id in row.ids
 
 
 def test_the_myst_reference_page_matches_its_golden_file(site: Site) -> None:
@@ -337,7 +341,7 @@ def test_a_translated_site_translates_the_table_headings(tmp_path: Path) -> None
     embedded, on_npu = read_page(tmp_path / "out" / "tuning.html").tables
     assert embedded.header[:4] == ["Parameter", "Description", "Default", "Type / options"]
     assert on_npu.header[0] == "Parameter" and on_npu.header[4] == "Vom Server unterstützt"
-    statuses = {row.cells[0]: row.cells[4] for row in on_npu.rows}
+    statuses = {flag_of(row.cells[0]): row.cells[4] for row in on_npu.rows}
     assert statuses["--port"] == "Ungeprüft"  # the manifest's file default, a label
     assert statuses["--backend"] == "V2"  # a variant's name is not a label
 
@@ -415,7 +419,7 @@ def test_the_directive_gives_its_flags_permalinks_unless_it_indexes_nothing(site
 def test_envvar_references_land_on_the_variables_row(site: Site) -> None:
     element_id, row = _target(site, "tuning", "TINY_PAGE_SIZE")
     assert element_id == "envvar-TINY_PAGE_SIZE"
-    assert row.cells[0] == "--page-size"  # the generated reference's row
+    assert row.cells[0] == "--page-size PAGE_SIZE"  # the generated reference's row
 
 
 def test_generated_text_keeps_its_dashes_and_quotes(tmp_path: Path) -> None:

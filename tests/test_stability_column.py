@@ -14,10 +14,11 @@ import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from helpers import GOLDEN, REGISTRIES, run_cli_in_process, tables
+from helpers import GOLDEN, REGISTRIES, flag_of, run_cli_in_process, tables
 from test_mdx_compiler import MdxCompiler, compiled, compiler_fixture, jsx_tables
 
 SOURCE = REGISTRIES / "compat" / "v2" / "servecli.py"
@@ -71,6 +72,12 @@ def shown_tags(rows: dict[str, str]) -> dict[str, str]:
     return {flag: rows[flag] for flag in EXPECTED if flag in rows}
 
 
+def argument_tables(found: list[Any]) -> list[Any]:
+    """The tables of arguments in use: the deprecated arguments' (Argument, Replacement,
+    Description) have no Stability column, in pipe tables as on Sphinx pages."""
+    return [t for t in found if t.header[:2] != ["Argument", "Replacement"]]
+
+
 @pytest.mark.parametrize("page", list(PAGES))
 def test_page_matches_golden_file(generated: Path, page: str) -> None:
     text = (generated / page).read_text(encoding="utf-8")
@@ -83,12 +90,12 @@ def test_page_matches_golden_file(generated: Path, page: str) -> None:
 
 @pytest.mark.parametrize("page", ["args.md", "args.myst.md"])
 def test_pipe_tables_have_a_stability_column(generated: Path, page: str) -> None:
-    found = tables((generated / page).read_text(encoding="utf-8"))
+    found = argument_tables(tables((generated / page).read_text(encoding="utf-8")))
     assert found and all(t.header[-1] == "Stability" for t in found)
     # MyST's Argument cell is the role {argmatrix-option} (markdown-it reads it as text), with a
     # subcommand's name before the flag
     first = {
-        row[0].split(", ")[0].removeprefix("{argmatrix-option}").split(" ")[-1]: row
+        _flag(row[0].split(", ")[0].removeprefix("{argmatrix-option}")): row
         for t in found
         for row in t.rows
     }
@@ -104,12 +111,14 @@ def test_without_stability_the_pages_keep_their_columns(tmp_path: Path, generate
         assert "Stability" not in text
         # the same page less the column (the golden pages of main stay byte-identical)
         if page != "args.mdx":
+            deprecated = "| Argument | Replacement | Description |\n| --- | --- | --- |\n"
             with_column = (generated / page).read_text(encoding="utf-8")
-            assert text == with_column.replace(" Stability |", "").replace(
-                " --- | --- |\n", " --- |\n"
-            ).replace(" | stable |", " |").replace(" | beta |", " |").replace(
-                " | prototype |", " |"
-            ).replace(" | deprecated |", " |")
+            with_column = with_column.replace(deprecated, "DEPRECATED\n")
+            assert text.replace(deprecated, "DEPRECATED\n") == with_column.replace(
+                " Stability |", ""
+            ).replace(" --- | --- |\n", " --- |\n").replace(" | stable |", " |").replace(
+                " | beta |", " |"
+            ).replace(" | prototype |", " |").replace(" | deprecated |", " |")
 
 
 @pytest.mark.engine  # the MDX compiler (node)
@@ -117,7 +126,7 @@ def test_mdx_page_compiles_with_a_stability_column(generated: Path, mdx: MdxComp
     found = jsx_tables(compiled(mdx, (generated / "args.mdx").read_text(encoding="utf-8")))
     assert found and all(t.header[-1] == "Stability" for t in found)
     assert all(len(row) == len(t.header) for t in found for row in t.rows)
-    rows = {row[0].split("\n")[0].split(", ")[0]: row[-1] for t in found for row in t.rows}
+    rows = {flag_of(row[0]): row[-1] for t in found for row in t.rows}
     assert shown_tags(rows) == EXPECTED
 
 
@@ -154,10 +163,17 @@ def test_sphinx_shows_the_column_on_myst_pages_and_in_the_directive(tmp_path: Pa
         page = read_page(out / f"{name}.html")
         assert page.tables, name
         rows: dict[str, str] = {}
-        for table in page.tables:
+        for table in argument_tables(page.tables):
             assert table.header[-1] == "Stability", (name, table.header)
-            rows.update({row.cells[0].split(", ")[0]: row.cells[-1] for row in table.rows})
+            rows.update({flag_of(row.cells[0]): row.cells[-1] for row in table.rows})
         expected = (
             EXPECTED if name == "args" else {"--log-level": "stable", "--verbose": "deprecated"}
         )
         assert {f: rows[f] for f in expected} == expected, name
+
+
+def _flag(text: str) -> str:
+    """The flag of a MyST Argument cell's text (`serve --port PORT`: a subcommand's name, the
+    flag, its value form), or a positional's name."""
+    words = text.split(" ")
+    return next((w for w in words if w.startswith("-")), words[-1])

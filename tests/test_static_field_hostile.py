@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import read_hostile, stopped
+from helpers import read_hostile, stopped, unevaluated
 
 pytestmark = [pytest.mark.usefixtures("static_canary_environment"), pytest.mark.hostile]
 
@@ -47,3 +47,76 @@ def test_nested_conditions_around_a_command(tmp_path: Path) -> None:
     source = CLICK_HEAD + nested + body
     outcome = read_hostile(tmp_path, source)
     assert outcome.export.code in (0, 2)
+
+
+# ------------------------------------------------------------------ decorators of the project
+
+
+def command_with(decorator: str, helpers: str = "") -> str:
+    """A command `build` under `decorator` (a decorator of the project's own, defined in
+    `helpers`)."""
+    return (
+        "import click, functools, os\n\n" + helpers + "\n\n@click.command()\n"
+        f"@{decorator}\n@click.option('--port', type=int)\ndef build(port, **kw):\n    pass\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("helpers", "decorator", "said"),
+    [
+        ("def forever(f):\n    while True:\n        pass\n", "forever", "the step budget"),
+        ("def again(f):\n    return again(f)\n", "again", "the call depth budget"),
+        (
+            "def many(f):\n    for i in range(10**6):\n"
+            "        f = click.option(f'--o{i}')(f)\n    return f\n",
+            "many",
+            "budget",
+        ),
+        (
+            "def text(f):\n    exec('f = click.option(\"--x\")(f)')\n    return f\n",
+            "text",
+            "runs code given as text",
+        ),
+        ("def odd(f):\n    return 'not a function'\n", "odd", "not one static reading follows"),
+    ],
+)
+def test_a_hostile_decorator_of_the_project_stops_the_read(
+    tmp_path: Path, helpers: str, decorator: str, said: str
+) -> None:
+    stopped(read_hostile(tmp_path, command_with(decorator, helpers)), said)
+
+
+def test_a_decorator_reading_a_file_keeps_its_source(tmp_path: Path) -> None:
+    helpers = (
+        "def env(f):\n    return click.option('--token', default=open({canary!r}).read())(f)\n"
+    )
+    outcome = read_hostile(tmp_path, command_with("env", helpers))
+    assert outcome.export.code == 0, outcome.export.err
+    assert "open(" in unevaluated(outcome, "--token", "default")
+
+
+def test_a_decorator_reading_the_environment_gives_the_variable_never_its_value(
+    tmp_path: Path,
+) -> None:
+    helpers = "def env(f):\n    return click.option('--token', default=os.environ['ARGMATRIX_CANARY'])(f)\n"
+    outcome = read_hostile(tmp_path, command_with("env", helpers))
+    assert outcome.export.code == 0, outcome.export.err
+    assert outcome.argument("--token")["default"] == {
+        "environment": {"variable": "ARGMATRIX_CANARY", "required": True}
+    }
+
+
+@pytest.mark.parametrize(
+    "init",
+    [
+        "    def __init__(self, *a, **k):\n        while True:\n            pass\n",
+        "    def __init__(self, *a, **k):\n        super().__init__([str(i) for i in range(10**7)])\n",
+        "    def __init__(self, *a, **k):\n        self.__init__(*a, **k)\n",
+    ],
+)
+def test_a_hostile_subclass_of_a_click_type_stops_the_read(tmp_path: Path, init: str) -> None:
+    source = (
+        "import click\n\nclass Bad(click.Choice):\n" + init + "\n\n@click.command()\n"
+        "@click.option('--x', type=Bad(['a']))\ndef build(x):\n    pass\n"
+    )
+    stopped(read_hostile(tmp_path, source), "static reading stopped")

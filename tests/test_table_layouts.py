@@ -93,7 +93,10 @@ def test_a_deprecated_argument_without_a_replacement_says_so(tmp_path: Path) -> 
     deprecated = server_page(project.registry, _cells(project, "markdown")).deprecated
     table = TableLayouts("<br>").deprecated(deprecated, plain_flags=True)
     assert table.headings == ("Argument", "Replacement", "Description")
-    assert [cells[:2] for cells in table.cells] == [("`--old`", "`--new`"), ("`--gone`", "—")]
+    assert [cells[:2] for cells in table.cells] == [
+        ("`--old` `OLD`", "`--new`"),
+        ("`--gone` `GONE`", "—"),
+    ]
 
 
 def _project_with_templates(tmp_path: Path) -> Path:

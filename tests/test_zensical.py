@@ -62,8 +62,8 @@ def test_the_page_directive_renders_the_configured_page(builds: tuple[Build, Bui
         server = argument_tables(html(build, "reference/server_arguments"))
         # The page's own options: plain GitHub-flavoured Markdown, no anchors.
         assert [row[0] for row in server[0][1:]] == [
-            ("--model-path, --model", ()),
-            ("--dtype", ()),
+            ("--model-path, --model MODEL_PATH", ()),
+            ("--dtype {auto,float16,bfloat16}", ()),
         ]
         npu = html(build, "reference/npu")
         assert "Support Features on Example NPU" in npu
@@ -78,7 +78,8 @@ def test_directive_tables_carry_anchors_by_default(
     for build in builds:
         guide = argument_tables(html(build, "guide"))
         assert [row[0].ids for row in guide[0][1:]] == [("--page-size",), ("--loader",)]
-        assert guide[1][1][0] == ("--model-path--model", ("--model-path",))  # <br> between
+        # <br> between the flags, then the value form
+        assert guide[1][1][0] == ("--model-path--model MODEL_PATH", ("--model-path",))
 
 
 def test_table_directives_expand_outside_code_only(builds: tuple[Build, Build]) -> None:
@@ -102,10 +103,10 @@ def test_hostile_help_text_stays_text_in_both_engines(builds: tuple[Build, Build
             )
             assert set(cell_elements(text)) <= {"a", "br", "code"}, page
         guide = argument_tables(html(build, "guide"))
-        page_size = next(row for row in guide[0] if row[0].text == "--page-size")
+        page_size = next(row for row in guide[0] if row[0].text == "--page-size PAGE_SIZE")
         assert page_size[-1].text == "<b>bold</b> only 128 is tuned"
         server = argument_tables(html(build, "reference/server_arguments"))
-        row = next(r for r in server[1] if r[0].text == "--page-size")
+        row = next(r for r in server[1] if r[0].text == "--page-size PAGE_SIZE")
         assert row[1].text == (
             "<script>window.__pwned=1<\u2060/script> Tokens per page | not a cell break."
         )

@@ -200,6 +200,7 @@ class SourceOptions:
     as plain values. `manifests` replaces the configured list when given."""
 
     config: str | None = None
+    no_config: bool = False  # read no configuration file (`--no-config`)
     registry: str | None = None
     static: bool = False
     mock: tuple[str, ...] = ()
@@ -216,9 +217,11 @@ class SourceOptions:
 def config_with(options: SourceOptions, cwd: Path | None = None) -> Config:
     """The configuration file, overridden by `options`."""
     cwd = cwd or Path.cwd()
-    config = load_config(find_config(options.config, cwd), cwd)
+    config = load_config(None if options.no_config else find_config(options.config, cwd), cwd)
     registry = config.registry
     mock, auto_mock = split_mock(options.mock)
+    if options.registry and not _names_the_configured(options.registry, registry):
+        config = config.for_another_registry()
     if options.registry:
         mode = guess_mode(options.registry, options.static)
         target, words = (
@@ -250,6 +253,15 @@ def config_with(options: SourceOptions, cwd: Path | None = None) -> Config:
     if options.manifests:
         manifests = tuple(cwd / m for m in options.manifests)
     return replace(config, registry=registry, manifests=manifests)
+
+
+def _names_the_configured(target: str, configured: RegistrySpec | None) -> bool:
+    """Whether a `--registry` target is the configured registry's own (its settings apply)."""
+    if configured is None:
+        return False
+    words = configured.subcommand
+    spelled = " ".join((configured.target, *words))
+    return target.strip() in (configured.target, spelled)
 
 
 def _live_overrides(registry: RegistrySpec, options: SourceOptions) -> RegistrySpec:
@@ -326,3 +338,55 @@ def load_registry_only(options: SourceOptions) -> Registry:
     config = config_with(options)
     assert config.registry is not None
     return load_registry(config.registry, verbose=options.verbose)
+
+
+def portable_snapshot(options: SourceOptions, cwd: Path | None = None) -> str:
+    """The snapshot of the registry `argmatrix snapshot` writes: the same bytes on every
+    machine and from every folder of the project, its paths (where a diagnostic points)
+    relative to the project, or to the folder of the import path a module was found in."""
+    from argmatrix.loaders.snapshot import snapshot_text
+
+    config = config_with(options, cwd)
+    assert config.registry is not None
+    registry = load_registry(config.registry, verbose=options.verbose)
+    return snapshot_text(with_portable_paths(registry, config.project))
+
+
+def with_portable_paths(registry: Registry, project: Path) -> Registry:
+    """`registry` with the file of each diagnostic (its subcommands' too) made portable."""
+    from argmatrix.model.registry import Subcommand
+
+    diagnostics = tuple(
+        replace(d, file=portable_path(d.file, project)) for d in registry.diagnostics
+    )
+    subcommands = tuple(
+        Subcommand(s.name, s.aliases, s.help, with_portable_paths(s.registry, project))
+        for s in registry.subcommands
+    )
+    return replace(registry, diagnostics=diagnostics, subcommands=subcommands)
+
+
+def portable_path(file: str, project: Path) -> str:
+    """A file as a snapshot names it: relative to the project, else to the folder of the
+    import path it lies in (`mysrv/server_args.py` in site-packages), else as it is (a member
+    of a release archive: `x.whl!pkg/args.py`). Always with forward slashes."""
+    if not os.path.isabs(file):
+        return file
+    real = os.path.realpath(file)
+    for base in (str(project), *_import_folders()):
+        try:
+            relative = os.path.relpath(real, base)
+        except ValueError:  # another drive
+            continue
+        if not relative.startswith(os.pardir) and not os.path.isabs(relative):
+            return Path(relative).as_posix()
+    return file
+
+
+def _import_folders() -> list[str]:
+    """The import path's folders, longest first (a virtual environment's site-packages before
+    a folder holding it)."""
+    import sys
+
+    folders = {os.path.realpath(p) for p in sys.path if p and os.path.isdir(p)}
+    return sorted(folders, key=len, reverse=True)

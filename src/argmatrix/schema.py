@@ -423,6 +423,13 @@ CONFIG_SCHEMA: dict[str, Any] = {
             " options'), in the order the pages show them, before the sections not named;"
             " sections given one title are merged into one.",
         },
+        "prog": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The program's name as a user types it ('python -m"
+            " mypkg.server'), which the usage synopses on the pages start with; default: the"
+            " name the registry's parser has. A page's options.prog names it for that page.",
+        },
     },
 }
 assert set(CONFIG_SCHEMA["properties"]["registry"]["properties"]) == set(REGISTRY_KEYS)

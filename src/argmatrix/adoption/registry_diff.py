@@ -22,12 +22,28 @@ from argmatrix.errors import ArgmatrixError, Problem, json_for_log
 from argmatrix.loaders.load import RegistrySpec, load_registry
 from argmatrix.loaders.modes import LOADERS, Mode, guess_mode
 from argmatrix.loaders.target import split_subcommands
-from argmatrix.model.pairing import flatten, pair_arguments, same_value, snapshot_form
+from argmatrix.model.pairing import (
+    exclusions,
+    flatten,
+    pair_arguments,
+    same_value,
+    snapshot_form,
+)
 from argmatrix.model.registry import Argument, Registry, python_value
 from argmatrix.model.values import readable_type, value_text
 from argmatrix.render.formats.markdown import cell, code
 
-FIELDS = ("flags", "default", "choices", "type", "nargs", "action", "required", "deprecated")
+FIELDS = (
+    "flags",
+    "default",
+    "choices",
+    "type",
+    "nargs",
+    "action",
+    "required",
+    "deprecated",
+    "exclusive",
+)
 FIELD_TITLES = {
     "flags": "Changed aliases",
     "default": "Changed defaults",
@@ -37,6 +53,7 @@ FIELD_TITLES = {
     "action": "Changed actions",
     "required": "Changed required",
     "deprecated": "Deprecation",
+    "exclusive": "Changed exclusive groups",
 }
 FORMATS = DIFF_FORMATS
 
@@ -78,11 +95,21 @@ class RegistryDiff:
 
 
 def field_changes(
-    old: Argument, new: Argument, fields: tuple[str, ...] = FIELDS
+    old: Argument,
+    new: Argument,
+    fields: tuple[str, ...] = FIELDS,
+    registries: tuple[Registry, Registry] | None = None,
 ) -> tuple[FieldChange, ...]:
+    """What changed of an argument, field by field; `exclusive` (what its exclusive groups
+    keep it from) only with the two registries it is in."""
     changes = []
     for name in fields:
-        before, after = snapshot_form(getattr(old, name)), snapshot_form(getattr(new, name))
+        if name == "exclusive":  # unknown to a snapshot of format version 1: not compared
+            if registries is None or not all(r.framework for r in registries):
+                continue
+            before, after = exclusions(registries[0], old), exclusions(registries[1], new)
+        else:
+            before, after = snapshot_form(getattr(old, name)), snapshot_form(getattr(new, name))
         if not same_value(before, after):
             changes.append(FieldChange(name, before, after))
     return tuple(changes)
@@ -169,11 +196,11 @@ def diff_registries(old: Registry, new: Registry, old_label: str, new_label: str
         (
             Paired(o, n, changes)
             for o, n in pairs
-            if o.dest == n.dest and (changes := field_changes(o, n))
+            if o.dest == n.dest and (changes := field_changes(o, n, registries=(old, new)))
         ),
         key=lambda p: order[p.new.name],
     )
-    new_dests = [_renamed(o, n) for o, n in pairs if o.dest != n.dest]
+    new_dests = [_renamed(o, n, (old, new)) for o, n in pairs if o.dest != n.dest]
     return RegistryDiff(
         old_label,
         new_label,
@@ -181,7 +208,7 @@ def diff_registries(old: Registry, new: Registry, old_label: str, new_label: str
         removed=tuple(a for a in old.arguments if id(a) not in paired_old),
         renamed=tuple(
             sorted(
-                [*(_renamed(o, n) for o, n in renamed), *new_dests],
+                [*(_renamed(o, n, (old, new)) for o, n in renamed), *new_dests],
                 key=lambda p: order[p.new.name],
             )
         ),
@@ -189,11 +216,11 @@ def diff_registries(old: Registry, new: Registry, old_label: str, new_label: str
     )
 
 
-def _renamed(old: Argument, new: Argument) -> Paired:
+def _renamed(old: Argument, new: Argument, registries: tuple[Registry, Registry]) -> Paired:
     """A rename: the flag, the destination, or both changed; what else changed with it."""
     dest = (FieldChange("dest", old.dest, new.dest),) if old.dest != new.dest else ()
     fields = FIELDS if old.name == new.name else FIELDS[1:]
-    return Paired(old, new, dest + field_changes(old, new, fields))
+    return Paired(old, new, dest + field_changes(old, new, fields, registries))
 
 
 # ------------------------------------------------------------------ JSON
@@ -314,11 +341,22 @@ def _change_text(change: FieldChange, paired: Paired) -> str:
         return _set_change(change.old, change.new, "aliases")
     if change.field == "deprecated":
         return "now deprecated" if change.new else "no longer deprecated"
+    if change.field == "exclusive":
+        return _exclusive_change(change.old, change.new)
     if change.field == "dest":
         return f"destination {code(change.old)} → {code(change.new)}"
     if change.field == "default":
         return f"default {_value(change.old)} → {_value(change.new)}"
     return f"{change.field} {_describe(change.old)} → {_describe(change.new)}"
+
+
+def _exclusive_change(old: list[str], new: list[str]) -> str:
+    """What an argument's exclusive groups keep it from, before and after."""
+
+    def said(groups: list[str]) -> str:
+        return "; ".join(code(g) for g in groups) if groups else "nothing"
+
+    return f"excludes {said(old)} → {said(new)}"
 
 
 def _type_change(old: Argument, new: Argument) -> str:

@@ -13,7 +13,10 @@ breaks when:
 * `narrowed-choices`: a choice was dropped, or an argument that took any value has choices;
 * `rejected-value`: a type or nargs that refuses values the old one took (a switch that now
   needs a value, a flag that took a value and takes none, `str` -> `int`);
-* `new-required-argument`: an argument, new or not, is now required.
+* `new-required-argument`: an argument, new or not, is now required, or one of an exclusive
+  group is (`add_mutually_exclusive_group(required=True)`) where none of them was;
+* `new-exclusion`: arguments that a command line could give together now exclude each other
+  (one joined an exclusive group of the other's).
 
 Additions and help changes are not breaks. An argument hidden or deprecated in the baseline is
 not held to it (its removal is the end of an announced deprecation). With `stability:` in the
@@ -225,6 +228,7 @@ def _breaks(old: Registry, new: Registry, prefix: str) -> Iterator[Break]:
                 added.section,
                 added.origin,
             )
+    yield from _group_breaks(old, new, counterpart, prefix)
     yield from _subcommand_breaks(old, new, prefix)
 
 
@@ -298,6 +302,77 @@ def _changed(before: Argument, after: Argument, prefix: str) -> Iterator[Break]:
         yield make("narrowed-choices", f"{name} {narrowed}", "keep accepting those values")
     for refused in _refused(before, after):
         yield make("rejected-value", f"{name} {refused}", "keep taking what it took")
+
+
+# ------------------------------------------------------------------ exclusive groups
+
+
+def _group_breaks(
+    old: Registry, new: Registry, counterpart: dict[int, Argument], prefix: str
+) -> Iterator[Break]:
+    """Arguments of the baseline now in one exclusive group (given together, they fail), and
+    exclusive groups now required where the baseline did not require one of them. A baseline
+    that does not know its groups (a snapshot of format version 1) is held to none."""
+    if not old.framework:
+        return
+    now = {id(after): before for before in old.arguments if (after := counterpart.get(id(before)))}
+    by_name = {a.name: a for a in new.arguments}
+    excluded_before = _exclusions(old)
+    for group in new.exclusive_groups:
+        members = [by_name[name] for name in group.arguments if name in by_name]
+        held = [(a, now[id(a)]) for a in members if id(a) in now and not now[id(a)].hidden]
+        for index, (after, before) in enumerate(held):
+            joined = [
+                other
+                for other, other_before in held[:index]
+                if other_before.name not in excluded_before.get(before.name, ())
+            ]
+            if joined:
+                yield _exclusion(after, joined, before, prefix)
+        if group.required and held and not _required_before(old, [b for _, b in held]):
+            first = held[0][0]
+            listed = ", ".join(f"{prefix}{a.name}" for a in members)
+            yield Break(
+                "new-required-argument",
+                _name(first, prefix),
+                f"one of {listed} is now required: command lines without any of them now fail",
+                "keep the group optional, so that command lines without them still run",
+                tuple(s for a, _ in held for s in _spellings(a, prefix)),
+                first.section,
+                first.origin,
+            )
+
+
+def _exclusion(after: Argument, joined: list[Argument], before: Argument, prefix: str) -> Break:
+    name = _name(after, prefix)
+    others = ", ".join(f"{prefix}{a.name}" for a in joined)
+    return Break(
+        "new-exclusion",
+        name,
+        f"{name} now excludes {others}: command lines passing both now fail",
+        f"take {after.name} out of the exclusive group, or deprecate one of them first",
+        tuple(dict.fromkeys((*_spellings(before, prefix), *_spellings(after, prefix)))),
+        after.section,
+        after.origin,
+    )
+
+
+def _exclusions(registry: Registry) -> dict[str, set[str]]:
+    """Each argument's name -> the names of the arguments an exclusive group keeps it from."""
+    found: dict[str, set[str]] = {}
+    for group in registry.exclusive_groups:
+        for name in group.arguments:
+            found.setdefault(name, set()).update(n for n in group.arguments if n != name)
+    return found
+
+
+def _required_before(old: Registry, members: list[Argument]) -> bool:
+    """Whether the baseline already required one of these arguments: one of them itself, or a
+    required exclusive group of the baseline holding one of them."""
+    if any(a.required for a in members):
+        return True
+    names = {a.name for a in members}
+    return any(g.required and names & set(g.arguments) for g in old.exclusive_groups)
 
 
 # ------------------------------------------------------------------ defaults and choices

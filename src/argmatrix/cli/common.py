@@ -64,16 +64,27 @@ def source_options_parser() -> argparse.ArgumentParser:
     """Options every command takes; they override the configuration file."""
     common = argparse.ArgumentParser(add_help=False)
     group = common.add_argument_group("Registry and manifests")
-    group.add_argument(
+    configuration = group.add_mutually_exclusive_group()
+    configuration.add_argument(
         "--config",
         metavar="FILE",
-        help="Configuration file (default: argmatrix.yaml in the current directory, if present).",
+        help="Configuration file (default: argmatrix.yaml in the current folder or the nearest"
+        " one above it, up to the repository's root).",
+    )
+    configuration.add_argument(
+        "--no-config",
+        action="store_true",
+        help="Read no configuration file: the command line says where the registry and the"
+        " manifests are.",
     )
     group.add_argument(
         "--registry",
         metavar="TARGET",
         help="The registry: module:callable (a function that returns an ArgumentParser or fills"
-        " the one it is given), or a snapshot .json file.",
+        " the one it is given), or a snapshot .json file. Another target than the"
+        " configuration's takes none of its settings that name the configured registry's"
+        " flags (manifests, computed_defaults, computed, stability, section_titles,"
+        " environment arguments, checks.compatibility and checks.coverage).",
     )
     group.add_argument(
         "--static",
@@ -162,6 +173,7 @@ def source_options(args: argparse.Namespace) -> SourceOptions:
 
     return SourceOptions(
         config=args.config,
+        no_config=args.no_config,
         registry=args.registry,
         static=args.static,
         mock=mock_list(args.mock),

@@ -48,9 +48,7 @@ def _export(args: argparse.Namespace) -> int:
 
 def _snapshot(args: argparse.Namespace) -> int:
     from argmatrix._runtime.writer import write_text_atomically
-    from argmatrix.loaders.snapshot import snapshot_text
-    from argmatrix.project import load_registry_only
+    from argmatrix.project import portable_snapshot
 
-    registry = load_registry_only(source_options(args))
-    write_text_atomically(Path(args.output), snapshot_text(registry))
+    write_text_atomically(Path(args.output), portable_snapshot(source_options(args)))
     return EXIT_OK

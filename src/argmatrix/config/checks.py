@@ -36,6 +36,7 @@ CHECK_KINDS = (
     "narrowed-choices",
     "rejected-value",
     "new-required-argument",
+    "new-exclusion",
     "stale-accept-entry",
     # An entry `argmatrix import` marked `review: needed` that no person has checked yet.
     "needs-review",

@@ -77,6 +77,9 @@ class Display:
     # `section_titles:`: a registry section -> its title on the pages, in the order the pages
     # show them (before the sections not named); sections given one title are merged.
     section_titles: tuple[Named, ...] = ()
+    # `prog:`: the program's name as a user types it, in the usage synopses of the pages, in
+    # place of the one the registry's parser has ("": the registry's own).
+    prog: str = ""
 
     @property
     def has_environment(self) -> bool:
@@ -210,7 +213,26 @@ def _display(data: dict[str, Any], where: str, problems: list[Problem]) -> Displ
         fields["help"],
         fields["choices"],
         _texts(data, "section_titles", "section", where, problems),
+        _prog(data, where, problems),
     )
+
+
+def _prog(data: dict[str, Any], where: str, problems: list[Problem]) -> str:
+    """`prog:`: the program's name, a text on one line."""
+    value = data.get("prog")
+    if value is None:
+        return ""
+    if not isinstance(value, str) or not value.strip() or has_control(value):
+        problems.append(
+            Problem(
+                f"'prog' must be the program's name on one line, not {_shown(value)}",
+                where,
+                line_of(data, "prog"),
+                "write the name a user types, e.g. 'prog: python -m sglang.launch_server'",
+            )
+        )
+        return ""
+    return " ".join(value.split())
 
 
 def _computed(

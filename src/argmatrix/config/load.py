@@ -33,20 +33,31 @@ TOP_KEYS = (
     "computed",
     "section_titles",
     "stability",
+    "prog",
 )
 
 
 def find_config(explicit: str | None, cwd: Path) -> Path | None:
+    """The configuration: the file named, else `argmatrix.yaml` in `cwd` or the nearest folder
+    above it, up to the repository's root (the folder holding `.git`), as git and ruff find
+    theirs; None when there is none."""
     if explicit:
         path = Path(explicit)
         path = path if path.is_absolute() else cwd / path
         if not path.is_file():
             raise ArgmatrixError.at(
-                "configuration file not found", file=str(path), fix="check the --config path"
+                "configuration file not found",
+                file=str(path),
+                fix="check the --config path, or pass --no-config to read none",
             )
         return path
-    default = cwd / CONFIG_NAME
-    return default if default.is_file() else None
+    for folder in (cwd, *cwd.parents):
+        candidate = folder / CONFIG_NAME
+        if candidate.is_file():
+            return candidate
+        if os.path.lexists(folder / ".git"):
+            return None  # the repository's root: a configuration above it is another project's
+    return None
 
 
 def load_config(path: Path | None, cwd: Path) -> Config:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +94,29 @@ class Config:
     def project(self) -> Path:
         """The folder nothing is read from or written to outside of (symbolic links resolved)."""
         return self.project_dir or Path(os.path.realpath(self.root))
+
+    def for_another_registry(self) -> Config:
+        """This configuration for a registry the command line names instead of the configured
+        one (`--registry` of another target): none of the settings that name the configured
+        registry's flags or sections (its manifests, `computed_defaults:`, `computed:`,
+        `stability:`, `section_titles:`, `environment: arguments`, `checks.compatibility`,
+        `checks.coverage`); the pages, `types:` and how variables are named stay."""
+        display = self.display
+        return replace(
+            self,
+            manifests=(),
+            coverage=(),
+            compatibility=None,
+            display=replace(
+                display,
+                environment=replace(display.environment, arguments=()),
+                computed=(),
+                computed_help=(),
+                computed_choices=(),
+                stability=None,
+                section_titles=(),
+            ),
+        )
 
     def history_file(self, page: PageSpec) -> Path | None:
         """Where a page's history facts are read from: relative to the configuration."""

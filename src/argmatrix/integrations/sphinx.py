@@ -494,6 +494,9 @@ class ArgmatrixDirective(SphinxDirective):
             if index:
                 paragraph += option_index(program, flag, node_id)
             paragraph += literal
+        for value, _kind in tree_cells.spans(row.value):  # what a user types after the flag
+            paragraph += nodes.Text(" ")
+            paragraph += nodes.literal(value, value, classes=["argmatrix-value"])
         return paragraph
 
     def _envvars(self, row: Row) -> nodes.paragraph:

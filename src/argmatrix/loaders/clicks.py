@@ -20,6 +20,7 @@ from typing import Any
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.convert import clean_text, normalise_choices, normalise_value
+from argmatrix.model.registry import CLICK as CLICK  # the framework this converter is for
 from argmatrix.model.registry import (
     DEFAULT_SECTION,
     Argument,
@@ -49,7 +50,6 @@ class _Missing:
 
 
 MISSING: Any = _Missing()
-CLICK = "click"  # the framework this converter is for (`FRAMEWORKS` in loaders/modes.py)
 
 # Click's parameter types, by the class name `to_info_dict` calls `param_type`, as the model
 # names the value they read (a Choice has no type of its own: its choices say it).
@@ -134,6 +134,14 @@ class CommandFacts:
     auto_envvar_prefix: str | None = None
     hidden: bool = False
     deprecated: bool = False
+    epilog: str | Unevaluated | None = None
+    # What the usage shows for the options and for a group's subcommand, as the command sets
+    # them (None: Click's own, which for a group depends on `chain` and
+    # `invoke_without_command`).
+    options_metavar: str | None = "[OPTIONS]"
+    subcommand_metavar: str | None = None
+    chain: bool = False
+    invoke_without_command: bool = False
     # The other names its group accepts for it (`"list | ls"` registered, `ls` found by the
     # group's `get_command`).
     aliases: tuple[str, ...] = ()
@@ -151,19 +159,34 @@ def registry_from_command(
     """The model of a Click command, a group (its subcommands as argparse's) or a Typer app.
     (`sites` and `read_file`, which the argparse converter takes, are not needed: a parameter
     carries the line it is declared at, where a reader knows it.)"""
-    return _registry(command, source, command.auto_envvar_prefix)
+    return _registry(command, source, command.auto_envvar_prefix, program_of(source))
 
 
-def _registry(command: CommandFacts, source: str, prefix: str | None) -> Registry:
+def program_of(source: str) -> str:
+    """The program a Click command's usage starts with: Click names it as it is run (the
+    script's name), which the command does not hold; argmatrix names it after the target's
+    module, as argparse names a parser run as that module (the configuration's `prog:` names
+    it otherwise), with the subcommands the target names after it (`cli serve`)."""
+    target, *words = source.split(" ")
+    module = target.partition(":")[0].rsplit(".", 1)[-1]
+    return clean_text(" ".join([module, *words]))
+
+
+def _registry(command: CommandFacts, source: str, prefix: str | None, prog: str) -> Registry:
     prefix = _own_prefix(command, prefix)
     arguments = tuple(_argument(param, prefix) for param in command.params)
     sections = tuple(dict.fromkeys(a.section for a in arguments))
+    # A subcommand's program is Click's `command_path`: its group's, the group's arguments as
+    # its usage shows them, then its own name.
+    path = " ".join([prog, *(str(a.metavar) for a in arguments if a.positional)])
     subcommands = tuple(
         Subcommand(
             name=clean_text(name),
             aliases=tuple(clean_text(a) for a in sub.aliases),
             help=_short_help(sub),
-            registry=_registry(sub, f"{source} {name}", _child_prefix(prefix, name)),
+            registry=_registry(
+                sub, f"{source} {name}", _child_prefix(prefix, name), f"{path} {clean_text(name)}"
+            ),
             hidden=sub.hidden,
         )
         for name, sub in command.subcommands
@@ -174,7 +197,25 @@ def _registry(command: CommandFacts, source: str, prefix: str | None) -> Registr
         arguments=arguments,
         subcommands=subcommands,
         description=_text(command.help),
+        framework=CLICK,
+        prog=prog.strip(),
+        epilog=_text(command.epilog),
+        options_metavar=clean_text(command.options_metavar or ""),
+        subcommand_metavar=_subcommand_metavar(command),
     )
+
+
+def _subcommand_metavar(command: CommandFacts) -> str:
+    """What a group's usage shows for its subcommand (Click's `subcommand_metavar`)."""
+    if not command.is_group:
+        return ""
+    if command.subcommand_metavar is not None:
+        return clean_text(command.subcommand_metavar)
+    if command.chain:
+        if command.invoke_without_command:
+            return "[COMMAND1] [ARGS]... [COMMAND2 [ARGS]...]..."
+        return "COMMAND1 [ARGS]... [COMMAND2 [ARGS]...]..."
+    return "[COMMAND] [ARGS]..." if command.invoke_without_command else "COMMAND [ARGS]..."
 
 
 def _own_prefix(command: CommandFacts, inherited: str | None) -> str | None:
@@ -217,13 +258,64 @@ def _argument(param: ParamFacts, prefix: str | None) -> Argument:
         choices=normalise_choices(param.type.choices),
         nargs=_nargs(param),
         required=param.required,
-        metavar=clean_text(param.metavar) if isinstance(param.metavar, str) else None,
+        metavar=_metavar(param),
         help=_help(param.help),
         hidden=param.hidden,
         deprecated=param.deprecated,
         extra=_extra(param, prefix),
         origin=param.origin,
     )
+
+
+def _metavar(param: ParamFacts) -> str | None:
+    """The name its value is shown under, as Click writes it (`make_metavar`): for an option
+    that takes a value, the declared metavar, else its type's (`INTEGER`, `[a|b]`,
+    `<TEXT INTEGER>`), followed by `...` when it takes several values; for an argument, what its
+    usage shows (`SRC`, `[DST]...`, `{a|b}`, a deprecated one's `SRC!`). None for a flag."""
+    if param.kind == "option" and (param.is_flag or param.count or param.version):
+        return None
+    if param.metavar is not None:
+        return clean_text(param.metavar)
+    own = _type_metavar(param)
+    if param.kind == "option":
+        name = own or _type_label(param.type).upper()
+        return name + ("..." if param.nargs != 1 else "")
+    name = own or param.name.upper()
+    bracketed = name.startswith("[") and name.endswith("]")
+    if param.deprecated:
+        name += "!"
+    if not param.required and not bracketed:
+        name = f"[{name}]"
+    return clean_text(name + ("..." if param.nargs != 1 else ""))
+
+
+# Click's DateTime shows the formats it reads; these are its own.
+_DATETIME_FORMATS = ("%Y-%m-%d", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S")
+
+
+def _type_metavar(param: ParamFacts) -> str | None:
+    """What a Click type's `get_metavar` gives: a Choice its choices (in braces for a required
+    argument), a DateTime its formats; None for the others, which show their name."""
+    facts = param.type
+    if facts.param_type == "Choice" and isinstance(facts.choices, tuple):
+        names = "|".join(_choice_text(c) for c in facts.choices)
+        if param.required and param.kind == "argument":
+            return f"{{{names}}}"
+        return f"[{names}]"
+    if facts.param_type == "DateTime":
+        return f"[{'|'.join(_DATETIME_FORMATS)}]"
+    return None
+
+
+def _choice_text(choice: Any) -> str:
+    return clean_text(choice if isinstance(choice, str) else str(choice))
+
+
+def _type_label(facts: TypeFacts) -> str:
+    """A type's `name` (`integer`, `integer range`, `<text integer>`), Click's label of it."""
+    if facts.param_type == "Tuple" and facts.items:
+        return "<" + " ".join(_type_label(item) for item in facts.items) + ">"
+    return clean_text(facts.name or facts.param_type)
 
 
 def _help(value: str | Unevaluated | None) -> str | Unevaluated:

@@ -22,6 +22,7 @@ from argmatrix.loaders.sections import CallSite, site_section
 from argmatrix.model.registry import (
     DEFAULT_SECTION,
     Argument,
+    ExclusiveGroup,
     FromEnvironment,
     Opaque,
     Registry,
@@ -408,7 +409,48 @@ def registry_from_parser(
         arguments=arguments,
         subcommands=_subcommands(parser, source, sites, read_source),
         description=_plain_text(parser.description),
+        prog=_plain_text(parser.prog),
+        usage=_plain_text(parser.usage),
+        epilog=_plain_text(parser.epilog),
+        help_flags=_help_flags(parser),
+        exclusive_groups=_exclusive_groups(parser, actions, arguments),
+        subcommand_metavar=_subcommand_metavar(parser),
     )
+
+
+def _help_flags(parser: argparse.ArgumentParser) -> tuple[str, ...]:
+    """The flags of the parser's help option (`-h, --help`), which its usage shows first."""
+    for action in parser._actions:
+        if isinstance(action, argparse._HelpAction) and action.help != argparse.SUPPRESS:
+            return tuple(clean_text(flag) for flag in action.option_strings)
+    return ()
+
+
+def _exclusive_groups(
+    parser: argparse.ArgumentParser,
+    actions: list[argparse.Action],
+    arguments: tuple[Argument, ...],
+) -> tuple[ExclusiveGroup, ...]:
+    """The parser's mutually exclusive groups, their arguments by name (a group with none of
+    the arguments the model keeps, a help option's own, is left out)."""
+    if not parser._mutually_exclusive_groups:
+        return ()
+    model = {id(action): argument for action, argument in zip(actions, arguments, strict=True)}
+    groups = []
+    for group in parser._mutually_exclusive_groups:
+        members = tuple(model[id(a)].name for a in group._group_actions if id(a) in model)
+        if members:
+            groups.append(ExclusiveGroup(members, bool(group.required)))
+    return tuple(groups)
+
+
+def _subcommand_metavar(parser: argparse.ArgumentParser) -> str:
+    """What stands for the subcommand in the usage when `add_subparsers(metavar=...)` names
+    it; "" for argparse's own `{serve,bench}`."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and isinstance(action.metavar, str):
+            return clean_text(action.metavar)
+    return ""
 
 
 def _argument(action: argparse.Action, section: str, prog: str, site: CallSite | None) -> Argument:

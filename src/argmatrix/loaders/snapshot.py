@@ -16,8 +16,10 @@ from argmatrix.errors import ArgmatrixError
 from argmatrix.model.registry import Registry, registry_from_dict, registry_to_dict
 
 SNAPSHOT_FORMAT = "argmatrix-snapshot"
-# 2: defaults read from the environment (`{"environment": {"variable": ..., "otherwise": ...}}`),
-# which version 1 kept as source text. A version 1 snapshot still reads.
+# 2: the shape of the command line (program, usage, epilog, help option, exclusive groups,
+# the framework whose rules write it), and defaults read from the environment (`{"environment":
+# {"variable": ..., "otherwise": ...}}`, which version 1 kept as source text). A version 1
+# snapshot still reads, without what it did not hold.
 SNAPSHOT_VERSION = 2
 READABLE_VERSIONS = (1, 2)
 

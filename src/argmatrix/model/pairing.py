@@ -36,16 +36,36 @@ def same_value(first: Any, second: Any) -> bool:
 
 
 def flatten(registry: Registry, prefix: str = "") -> Registry:
-    """One list of arguments, a subcommand's named after it (`serve --port`), at any depth."""
+    """One list of arguments (and of exclusive groups), a subcommand's named after it
+    (`serve --port`), at any depth."""
     arguments = [
         replace(a, flags=tuple(f"{prefix}{f}" for f in a.flags), dest=f"{prefix}{a.dest}")
         if prefix
         else a
         for a in registry.arguments
     ]
+    groups = [
+        replace(g, arguments=tuple(f"{prefix}{name}" for name in g.arguments))
+        for g in registry.exclusive_groups
+    ]
     for sub in registry.subcommands:
-        arguments.extend(flatten(sub.registry, f"{prefix}{sub.name} ").arguments)
-    return replace(registry, arguments=tuple(arguments), subcommands=())
+        flat = flatten(sub.registry, f"{prefix}{sub.name} ")
+        arguments.extend(flat.arguments)
+        groups.extend(flat.exclusive_groups)
+    return replace(
+        registry, arguments=tuple(arguments), subcommands=(), exclusive_groups=tuple(groups)
+    )
+
+
+def exclusions(registry: Registry, argument: Argument) -> list[str]:
+    """What an argument's exclusive groups say of it, as `diff` compares it: the names of the
+    arguments it excludes, sorted, each group's marked `(required)` when one of it must be
+    given."""
+    said = []
+    for group in registry.groups_of(argument):
+        others = ", ".join(sorted(n for n in group.arguments if n != argument.name))
+        said.append(f"{others} (required)" if group.required else others)
+    return sorted(said)
 
 
 def pair_arguments(old: Registry, new: Registry) -> tuple[list[Pair], list[Pair]]:

@@ -160,13 +160,47 @@ class Subcommand:
 
 
 @dataclass(frozen=True)
+class ExclusiveGroup:
+    """Arguments of which a command line may give at most one (argparse's
+    `add_mutually_exclusive_group`), or exactly one when `required`. Its arguments are named
+    by `Argument.name`, in the order they were added to the group."""
+
+    arguments: tuple[str, ...]
+    required: bool = False
+
+
+# What built a registry, which says how its command line is written (`model/usage.py`):
+# argparse's rules or Click's. "" when it is not known (a snapshot of format version 1).
+ARGPARSE = "argparse"
+CLICK = "click"
+
+
+@dataclass(frozen=True)
 class Registry:
+    """One command's arguments, its subcommands, and the shape of its command line.
+
+    The shape is kept as facts, never as the text of a terminal: `prog` (the program's name as
+    the parser holds it; a subcommand's includes its parents', as argparse and Click write it),
+    `usage` (a usage text the registry gives instead of the derived one, `%(prog)s` unexpanded),
+    `help_flags` (argparse's help option, shown first in its usage), `exclusive_groups`,
+    `subcommand_metavar` (what stands for the subcommand in the usage: argparse's
+    `add_subparsers(metavar=...)`, Click's `subcommand_metavar`), `options_metavar` (Click's
+    `[OPTIONS]`) and `epilog`. `model/usage.py` derives the usage synopsis from them."""
+
     source: str
     sections: tuple[str, ...]
     arguments: tuple[Argument, ...]
     subcommands: tuple[Subcommand, ...] = ()
     description: str = ""
     diagnostics: tuple[Diagnostic, ...] = ()
+    framework: str = ARGPARSE
+    prog: str = ""
+    usage: str = ""
+    epilog: str = ""
+    help_flags: tuple[str, ...] = ()
+    exclusive_groups: tuple[ExclusiveGroup, ...] = ()
+    subcommand_metavar: str = ""
+    options_metavar: str = ""
 
     def by_flag(self) -> Mapping[str, Argument]:
         """Every flag (aliases included) and every positional's dest, mapped to its argument.
@@ -194,6 +228,10 @@ class Registry:
 
     def in_section(self, section: str) -> list[Argument]:
         return [a for a in self.arguments if a.section == section]
+
+    def groups_of(self, argument: Argument) -> tuple[ExclusiveGroup, ...]:
+        """The exclusive groups the argument is in (usually none, at most one)."""
+        return tuple(g for g in self.exclusive_groups if argument.name in g.arguments)
 
 
 def sorted_if_unordered(values: Iterable[Any]) -> tuple[Any, ...]:
@@ -343,6 +381,17 @@ def registry_to_dict(registry: Registry) -> dict[str, Any]:
     data: dict[str, Any] = {
         "source": registry.source,
         "description": registry.description,
+        "framework": registry.framework,
+        "prog": registry.prog,
+        "usage": registry.usage,
+        "epilog": registry.epilog,
+        "help_flags": list(registry.help_flags),
+        "exclusive_groups": [
+            {"arguments": list(g.arguments), "required": g.required}
+            for g in registry.exclusive_groups
+        ],
+        "subcommand_metavar": registry.subcommand_metavar,
+        "options_metavar": registry.options_metavar,
         "sections": list(registry.sections),
         "arguments": [argument_to_dict(a) for a in registry.arguments],
     }
@@ -384,14 +433,41 @@ def _diagnostic_from_dict(data: Any) -> Diagnostic:
     return Diagnostic(data["file"], line, data["message"], attribute=attribute)
 
 
+def _text_field(data: dict[str, Any], key: str) -> str:
+    value = data.get(key, "")
+    _require(isinstance(value, str), f"{key!r} is not text")
+    return str(value)
+
+
+def _exclusive_group_from_dict(data: Any) -> ExclusiveGroup:
+    _require(isinstance(data, dict), "an exclusive group is not an object")
+    _require(_strings(data.get("arguments")), "an exclusive group's 'arguments' is not text")
+    _require(isinstance(data.get("required", False), bool), "'required' is not true or false")
+    return ExclusiveGroup(tuple(data["arguments"]), bool(data.get("required", False)))
+
+
 def registry_from_dict(data: dict[str, Any]) -> Registry:
+    """The registry of its JSON form. What a snapshot of format version 1 lacks (the shape of
+    the command line) is left unknown: no framework, so no usage is derived from it."""
     _require(isinstance(data, dict), "the registry is not an object")
     _require(isinstance(data.get("source"), str), "'source' is not text")
     _require(_strings(data.get("sections")), "'sections' is not a list of text")
     _require(isinstance(data.get("arguments"), list), "'arguments' is not a list")
+    _require(_strings(data.get("help_flags", [])), "'help_flags' is not a list of text")
+    _require(isinstance(data.get("exclusive_groups", []), list), "'exclusive_groups' is not a list")
     return Registry(
         source=data["source"],
         description=data.get("description", ""),
+        framework=_text_field(data, "framework"),
+        prog=_text_field(data, "prog"),
+        usage=_text_field(data, "usage"),
+        epilog=_text_field(data, "epilog"),
+        help_flags=tuple(data.get("help_flags", ())),
+        exclusive_groups=tuple(
+            _exclusive_group_from_dict(g) for g in data.get("exclusive_groups", ())
+        ),
+        subcommand_metavar=_text_field(data, "subcommand_metavar"),
+        options_metavar=_text_field(data, "options_metavar"),
         sections=tuple(data["sections"]),
         arguments=tuple(argument_from_dict(a) for a in data["arguments"]),
         subcommands=tuple(

@@ -13,6 +13,8 @@ The layouts (`TableLayouts`, which templates reach as `layouts`):
   Argument, Description, Default, Options, then one column per variant of the platform. Either
   has a Note column when a row of the section has a note.
 - `not_supported`: Argument, Default, Options (one reason's arguments).
+- `command`: Argument, Description, Default (empty where there is none), Type / values: a
+  command's options on a command-line reference.
 - `features`: Feature, then one column per platform variant of the matrix, a mark each (✅ 🟠 ❌ ❔,
   the form of vLLM's "Feature x Hardware" table).
 
@@ -61,6 +63,9 @@ STABILITY = Column("stability", "Stability")
 ADDED = Column("added", "Added in")
 REPLACEMENT = Column("replacement", "Replacement")
 STATUS = Column("status", "Server supported", label=True)
+# A command-line reference's: the default only where there is one, the kind of value.
+COMMAND_DEFAULT = Column("command_default", "Default", label=True)
+TYPE_VALUES = Column("type_values", "Type / values")
 NOTE = Column("note", "Note")
 
 
@@ -96,6 +101,7 @@ _FIELDS = {
     "description": "description",
     "default": "default",
     "type_options": "options",
+    "type_values": "options",
     "options": "options",
     "env": "env",
     "stability": "stability",
@@ -184,6 +190,14 @@ class TableLayouts:
             columns, after = (ARGUMENT, DEFAULT, OPTIONS), (STATUS, *note)
         return self._table(columns, after, section.rows, plain_flags, env_column)
 
+    def command(
+        self, rows: Sequence[Row], plain_flags: bool = False, env_column: bool = True
+    ) -> Table:
+        """A command's options on a command-line reference (`cli_reference` pages): Argument,
+        Description, Default (empty where the argument has none), Type / values."""
+        columns = (ARGUMENT, DESCRIPTION, COMMAND_DEFAULT, TYPE_VALUES)
+        return self._table(columns, (), rows, plain_flags, env_column)
+
     def features(self, matrix: FeatureMatrix) -> Table:
         """A feature matrix (`options.features` of a platform matrix page): a feature's name and
         flag, then its mark in each column of the matrix (each variant of each platform)."""
@@ -254,6 +268,8 @@ def _gatherer(
                 parts.append(_MARKS)
         elif column.key == "replacement":
             parts.append(_replacement)
+        elif column.key == "command_default":
+            parts.append(_command_default)
         elif column.key == "added" and history is not None:
             parts.append(_added(history))
     if fields:
@@ -282,6 +298,14 @@ def _with_environment(field: str, line_break: str) -> Cells:
         return (f"{shown}{line_break}{ENVIRONMENT_LINE}{row.env}" if row.env else shown,)
 
     return cell
+
+
+def _command_default(row: Row) -> tuple[str, ...]:
+    """The default, "" for an argument that has none (not required, nothing computed)."""
+    argument = row.argument
+    if argument.default is None and not argument.required and not row.computed:
+        return ("",)
+    return (row.default,)
 
 
 def _replacement(row: Row) -> tuple[str, ...]:

@@ -29,12 +29,14 @@ from argmatrix.model.platform import (
 from argmatrix.model.registry import (
     Argument,
     Diagnostic,
+    ExclusiveGroup,
     FromEnvironment,
     Opaque,
     Registry,
     Subcommand,
     Unevaluated,
 )
+from argmatrix.model.usage import exclusive_peers, program_name, usage_text, value_form
 from argmatrix.render.formats import FORMATS, OutputFormat
 from argmatrix.render.formats.shared import anchor, flag_names
 from argmatrix.render.tables import TABLE_MODEL_TYPES
@@ -66,6 +68,12 @@ class Row(NamedTuple):
     # cell. Precomputed because tables of 10^5 rows write it per row.
     plain_flags: str = ""
     stability: str = ""  # the configuration's stability tag (`stability:`), escaped, or ""
+    # What a user types after the flag (`N`, `NAME [NAME ...]`), as code; "" for a switch. The
+    # Argument cells (`flags`, `plain_flags`) end with it.
+    value: str = ""
+    # The exclusive groups the argument is in, said as a sentence ("At most one of `--a`,
+    # `--b`."); the Description cell ends with it.
+    exclusive: str = ""
 
 
 # Where a platform's cells (status, marks, note, reason) go in a `Row`, and where the registry's
@@ -121,6 +129,12 @@ class ServerPage:
     description: str = ""
     # The subcommands' sections that several commands share, each once, in command order.
     shared_sections: tuple[SectionView, ...] = ()
+    # The usage synopsis as argparse or Click writes it (`model/usage.py`), on lines, NOT
+    # escaped (a template writes it with `code_block`); "" when the registry's facts cannot
+    # give it (a snapshot of format version 1).
+    usage: str = ""
+    prog: str = ""  # the program's name the usage starts with, not escaped
+    epilog: tuple[str, ...] = ()  # the epilog's paragraphs, escaped as prose
 
 
 @dataclass(frozen=True)
@@ -156,6 +170,7 @@ class Cells:
         self.format: OutputFormat = output_format or FORMATS["markdown"]
         self.display = display  # the configuration's env vars, `types:`, computed defaults
         self._rows: dict[int, tuple[Argument, Row]] = {}
+        self._values: dict[int, str] = {}  # each row's value form, as text (`unscoped`)
         self._sections: dict[int, tuple[Registry, dict[str, list[Argument]]]] = {}
         self._section_rows: dict[int, tuple[Registry, dict[str, list[Row]]]] = {}
         self._support_parts: dict[int, tuple[Registry, dict[str, list[RowParts]]]] = {}
@@ -172,7 +187,7 @@ class Cells:
         cached = self._section_rows.get(id(registry))
         if cached is None or cached[0] is not registry:
             rows = {
-                title: [self.row(a) for a in arguments]
+                title: [self.row(a, "", registry) for a in arguments]
                 for title, arguments in self.sections(registry).items()
             }
             cached = self._section_rows[id(registry)] = (registry, rows)
@@ -193,37 +208,108 @@ class Cells:
             cached = self._support_parts[id(registry)] = (registry, parts)
         return cached[1]
 
-    def row(self, argument: Argument, scope: str = "") -> Row:
-        """`scope` prefixes the anchor: a subcommand's `--port` is `serve--port`."""
+    def unscoped(self, row: Row, scope: str = "") -> Row:
+        """A subcommand's row as the top command's: its anchor without the subcommand's (with
+        `scope`, under that one instead: `bench` for a row the commands of `vllm bench` share)."""
+        argument = row.argument
+        value = self._values.get(id(argument), "")
+        return row._replace(
+            anchor=scoped_anchor(scope, argument.name),
+            flags=self.format.flags_cell(argument, scope, value),
+        )
+
+    def row(self, argument: Argument, scope: str = "", registry: Registry | None = None) -> Row:
+        """`scope` prefixes the anchor: a subcommand's `--port` is `serve--port`, its positional
+        `model` `serve-model`. `registry`: the argument's own, which says how its value is
+        written and which arguments exclude it (without it, neither is said)."""
         cached = self._rows.get(id(argument))
         if cached is not None and cached[0] is argument:
             return cached[1]
         fmt, display = self.format, self.display
+        value = _value_form(argument, registry)
+        if value:
+            self._values[id(argument)] = value
+        exclusive = _exclusive_note(fmt, registry, argument) if registry is not None else ""
+        description = _description(fmt, argument, display.help_of(argument) if display else None)
         variable = display.variable_of(argument) if display else ""
         computed = display.computed_of(argument) if display else None
         computed_cell = fmt.FILTERS["cell"](computed) if computed else ""
         tag = display.stability_of(argument) if display else ""
-        help_text = display.help_of(argument) if display else None
         choices_text = display.choices_of(argument) if display else None
         options = (
             fmt.FILTERS["cell"](choices_text)
             if choices_text
             else fmt.type_options_cell(argument, None, display.types if display else None)
         )
+        code = fmt.FILTERS["code"]
+        value_cell = code(value) if value else ""
+        plain = ", ".join(map(code, flag_names(argument)))
         row = Row(
             argument=argument,
-            anchor=scope + anchor(argument.name),
-            flags=fmt.flags_cell(argument, scope),
-            description=_description(fmt, argument, help_text),
+            anchor=scoped_anchor(scope, argument.name),
+            flags=fmt.flags_cell(argument, scope, value),
+            description=f"{description} {exclusive}"
+            if description and exclusive
+            else (description or exclusive),
             default=computed_cell or fmt.default_cell(argument.default, argument),
             options=options,
-            env=fmt.FILTERS.get("envvar", fmt.FILTERS["code"])(variable) if variable else "",
+            env=fmt.FILTERS.get("envvar", code)(variable) if variable else "",
             computed=computed_cell,
             stability=fmt.FILTERS["cell"](tag) if tag else "",
-            plain_flags=", ".join(map(fmt.FILTERS["code"], flag_names(argument))),
+            plain_flags=f"{plain} {value_cell}" if value_cell else plain,
+            value=value_cell,
+            exclusive=exclusive,
         )
         self._rows[id(argument)] = (argument, row)
         return row
+
+
+def scoped_anchor(scope: str, name: str) -> str:
+    """An argument's anchor: its name's, after its subcommand's (`serve--port`; a positional's
+    with a hyphen between, `serve-model`)."""
+    own = anchor(name)
+    if scope and not own.startswith("-"):
+        return f"{scope}-{own}"
+    return scope + own
+
+
+def _value_form(argument: Argument, registry: Registry | None) -> str:
+    """The value form the Argument cell ends with: "" without the registry (its framework
+    says how it is written), for a switch, and for a positional that its name already says
+    (`model`: no more than the name)."""
+    if registry is None:
+        return ""
+    form = value_form(argument, registry.framework)
+    if argument.positional and form == flag_names(argument)[0]:
+        return ""
+    return form
+
+
+# How a page says an exclusive group of the argument's: "At most one of `--a`, `--b`."
+EXCLUSIVE_TEXT = "At most one of {}."
+REQUIRED_EXCLUSIVE_TEXT = "Exactly one of {} is required."
+
+
+def _exclusive_note(fmt: OutputFormat, registry: Registry, argument: Argument) -> str:
+    """The sentences saying which arguments exclude this one (its exclusive groups with more
+    than one visible argument), escaped in the page's format."""
+    if not registry.exclusive_groups:
+        return ""
+    cell, code = fmt.FILTERS["cell"], fmt.FILTERS["code"]
+    said = []
+    for group, names in exclusive_peers(registry, argument):
+        if len(names) < 2:
+            continue
+        text = REQUIRED_EXCLUSIVE_TEXT if group.required else EXCLUSIVE_TEXT
+        before, _, after = text.partition("{}")
+        listed = ", ".join(code(name) for name in names)
+        said.append(f"{cell(before)} {listed}{_spaced_tail(cell(after))}")
+    return " ".join(said)
+
+
+def _spaced_tail(text: str) -> str:
+    """The words after a list of code spans: a space before a word, none before a full stop."""
+    return text if not text or text[0] in ".,;" else f" {text}"
 
 
 # What a help text computed when the server starts reads as, before its source (a code span):
@@ -268,32 +354,60 @@ def section_anchor(title: str) -> str:
     return anchor(title.lower().replace(" ", "-"))
 
 
-def server_page(registry: Registry, cells: Cells | None = None, scope: str = "") -> ServerPage:
+def server_page(
+    registry: Registry,
+    cells: Cells | None = None,
+    scope: str = "",
+    prog: str | None = None,
+    top: str = "",
+) -> ServerPage:
+    """The generic reference of a registry and of its subcommands. `prog`: the program's name
+    in the usages, in place of the registry's (the configuration's `prog:`, a page's
+    `options.prog`); `top`: the program of the registry a subcommand belongs to."""
     cells = cells or Cells()
-    cell, code = cells.format.FILTERS["cell"], cells.format.FILTERS["code"]
+    if prog is None and cells.display is not None:
+        prog = cells.display.display.prog or None
+    fmt = cells.format
+    cell, code, prose = fmt.FILTERS["cell"], fmt.FILTERS["code"], fmt.FILTERS["prose"]
     sections = []
     for title, arguments in cells.sections(registry).items():
-        rows = tuple(cells.row(a, scope) for a in arguments if not a.deprecated)
+        rows = tuple(cells.row(a, scope, registry) for a in arguments if not a.deprecated)
         if rows:
             sections.append(SectionView(cell(title), section_anchor(title), rows))
     deprecated = tuple(
-        cells.row(a, scope)._replace(replacement=code(replacement) if replacement else "")
+        cells.row(a, scope, registry)._replace(replacement=code(replacement) if replacement else "")
         for a in registry.arguments
         if a.deprecated and not a.hidden
         for replacement in (replacement_of(a, registry),)
     )
+    top = top or registry.prog
     shown_subcommands = tuple(s for s in registry.subcommands if not s.hidden)  # as options
     subcommands = tuple(
         SubcommandView(
             name=code(sub.name),
             aliases=", ".join(code(a) for a in sub.aliases),
-            help=cells.format.FILTERS["prose"](sub.help),
-            page=server_page(sub.registry, cells, f"{scope}{anchor(sub.name)}"),
+            help=prose(sub.help),
+            page=server_page(sub.registry, cells, scoped_anchor(scope, sub.name), prog, top),
         )
         for sub in shown_subcommands
     )
-    subcommands, shared = _shared_sections(shown_subcommands, subcommands)
-    return ServerPage(tuple(sections), deprecated, subcommands, cell(registry.description), shared)
+    subcommands, shared = _shared_sections(shown_subcommands, subcommands, cells, scope)
+    shown_prog = program_name(registry, prog, top if registry.prog != top else "")
+    return ServerPage(
+        tuple(sections),
+        deprecated,
+        subcommands,
+        cell(registry.description),
+        shared,
+        usage=usage_text(registry, shown_prog),
+        prog=shown_prog,
+        epilog=tuple(prose(p) for p in paragraphs(registry.epilog)),
+    )
+
+
+def paragraphs(text: str) -> list[str]:
+    """A text's paragraphs (parted by blank lines), each on one line."""
+    return [" ".join(p.split()) for p in re.split(r"\n\s*\n", text) if p.strip()]
 
 
 def _section_key(section: SectionView) -> tuple[Any, ...]:
@@ -307,9 +421,13 @@ def _section_key(section: SectionView) -> tuple[Any, ...]:
 
 
 def _shared_sections(
-    subs: Sequence[Subcommand], views: tuple[SubcommandView, ...]
+    subs: Sequence[Subcommand], views: tuple[SubcommandView, ...], cells: Cells, scope: str = ""
 ) -> tuple[tuple[SubcommandView, ...], tuple[SectionView, ...]]:
-    """Each subcommand section told which commands have the same one; the shared ones, once."""
+    """Each subcommand section told which commands have the same one; the shared ones, once,
+    their rows anchored as the command's whose subcommands share them (`#--config` for the
+    program's: no one command's; `#bench--model` for those of `vllm bench`'s), and each given
+    an anchor of its own (`shared_anchor`; a second one of the same title gets "-2", its rows
+    anchored under it)."""
     if not views:
         return views, ()
     commands: dict[tuple[Any, ...], list[str]] = {}
@@ -329,7 +447,9 @@ def _shared_sections(
                     base = anchor(section.title).lower()
                     anchors[base] += 1
                     unique = base if anchors[base] == 1 else f"{base}-{anchors[base]}"
-                    shared[key] = dataclasses.replace(section, shared_anchor=unique)
+                    rows_scope = scope if unique == base else scoped_anchor(scope, unique)
+                    rows = tuple(cells.unscoped(row, rows_scope) for row in section.rows)
+                    shared[key] = dataclasses.replace(section, rows=rows, shared_anchor=unique)
                 section = dataclasses.replace(section, shared_anchor=shared[key].shared_anchor)
             sections.append(section)
         marked.append(
@@ -446,6 +566,8 @@ def _support_row(
             computed,
             base.plain_flags,
             base.stability,
+            base.value,
+            base.exclusive,
         )
     )
 
@@ -539,6 +661,9 @@ def page_context(
     arguments read)."""
     cells = cells or Cells(FORMATS[page.output_format], display)
     cell = cells.format.FILTERS["cell"]
+    prog = page.options.get("prog")
+    if isinstance(prog, str) and prog.strip():  # the page names the program: its usages too
+        server = server_page(registry, cells, prog=" ".join(prog.split()))
     columns = matrix_columns(platforms)
     context: dict[str, Any] = {
         "display": cells.display,
@@ -731,6 +856,7 @@ PAGE_MODEL_TYPES: tuple[type, ...] = (
     SubcommandView,
     ServerPage,
     SupportPage,
+    ExclusiveGroup,
     MatrixColumn,
     FeatureMatrix,
     HistoryView,

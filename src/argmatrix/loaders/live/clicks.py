@@ -394,6 +394,13 @@ def command_facts(
         auto_envvar_prefix=prefix if isinstance(prefix, str) else None,
         hidden=bool(getattr(command, "hidden", False)),
         deprecated=bool(getattr(command, "deprecated", False)),
+        epilog=_text(getattr(command, "epilog", None)),
+        options_metavar=_text(getattr(command, "options_metavar", None)),
+        subcommand_metavar=_text(getattr(command, "subcommand_metavar", None))
+        if is_group
+        else None,
+        chain=bool(getattr(command, "chain", False)),
+        invoke_without_command=bool(getattr(command, "invoke_without_command", False)),
     )
 
 

@@ -234,6 +234,7 @@ _ALLOWED = {
         "Registry",
         "Argument",
         "Subcommand",
+        "ExclusiveGroup",
         "Diagnostic",
         "Unevaluated",
         "Opaque",

@@ -1,72 +1,56 @@
-"""Static reading of Click commands: `@click.command`/`@click.group` and the `@click.option`,
-`@click.argument` and `@click.version_option` stacks under them, `@group.command()`,
-`group.add_command(...)`, and the parameter types (`click.Choice`, `click.IntRange`,
-`click.Path`, a `ParamType` of the source, ...). Nothing is imported or run: each decorator's
-arguments are evaluated by the static interpreter within the read's budget, and Click's own
-rules (how `--x/--no-x` splits, which name a parameter gets, which type a default implies) are
-applied to them as Click applies them, giving the same `CommandFacts` live reading takes from
-the command object. A value only running would tell is kept as source text and said.
+"""Static reading of Click commands: `@click.command`/`@click.group` and the decorators under them
+(Click's `option`, `argument`, `version_option`, ..., and the project's own, run by the
+interpreter), `@group.command()`, `group.add_command(...)`, `params=[...]`, options added after
+the command is made. Nothing is imported or run but by the interpreter, within the read's budget;
+each parameter is the call static reading recorded of it, read with Click's rules by
+`click_params`, giving the same `CommandFacts` live reading takes from the command object. A
+value only running would tell is kept as source text and said; what decides what the command is
+and cannot be computed stops the read at its line.
 """
 
 from __future__ import annotations
 
 import ast
-import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from argmatrix.errors import ArgmatrixError
-from argmatrix.loaders.clicks import BOOL, MISSING, STRING, CommandFacts, ParamFacts, TypeFacts
+from argmatrix.loaders.clicks import CommandFacts, ParamFacts
+from argmatrix.loaders.static import framework_calls
 from argmatrix.loaders.static.branches import Undecided, run_at_import
-from argmatrix.loaders.static.classes import class_attribute
-from argmatrix.loaders.static.declared import docstring, enum_members
+from argmatrix.loaders.static.click_params import ClickRules, ParamReader
+from argmatrix.loaders.static.declared import docstring
+from argmatrix.loaders.static.framework_calls import DIRECT_DECORATORS, framework_base
+from argmatrix.loaders.static.framework_values import (
+    PARAMETER_DECORATORS,
+    PLAIN_DECORATORS,
+    Decorated,
+    FrameworkCall,
+    framework_of,
+)
 from argmatrix.loaders.static.scripts import is_main_test
 from argmatrix.loaders.static.values import (
-    BuiltinRef,
     CannotEvaluate,
     ClassRef,
-    EnumMember,
     ExternalRef,
     FunctionRef,
-    LambdaRef,
+    describe,
     resolve,
+    settle,
     short_source,
     truth,
 )
-from argmatrix.model.registry import SourceLine, Unevaluated
+from argmatrix.model.registry import Unevaluated
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from argmatrix.loaders.static.context import ModuleContext, ReadContext
     from argmatrix.loaders.static.evaluator import Evaluator
 
 CLICK = "click"
 _COMMAND_DECORATORS = ("command", "group")
-_IGNORED_DECORATORS = frozenset(
-    {"pass_context", "pass_obj", "help_option", "make_pass_decorator", "pass_meta_key"}
-)
-# The option decorators Click derives from `option`: their names and settings when not given.
-_OPTION_SHORTHANDS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
-    "password_option": (("--password",), {"prompt": True}),
-    "confirmation_option": (
-        ("--yes",),
-        {"is_flag": True, "expose_value": False, "help": "Confirm the action without prompting."},
-    ),
-}
-_BUILTIN_TYPES = {
-    "str": STRING,
-    "int": TypeFacts("Int", "integer"),
-    "float": TypeFacts("Float", "float"),
-    "bool": BOOL,
-}
-_CONSTANT_TYPES = {
-    "STRING": STRING,
-    "INT": TypeFacts("Int", "integer"),
-    "FLOAT": TypeFacts("Float", "float"),
-    "BOOL": BOOL,
-    "UUID": TypeFacts("UUID", "uuid"),
-    "UNPROCESSED": TypeFacts("Unprocessed", "text"),
-}
 _STRIPPED_SUFFIXES = ("command", "cmd", "group", "grp")
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
@@ -84,16 +68,26 @@ class Found:
     decorator_index: int = 0
     line: int = 0
     registered: list[tuple[str | None, Found, ast.Call | None]] = field(default_factory=list)
+    # Parameters added to the command once it is made (`serve = click.option(...)(serve)`,
+    # `serve.params.append(click.Option(...))`), in order.
+    later: list[FrameworkCall] = field(default_factory=list)
+    # The function whose `__name__` and `__doc__` the command takes, if its decorators put
+    # another in place of its own (a wrapper without `functools.wraps`).
+    named_by: FunctionRef | None = None
 
 
 class ClickReader:
     """Reads the Click commands of a read (`loader`): each module's commands found once."""
 
     def __init__(
-        self, loader: ReadContext, evaluator: Callable[[ModuleContext, int], Evaluator]
+        self,
+        loader: ReadContext,
+        evaluator: Callable[[ModuleContext, int], Evaluator],
+        rules: ClickRules | None = None,
     ) -> None:
         self.loader = loader
         self.evaluator = evaluator  # an interpreter of a module's top level as of a line
+        self.params = ParamReader(loader, rules or ClickRules())
         self.scanned: dict[str, dict[str, Found]] = {}
         self.statements: dict[str, list[ast.stmt | Undecided]] = {}
 
@@ -130,16 +124,21 @@ class ClickReader:
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self._declared(module, statement, found)
                 followed.add(id(statement))
-            elif isinstance(statement, ast.Assign):
-                self._assigned(module, statement, found)
+            elif as_assign(statement) is not None:
+                if self._assigned(module, as_assign(statement), found):  # type: ignore[arg-type]
+                    followed.add(id(statement))
             elif (
                 isinstance(statement, ast.Expr)
                 and isinstance(statement.value, ast.Call)
-                and self._add_command(module, statement.value, found)
+                and (
+                    self._add_command(module, statement.value, found)
+                    or self._added_param(module, statement.value, found)
+                )
             ):
                 followed.add(id(statement))
         groups = {name for name, command in found.items() if command.kind == "group"}
         report_unfollowed(module, statements, followed, groups, _REGISTERING, "subcommands")
+        report_unfollowed(module, statements, followed, set(found), _PARAMS, "parameters")
         return found
 
     def top_level(self, module: ModuleContext) -> list[ast.stmt | Undecided]:
@@ -215,13 +214,16 @@ class ClickReader:
             return None
         return self.commands_of(source).get(imported[1])
 
-    def _assigned(self, module: ModuleContext, node: ast.Assign, found: dict[str, Found]) -> None:
-        """`cli = click.Group(...)`, `serve = click.Command(...)`, `opt = cli.command()(f)`."""
+    def _assigned(self, module: ModuleContext, node: ast.Assign, found: dict[str, Found]) -> bool:
+        """`cli = click.Group(...)`, `serve = click.Command(...)`, `serve =
+        click.option(...)(serve)` (whether it is followed)."""
         if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
-            return
+            return False
         value = node.value
         if not isinstance(value, ast.Call):
-            return
+            return False
+        if node.targets[0].id in found:
+            return self._option_applied(module, node, found[node.targets[0].id])
         name = self.click_name(module, value.func)
         kinds = {"Group": "group", "Command": "command"}
         if name in kinds:
@@ -229,6 +231,75 @@ class ClickReader:
             found[target] = Found(module, kinds[name], value, None, target, 0, node.lineno)
             for command in self._constructed_commands(module, value, found):
                 found[target].registered.append((None, command, None))
+        return False
+
+    def _option_applied(self, module: ModuleContext, node: ast.Assign, command: Found) -> bool:
+        """`serve = click.option(...)(serve)`: the option appended to the command's parameters
+        (as Click's decorator does to a command). Another value bound to the command's name
+        is not followed, and said."""
+        value = node.value
+        assert isinstance(value, ast.Call)
+        same = (
+            len(value.args) == 1
+            and isinstance(value.args[0], ast.Name)
+            and value.args[0].id == command.binding
+            and not value.keywords
+        )
+        decorator: Any = None
+        if same:
+            try:
+                decorator = resolve(self.interpreter(module, node.lineno).eval(value.func))
+            except CannotEvaluate:
+                decorator = None
+        if (
+            type(decorator) is FrameworkCall
+            and type(decorator.callee) is ExternalRef
+            and decorator.name in PARAMETER_DECORATORS
+        ):
+            command.later.append(decorator)
+            return True
+        module.loader.report(
+            str(module.path),
+            node.lineno,
+            f"`{short_source(module.segment(node))}` rebinds the Click command"
+            f" {command.binding!r} to what static reading does not follow: the parameters it"
+            " may add are missing",
+            stops=True,
+        )
+        return True
+
+    def _added_param(self, module: ModuleContext, call: ast.Call, found: dict[str, Found]) -> bool:
+        """`serve.params.append(click.Option([...]))`, `serve.params.extend([...])`."""
+        func = call.func
+        if not (
+            isinstance(func, ast.Attribute)
+            and func.attr in ("append", "extend")
+            and isinstance(func.value, ast.Attribute)
+            and func.value.attr == "params"
+            and isinstance(func.value.value, ast.Name)
+            and func.value.value.id in found
+            and len(call.args) == 1
+            and not call.keywords
+        ):
+            return False
+        command = found[func.value.value.id]
+        value = resolve(self.interpreter(module, call.lineno).try_eval(call.args[0]))
+        added = (
+            [resolve(v) for v in value]
+            if func.attr == "extend" and type(value) in (list, tuple)
+            else [value]
+        )
+        if all(type(v) is FrameworkCall and v.name in ("Option", "Argument") for v in added):
+            command.later += added
+            return True
+        module.loader.report(
+            str(module.path),
+            call.lineno,
+            f"`{short_source(module.segment(call))}` adds parameters static reading cannot read"
+            " to the command: they are missing",
+            stops=True,
+        )
+        return True
 
     def _constructed_commands(
         self, module: ModuleContext, call: ast.Call, found: dict[str, Found]
@@ -246,15 +317,9 @@ class ClickReader:
         """The command a name of the source refers to: `serve`, `commands.serve`."""
         if isinstance(node, ast.Name):
             return found.get(node.id) or self._imported_command(module, node.id)
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            imported = module.imports.get(node.value.id)
-            if imported is not None and imported[1] is None:  # `import pkg.commands as c`
-                source = module.loader.module(imported[0])
-            elif imported is not None:
-                source = module.loader.module(f"{imported[0]}.{imported[1]}")
-            else:
-                source = None
-            if source is not None and not source.is_stub:
+        if isinstance(node, ast.Attribute):
+            source = imported_module(module, node.value)
+            if source is not None:
                 return self.commands_of(source).get(node.attr)
         return None
 
@@ -286,11 +351,24 @@ class ClickReader:
         return True
 
     def _text(self, module: ModuleContext, node: ast.expr) -> str | None:
+        """The name a command is registered under; one static reading cannot compute stops
+        the read there (the command's own name would be a guess)."""
         try:
-            value = self.interpreter(module, node.lineno).eval(node)
-        except CannotEvaluate:
-            return None
-        return value if type(value) is str else None
+            value = resolve(self.interpreter(module, node.lineno).eval(node))
+        except CannotEvaluate as exc:
+            reason = exc.reason
+        else:
+            if type(value) is str or value is None:
+                return value
+            reason = f"{describe(value)} is not a name"
+        module.loader.report(
+            str(module.path),
+            node.lineno,
+            f"the name a command is registered under cannot be computed statically:"
+            f" `{short_source(module.segment(node))}` ({reason})",
+            stops=True,
+        )
+        return None
 
     # -------------------------------------------------------------- facts of a command
 
@@ -300,12 +378,12 @@ class ClickReader:
         module = command.module
         module.loader.budget.calls(len(above))
         settings = self._settings(command)
-        params = self._params(command, settings.pop("params", ()))
+        params = self._params(command, settings.pop("params", None))
         help_ = settings.get("help")
         if help_ is None and command.function is not None:
-            help_ = docstring(command.function)
+            help_ = docstring(command.named_by.node if command.named_by else command.function)
         own = settings.get("name")
-        subcommands = []
+        subcommands: dict[str, CommandFacts] = {}
         for given, sub, call in command.registered:
             if id(sub) in (*above, id(command)):
                 raise ArgmatrixError.at(
@@ -317,31 +395,46 @@ class ClickReader:
                     " inside it",
                 )
             sub_facts = self.facts(sub, None, (*above, id(command)))
-            subcommands.append((given or sub_facts.name, sub_facts))
+            subcommands[given or sub_facts.name] = sub_facts  # a later one of a name wins
         context = settings.get("context_settings")
         prefix = context.get("auto_envvar_prefix") if type(context) is dict else None
+        if type(prefix) is Unevaluated:
+            self._said(
+                command,
+                f"the command's auto_envvar_prefix kept as source text: `{prefix.source}`: the environment variables it gives the options are not shown",
+            )
         return CommandFacts(
             name=name or (own if type(own) is str else self._default_name(command)),
             help=_string(help_),
             short_help=_string(settings.get("short_help")),
             params=params,
             is_group=command.kind == "group",
-            subcommands=tuple(subcommands),
+            subcommands=tuple(subcommands.items()),
             auto_envvar_prefix=prefix if type(prefix) is str else None,
             hidden=settings.get("hidden") is True,
             deprecated=bool(settings.get("deprecated")) is True,
+            **_usage_settings(settings),
         )
 
+    def _said(self, command: Found, message: str, stops: bool = False) -> None:
+        line = command.call.lineno if command.call is not None else command.line
+        self.loader.report(str(command.module.path), line, message, stops)
+
     def _default_name(self, command: Found) -> str:
-        """Click's name for a decorated function: `run_server_command` -> `run-server`."""
+        """Click's name for a decorated function: `run_server_command` -> `run-server` (the
+        suffix is stripped from Click 8.2)."""
         if command.function is None:
             return command.binding
-        name = command.function.name.lower().replace("_", "-")
+        function = command.named_by.node if command.named_by else command.function
+        name = function.name.lower().replace("_", "-")
         left, sep, suffix = name.rpartition("-")
-        return left if sep and suffix in _STRIPPED_SUFFIXES else name
+        strips = self.params.rules.strips_suffixes
+        return left if strips and sep and suffix in _STRIPPED_SUFFIXES else name
 
     def _settings(self, command: Found) -> dict[str, Any]:
-        """The command decorator's (or constructor's) arguments: `name` first if positional."""
+        """The command decorator's (or constructor's) arguments: `name` first if positional.
+        One that decides what the command is and static reading cannot compute stops the read
+        at the decorator; a text is kept as source and said."""
         call = command.call
         if call is None:
             return {}
@@ -356,349 +449,201 @@ class ClickReader:
             elif keyword.arg == "commands":
                 continue
             elif keyword.arg is not None:
-                settings[keyword.arg] = it.try_eval(keyword.value)
+                settings[keyword.arg] = settle(resolve(it.try_eval(keyword.value)))
+            else:
+                self._said(
+                    command,
+                    f"`**{short_source(module.segment(keyword.value))}` of the command's settings is not followed statically: what it sets is not known",
+                    stops=True,
+                )
+        label = f"the command {command.binding!r}"
+        for key in ("name", "hidden", "deprecated", "cls", "invoke_without_command", "chain"):
+            if type(settings.get(key)) is Unevaluated:
+                self._said(
+                    command,
+                    f"{label}: `{key}=` cannot be computed statically: `{short_source(settings[key].source)}` ({settings[key].reason})",
+                    stops=True,
+                )
+        for key in ("help", "short_help"):
+            if type(settings.get(key)) is Unevaluated:
+                self._said(
+                    command,
+                    f"{label}: {key} kept as source text: `{short_source(settings[key].source)}` ({settings[key].reason})",
+                )
         return settings
 
-    def _params(self, command: Found, explicit: Any) -> tuple[ParamFacts, ...]:
-        """`params=[...]` first, then the decorators under the command's, top to bottom (as
-        Click collects them), then those above it (applied to the command: bottom to top)."""
+    def _params(self, command: Found, explicit: ast.expr | None) -> tuple[ParamFacts, ...]:
+        """`params=[...]` first, then the decorators under the command's, as Click collects
+        them (each applied in turn, bottom up, to the function: a decorator of the project's
+        own runs in the interpreter; `__click_params__` reversed), then those above it
+        (applied to the command: appended)."""
         module = command.module
-        params: list[ParamFacts] = []
-        if isinstance(explicit, (ast.List, ast.Tuple)):
-            for element in explicit.elts:
-                param = self._constructed_param(module, element)
-                if param is not None:
-                    params.append(param)
-        if command.function is None:
-            return tuple(params)
-        decorators = command.function.decorator_list
-        below = decorators[command.decorator_index + 1 :]
-        above = list(reversed(decorators[: command.decorator_index]))
-        for decorator in [*below, *above]:
-            params.extend(self._decorator_params(module, decorator))
-        return tuple(params)
+        calls: list[FrameworkCall] = []
+        if explicit is not None:
+            calls += self._explicit_params(module, explicit)
+        if command.function is not None:
+            decorators = command.function.decorator_list
+            below = decorators[command.decorator_index + 1 :]
+            decorated = Decorated([], None)
+            for decorator in reversed(below):
+                decorated = self._applied(module, decorator, decorated)
+            calls += reversed(decorated.params)
+            command.named_by = decorated.function  # what the command is named after
+            for decorator in reversed(decorators[: command.decorator_index]):
+                calls += self._above(module, decorator)
+        calls += command.later
+        return tuple(self.params.param(self._made(c)) for c in calls)
 
-    def _decorator_params(self, module: ModuleContext, decorator: ast.expr) -> list[ParamFacts]:
-        call = self._decorator_call(module, decorator)
-        func = call.func if call is not None else decorator
-        name = self.click_name(module, func)
-        if name in _IGNORED_DECORATORS:
-            return []
-        if call is not None and name in ("option", "argument", "version_option"):
-            return [self.param(module, call, name)]
-        if call is not None and name in _OPTION_SHORTHANDS:
-            return [self.param(module, call, name)]
+    def _explicit_params(self, module: ModuleContext, node: ast.expr) -> list[FrameworkCall]:
+        value = resolve(self.interpreter(module, node.lineno).try_eval(node))
+        if type(value) in (list, tuple) and all(type(resolve(v)) is FrameworkCall for v in value):
+            return [resolve(v) for v in value]
         module.loader.report(
             str(module.path),
-            decorator.lineno,
-            f"the decorator `{short_source(module.segment(decorator))}` is not one static"
-            " reading follows: the parameters it may add are missing",
+            node.lineno,
+            f"the command's `params=` is not followed statically: `{short_source(module.segment(node))}`"
+            " is not a list of Click parameters static reading can read: they are missing",
             stops=True,
         )
         return []
 
-    def _decorator_call(self, module: ModuleContext, decorator: ast.expr) -> ast.Call | None:
-        """The call of a decorator: written in place, or bound to a name of the module
-        (`port_option = click.option(...)` then `@port_option`)."""
-        if isinstance(decorator, ast.Call):
-            return decorator
-        if isinstance(decorator, ast.Name):
-            module.parse()
-            value = module.assignments.get(decorator.id)
-            if isinstance(value, ast.Call) and len(module.history.get(decorator.id, ())) == 1:
-                return value
-        return None
-
-    # -------------------------------------------------------------- facts of a parameter
-
-    def _constructed_param(self, module: ModuleContext, node: ast.expr) -> ParamFacts | None:
-        """`click.Option(["--x"], ...)` / `click.Argument(["x"])` in `params=[...]`."""
-        if not isinstance(node, ast.Call):
-            return None
-        kind = self.click_name(module, node.func)
-        if kind not in ("Option", "Argument"):
-            return None
-        decls: list[Any] = []
-        if node.args:
-            given = self.interpreter(module, node.lineno).try_eval(node.args[0])
-            decls = list(given) if type(given) in (list, tuple) else [given]
-        call = ast.Call(node.func, [], node.keywords)
-        ast.copy_location(call, node)
-        return self.param(module, call, kind.lower(), decls)
-
-    def param(
-        self, module: ModuleContext, call: ast.Call, kind: str, decls: list[Any] | None = None
-    ) -> ParamFacts:
-        it = self.interpreter(module, call.lineno)
-        args = [it.try_eval(a) for a in call.args] if decls is None else decls
-        attrs: dict[str, Any] = {}
-        type_node: ast.expr | None = None
-        for keyword in call.keywords:
-            if keyword.arg is None:
-                raise _unreadable(module, call, "**" + module.segment(keyword.value))
-            if keyword.arg == "type":
-                type_node = keyword.value
+    def _applied(
+        self, module: ModuleContext, decorator: ast.expr, decorated: Decorated
+    ) -> Decorated:
+        """A decorator under the command's, applied to the function as it stands."""
+        it = self.interpreter(module, decorator.lineno)
+        try:
+            value = resolve(it.eval(decorator))
+            if type(value) is FunctionRef:
+                if value.node.decorator_list:
+                    raise CannotEvaluate(f"`{value.node.name}` is itself decorated")
+                result = resolve(it.compute(value, [decorated], {}))
             else:
-                attrs[keyword.arg] = it.try_eval(keyword.value)
-        if kind == "version_option":
-            args = args[1:] or ["--version"]
-            attrs.setdefault("is_flag", True)
-            attrs.setdefault("expose_value", False)
-            attrs.setdefault("help", "Show the version and exit.")
-        elif kind in _OPTION_SHORTHANDS:
-            names, settings = _OPTION_SHORTHANDS[kind]
-            args = args or list(names)
-            for key, value in settings.items():
-                attrs.setdefault(key, value)
-        if any(type(a) is not str for a in args):
-            raise _unreadable(module, call, "the parameter's names")
-        type_ = self.type_facts(module, type_node) if type_node is not None else None
-        where = (str(module.path), call.lineno)
-        if kind == "argument":
-            return self._argument(args, attrs, type_, where)
-        return self._option(args, attrs, type_, where, version=kind == "version_option")
+                result = resolve(it.call_value(value, [decorated]))
+        except CannotEvaluate as exc:
+            self._unfollowed(module, decorator, exc.reason)
+            return decorated
+        if type(result) is Decorated:
+            return result
+        if type(result) is FunctionRef:  # a wrapper without `functools.wraps`: Click loses
+            return Decorated([], result)  # the parameters applied below it
+        self._unfollowed(module, decorator, f"it gives {describe(result)}, not a function")
+        return decorated
 
-    def _option(
-        self,
-        decls: list[str],
-        attrs: dict[str, Any],
-        type_: TypeFacts | None,
-        where: tuple[str, int],
-        version: bool = False,
-    ) -> ParamFacts:
-        name, opts, secondary = option_decls(decls)
-        label = opts[0] if opts else (secondary[0] if secondary else name or "?")
-        default = self._default(attrs, label, where)
-        flag_value = attrs.get("flag_value", MISSING)
-        count = attrs.get("count") is True
-        is_flag = attrs.get("is_flag")
-        if is_flag is None:
-            is_flag = flag_value is not MISSING or bool(secondary)
-        if type_ is None:
-            if count:
-                type_ = TypeFacts("IntRange", "integer range", min=0)
-            elif is_flag and (flag_value is MISSING or type(flag_value) is bool):
-                type_ = BOOL
-            elif is_flag:
-                type_ = guessed_type(flag_value)
-            else:
-                type_ = guessed_type(default)
-        nargs = attrs.get("nargs")
-        if nargs is None:
-            nargs = len(type_.items) if type_.param_type == "Tuple" else 1
-        if count and default is MISSING:
-            default = 0
-        return ParamFacts(
-            origin=SourceLine(*where),
-            kind="option",
-            name=name or "",
-            opts=tuple(opts),
-            secondary_opts=tuple(secondary),
-            type=type_,
-            required=attrs.get("required") is True,
-            nargs=nargs if type(nargs) is int else 1,
-            multiple=attrs.get("multiple") is True,
-            default=default,
-            envvar=self._envvar(attrs.get("envvar"), label, where),
-            help=_deprecated_help(self._help(attrs.get("help"), label, where), attrs),
-            hidden=attrs.get("hidden") is True,
-            is_flag=bool(is_flag),
-            flag_value=flag_value,
-            count=count,
-            show_default=attrs.get("show_default"),
-            metavar=attrs.get("metavar") if type(attrs.get("metavar")) is str else None,
-            allow_from_autoenv=attrs.get("allow_from_autoenv", True) is not False,
-            deprecated=bool(attrs.get("deprecated")) is True,
-            version=version,
+    def _above(self, module: ModuleContext, decorator: ast.expr) -> list[FrameworkCall]:
+        """A decorator above the command's, applied to the command: Click's adds its
+        parameter at the end; one of the project's own is not followed there."""
+        try:
+            value = resolve(self.interpreter(module, decorator.lineno).eval(decorator))
+        except CannotEvaluate as exc:
+            self._unfollowed(module, decorator, exc.reason)
+            return []
+        if (
+            type(value) is ExternalRef
+            and framework_of(value.dotted) == CLICK
+            and value.short in PLAIN_DECORATORS | DIRECT_DECORATORS
+        ):
+            return []
+        if type(value) is FrameworkCall and type(value.callee) is ExternalRef:
+            if value.name in PARAMETER_DECORATORS:
+                return [value]
+            if value.name in PLAIN_DECORATORS:
+                return []
+        self._unfollowed(module, decorator, "it is applied to the command, not to its function")
+        return []
+
+    def _unfollowed(self, module: ModuleContext, decorator: ast.expr, reason: str) -> None:
+        module.loader.report(
+            str(module.path),
+            decorator.lineno,
+            f"the decorator `{short_source(module.segment(decorator))}` is not one static"
+            f" reading follows ({reason}): the parameters it may add are missing",
+            stops=True,
         )
 
-    def _argument(
-        self,
-        decls: list[str],
-        attrs: dict[str, Any],
-        type_: TypeFacts | None,
-        where: tuple[str, int],
-    ) -> ParamFacts:
-        if len(decls) != 1:
-            raise ArgmatrixError.at(
-                f"a Click argument takes one name, this one has {len(decls)}",
-                file=where[0],
-                line=where[1],
-                fix="give the argument one name, as Click requires",
+    def _made(self, call: FrameworkCall) -> FrameworkCall:
+        """The parameter a call makes with its `cls=` (a class of the source deriving from
+        Click's `Option` or `Argument`, its `__init__` followed): read as the call that class
+        makes of Click's, with what it sets after."""
+        given = resolve(call.kwargs.get("cls"))
+        if given is None:
+            return call
+        where = (str(call.module.path), call.node.lineno)
+        if (
+            type(given) is ExternalRef
+            and framework_of(given.dotted) == CLICK
+            and given.short in ("Option", "Argument")
+        ):
+            return _without(call, "cls")
+        if type(given) is not ClassRef or framework_base(given) is None:
+            self.loader.report(
+                *where,
+                f"the parameter class `{short_source(call.keyword_source('cls'))}` (cls=) is not read from source: what it makes of the parameter is not known",
+                True,
             )
-        name = decls[0].replace("-", "_").lower()
-        default = self._default(attrs, name, where)
-        nargs = attrs.get("nargs")
-        if type_ is None:
-            type_ = guessed_type(default)
-        if nargs is None:
-            nargs = len(type_.items) if type_.param_type == "Tuple" else 1
-        nargs = nargs if type(nargs) is int else 1
-        required = attrs.get("required")
-        if required is None:
-            required = default is MISSING and nargs > 0
-        return ParamFacts(
-            origin=SourceLine(*where),
-            kind="argument",
-            name=name,
-            opts=(decls[0],),
-            type=type_,
-            required=required is True,
-            nargs=nargs,
-            multiple=attrs.get("multiple") is True,
-            default=default,
-            envvar=self._envvar(attrs.get("envvar"), name, where),
-            help=_deprecated_help(self._help(attrs.get("help"), name, where), attrs),
-            hidden=attrs.get("hidden") is True,
-            metavar=attrs.get("metavar") if type(attrs.get("metavar")) is str else None,
-            deprecated=bool(attrs.get("deprecated")) is True,
+            return _without(call, "cls")
+        decls = [a for a in call.args]
+        attrs = {k: v for k, v in call.kwargs.items() if k != "cls"}
+        it = self.interpreter(call.module, call.node.lineno)
+        try:
+            made = framework_calls.construct(it, given, [decls], attrs, call.node)
+        except CannotEvaluate as exc:
+            self.loader.report(
+                *where,
+                f"the parameter class `{given.node.name}` (cls=) cannot be followed statically ({exc.reason}): what it makes of the parameter is not known",
+                True,
+            )
+            return _without(call, "cls")
+        if made.init is None:
+            return _without(call, "cls")
+        args, kwargs = made.init
+        base = framework_base(given)
+        assert base is not None
+        kind = "option" if base.short == "Option" else "argument"
+        first = resolve(args[0]) if args else kwargs.get("param_decls", [])
+        names = list(first) if type(first) in (list, tuple) else []
+        effective = dict(kwargs)
+        effective.pop("param_decls", None)
+        for key, value in made.attrs.items():
+            if key in _OVERRIDABLE:
+                effective[key] = value
+        result = FrameworkCall(
+            ExternalRef(f"click.{kind}"), names, effective, call.module, call.node
         )
-
-    def _default(self, attrs: dict[str, Any], label: str, where: tuple[str, int]) -> Any:
-        """The default as written; a function is computed when the command runs (its name,
-        as live reading names it); a value only running would tell is its source text."""
-        if "default" not in attrs:
-            return MISSING
-        value = resolve(attrs["default"])
-        if type(value) in (FunctionRef, LambdaRef):
-            name = value.node.name if type(value) is FunctionRef else "<lambda>"
-            return Unevaluated(f"{name}()", "a callable default, computed when the command runs")
-        if type(value) is BuiltinRef:
-            return Unevaluated(
-                f"{value.name}()", "a callable default, computed when the command runs"
-            )
-        return self._known(value, label, "default", where)
-
-    def _known(self, value: Any, label: str, what: str, where: tuple[str, int]) -> Any:
-        found = _first_unevaluated(value)
-        if found is not None:
-            reason = f" ({found.reason})" if found.reason else ""
-            self.report(
-                where,
-                f"{label}: {what} kept as source text: `{short_source(found.source)}`{reason}",
-            )
-        return value
-
-    def _envvar(self, value: Any, label: str, where: tuple[str, int]) -> Any:
-        value = self._known(value, label, "envvar", where)
-        if type(value) in (list, tuple):
-            return tuple(v for v in value if type(v) is str)
-        return value if type(value) in (str, Unevaluated) else None
-
-    def _help(self, value: Any, label: str, where: tuple[str, int]) -> str | Unevaluated | None:
-        value = self._known(value, label, "help", where)
-        if type(value) is str:
-            return inspect.cleandoc(value)
-        return value if type(value) is Unevaluated else None
-
-    def report(self, where: tuple[str, int], message: str) -> None:
-        self.loader.report(where[0], where[1], message)
-
-    # -------------------------------------------------------------- types
-
-    def type_facts(self, module: ModuleContext, node: ast.expr, depth: int = 0) -> TypeFacts:
-        """A parameter type written in the source: a builtin, a Click type or constant, a
-        `ParamType` class of the source, a tuple of types; else its source text."""
-        if depth > 8:
-            return _unknown_type(module, node)
-        if isinstance(node, (ast.Tuple, ast.List)):
-            items = tuple(self.type_facts(module, e, depth + 1) for e in node.elts)
-            return TypeFacts("Tuple", "<" + " ".join(i.name for i in items) + ">", items=items)
-        if isinstance(node, ast.Call):
-            return self._type_call(module, node, depth)
-        if isinstance(node, ast.Name):
-            module.parse()
-            bound = module.assignments.get(node.id)
-            if bound is not None and len(module.history.get(node.id, ())) == 1:
-                return self.type_facts(module, bound, depth + 1)
-        try:
-            value = resolve(self.interpreter(module, node.lineno).eval(node))
-        except CannotEvaluate:
-            return _unknown_type(module, node)
-        if type(value) is BuiltinRef and value.name in _BUILTIN_TYPES:
-            return _BUILTIN_TYPES[value.name]
-        if type(value) is ExternalRef and value.dotted.split(".", 1)[0] == CLICK:
-            constant = _CONSTANT_TYPES.get(value.short)
-            if constant is not None:
-                return constant
-        if type(value) is FunctionRef:
-            return TypeFacts("Func", value.node.name)
-        return _unknown_type(module, node)
-
-    def _type_call(self, module: ModuleContext, node: ast.Call, depth: int) -> TypeFacts:
-        it = self.interpreter(module, node.lineno)
-        try:
-            func = resolve(it.eval(node.func))
-        except CannotEvaluate:
-            return _unknown_type(module, node)
-        if type(func) is ClassRef:  # a ParamType of the source: its class and its `name`
-            try:
-                name = class_attribute(func, "name")
-            except CannotEvaluate:
-                name = ""
-            kind = func.node.name.partition("ParamType")[0].partition("ParameterType")[0]
-            return TypeFacts(kind, name if type(name) is str else "")
-        if not (type(func) is ExternalRef and func.dotted.split(".", 1)[0] == CLICK):
-            return _unknown_type(module, node)
-        args = [it.try_eval(a) for a in node.args]
-        kwargs = {k.arg: it.try_eval(k.value) for k in node.keywords if k.arg is not None}
-        kind = func.short
-        if kind in ("IntRange", "FloatRange"):
-            bound = dict(zip(("min", "max", "min_open", "max_open", "clamp"), args, strict=False))
-            bound.update(kwargs)
-            return TypeFacts(
-                kind,
-                "integer range" if kind == "IntRange" else "float range",
-                min=bound.get("min"),
-                max=bound.get("max"),
-                min_open=bound.get("min_open") is True,
-                max_open=bound.get("max_open") is True,
-            )
-        if kind == "Choice":
-            choices = args[0] if args else kwargs.get("choices")
-            if type(choices) is ClassRef:  # an Enum (Click 8.2 and later): its members' names
-                try:
-                    members = enum_members(choices, self.loader.budget)
-                    choices = [m.name if type(m) is EnumMember else m for m in members]
-                except CannotEvaluate as exc:
-                    choices = Unevaluated(module.segment(node.args[0]), exc.reason)
-            known = tuple(choices) if type(choices) in (list, tuple) else choices  # type: ignore[arg-type]
-            if type(known) is Unevaluated:
-                reason = f" ({known.reason})" if known.reason else ""
-                self.loader.report(
-                    str(module.path),
-                    node.lineno,
-                    f"the choices of `{short_source(module.segment(node))}` kept as source"
-                    f" text{reason}",
-                )
-            return TypeFacts(
-                "Choice",
-                "choice",
-                choices=known if type(known) is tuple or type(known) is Unevaluated else None,
-            )
-        if kind == "Path":
-            bound = dict(zip(("exists", "file_okay", "dir_okay"), args, strict=False))
-            bound.update(kwargs)
-            file_okay, dir_okay = bound.get("file_okay", True), bound.get("dir_okay", True)
-            name = (
-                "file"
-                if file_okay and not dir_okay
-                else "directory"
-                if dir_okay and not file_okay
-                else "path"
-            )
-            return TypeFacts("Path", name)
-        if kind == "File":
-            return TypeFacts("File", "filename")
-        if kind == "DateTime":
-            return TypeFacts("DateTime", "datetime")
-        if kind == "Tuple" and node.args and isinstance(node.args[0], (ast.List, ast.Tuple)):
-            return self.type_facts(module, node.args[0], depth + 1)
-        return _unknown_type(module, node)
+        return result
 
 
 _REGISTERING = frozenset({"command", "group", "add_command"})
+_PARAMS = frozenset({"params"})
 _NOT_REGISTERING = (ast.Import, ast.ImportFrom, ast.ClassDef)
+
+
+def as_assign(statement: ast.stmt | Undecided) -> ast.Assign | None:
+    """`x = v`, or `x: T = v` as if it were that (`app: Typer = typer.Typer()`)."""
+    if isinstance(statement, ast.Assign):
+        return statement
+    if (
+        isinstance(statement, ast.AnnAssign)
+        and statement.value is not None
+        and isinstance(statement.target, ast.Name)
+    ):
+        target = ast.Name(statement.target.id, ast.Store())
+        return ast.copy_location(ast.Assign([target], statement.value), statement)
+    return None
+
+
+def imported_module(module: ModuleContext, node: ast.expr) -> ModuleContext | None:
+    """The module of the package a name of `module` stands for (`import pkg.jobs as jobs`,
+    `from pkg import jobs`), read from source; None if it is none."""
+    if not isinstance(node, ast.Name):
+        return None
+    imported = module.imports.get(node.id)
+    if imported is None:
+        return None
+    name = imported[0] if imported[1] is None else f"{imported[0]}.{imported[1]}"
+    loader = module.loader
+    source = loader.module(name) if loader.in_package(name) else None
+    return None if source is None or source.is_stub else source
 
 
 def report_unfollowed(
@@ -758,70 +703,6 @@ def undecided(module: ModuleContext, statement: Undecided, name: str) -> Argmatr
     )
 
 
-def _unknown_type(module: ModuleContext, node: ast.expr) -> TypeFacts:
-    text = module.segment(node)
-    return TypeFacts(short_source(text), short_source(text))
-
-
-def guessed_type(default: Any) -> TypeFacts:
-    """The type Click gives a parameter from its default when it is given none."""
-    if default is MISSING or default is None or type(default) is Unevaluated:
-        return STRING
-    if type(default) in (list, tuple):
-        if not default:
-            return STRING
-        item = default[0]
-        if type(item) in (list, tuple):
-            items = tuple(_python_type(type(v).__name__) for v in item)
-            return TypeFacts("Tuple", "<" + " ".join(i.name for i in items) + ">", items=items)
-        return _python_type(type(item).__name__)
-    return _python_type(type(default).__name__)
-
-
-def _python_type(name: str) -> TypeFacts:
-    return _BUILTIN_TYPES.get(name, STRING)
-
-
-def option_decls(decls: list[str]) -> tuple[str | None, list[str], list[str]]:
-    """Click's `Option._parse_decls`: the name, the options and the secondary options."""
-    opts: list[str] = []
-    secondary: list[str] = []
-    name: str | None = None
-    possible: list[tuple[str, str]] = []
-    for decl in decls:
-        if decl.isidentifier():
-            name = decl
-            continue
-        split = ";" if decl[:1] == "/" else "/"
-        if split in decl:
-            first, second = decl.split(split, 1)
-            first = first.rstrip()
-            if first:
-                possible.append(_split_opt(first))
-                opts.append(first)
-            second = second.lstrip()
-            if second:
-                secondary.append(second.lstrip())
-        else:
-            possible.append(_split_opt(decl))
-            opts.append(decl)
-    if name is None and possible:
-        possible.sort(key=lambda x: -len(x[0]))
-        name = possible[0][1].replace("-", "_").lower()
-        if not name.isidentifier():
-            name = None
-    return name, opts, secondary
-
-
-def _split_opt(opt: str) -> tuple[str, str]:
-    first = opt[:1]
-    if first.isalnum():
-        return "", opt
-    if opt[1:2] == first:
-        return opt[:2], opt[2:]
-    return first, opt[1:]
-
-
 def _keyword(call: ast.Call | None, name: str) -> ast.expr | None:
     if call is None:
         return None
@@ -838,41 +719,32 @@ def _given_name(call: ast.Call | None) -> str | None:
     return None
 
 
-def _deprecated_help(help_: str | Unevaluated | None, attrs: dict[str, Any]) -> Any:
-    """Click (8.2 and later) says a deprecated parameter is so at the end of its help."""
-    deprecated = attrs.get("deprecated")
-    if not (deprecated is True or (type(deprecated) is str and deprecated)):
-        return help_
-    label = f"(DEPRECATED: {deprecated})" if type(deprecated) is str else "(DEPRECATED)"
-    if type(help_) is Unevaluated:
-        return help_
-    return f"{help_} {label}" if help_ else label
+def _usage_settings(settings: dict[str, Any]) -> dict[str, Any]:
+    """What a command's decorator says of its usage and epilog, as `CommandFacts` keeps it:
+    a setting that is not plain data is left to Click's own (its default)."""
+    found: dict[str, Any] = {"epilog": _string(settings.get("epilog"))}
+    options = settings.get("options_metavar", "[OPTIONS]")
+    if options is None or type(options) is str:
+        found["options_metavar"] = options
+    subcommand = settings.get("subcommand_metavar")
+    if type(subcommand) is str:
+        found["subcommand_metavar"] = subcommand
+    found["chain"] = settings.get("chain") is True
+    found["invoke_without_command"] = settings.get("invoke_without_command") is True
+    return found
 
 
 def _string(value: Any) -> str | Unevaluated | None:
     return value if type(value) in (str, Unevaluated) else None
 
 
-def _first_unevaluated(value: Any, depth: int = 0) -> Unevaluated | None:
-    if type(value) is Unevaluated:
-        return value
-    if depth < 4 and type(value) in (list, tuple, set, frozenset):
-        for item in value:
-            found = _first_unevaluated(item, depth + 1)
-            if found is not None:
-                return found
-    if depth < 4 and type(value) is dict:
-        for item in value.values():
-            found = _first_unevaluated(item, depth + 1)
-            if found is not None:
-                return found
-    return None
+def _without(call: FrameworkCall, key: str) -> FrameworkCall:
+    kwargs = {k: v for k, v in call.kwargs.items() if k != key}
+    return FrameworkCall(call.callee, call.args, kwargs, call.module, call.node)
 
 
-def _unreadable(module: ModuleContext, call: ast.Call, what: str) -> ArgmatrixError:
-    return ArgmatrixError.at(
-        f"cannot read {short_source(what)} of a Click parameter statically",
-        file=str(module.path),
-        line=call.lineno,
-        fix="spell the parameter's names and keywords out, or load the registry live",
-    )
+# What a parameter class's `__init__` may set on the parameter after Click's, which Click's
+# parameter then holds (live reading reads these attributes).
+_OVERRIDABLE = frozenset(
+    {"help", "hidden", "required", "default", "envvar", "show_default", "metavar", "type"}
+)

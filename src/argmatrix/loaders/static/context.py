@@ -96,6 +96,9 @@ class ReadContext(Protocol):
     `reader.stop_if_incomplete`)."""
 
     budget: Budget
+    # A read of a Click command or Typer app: calls of Click and Typer are recorded as values
+    # (`framework_values`), decorators of nested functions applied.
+    framework_calls: bool
     recording: Any  # `recording.Recording`: the parsers replayed
     nesting: int  # expressions being evaluated, one inside the other
     # Where what is said about the argument being replayed is located, if not at the call being

@@ -327,6 +327,7 @@ def enum_members(cls: ClassRef, budget: Any) -> list[Any]:
     data_type = _enum_data_type(cls, 0)
     unique = _enum_decorators(cls)
     ignored = _ignored_names(cls)
+    counted = _counted_from_one(cls, kind)
     members: list[Any] = []
     seen: list[Any] = []
     bound: dict[str, bool] = {}  # name -> whether it is bound by an assignment
@@ -339,6 +340,8 @@ def enum_members(cls: ClassRef, budget: Any) -> list[Any]:
             if not assigned or target in ignored or not _member_name(cls, target):
                 continue
             member = class_attribute(cls, target)
+            if counted and type(member) is EnumMember:  # `auto()` of a plain Enum: 1, 2, ...
+                member = EnumMember(member.owner, member.name, len(members) + 1, member.plain)
             if type(member) is not EnumMember or type(member.value) is Unevaluated:
                 raise CannotEvaluate(f"the value of `{name}.{target}` is not known statically")
             value = resolve(member.value)
@@ -363,6 +366,32 @@ def enum_members(cls: ClassRef, budget: Any) -> list[Any]:
             members.append(member)
     budget.work(len(members))
     return members
+
+
+def _counted_from_one(cls: ClassRef, kind: str) -> bool:
+    """Whether every member of an Enum is `auto()`, with Python's own numbering: a class
+    derived from `enum.Enum` alone, no class of the source between (one could define
+    `_generate_next_value_`), and no `_generate_next_value_` of its own (refused as a member
+    maker): its members are 1, 2, 3, ... in order, on every Python this reads for."""
+    if kind != "plain" or any(type(b) is ClassRef for b in ancestors(cls)):
+        return False
+    values = [
+        child.value
+        for child in cls.node.body
+        if isinstance(child, (ast.Assign, ast.AnnAssign)) and child.value is not None
+    ]
+    if not values:
+        return False
+    for value in values:
+        if not (isinstance(value, ast.Call) and not value.args and not value.keywords):
+            return False
+        try:
+            called = resolve(cls.module.evaluate(value.func, value.lineno))
+        except CannotEvaluate:
+            return False
+        if not (type(called) is ExternalRef and called.dotted == "enum.auto"):
+            return False
+    return True
 
 
 def _enum_data_type(cls: ClassRef, depth: int) -> type | None:

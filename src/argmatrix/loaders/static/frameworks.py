@@ -73,6 +73,7 @@ def read_framework(
         if module is None or module.is_stub or not _mentions_a_framework(module.text):
             return None
         loader.target = module
+        loader.framework_calls = True
         command = _target_command(loader, module, attr, target)
     if command is None:
         return None
@@ -86,11 +87,12 @@ def _target_command(
 ) -> CommandFacts | None:
     # The readers of Click and Typer, imported once a module names either: an argparse target
     # (most of them) never loads them.
+    from argmatrix.loaders.static.click_params import installed_rules
     from argmatrix.loaders.static.clicks import ClickReader
     from argmatrix.loaders.static.typers import TyperReader
 
     module.parse()  # the target's module: its syntax errors are said, as importing it would
-    clicks = ClickReader(loader, _top_level)
+    clicks = ClickReader(loader, _top_level, installed_rules(loader))
     typers = TyperReader(loader, clicks)
     runs = _Runs(clicks, typers, target)
     if attr == MAIN:
@@ -106,6 +108,8 @@ def _target_command(
     if app is not None:
         return typers.facts(app, target)
     node = clicks.definition(module, attr)
+    if node is None and attr in module.assignments:
+        _refuse_value(module, attr, target)
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     registered = typers.registered(module, node, target)
@@ -115,6 +119,24 @@ def _target_command(
     if typers.is_run_function(module, node):
         return typers.run_facts(module, node)
     return runs.command(module, node.body, node)
+
+
+def _refuse_value(module: SourceModule, attr: str, target: str) -> None:
+    """A target bound to a value that is neither a Click command nor a Typer app static
+    reading finds (`app = make_app(...)`): said in those terms, at its line."""
+    value = module.assignments[attr]
+    if not isinstance(value, ast.Call):
+        return  # a value of another kind: the argparse reader says what it is
+    raise ArgmatrixError.at(
+        f"static reading stopped: {target} is `{short_source(module.segment(value), 60)}`,"
+        " which static reading does not read as a Click command or group or a Typer app"
+        " (it reads `@click.command`, `@click.group`, `click.Group(...)`, `typer.Typer(...)`"
+        " and the functions they are applied to)",
+        file=str(module.path),
+        line=value.lineno,
+        fix="name the command object the project builds, or load the registry live"
+        " (registry.mode: live)",
+    )
 
 
 def _top_level(module: ModuleContext, line: int) -> Evaluator:

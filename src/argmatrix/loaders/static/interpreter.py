@@ -10,7 +10,14 @@ from collections.abc import Callable
 from typing import Any
 
 from argmatrix.errors import ArgmatrixError
-from argmatrix.loaders.static import calls, declared, environment, objects
+from argmatrix.loaders.static import (
+    calls,
+    declared,
+    environment,
+    framework_calls,
+    framework_values,
+    objects,
+)
 from argmatrix.loaders.static.argparse_names import argparse_attribute
 from argmatrix.loaders.static.budget import FIX, BudgetExceeded
 from argmatrix.loaders.static.builtins import BUILTIN_TYPES, LIBRARY_FUNCTIONS
@@ -513,6 +520,11 @@ class Interpreter:
             calls.parser_passed(self, node, exc.reason)
             raise
         kind = type(function)
+        if kind in framework_values.VALUES:  # a decorator of Click applied, `wraps`, ...
+            args, kwargs = calls.call_arguments(self, node)
+            return framework_calls.call(self, function, args, kwargs)
+        if framework_calls.records(self, function):  # `click.option(...)`, `typer.Option(...)`
+            return framework_calls.make(self, function, node)
         if kind is ExternalRef:
             calls.runs_text(self, node, function)
         if kind is ParserMethod:
@@ -559,7 +571,12 @@ class Interpreter:
         self, function: Any, args: list[Any], kwargs: dict[str, Any] | None = None
     ) -> Any:
         """Call a value of the source (see `calls.call_value`): what builtins and methods
-        given a function (`key=`, `map`) call back."""
+        given a function (`key=`, `map`) call back, and decorators applied."""
+        value = resolve(function)
+        if type(value) in framework_values.VALUES or (
+            type(value) is ExternalRef and framework_calls.records(self, value)
+        ):
+            return framework_calls.call(self, value, args, kwargs or {})
         return calls.call_value(self, function, args, kwargs)
 
     def follow(self, function: FunctionRef, args: list[Any], kwargs: dict[str, Any]) -> Any:

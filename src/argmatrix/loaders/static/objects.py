@@ -29,6 +29,7 @@ from argmatrix.loaders.static.calls import lenient_arguments
 from argmatrix.loaders.static.classes import ancestors, class_attribute
 from argmatrix.loaders.static.context import WrapperCall
 from argmatrix.loaders.static.evaluator import Evaluator
+from argmatrix.loaders.static.framework_values import FRAMEWORK_INIT, FrameworkInit
 from argmatrix.loaders.static.replay import (
     ACTION_INIT,
     final_value,
@@ -244,6 +245,8 @@ def super_attribute(it: Evaluator, base: SuperOf, attr: str) -> Any:
     if method is not None:
         return _bound(method, base.receiver)
     if attr == "__init__":
+        if FRAMEWORK_INIT in base.receiver.attrs:  # a class deriving from Click's or Typer's
+            return FrameworkInit(base.receiver)
         return ArgparseInit(base.receiver)
     if base.receiver.parser is None:
         raise CannotEvaluate(f"`super().{attr}` of an object that is no parser yet")

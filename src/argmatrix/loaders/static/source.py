@@ -98,7 +98,7 @@ def find_module_file(
             if spec is None:
                 found = _NOT_FOUND
             elif last:
-                return Path(spec.origin) if spec.origin and spec.origin.endswith(".py") else None
+                return _source_of(spec.origin)
             else:
                 found = list(spec.submodule_search_locations or [])[:1] or _NOT_A_PACKAGE
             if packages is not None and not last:
@@ -112,6 +112,21 @@ def find_module_file(
             return None
         assert not isinstance(found, str)
         locations = found
+    return None
+
+
+def _source_of(origin: str | None) -> Path | None:
+    """The Python source a module is loaded from: its `.py` file, or the `.py` file mypyc
+    compiled a compiled module from, which its wheel ships beside it (`black/__init__.py` beside
+    `black/__init__.cpython-311-x86_64-linux-gnu.so`); None for a compiled module without one."""
+    if not origin:
+        return None
+    if origin.endswith(".py"):
+        return Path(origin)
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        if origin.endswith(suffix):
+            source = Path(origin[: -len(suffix)] + ".py")
+            return source if source.is_file() else None
     return None
 
 

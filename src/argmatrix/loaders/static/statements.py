@@ -295,7 +295,13 @@ def exec_try(it: Evaluator, node: ast.Try) -> None:
 
 
 def exec_def(it: Evaluator, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-    it.scope[node.name] = FunctionRef(it.module, node, it.owner, (it.scope, *it.enclosing))
+    function: Any = FunctionRef(it.module, node, it.owner, (it.scope, *it.enclosing))
+    if node.decorator_list and it.loader.framework_calls:
+        # a read of a Click command: a decorator of the project's own may apply Click's to a
+        # function it defines (`@click.option(...)`, `@functools.wraps(f)` on its wrapper)
+        for decorator in reversed(node.decorator_list):
+            function = it.call_value(it.eval(decorator), [function])
+    it.scope[node.name] = function
 
 
 def exec_import(it: Evaluator, node: ast.Import | ast.ImportFrom) -> None:
@@ -408,17 +414,19 @@ def bind_item(it: Evaluator, target: ast.Subscript, value: Any) -> None:
 
 
 def bind_attribute(it: Evaluator, target: ast.Attribute, value: Any = None) -> None:
-    if it.strict:
-        raise CannotEvaluate(
-            f"`{it.quoted(target)}` is assigned; static reading does not follow attributes"
-        )
     try:
         base = it.eval(target.value)
     except CannotEvaluate:
+        if it.strict:
+            raise
         base = None
     if type(base) is SourceObject:  # `self._group = group` in a method of the source
         base.attrs[target.attr] = value
         return
+    if it.strict:
+        raise CannotEvaluate(
+            f"`{it.quoted(target)}` is assigned; static reading does not follow attributes"
+        )
     if type(base) not in (ActionHandle, ParserHandle) and reaches_parser(value):
         # `holder.p = parser` on an object static reading does not follow: whatever is
         # handed the object later reaches the parser unseen

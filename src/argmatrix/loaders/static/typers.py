@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.clicks import BOOL, MISSING, STRING, CommandFacts, ParamFacts, TypeFacts
-from argmatrix.loaders.static.clicks import ClickReader, option_decls, report_unfollowed
+from argmatrix.loaders.static.click_params import option_decls
+from argmatrix.loaders.static.clicks import (
+    ClickReader,
+    as_assign,
+    imported_module,
+    report_unfollowed,
+)
 from argmatrix.loaders.static.declared import docstring, enum_members
 from argmatrix.loaders.static.typeforms import TypeForm
 from argmatrix.loaders.static.values import (
@@ -28,7 +34,7 @@ from argmatrix.loaders.static.values import (
     resolve,
     short_source,
 )
-from argmatrix.model.registry import SourceLine
+from argmatrix.model.registry import SourceLine, Unevaluated
 
 if TYPE_CHECKING:
     from argmatrix.loaders.static.context import ModuleContext, ReadContext
@@ -117,8 +123,9 @@ class TyperReader:
         statements = self.clicks.top_level(module)
         for statement in statements:
             self.loader.budget.step()
-            if isinstance(statement, ast.Assign):
-                self._assigned(module, statement, apps)
+            assigned = as_assign(statement)
+            if assigned is not None:
+                self._assigned(module, assigned, apps)
             elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self._decorated(module, statement)
                 followed.add(id(statement))
@@ -166,7 +173,7 @@ class TyperReader:
         if app is None:
             return False
         sub = call.args[0] if call.args else _keyword(call, "typer_instance")
-        found = self.app_at(module, sub.id) if isinstance(sub, ast.Name) else None
+        found = self.app_of(module, sub)
         if found is None:
             self.loader.report(
                 str(module.path),
@@ -177,6 +184,16 @@ class TyperReader:
             )
         app.groups.append((module, call, found))
         return True
+
+    def app_of(self, module: ModuleContext, node: ast.expr | None) -> App | None:
+        """The app a name of the source refers to: `models`, `jobs.app`."""
+        if isinstance(node, ast.Name):
+            return self.app_at(module, node.id)
+        if isinstance(node, ast.Attribute):
+            source = imported_module(module, node.value)
+            if source is not None:
+                return self.app_at(source, node.attr)
+        return None
 
     def registered(self, module: ModuleContext, node: Function, target: str) -> CommandFacts | None:
         """The command (or the group, for its callback) an app of the module makes of a
@@ -469,7 +486,9 @@ class TyperReader:
             return value.value  # Typer shows an enum default as its value
         if value is None:
             return None
-        return self.clicks._known(value, f"--{label.replace('_', '-')}", "default", where)
+        source = value.source if type(value) is Unevaluated else repr(value)
+        label = f"--{label.replace('_', '-')}"
+        return self.clicks.params.shown(value, source, label, "default", where)
 
     def _is_context(self, module: ModuleContext, node: ast.expr | None) -> bool:
         if node is None:
@@ -562,8 +581,8 @@ class TyperReader:
             nargs=arity,
             multiple=is_list,
             default=default,
-            envvar=self.clicks._envvar(settings.get("envvar"), label, where),
-            help=self.clicks._help(settings.get("help"), label, where),
+            envvar=self._text_setting(settings, "envvar", label, where),
+            help=self._text_setting(settings, "help", label, where),
             hidden=settings.get("hidden") is True,
             is_flag=is_flag,
             count=settings.get("count") is True,
@@ -592,13 +611,22 @@ class TyperReader:
             required=required,
             nargs=-1 if is_list else arity,
             default=default,
-            envvar=self.clicks._envvar(settings.get("envvar"), name, where),
-            help=self.clicks._help(settings.get("help"), name, where),
+            envvar=self._text_setting(settings, "envvar", name, where),
+            help=self._text_setting(settings, "help", name, where),
             hidden=settings.get("hidden") is True,
             show_default=settings.get("show_default", True),
             metavar=_text(settings.get("metavar")),
             panel=_text(settings.get("rich_help_panel")),
         )
+
+    def _text_setting(
+        self, settings: dict[str, Any], key: str, label: str, where: tuple[str, int]
+    ) -> Any:
+        value = settings.get(key)
+        source = value.source if type(value) is Unevaluated else repr(value)
+        if key == "envvar":
+            return self.clicks.params.envvar(value, source, label, where)
+        return self.clicks.params.help(value, source, label, where)
 
 
 def _arguments(node: Function) -> list[tuple[ast.arg, ast.expr | None]]:

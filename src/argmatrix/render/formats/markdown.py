@@ -19,6 +19,7 @@ from argmatrix.render.formats.shared import (
     CellWriter,
     RegionSyntax,
     anchor,
+    block_lines,
     folded,
     markdown_prose,
 )
@@ -135,14 +136,16 @@ def _keeps_markup_verbatim(text: str) -> bool:
 
 
 def code_block(value: Any, language: str = "") -> str:
-    """A fenced code block holding `value` on one line, exactly as written.
+    """A fenced code block holding `value` exactly as written, on its lines (indentation kept,
+    each line's other white space folded, blank lines dropped).
 
     Nothing can be escaped inside a fence, so the fence is made longer than any run of
     backticks in the text (which then cannot close it). Text with a Jinja delimiter or an HTML
     comment opener, which a fence would keep verbatim, becomes an HTML `<pre>` block whose
     characters are references.
     """
-    text = _folded(str(value)).strip()
+    lines = block_lines(str(value))
+    text = "\n".join(lines)
     if _keeps_markup_verbatim(text):
         escaped = "".join(_PRE_ESCAPES.get(char, char) for char in text)
         language_class = f' class="language-{anchor(language)}"' if language else ""

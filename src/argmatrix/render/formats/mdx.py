@@ -26,6 +26,7 @@ from argmatrix.render.formats.shared import (
     CellWriter,
     RegionSyntax,
     anchor,
+    block_lines,
     folded,
     markdown_prose,
 )
@@ -99,15 +100,20 @@ def _code_text(value: str) -> str:
 
 
 def code_block(value: Any, language: str = "") -> str:
-    """A fenced code block holding `value` on one line, exactly as written.
+    """A fenced code block holding `value` exactly as written, on its lines (indentation kept,
+    each line's other white space folded, blank lines dropped).
 
     Nothing can be escaped inside a fence, so the fence is made longer than any run of
     backticks in the text. Text holding a region marker or a Jinja delimiter, which a fence would
-    keep as written, becomes a `<pre>` element with its text escaped instead."""
-    text = folded(str(value)).strip()
+    keep as written, becomes a `<pre>` element with its text escaped instead, on one line of
+    the page (its line breaks are `<br />` elements: MDX would read lines inside an element as
+    Markdown, and an expression is code)."""
+    lines = block_lines(str(value))
+    text = "\n".join(lines)
     if any(unsafe in text for unsafe in _VERBATIM_UNSAFE):
         language_class = f' className="language-{anchor(language)}"' if language else ""
-        return f"<pre><code{language_class}>{_escaped(text)}</code></pre>"
+        inner = "<br />".join(_escaped(line) for line in lines)
+        return f"<pre><code{language_class}>{inner}</code></pre>"
     longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{language}\n{text}\n{fence}"

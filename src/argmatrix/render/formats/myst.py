@@ -27,6 +27,7 @@ from argmatrix.render.formats.shared import (
     CellWriter,
     RegionSyntax,
     anchor,
+    block_lines,
     folded,
     markdown_prose,
 )
@@ -121,14 +122,16 @@ def _code_text(value: str) -> str:
 
 
 def code_block(value: Any, language: str = "") -> str:
-    """A fenced code block holding `value` on one line, exactly as written.
+    """A fenced code block holding `value` exactly as written, on its lines (indentation kept,
+    each line's other white space folded, blank lines dropped).
 
     The fence is made longer than any run of backticks in the text. Text a fence would carry as
     written but must not (a Jinja delimiter, a comment opener, a line starting with `%`, which
     the in-place marker scanner would read) becomes an HTML `<pre>` block with its characters
     as references instead."""
-    text = folded(str(value)).strip()
-    if _verbatim_unsafe(text):
+    lines = block_lines(str(value))
+    text = "\n".join(lines)
+    if any(_verbatim_unsafe(line) for line in lines):
         escaped = "".join(_PRE_ESCAPES.get(char, char) for char in text)
         language_class = f' class="language-{anchor(language)}"' if language else ""
         return f"<pre><code{language_class}>{escaped}</code></pre>"

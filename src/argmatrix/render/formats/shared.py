@@ -38,6 +38,18 @@ def folded(text: str) -> str:
     return _WHITESPACE.sub(" ", printable(text))
 
 
+def block_lines(text: str) -> list[str]:
+    """A text for a code block, on its lines: each line printable, its indentation (spaces)
+    kept and every other run of white space one space; blank lines dropped."""
+    lines = []
+    for line in str(text).split("\n"):
+        body = folded(line).strip()
+        if body:
+            indent = len(line) - len(line.lstrip(" "))
+            lines.append(" " * indent + body)
+    return lines
+
+
 def anchor(name: str) -> str:
     """A stable HTML id for a flag: `--page-size` stays `--page-size`."""
     cleaned = (
@@ -181,8 +193,14 @@ class CellWriter(NamedTuple):
     # subcommand, as an anchor) and its anchor id (the scope and the argument's own anchor).
     flags: Callable[[str, str, tuple[str, ...]], str]
 
-    def flags_cell(self, argument: Argument, scope: str = "") -> str:
-        return self.flags(scope, f"{scope}{anchor(argument.name)}", flag_names(argument))
+    def flags_cell(self, argument: Argument, scope: str = "", value: str = "") -> str:
+        """The Argument cell: the names (with the anchor a format gives them), then `value`,
+        the value form a user types after the flag, as code (3.13's help writes it once,
+        after the last name: `-n, --requests N`)."""
+        own = anchor(argument.name)
+        anchor_id = f"{scope}-{own}" if scope and not own.startswith("-") else scope + own
+        names = self.flags(scope, anchor_id, flag_names(argument))
+        return f"{names} {self.code(value)}" if value else names
 
     def default_cell(self, value: Any, argument: Argument | None = None) -> str:
         if argument is not None and argument.required and value is None:
