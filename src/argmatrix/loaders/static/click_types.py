@@ -184,8 +184,12 @@ class TypeReader:
                 max_open=bound.get("max_open") is True,
             )
         if name == "Choice":
+            bound = given("choices", "case_sensitive")
             return TypeFacts(
-                "Choice", "choice", choices=self._choices(given("choices").get("choices"), source)
+                "Choice",
+                "choice",
+                choices=self._choices(bound.get("choices"), source),
+                case_sensitive=self._case_sensitive(bound.get("case_sensitive", True), source),
             )
         if name == "Path":
             bound = given("exists", "file_okay", "dir_okay")
@@ -209,6 +213,17 @@ class TypeReader:
             if type(types) in (list, tuple):
                 return self.facts(tuple(types), source, depth + 1)  # type: ignore[arg-type]
         return None
+
+    def _case_sensitive(self, value: Any, source: str) -> bool:
+        """A Choice's `case_sensitive`; one static reading cannot evaluate is said, and read
+        as Click's default."""
+        if type(value) is bool:
+            return value
+        self.say(
+            f"{self.label}: the choice's case_sensitive kept as source text:"
+            f" `{short_source(source)}` (read as True, Click's default)"
+        )
+        return True
 
     def _bound(self, value: Any, key: str, source: str) -> Any:
         reason = (
