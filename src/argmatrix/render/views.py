@@ -39,7 +39,7 @@ from argmatrix.model.registry import (
 from argmatrix.model.usage import exclusive_peers, program_name, usage_text, value_form
 from argmatrix.render.formats import FORMATS, OutputFormat
 from argmatrix.render.formats.shared import anchor, flag_names
-from argmatrix.render.tables import TABLE_MODEL_TYPES
+from argmatrix.render.tables import SERVER_LAYOUTS, TABLE_MODEL_TYPES
 
 SUPPORT_LAYOUTS = ("status", "variants")
 _FLAG_IN_TEXT = re.compile(r"(?<![\w-])--[A-Za-z0-9][A-Za-z0-9_-]*")
@@ -678,6 +678,15 @@ def page_context(
         "status_labels": _STATUS_LABELS,
         "status_icons": _STATUS_ICONS,
     }
+    if page.platform is None and "layout" in page.options:
+        layout = page.options["layout"]
+        if layout not in SERVER_LAYOUTS:
+            raise ArgmatrixError.at(
+                f"page {page.output!r}: unknown layout {layout!r}",
+                file=where,
+                line=page.line,
+                fix=f"use one of: {', '.join(SERVER_LAYOUTS)} (a page without a platform)",
+            )
     if page.platform is not None:
         if page.platform not in platforms:
             known = ", ".join(sorted(platforms)) or "none loaded"
