@@ -56,6 +56,7 @@ DECIDING = (
     "is_eager",
 )
 _LEAVES = (str, int, float, bool, type(None))
+_DECIDED = (bool, int, str, type(None))  # what a deciding keyword may be given
 
 
 @dataclass(frozen=True)
@@ -128,16 +129,23 @@ class ParamReader:
         label = _label(names, kind)
         source = call.keyword_source
         for key in DECIDING:
-            if type(settled.get(key)) is Unevaluated:
-                self._undecided(where, label, key, source(key), settled[key])
+            if key in settled and type(settled[key]) not in _DECIDED:
+                self.undecided(where, label, key, source(key), settled[key])
         if kind == "argument":
             return self._argument(names, settled, call, where)
         return self._option(names, settled, call, where, version=kind == "version_option")
 
-    def _undecided(
-        self, where: tuple[str, int], label: str, key: str, source: str, value: Unevaluated
+    def undecided(
+        self, where: tuple[str, int], label: str, key: str, source: str, value: Any
     ) -> None:
-        reason = f" ({value.reason})" if value.reason else ""
+        """A keyword that decides what the parameter is, whose value static reading cannot
+        compute (or which only the running program has: read from the environment)."""
+        if type(value) is Unevaluated:
+            reason = f" ({value.reason})" if value.reason else ""
+        elif type(value) is FromEnvironment:
+            reason = f" (it is read from ${value.variable} when the program runs)"
+        else:
+            reason = f" ({describe(value)} is not a value of it)"
         self.report(
             where,
             f"{label}: `{key}=` cannot be computed statically: `{short_source(source)}`{reason};"
@@ -153,7 +161,10 @@ class ParamReader:
         reader = TypeReader(
             self.loader.budget, label, where, lambda m: self.report(where, m), _member_name
         )
-        return reader.facts(attrs["type"], call.keyword_source("type"))
+        facts = reader.facts(attrs["type"], call.keyword_source("type"))
+        if reader.arity is not None and attrs.get("nargs") is None:
+            attrs["nargs"] = reader.arity  # Click: a composite type's arity is its nargs
+        return facts
 
     def _option(
         self,

@@ -213,15 +213,9 @@ class TyperParams:
         where = declared.where
         label = _label(name, declared)
         for key in _DECIDING:
-            if type(declared.settings.get(key)) is Unevaluated:
-                value = declared.settings[key]
-                self.clicks.params.report(
-                    where,
-                    f"{label}: `{key}=` cannot be computed statically:"
-                    f" `{short_source(value.source)}` ({value.reason}); what the parameter is"
-                    " depends on it",
-                    stops=True,
-                )
+            value = declared.settings.get(key)
+            if type(value) not in (bool, int, str, type(None)):
+                self.clicks.params.undecided(where, label, key, declared.source(key), value)
         factory = declared.settings.get("default_factory")
         default = declared.default
         required = default is Ellipsis and factory is None
