@@ -13,6 +13,7 @@ import io
 import json
 import os
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -273,6 +274,15 @@ TIME_LIMIT = 5.0  # seconds of processor time: the budget stops any read within 
 # tracing rather than loosening. It is measured in this process's processor time
 # (`time.process_time`), as the budget is, so a busy machine cannot make it fail.
 TRACED_SLOWDOWN = 3.0
+
+
+def processor_seconds() -> float:
+    """The processor time of this process and of its children that have ended: what a bound on
+    work measures (a busy machine stretches the clock, not this)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
 # A bound on waiting: a test of something that must never block (a FIFO, /dev/zero) fails when
 # it takes this long, which only a wait or an endless read can, however busy the machine.
 HANG_SECONDS = 60.0

@@ -163,6 +163,27 @@ CASES = [
         "platform: gpu",
     ),
     Case(
+        "an unknown layout of a server page",
+        _append(
+            CONFIG,
+            "  - {template: server_arguments.md.j2, output: x.md, options: {layout: cards}}\n",
+        ),
+        "unknown layout 'cards' (fix: use one of: table, compact",
+        "argmatrix.yaml",
+        "layout: cards",
+    ),
+    Case(
+        "an unknown layout of a platform page",
+        _append(
+            CONFIG,
+            "  - {template: platform_support.md.j2, output: x.md, platform: npu,"
+            " options: {layout: grid}}\n",
+        ),
+        "unknown layout 'grid' (fix: use one of: status, variants)",
+        "argmatrix.yaml",
+        "layout: grid",
+    ),
+    Case(
         "a page whose output is a folder",
         _both(
             _write("docs/folder/keep.md", "kept\n"),

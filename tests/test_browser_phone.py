@@ -1,6 +1,8 @@
-"""The platform pages on a phone (390 px wide, an iPhone's viewport): every argument's flag and
-its support are on one line, side by side, inside the screen; on a desktop the tables stay
-tables. Headless Chromium on the built showcase site; a screenshot is kept in tests/artifacts/.
+"""The platform pages on a phone (390 px wide, an iPhone's viewport): every argument's flag is
+on one line and its support beside it, inside the screen (a flag too long for that at a
+readable size has the card's first line to itself, its support right below); on a desktop the
+tables stay tables. Headless Chromium on the built showcase site; a screenshot is kept in
+tests/artifacts/.
 """
 
 from __future__ import annotations
@@ -26,8 +28,11 @@ for (const table of document.querySelectorAll('article table[data-am-support]'))
     const box = cell => { const b = cell.getBoundingClientRect();
       return {left: b.left, right: b.right, top: b.top, bottom: b.bottom}; };
     const support = [...tr.children].filter(c => c.classList.contains('am-support'));
+    const codes = [...tr.children[0].querySelectorAll('code')];
     rows.push({flag: box(tr.children[0]), support: support.map(box), header: header,
-               text: tr.children[0].textContent.trim()});
+               text: tr.children[0].textContent.trim(), own_line: tr.hasAttribute('data-am-own-line'),
+               lines: Math.max(...codes.map(c => new Set([...c.getClientRects()].map(r => Math.round(r.top))).size)),
+               code: codes.map(box), size: Math.min(...codes.map(c => parseFloat(getComputedStyle(c).fontSize)))});
   }
 }
 return {rows: rows, width: document.documentElement.clientWidth};
@@ -65,10 +70,18 @@ def test_flag_and_support_side_by_side_on_a_phone(phone: Any, site_url: str, pag
     screenshot(phone, f"phone-{page}")
     rows = data["rows"]
     assert len(rows) > 100, "the tables with a support column list most arguments"
+    own_line = [row["text"] for row in rows if row["own_line"]]
+    assert len(own_line) < len(rows) / 10, own_line  # the long flags only
     for row in rows:
         assert row["support"], f"{row['text']}: no support cell marked in {row['header']}"
+        assert row["lines"] == 1, f"{row['text']}: a flag broken over lines"
+        assert all(code["right"] <= data["width"] + 0.5 for code in row["code"]), row["text"]
+        assert row["size"] >= 8, f"{row['text']}: a flag made too small to read"
         for support in row["support"]:
             assert support["right"] <= data["width"] + 0.5, f"{row['text']}: support off-screen"
+            if row["own_line"]:  # right below the flag's line
+                assert support["top"] >= row["flag"]["bottom"] - 0.5, row["text"]
+                continue
             assert support["left"] >= row["flag"]["right"] - 0.5, f"{row['text']}: not beside"
             # Side by side: the support cell starts on the flag's first line.
             assert support["top"] < row["flag"]["bottom"], f"{row['text']}: support below the flag"

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from e2e.browser import chromium, find_chromium, screenshot, wait_for
+from e2e.fit import check_fits
 from e2e.site import serve, showcase_site
 from helpers import REPO
 
@@ -86,18 +87,23 @@ SHOWCASE_PAGES = (
     "showcase/matrix/",
 )
 
-# Every argument table with status columns: where each status heading is, where the table's
-# visible area ends (Material's scrolling wrapper, else the article), and the viewport.
+# Every argument table with status columns: where each status heading is (each status cell, on
+# a table shown as cards), where the table's visible area ends (Material's scrolling wrapper,
+# else the article), and the viewport.
 STATUS_HEADINGS = """
 const tables = [];
 for (const table of document.querySelectorAll('article table[data-am-support]')) {
   if (!table.getClientRects().length) continue;
   const area = (table.closest('.md-typeset__scrollwrap') || table.closest('article'))
     .getBoundingClientRect();
-  const headings = [...table.querySelectorAll('thead th')]
-    .filter(th => th.hasAttribute('data-am-support-heading'))
+  // A table shown as cards (it would not fit as a table) has no heading row: its status
+  // cells, each labelled with its column's name, are what must be in view.
+  const cards = table.hasAttribute('data-am-cards');
+  const headings = [...table.querySelectorAll(
+      cards ? 'tbody td.am-support' : 'thead th[data-am-support-heading]')]
     .map(th => { const b = th.getBoundingClientRect();
-      return {text: th.textContent.trim(), left: b.left, right: b.right}; });
+      return {text: cards ? th.getAttribute('data-am-label') : th.textContent.trim(),
+              left: b.left, right: b.right}; });
   tables.push({area: {left: area.left, right: area.right}, headings: headings,
                first: table.querySelector('tbody tr td').textContent.trim()});
 }
@@ -268,6 +274,20 @@ def test_a_users_site_keeps_the_statuses_in_view(browser: Any, user_site: Path, 
     with serve(user_site) as url:
         assert check_statuses_in_view(browser, url + page, name) >= 1
         assert check_cards_on_a_phone(browser, url + page, name) > 0
+
+
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1400", "390"])
+@pytest.mark.parametrize("page", ("reference/server_arguments/", *USER_PAGES))
+def test_a_users_site_fits_its_pages(
+    browser: Any, user_site: Path, page: str, size: tuple[int, int]
+) -> None:
+    """The stylesheet and script from the wheel lay out every argument table to fit: no
+    sideways scroll, every cell inside the text column, every flag on one line (e2e/fit.py)."""
+    name = "wheel-" + (page.strip("/").replace("/", "-") or "index")
+    with serve(user_site) as url:
+        fit = check_fits(browser, url + page, size, name)
+    if size == PHONE:
+        assert fit.cards == fit.tables, str(fit)
 
 
 @pytest.mark.parametrize("page", SHOWCASE_PAGES)

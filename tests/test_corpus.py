@@ -41,6 +41,9 @@ class Target:
     env: tuple[str, ...] = ()
     least: int = 10  # parameters, at least (its subcommands' included)
     subcommands: tuple[str, ...] = field(default=())  # some that must be there
+    # A known gap of static reading (issue 31, item 7: it reads the registry at exit 0 but for
+    # what it says here): the static test fails until it is mended, and then must be told so.
+    static_gap: str | None = None
 
 
 TARGETS: dict[str, Target] = {
@@ -269,7 +272,19 @@ def test_live_reading_equals_the_frameworks_own_view(
     assert not list(tmp_path.iterdir())  # live reading wrote nothing: it ran no command
 
 
-@pytest.mark.parametrize("target", sorted(TARGETS))
+def static_cases() -> list[Any]:
+    return [
+        pytest.param(
+            target,
+            marks=pytest.mark.xfail(strict=True, reason=f"static reading: {settings.static_gap}"),
+        )
+        if settings.static_gap
+        else target
+        for target, settings in sorted(TARGETS.items())
+    ]
+
+
+@pytest.mark.parametrize("target", static_cases())
 def test_static_reading_equals_live_or_stops_at_one_located_line(
     target: str, corpus: Path, tmp_path: Path
 ) -> None:

@@ -40,6 +40,10 @@ PAGES = (
     "gpu.mdx",
     "gpu.myst.md",
     "cli.md",
+    "compact.md",
+    "compact_plain.md",
+    "compact.myst.md",
+    "compact.mdx",
 )
 ENV = "Environment variable"
 # The texts of the fixture, as a reader must see them.
@@ -116,13 +120,44 @@ def test_markdown_platform_pages_show_variables_and_computed_defaults(
 ) -> None:
     found = tables((generated / page).read_text(encoding="utf-8"))
     assert all(ENV in table.header for table in found)
-    # The phone layout (docs/assets/argmatrix.js) reads every column after the flag that is not
-    # a value column as a support column: the variable's column comes before the statuses.
+    # The registry's columns first, the variable's last of them, then the platform's.
     assert all(table.header.index(ENV) == table.header.index("Options") + 1 for table in found)
     rows = rows_by_flag(found)
     assert {flag: row[ENV] for flag, row in rows.items()} == EXPECTED_ENV
     assert rows["--mem-fraction-static"]["Default"] == COMPUTED
     assert rows["--devices"]["Default"] == PLATFORM_COMPUTED  # the manifest's, on this platform
+
+
+@pytest.mark.parametrize("page", ["compact.md", "compact_plain.md", "compact.myst.md"])
+def test_the_compact_layout_says_each_fact_after_the_help(generated: Path, page: str) -> None:
+    """Two columns (three with a history): the help, then the default (when there is one: none
+    is no fact), the type or the options, and the environment variable, each as written."""
+    found = tables((generated / page).read_text(encoding="utf-8"))
+    sections = [t for t in found if t.header[1] == "Description"]
+    assert sections and all(t.header == ["Argument", "Description"] for t in sections)
+    roles = ("{argmatrix-option}", "{argmatrix-envvar}")  # MyST's, read as text here
+    plain = [
+        [cell.replace(roles[0], "").replace(roles[1], "") for cell in row]
+        for t in sections
+        for row in t.rows
+    ]
+    described = {row[0].split()[0].rstrip(","): row[1] for row in plain}  # the flag, no value
+    assert described.keys() == EXPECTED_ENV.keys()
+    for flag, variable in EXPECTED_ENV.items():
+        assert described[flag].endswith(f"Environment variable: {variable}"), flag
+    memory = described["--mem-fraction-static"]
+    assert f"Default: {COMPUTED} · Type: float · Environment variable:" in memory
+    assert "Default: None" not in " ".join(described.values())
+    assert "Options: info, debug ·" in described["--log-level"]
+    line = "\n" if page != "compact_plain.md" else " "  # a <br>, or a space without HTML
+    assert described["--log-level"].startswith(f"Log level.{line}Default: info")
+
+
+@pytest.mark.engine  # the MDX compiler (node)
+def test_the_compact_mdx_page_has_two_cells_a_row(generated: Path, mdx: MdxCompiler) -> None:
+    found = jsx_tables(compiled(mdx, (generated / "compact.mdx").read_text(), "compact"))
+    assert all(t.header == ["Argument", "Description"] for t in found)
+    assert all(len(row) == 2 for t in found for row in t.rows)
 
 
 def test_a_project_without_environment_keeps_its_columns(tmp_path: Path) -> None:
@@ -188,8 +223,7 @@ def test_sphinx_reads_the_myst_pages_and_the_directive(tmp_path: Path) -> None:
     docs.mkdir()
     (docs / "conf.py").write_text(
         'project = "envserver"\nextensions = ["myst_parser", "argmatrix.sphinx"]\n'
-        'argmatrix_config = "../argmatrix.yaml"\nexclude_patterns = ["_build"]\n'
-        "smartquotes = False  # typography, not markup: texts compare as written\n",
+        'argmatrix_config = "../argmatrix.yaml"\nexclude_patterns = ["_build"]\n',
         encoding="utf-8",
     )
     (docs / "index.md").write_text(

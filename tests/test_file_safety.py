@@ -472,12 +472,12 @@ def test_sigterm_from_outside_while_writing_removes_the_temporary_files(
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + HANG_SECONDS
     while not list((root / "docs" / "reference").glob(".*.tmp")):  # staging has begun
         assert process.poll() is None and time.monotonic() < deadline
         time.sleep(0.02)
     process.send_signal(signal.SIGTERM)
-    _, err = process.communicate(timeout=30)
+    _, err = process.communicate(timeout=HANG_SECONDS)
     assert process.returncode == 128 + signal.SIGTERM, err
     assert _pages(root) == old
     assert _leftovers(root) == []

@@ -65,7 +65,7 @@ def argparse_help(lmdeploy_dir: Path) -> str:
         """
     )
     done = subprocess.run(
-        [sys.executable, "-c", program], capture_output=True, text=True, timeout=120, check=False
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=600, check=False
     )
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout

@@ -148,7 +148,7 @@ def test_static_reading_equals_it_or_says_where_it_stops(vllm_python: Path, tmp_
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,
         check=False,
     )
     if done.returncode == 0:

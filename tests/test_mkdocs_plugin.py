@@ -27,7 +27,7 @@ from argmatrix.loaders.snapshot import snapshot_text
 from argmatrix.manifests.load import ENTRY_KEYS, SECTION_ENTRY_KEYS, TOP_KEYS
 from argmatrix.schema import CONFIG_SCHEMA, MANIFEST_SCHEMA
 from e2e.site import build_site, copy_hostile_project
-from helpers import files_under
+from helpers import HANG_SECONDS, files_under
 
 
 @pytest.fixture
@@ -192,14 +192,14 @@ def fetch(url: str) -> str | None:
         return None
 
 
-def wait_for_text(url: str, text: str, timeout: float = 60) -> str:
-    deadline = time.monotonic() + timeout
+def wait_for_text(url: str, text: str) -> str:
+    deadline = time.monotonic() + HANG_SECONDS
     while time.monotonic() < deadline:
         page = fetch(url)
         if page is not None and text in page:
             return page
         time.sleep(0.3)
-    raise AssertionError(f"{text!r} did not appear at {url} within {timeout}s")
+    raise AssertionError(f"{text!r} did not appear at {url} within {HANG_SECONDS:g} s")
 
 
 def test_mkdocs_serve_regenerates_when_a_manifest_or_the_registry_changes(project: Path) -> None:
@@ -226,7 +226,7 @@ def test_mkdocs_serve_regenerates_when_a_manifest_or_the_registry_changes(projec
         wait_for_text(base + "server_arguments/", "A longer flag.")
     finally:
         server.terminate()
-        server.wait(timeout=30)
+        server.wait(timeout=HANG_SECONDS)
     assert files_under(project / "docs") == docs_before
 
 

@@ -38,6 +38,10 @@ EXPORTS = {
     "a Click command, static": ("click_server:serve", "--static"),
     "a Click group, static": ("click_group_cli:cli", "--static"),
     "a Typer app, static": ("typer_app_cli:app", "--static"),
+    # the command line's shape (issue 29): usage facts, exclusive groups, every nargs, Click's
+    # metavars; live reading of shape_server.py differs on 3.13 by design (`deprecated=True`)
+    "the shape of a command line, static": ("shape_server:build_parser", "--static"),
+    "the shape of a Click command line, static": ("shape_click:cli", "--static"),
     "a script's __main__, static": ("worker_script:__main__", "--static"),
 }
 
@@ -166,3 +170,118 @@ def test_generated_pages_are_the_same_bytes_on_every_python(
     assert "Half a pair: \ufffd.".encode() in expected["server.md"]  # the lone surrogate
     for python, found in pages.items():
         assert found == expected, f"{python} writes other pages than {sys.executable}"
+
+
+SHAPE_PAGES = {
+    "server.md": "server_arguments.md.j2",
+    "server.myst.md": "server_arguments.myst.j2",
+    "server.mdx": "server_arguments.mdx.j2",
+    "cli.md": "cli_reference.md.j2",
+    "cli.myst.md": "cli_reference.myst.j2",
+    "cli.mdx": "cli_reference.mdx.j2",
+}
+
+
+def test_usages_and_value_forms_are_the_same_bytes_on_every_python(
+    pythons: list[str], tmp_path: Path
+) -> None:
+    """The usage synopses, value forms and exclusive groups of the issue 29 fixture, in every
+    format: derived from the model, never from the running argparse, whose usage differs from
+    one version to the next."""
+    pages = {}
+    for python in [sys.executable, *pythons]:
+        project = tmp_path / f"py{len(pages)}"
+        project.mkdir()
+        shutil.copy(REGISTRIES / "shape_server.py", project / "shape_server.py")
+        listed = "".join(
+            f"  - {{template: {template}, output: {name}, format: {_format(name)}}}\n"
+            for name, template in SHAPE_PAGES.items()
+        )
+        (project / "argmatrix.yaml").write_text(
+            "registry: {target: 'shape_server:build_parser', mode: static}\n"
+            f"docs_dir: docs\npages:\n{listed}",
+            encoding="utf-8",
+        )
+        result = argmatrix(python, "generate", cwd=project)
+        assert result.returncode == 0, (python, result.stderr.decode())
+        pages[python] = {name: (project / "docs" / name).read_bytes() for name in SHAPE_PAGES}
+    expected = pages[sys.executable]
+    assert b"[--enable-prefix-caching | --disable-prefix-caching]" in expected["server.md"]
+    for python, found in pages.items():
+        assert found == expected, f"{python} writes other pages than {sys.executable}"
+
+
+def _format(name: str) -> str:
+    return "myst" if name.endswith(".myst.md") else "mdx" if name.endswith(".mdx") else "markdown"
+
+
+# Parsers whose usage each Python's argparse prints (run in that Python), and what argmatrix
+# derives from them: equal on 3.13, whose rules the pages follow; on 3.10 to 3.12 equal but for
+# two exclusive groups side by side, which argparse before 3.13 joins into one bracket.
+USAGE_PROBE = """
+import argparse, functools, json, sys
+sys.path.insert(0, sys.argv[1])
+import shape_server
+from argmatrix.loaders.convert import registry_from_parser
+from argmatrix.model.usage import usage_parts
+
+def adjacent():
+    wide = functools.partial(argparse.HelpFormatter, width=10_000)
+    parser = argparse.ArgumentParser(prog="p", formatter_class=wide)
+    first = parser.add_mutually_exclusive_group(required=True)  # made first, used second
+    second = parser.add_mutually_exclusive_group()
+    second.add_argument("--a", action="store_true")
+    second.add_argument("--b", action="store_true")
+    first.add_argument("--c", nargs="*", metavar=("X", "Y"))
+    first.add_argument("--d", action=argparse.BooleanOptionalAction)
+    return parser
+
+def parsers():
+    top = shape_server.build_parser()
+    [sub] = [a for a in top._actions if isinstance(a, argparse._SubParsersAction)]
+    return [("top", top), ("serve", sub.choices["serve"]), ("bench", sub.choices["bench"]),
+            ("adjacent", adjacent())]
+
+found = {}
+for name, parser in parsers():
+    registry = registry_from_parser(parser, "x", {}, lambda path: None)
+    found[name] = [parser.format_usage().split()[1:], " ".join(usage_parts(registry, registry.prog)).split()]
+print(json.dumps([sys.version_info[:2], found]))
+"""
+
+
+def test_the_usage_is_each_pythons_own_but_where_3_13_fixed_it(pythons: list[str]) -> None:
+    import json
+
+    seen = set()
+    for python in [sys.executable, *pythons]:
+        out = subprocess.run(
+            [python, "-c", USAGE_PROBE, str(REGISTRIES)],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=120,
+        ).stdout
+        version, found = json.loads(out)
+        seen.add(tuple(version))
+        for name, (printed, derived) in found.items():
+            if name == "adjacent" and tuple(version) < (3, 13):
+                assert printed != derived  # 3.11: `[--a | --b  --c [X [Y ...]] | --d | --no-d)`
+                assert derived == [
+                    "p",
+                    "[-h]",
+                    "[--a",
+                    "|",
+                    "--b]",
+                    "(--c",
+                    "[X",
+                    "[Y",
+                    "...]]",
+                    "|",
+                    "--d",
+                    "|",
+                    "--no-d)",
+                ]
+                continue
+            assert printed == derived, (python, name)
+    assert (3, 13) in seen and oldest_supported() in seen

@@ -22,10 +22,16 @@ def argument(type_: str | None, metavar: str | None = None, **fields: object) ->
         ("positive_int", "int"),
         ("human_readable_int", "int"),
         ("float_or_none", "float"),
+        ("nullable_str", "str"),  # sglang's
         ("<lambda>", "value"),
-        ("normalize_think_mode", "value"),
-        ("_parse_prefill_capture_config", "value"),
-        ("interval", "value"),  # "int" inside a word is not the word int
+        ("lambda", "value"),
+        # A converter named for nothing argmatrix knows reads as its own name (as `export`).
+        ("parse_size", "parse_size"),
+        ("sizes.parse_size", "parse_size"),
+        ("normalize_think_mode", "normalize_think_mode"),
+        ("_parse_prefill_capture_config", "value"),  # a private helper: no name for readers
+        ("interval", "interval"),  # "int" inside a word is not the word int
+        ("functools.partial(f, 2)", "value"),  # an expression: no name of its own
         ("int", "int"),
         ("Path", "Path"),
         (None, "str"),

@@ -463,3 +463,21 @@ def test_generated_text_keeps_its_dashes_and_quotes(tmp_path: Path) -> None:
     # Text the project wrote itself is still the theme's to set.
     handwritten = (tmp_path / "out" / "handwritten.html").read_text(encoding="utf-8")
     assert "Our prose \u2013 set by the theme." in handwritten
+
+
+def test_the_directive_shows_a_section_in_the_compact_layout(tmp_path: Path) -> None:
+    root = copy_sphinx_project(tmp_path / "project")
+    with (root / "docs" / "options.rst").open("a", encoding="utf-8") as page:
+        page.write("\n.. argmatrix::\n   :section: Serving\n   :layout: compact\n   :no-index:\n")
+    result = sphinx_build(root / "docs", tmp_path / "out")
+    assert result.returncode == 0, result.stderr
+    compact = read_page(tmp_path / "out" / "options.html").tables[-1]
+    assert compact.header == ["Argument", "Description"]
+    cells = {row.cells[0]: row.cells[1] for row in compact.rows}
+    # The help, then its facts: a paragraph each (the reader here joins their text).
+    assert cells["--page-size"] == (
+        "Tokens per KV-cache page | must be a power of two."
+        "Default: 1 · Type: int · Environment variable: TINY_PAGE_SIZE"
+    )
+    html = (tmp_path / "out" / "options.html").read_text(encoding="utf-8")
+    assert "<p>Default: <code" in html

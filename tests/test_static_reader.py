@@ -289,7 +289,7 @@ def test_the_outline_gives_up_on_stray_quotes_in_linear_time() -> None:
     from argmatrix.loaders.static.reader import StatementOutline
 
     text = "X = 1\n" + "'\\" * 200_000
-    start = time.monotonic()
+    start = time.process_time()
     outline = StatementOutline(text)
     assert not outline.reliable and outline.lone_binding("X") is None
-    assert time.monotonic() - start < 1.0
+    assert time.process_time() - start < 2.0

@@ -169,3 +169,46 @@ def test_a_table_without_rows_has_no_pipe_rows(project: Project) -> None:
     table = TableLayouts("<br>").deprecated(())
     assert table.cells == ()
     assert table.pipe_rows == ""
+
+
+def test_the_compact_layout_has_the_facts_after_the_help(project: Project) -> None:
+    section = server_page(project.registry, _cells(project, "markdown")).sections[0]
+    layouts = TableLayouts("<br>")
+    table = layouts.server(section.rows, layout="compact")
+    assert table.headings == ("Argument", "Description")
+    assert table.keys == "argument details"  # what an HTML page tells the site's script
+    for row, cells in zip(table.rows, table.cells, strict=True):
+        help_text, facts = cells[1].split("<br>")
+        assert help_text == row.description
+        assert facts.endswith(f" · Environment variable: {row.env}")
+    plain = layouts.server(section.rows, plain_flags=True, layout="compact")
+    assert all("<br>" not in cells[1] for cells in plain.cells)  # a page without HTML
+    assert [cells[0] for cells in plain.cells] == [row.plain_flags for row in section.rows]
+
+
+def test_a_marker_or_directive_takes_the_compact_layout(tmp_path: Path) -> None:
+    """An in-place region (and so a MkDocs directive) shows a registry section in the page's
+    layout, or in the one its `layout` attribute names."""
+    root = tmp_path / "display"
+    shutil.copytree(DISPLAY, root, ignore=shutil.ignore_patterns("golden", "docs", "__pycache__"))
+    (root / "docs").mkdir()
+    (root / "docs" / "page.md").write_text(
+        '# Ours\n\n<!-- argmatrix:begin section="Memory" layout="compact" -->\n'
+        '<!-- argmatrix:end -->\n\n<!-- argmatrix:begin section="Memory" -->\n'
+        "<!-- argmatrix:end -->\n",
+        encoding="utf-8",
+    )
+    append_to(
+        root / "argmatrix.yaml",
+        "  - {template: server_arguments.md.j2, output: page.md, inplace: true}\n",
+    )
+    assert run_cli_in_process("generate", cwd=root).code == 0
+    compact, table = tables((root / "docs" / "page.md").read_text(encoding="utf-8"))
+    assert compact.header == ["Argument", "Description"]
+    assert table.header[:4] == ["Argument", "Description", "Default", "Type / options"]
+    (root / "docs" / "page.md").write_text(
+        '<!-- argmatrix:begin section="Memory" layout="cards" -->\n<!-- argmatrix:end -->\n',
+        encoding="utf-8",
+    )
+    result = run_cli_in_process("generate", cwd=root)
+    assert result.code == 2 and "unknown layout 'cards'" in result.err

@@ -10,12 +10,18 @@ instead of hanging the suite.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
 
-from helpers import Run, add_template_page, copy_project, run_cli_in_subprocess
+from helpers import (
+    HANG_SECONDS,
+    Run,
+    add_template_page,
+    copy_project,
+    processor_seconds,
+    run_cli_in_subprocess,
+)
 
 # A hostile-input suite: slow by design, left out of make test-fast.
 pytestmark = pytest.mark.hostile
@@ -62,7 +68,7 @@ ATTACKS = [
 def generate(root: Path, template: str) -> Run:
     source = "# A page\n{# the attack is on line 3 #}\n" + template + "\n"
     add_template_page(root, "evil.md.j2", source, "guide/evil.md")
-    return run_cli_in_subprocess("generate", cwd=root, timeout=30)
+    return run_cli_in_subprocess("generate", cwd=root, timeout=HANG_SECONDS)
 
 
 @pytest.mark.parametrize(("name", "attack"), ATTACKS, ids=[a[0] for a in ATTACKS])
@@ -70,9 +76,9 @@ def test_a_value_huge_when_written_out_is_a_sandbox_limit(
     tmp_path: Path, name: str, attack: str
 ) -> None:
     root = copy_project(tmp_path)
-    started = time.monotonic()
+    started = processor_seconds()
     result = generate(root, attack)
-    assert time.monotonic() - started < 10
+    assert processor_seconds() - started < 10
     assert result.code == 2, result.out + result.err
     lines = result.err.strip().splitlines()
     assert len(lines) == 1, result.err
@@ -89,9 +95,9 @@ def test_a_namespace_changed_into_a_doubling_chain_prints_without_its_contents(
         + DOUBLED.replace("STEP", "namespace(a=h.v, b=h.v)")
         + "{{ h.v }}"
     )
-    started = time.monotonic()
+    started = processor_seconds()
     result = generate(root, chain)
-    assert time.monotonic() - started < 10
+    assert processor_seconds() - started < 10
     assert result.code == 0, result.err
     page = (root / "docs" / "guide" / "evil.md").read_text(encoding="utf-8")
     assert len(page) < 1000

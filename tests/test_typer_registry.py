@@ -197,7 +197,7 @@ def typer_view(target: str, folder: Path) -> dict[str, Any]:
         env=environment(folder),
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,
         check=False,
     )
     assert done.returncode == 0, done.stderr

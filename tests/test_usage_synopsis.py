@@ -536,3 +536,69 @@ def test_sphinx_builds_the_myst_pages_with_every_usage(
             reader = Blocks()
             reader.feed((out / f"{name}.html").read_text(encoding="utf-8"))
             assert [block.split() for block in reader.found] == expected, (fixture, name)
+
+
+def test_a_page_may_leave_the_usages_out(tmp_path: Path) -> None:
+    """`options: {usage: false}`: a registry of hundreds of options has a usage as long (sglang's
+    is 433 lines); the server pages of every format leave it out, the rest stays."""
+    root = write_project(tmp_path / "p", ARGPARSE_TARGET, "static")
+    config = root / "argmatrix.yaml"
+    text = config.read_text(encoding="utf-8")
+    for output in ("server.md", "server.myst.md", "server.mdx"):
+        text = text.replace(f"output: {output},", f"output: {output}, options: {{usage: false}},")
+    config.write_text(text, encoding="utf-8")
+    pages = generate(root)
+    for name in ("server.md", "server.myst.md", "server.mdx"):
+        assert usage_blocks(pages[name]) == [], name
+        assert "Load a model and answer requests" in pages[name]
+    assert len(usage_blocks(pages["cli.md"])) == 3
+
+
+def test_a_usage_the_parser_gives_is_shown_as_given() -> None:
+    parser = argparse.ArgumentParser(prog="llm", usage="%(prog)s [options] MODEL (100%%)")
+    parser.add_argument("model")
+    registry = registry_from_parser(parser, "x", {}, lambda path: None)
+    assert registry.usage == "%(prog)s [options] MODEL (100%%)"
+    assert usage_parts(registry, "python -m llm") == ["python -m llm [options] MODEL (100%)"]
+    assert parser.format_usage() == "usage: llm [options] MODEL (100%)\n"
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {},
+        {"chain": True},
+        {"invoke_without_command": True},
+        {"chain": True, "invoke_without_command": True},
+        {"subcommand_metavar": "TASK ..."},
+        {"options_metavar": None},
+        {"options_metavar": "[FLAGS]"},
+    ],
+)
+@pytest.mark.parametrize("mode", ["live", "static"])
+def test_a_click_groups_usage_is_clicks_whatever_it_sets(
+    tmp_path: Path, mode: str, settings: dict[str, Any]
+) -> None:
+    import click
+
+    from helpers import load
+
+    given = ", ".join(f"{key}={value!r}" for key, value in settings.items())
+    source = (
+        "import click\n\n\n"
+        f"@click.group({given})\n"
+        "def cli():\n    pass\n\n\n"
+        "@cli.command()\n@click.argument('src', nargs=-1, required=True)\n"
+        "def copy(src):\n    pass\n"
+    )
+    (tmp_path / "groupcli.py").write_text(source, encoding="utf-8")
+    registry = load("groupcli:cli", mode, base_dir=tmp_path)  # type: ignore[arg-type]
+    namespace: dict[str, Any] = {}
+    exec(compile(source, "groupcli.py", "exec"), namespace)
+    group: click.Group = namespace["cli"]
+    context = group.make_context("groupcli", [], resilient_parsing=True)
+    assert " ".join(usage_parts(registry, "groupcli")) == group.get_usage(context)[7:]
+    copy = group.commands["copy"]
+    sub = copy.make_context("copy", [], parent=context, resilient_parsing=True)
+    [command] = registry.subcommands
+    assert " ".join(usage_parts(command.registry, "groupcli copy")) == copy.get_usage(sub)[7:]

@@ -4,7 +4,6 @@ memory: alias bombs, deep nesting and huge numbers stop with one located line, e
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -20,12 +19,13 @@ from helpers import (
     Run,
     copy_project,
     one_error_line,
+    processor_seconds,
     run_cli_in_process,
     run_cli_in_subprocess,
 )
 
 MANIFEST = "capabilities/npu.yaml"
-SECONDS = 2.0  # a generous bound: each of these took minutes, or crashed, before
+SECONDS = 2.0  # of processor time, a generous bound: each of these took minutes, or crashed, before
 
 
 def _alias_bomb(levels: int = 9, width: int = 9) -> list[str]:
@@ -59,9 +59,9 @@ def test_an_alias_bomb_in_a_manifest_stops_at_once(tmp_path: Path) -> None:
     first = _in_manifest(root, _alias_bomb())
     assert len((root / MANIFEST).read_bytes()) < 2000  # a few hundred bytes of bomb
     for command in ("check", "generate"):
-        started = time.monotonic()
+        started = processor_seconds()
         result = run_cli_in_process(command, cwd=root)
-        assert time.monotonic() - started < SECONDS
+        assert processor_seconds() - started < SECONDS
         line, number = _one_located_line(result, "npu.yaml")
         assert f"aliases expand to more than {MAX_ALIAS_NODES} nodes" in line
         assert "(fix: " in line
@@ -124,9 +124,9 @@ def test_deep_nesting_is_a_located_error_not_a_crash(tmp_path: Path, levels: int
     first = _in_manifest(
         root, ["  --deep: {status: supported, default: " + "[" * levels + "]" * levels + "}"]
     )
-    started = time.monotonic()
+    started = processor_seconds()
     result = run_cli_in_subprocess("check", cwd=root, timeout=60)
-    assert time.monotonic() - started < 10 * SECONDS  # a fresh interpreter starts first
+    assert processor_seconds() - started < 5 * SECONDS  # a fresh interpreter starts first
     one_error_line(result, f"npu.yaml:{first}: malformed YAML: nesting deeper than")
 
 
@@ -151,10 +151,10 @@ def test_real_manifests_stay_far_below_the_bounds() -> None:
 def test_an_integer_python_cannot_show_is_a_short_located_error(value: str) -> None:
     """Each is refused at once (`1:59:59:...` took time quadratic in its length)."""
     text = f"platform: p\narguments:\n  --x: {{status: supported, default: {value}}}\n"
-    started = time.monotonic()
+    started = processor_seconds()
     with pytest.raises(ArgmatrixError) as error:
         load_yaml_text(text, "m.yaml")
-    assert time.monotonic() - started < SECONDS
+    assert processor_seconds() - started < SECONDS
     message = str(error.value)
     assert message.startswith("m.yaml:3: malformed YAML: cannot read ")
     assert "(fix: quote the value to keep it as text)" in message
@@ -176,12 +176,12 @@ def test_a_tagged_collection_is_bounded_too() -> None:
     tagged = "s: !!set {a, b}\n"
     assert load_yaml_text(tagged, "m.yaml") == {"s": {"a", "b"}}
     bomb = "\n".join(line.replace("  --bomb-", "b") for line in _alias_bomb())
-    started = time.monotonic()
+    started = processor_seconds()
     with pytest.raises(ArgmatrixError, match="aliases expand to more than"):
         load_yaml_text(tagged + bomb + "\n", "m.yaml")
     with pytest.raises(ArgmatrixError, match="nesting deeper than"):
         load_yaml_text(tagged + "x: " + "[" * 50_000 + "]" * 50_000 + "\n", "m.yaml")
-    assert time.monotonic() - started < SECONDS
+    assert processor_seconds() - started < SECONDS
 
 
 def test_anchor_mistakes_name_the_anchor_and_its_line() -> None:

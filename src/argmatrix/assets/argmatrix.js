@@ -27,41 +27,83 @@
     select.appendChild(option);
   }
 
-  // Columns of running text (descriptions, notes) get a readable minimum width.
-  var PROSE = ["Description", "Meaning", "Note", "What it does"];
+  // The argument tables argmatrix lays out: Material's and Zensical's (a table without a class,
+  // in .md-typeset) and the Sphinx extension's (class argmatrix-table).
+  var TABLES = ".md-typeset table:not([class]), table.argmatrix-table";
 
-  function markProseColumns() {
-    document.querySelectorAll(".md-typeset table:not([class])").forEach(function (table) {
-      var header = table.querySelectorAll("thead th");
-      for (var i = 0; i < header.length; i++) {
-        if (PROSE.indexOf(header[i].textContent.trim()) === -1) continue;
-        table.querySelectorAll("tbody tr > :nth-child(" + (i + 1) + ")").forEach(function (cell) {
-          cell.classList.add("am-prose");
-        });
+  // What each column of a table is. An HTML page names its columns' keys in its first heading
+  // (data-am-columns, from render/tables.py), and a Sphinx directive table in a class of each
+  // heading (am-column-KEY). Otherwise (a page without HTML, a hand-written table) a column is
+  // a status when its cells are badges (the matrix) or its heading is centred (a variant's
+  // marks), else what argmatrix's own heading says, else nothing the script moves.
+  var KNOWN_HEADINGS = {"Argument": "argument", "Description": "description",
+    "Default": "default", "Defaults": "default", "Type / options": "type_options",
+    "Type / values": "type_options", "Options": "options", "Type": "type_options",
+    "Environment variable": "env", "Stability": "stability", "Added in": "added",
+    "Replacement": "replacement", "Server supported": "status", "Note": "note",
+    "Meaning": "description", "What it does": "description"};
+  var STATUS_KEYS = ["status", "variant"];
+  var PROSE_KEYS = ["description", "note"];
+
+  function columnKeys(table) {
+    var header = table.querySelectorAll("thead th");
+    var marker = header.length ? header[0].querySelector("[data-am-columns]") : null;
+    if (marker) {
+      var keys = marker.getAttribute("data-am-columns").split(" ");
+      if (keys.length === header.length) return keys;
+    }
+    return Array.prototype.map.call(header, function (th, i) {
+      for (var c = 0; c < th.classList.length; c++) {
+        if (th.classList[c].indexOf("am-column-") === 0) return th.classList[c].slice(10);
       }
+      if (table.querySelector("tbody tr > :nth-child(" + (i + 1) + ") .am-badge")) return "status";
+      var align = th.getAttribute("align") || th.style.textAlign;
+      if (align === "center") return "variant";
+      var text = headingText(th);
+      return KNOWN_HEADINGS.hasOwnProperty(text) ? KNOWN_HEADINGS[text] : "other";
+    });
+  }
+
+  function isArgumentTable(table, keys) {
+    return table.classList.contains("argmatrix-table") || keys[0] === "argument";
+  }
+
+  function columnCells(table, index) {
+    return table.querySelectorAll("tbody tr > :nth-child(" + (index + 1) + ")");
+  }
+
+  // Columns of running text (descriptions, notes) get a readable minimum width.
+  function markProseColumns() {
+    document.querySelectorAll(TABLES).forEach(function (table) {
+      columnKeys(table).forEach(function (key, i) {
+        if (PROSE_KEYS.indexOf(key) === -1) return;
+        columnCells(table, i).forEach(function (cell) { cell.classList.add("am-prose"); });
+      });
     });
   }
 
   // On a phone, an argument table becomes one card per row: the flag and its support side by
   // side on the first line, the other cells below, each labelled with its column's heading.
-  // Support columns are those that are neither the flag nor a value or prose column.
-  var NOT_SUPPORT = ["Argument", "Default", "Defaults", "Options", "Type", "Environment variable",
-    "Added in"].concat(PROSE);
-
+  // Support columns are the status and variant columns, and only those: a column the script
+  // does not know stays where it is.
   function markArgumentTables() {
-    document.querySelectorAll(".md-typeset table:not([class])").forEach(function (table) {
-      var header = table.querySelectorAll("thead th");
-      if (!header.length || header[0].textContent.trim() !== "Argument") return;
+    document.querySelectorAll(TABLES).forEach(function (table) {
       if (table.hasAttribute("data-am-arguments")) return;  // marked before its columns moved
+      var header = table.querySelectorAll("thead th");
+      if (!header.length) return;
+      var keys = columnKeys(table);
+      if (!isArgumentTable(table, keys)) return;
       // A data attribute, not a class: Material styles only tables without a class.
       table.setAttribute("data-am-arguments", "");
       var support = 0;
       for (var i = 0; i < header.length; i++) {
-        var label = header[i].textContent.trim();
-        var isSupport = i > 0 && NOT_SUPPORT.indexOf(label) === -1;
+        var label = headingText(header[i]);
+        var isSupport = i > 0 && STATUS_KEYS.indexOf(keys[i]) !== -1;
         if (isSupport) support++;
-        table.querySelectorAll("tbody tr > :nth-child(" + (i + 1) + ")").forEach(function (cell) {
+        var key = keys[i];
+        columnCells(table, i).forEach(function (cell) {
           cell.setAttribute("data-am-label", label);
+          cell.setAttribute("data-am-column", key);
           if (isSupport) cell.classList.add("am-support");
         });
         if (isSupport) header[i].setAttribute("data-am-support-heading", "");
@@ -107,22 +149,114 @@
     }
   }
 
+  // The value form after a flag (`--tp N`: the `N`; `{auto,pt,...}`) may wrap; the flag never
+  // does. The Sphinx directive gives each its class (option, argmatrix-value); otherwise a name
+  // follows the anchor, a line break or ", ", and the value form a space.
+  function markValueForms(table) {
+    table.querySelectorAll("tbody tr > td:first-child").forEach(function (cell) {
+      cell.querySelectorAll("code").forEach(function (code, i) {
+        if (i === 0 || code.classList.contains("option")) return;
+        var before = code.previousSibling;
+        var spaced = before && before.nodeType === 3 && !before.textContent.trim();
+        if (spaced || code.classList.contains("argmatrix-value")) code.classList.add("am-value");
+      });
+    });
+  }
+
   // Cells with nothing in them (a Note column where only some rows have a note) are not shown
-  // as an empty "Note:" line on a phone's card.
+  // as an empty "Note:" line on a card.
   function markEmptyCells(table) {
     table.querySelectorAll("tbody td").forEach(function (cell) {
       if (!cell.textContent.trim() && !cell.querySelector("img, svg")) cell.classList.add("am-empty");
     });
   }
 
-  function arrangeArgumentTables() {
-    document.querySelectorAll("table[data-am-support]").forEach(function (table) {
-      if (!table.getAttribute("data-am-arranged")) {
-        table.setAttribute("data-am-arranged", "1");
-        supportFirst(table);
-        markEmptyCells(table);
+  // An argument table is shown as cards (data-am-cards, argmatrix.css) on a phone, and on a
+  // wider screen when it would not fit its column as a table (a long flag beside many columns):
+  // no column is ever cut off or scrolled out of sight. Every table is measured as a table
+  // first, all at once (one layout for the page, not one per table).
+  var PHONE = window.matchMedia ? window.matchMedia("(max-width: 44.9375em)") : null;
+
+  // Whether a table is wider than the text column it is in (Material's article, a Sphinx
+  // theme's body; not Material's scrolling wrapper, which reaches into the margins).
+  function tooWide(table) {
+    var column = table.closest(".md-typeset") || table.parentElement;
+    var style = getComputedStyle(column);
+    var room = column.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    var width = table.getBoundingClientRect().width;
+    return width > 0 && width > room + 1;
+  }
+
+  function fitTables(tables) {
+    tables.forEach(function (table) { table.removeAttribute("data-am-cards"); });
+    var phone = PHONE !== null && PHONE.matches;
+    var cards = tables.filter(function (table) { return phone || tooWide(table); });
+    cards.forEach(function (table) {
+      table.setAttribute("data-am-cards", "");
+      table.querySelectorAll(".am-pinned").forEach(function (cell) {
+        cell.classList.remove("am-pinned");
+      });
+    });
+    fitFlags(cards);
+  }
+
+  // A flag is never broken inside: on a card narrower than the flag (a phone, a 60-letter flag)
+  // its letters get smaller until it fits. One that would shrink below MIN_SCALE beside its
+  // support gets the card's first line to itself first. Every width is read, then written.
+  var MIN_SCALE = 0.8;
+
+  function flagScales(flags) {
+    return flags.map(function (code) {
+      var cell = code.closest("td");
+      if (!cell.getClientRects().length) return 1;
+      var style = getComputedStyle(cell);
+      var room = cell.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+      var width = code.getBoundingClientRect().width;
+      return width > room && room > 0 ? room / width : 1;
+    });
+  }
+
+  function fitFlags(tables) {
+    document.querySelectorAll("table[data-am-arguments] tbody tr > td:first-child code")
+      .forEach(function (code) { code.style.fontSize = ""; });
+    // The flags, not their value forms (which wrap).
+    document.querySelectorAll("tr[data-am-own-line]").forEach(function (tr) {
+      tr.removeAttribute("data-am-own-line");
+    });
+    var flags = [];
+    tables.forEach(function (table) {
+      table.querySelectorAll("tbody tr > td:first-child code:not(.am-value)")
+        .forEach(function (code) { flags.push(code); });
+    });
+    var scales = flagScales(flags);
+    flags.forEach(function (code, i) {
+      var tr = code.closest("tr");
+      if (scales[i] < MIN_SCALE && tr.querySelector("td.am-support")) {
+        tr.setAttribute("data-am-own-line", "");
       }
-      pinSupport(table);
+    });
+    scales = flagScales(flags);
+    var sizes = flags.map(function (code, i) {
+      return scales[i] < 1 ? parseFloat(getComputedStyle(code).fontSize) * scales[i] : 0;
+    });
+    flags.forEach(function (code, i) {
+      if (sizes[i]) code.style.fontSize = Math.floor(sizes[i] * 10) / 10 + "px";
+    });
+  }
+
+  function arrangeArgumentTables() {
+    var tables = Array.prototype.slice.call(document.querySelectorAll("table[data-am-arguments]"));
+    tables.forEach(function (table) {
+      if (table.getAttribute("data-am-arranged")) return;
+      table.setAttribute("data-am-arranged", "1");
+      // Material's and Zensical's tables; a Sphinx theme's keep their order.
+      if (table.closest(".md-typeset") && table.hasAttribute("data-am-support")) supportFirst(table);
+      markValueForms(table);
+      markEmptyCells(table);
+    });
+    fitTables(tables);
+    tables.forEach(function (table) {
+      if (table.closest(".md-typeset") && !table.hasAttribute("data-am-cards")) pinSupport(table);
     });
   }
 

@@ -11,8 +11,13 @@ breaks when:
   another (the same destination, or a flag it still has): the finding names the new spelling;
 * `changed-default`: a default changed (what a command line without the flag does changed);
 * `narrowed-choices`: a choice was dropped, or an argument that took any value has choices;
-* `rejected-value`: a type or nargs that refuses values the old one took (a switch that now
-  needs a value, a flag that took a value and takes none, `str` -> `int`);
+* `rejected-value`: a type or nargs that refuses values the old one took (a switch, argparse's
+  or Click's `is_flag`/`count`, that now needs a value, a flag that took a value and takes none,
+  `str` -> `int`), a range narrowed (`IntRange(1, 64)` -> `IntRange(1, 8)`, Typer's `max=`), a
+  choice once taken in any case now taken in its own case only;
+* `removed-envvar`: an environment variable that set the argument (Click's `envvar=`, or the
+  one `auto_envvar_prefix` derives) is no longer read;
+* `moved-positional`: a positional now takes another place among them (two swapped);
 * `new-required-argument`: an argument, new or not, is now required, or one of an exclusive
   group is (`add_mutually_exclusive_group(required=True)`) where none of them was;
 * `new-exclusion`: arguments that a command line could give together now exclude each other
@@ -33,6 +38,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -41,15 +47,21 @@ from argmatrix.config import Accepted, CompatibilitySpec, Config
 from argmatrix.errors import ArgmatrixError, Problem
 from argmatrix.loaders.snapshot import read_snapshot
 from argmatrix.model.findings import Finding, closest
-from argmatrix.model.pairing import pair_arguments, same_value, snapshot_form
+from argmatrix.model.pairing import (
+    pair_arguments,
+    positionals_by_place,
+    same_value,
+    snapshot_form,
+)
 from argmatrix.model.registry import Argument, Registry, SourceLine, Subcommand, Unevaluated
 from argmatrix.model.values import value_text
 from argmatrix.project import Project
 
 STALE_ACCEPT = "stale-accept-entry"
 ACCEPT_FIX = "checks.compatibility.accept"
-# Types whose converter takes every text the other took: `int` -> `float`, anything -> `str`.
-_WIDER = {("int", "float")}
+# Types whose converter takes every text the other took: `int` -> `float`, anything -> `str`,
+# text -> a path (Click's `Path`, `pathlib.Path`: every text names one).
+_WIDER = {("int", "float"), ("str", "Path"), ("str", "PosixPath"), ("str", "PurePath")}
 
 
 @dataclass(frozen=True)
@@ -206,6 +218,7 @@ def command_line_breaks(old: Registry, new: Registry, prefix: str = "") -> list[
 
 def _breaks(old: Registry, new: Registry, prefix: str) -> Iterator[Break]:
     pairs, renamed = pair_arguments(old, new)
+    renamed += positionals_by_place(old, new, [*pairs, *renamed])
     counterpart = {id(o): n for o, n in (*pairs, *renamed)}
     for before in old.arguments:
         if before.hidden or before.deprecated:
@@ -215,6 +228,7 @@ def _breaks(old: Registry, new: Registry, prefix: str) -> Iterator[Break]:
             yield _removed(before, old, counterpart, prefix)
         else:
             yield from _changed(before, after, prefix)
+    yield from _moved_positionals(old, new, counterpart, prefix)
     paired_new = {id(n) for n in counterpart.values()}
     for added in new.arguments:
         if id(added) not in paired_new and added.required:
@@ -302,6 +316,13 @@ def _changed(before: Argument, after: Argument, prefix: str) -> Iterator[Break]:
         yield make("narrowed-choices", f"{name} {narrowed}", "keep accepting those values")
     for refused in _refused(before, after):
         yield make("rejected-value", f"{name} {refused}", "keep taking what it took")
+    for variable in _removed_envvars(before, after):
+        yield make(
+            "removed-envvar",
+            f"{name}: the environment variable {variable} is no longer read: a deployment"
+            " setting it now runs otherwise",
+            f"keep reading {variable} (Click's envvar=, or the command's auto_envvar_prefix)",
+        )
 
 
 # ------------------------------------------------------------------ exclusive groups
@@ -424,8 +445,9 @@ Arity = tuple[int, float]  # the fewest and the most values the flag takes
 
 def _refused(before: Argument, after: Argument) -> Iterator[str]:
     """What a command line passed and the argument now refuses, said as the rest of a sentence:
-    a number of values it no longer takes, or a type that refuses texts the old one took."""
-    old, new = _arity(before.nargs), _arity(after.nargs)
+    a number of values it no longer takes, a type that refuses texts the old one took, a range
+    narrowed, a choice's case now held to."""
+    old, new = _arity_of(before), _arity_of(after)
     if old is None or new is None:  # nargs kept as source text: compared as text
         if not same_value(snapshot_form(before.nargs), snapshot_form(after.nargs)):
             yield (
@@ -441,6 +463,119 @@ def _refused(before: Argument, after: Argument) -> Iterator[str]:
         yield (
             f"reads its value as {new_type} where it read {old_type}: values that {old_type}"
             " took may now fail"
+        )
+    narrowed = _narrowed_range(before.extra.get("range"), after.extra.get("range"))
+    if narrowed:
+        yield narrowed
+    if (
+        before.extra.get("case_sensitive") is False
+        and after.extra.get("case_sensitive") is not False
+        and after.choices is not None
+    ):
+        yield (
+            "now takes its choices in their own case only, where it took them in any case:"
+            " a choice written in another case now fails"
+        )
+
+
+def _arity_of(argument: Argument) -> Arity | None:
+    """The values an argument takes: none for a switch (argparse's, or Click's `is_flag` and
+    `count`, whose nargs the model leaves unset), else as its nargs says."""
+    if argument.is_flag or argument.action == "version":
+        return (0, 0)
+    return _arity(argument.nargs)
+
+
+Bound = tuple[float, bool]  # a bound, and whether it is open (the value itself refused)
+_RANGE = re.compile(r"^(?:(?P<low>[^<>=x]+)(?P<lop><=?))?x(?:(?P<hop><=?)(?P<high>[^<>=]+))?$")
+_ABOVE = re.compile(r"^x(?P<op>>=?)(?P<low>[^<>=]+)$")
+
+
+def _bounds(text: str) -> tuple[Bound | None, Bound | None] | None:
+    """A range as Click writes it (`1<=x<=65535`, `x>=1`, `0<x<=1`) as its two bounds; None
+    where it is no range argmatrix can read."""
+    text = text.replace(" ", "")
+    above = _ABOVE.match(text)
+    if above:
+        low = _bound(above["low"], above["op"] == ">")
+        return (low, None) if low is not None else None
+    match = _RANGE.match(text)
+    if match is None:
+        return None
+    low = _bound(match["low"], match["lop"] == "<") if match["low"] else None
+    high = _bound(match["high"], match["hop"] == "<") if match["high"] else None
+    if (match["low"] and low is None) or (match["high"] and high is None):
+        return None
+    return low, high
+
+
+def _bound(text: str, open_: bool) -> Bound | None:
+    try:
+        return float(text), open_
+    except ValueError:
+        return None
+
+
+def _narrowed_range(old: Any, new: Any) -> str | None:
+    """What a narrowed range no longer takes, said as the rest of a sentence."""
+    if not isinstance(new, str) or old == new:
+        return None
+    before = _bounds(old) if isinstance(old, str) else (None, None)
+    after = _bounds(new)
+    if before is None or after is None:
+        return None  # a range argmatrix cannot read is not compared
+    if _takes_less(before[0], after[0], low=True) or _takes_less(before[1], after[1], low=False):
+        was = "any value" if old is None else str(old)
+        return f"now takes {new} where it took {was}: values outside now fail"
+    return None
+
+
+def _takes_less(old: Bound | None, new: Bound | None, low: bool) -> bool:
+    """Whether the new bound refuses a value the old one took."""
+    if new is None:
+        return False
+    if old is None:
+        return True
+    if old[0] != new[0]:
+        return new[0] > old[0] if low else new[0] < old[0]
+    return new[1] and not old[1]
+
+
+def _envvars(argument: Argument) -> list[str]:
+    value = argument.extra.get("envvar")
+    if not isinstance(value, str):
+        return []
+    return [name.strip() for name in value.split(",") if name.strip()]
+
+
+def _removed_envvars(before: Argument, after: Argument) -> list[str]:
+    kept = set(_envvars(after))
+    return [name for name in _envvars(before) if name not in kept]
+
+
+def _moved_positionals(
+    old: Registry, new: Registry, counterpart: dict[int, Argument], prefix: str
+) -> Iterator[Break]:
+    """Positionals still there that now take another place among those still there (two
+    swapped): a command line's values now bind to other arguments."""
+    kept = [(a, counterpart[id(a)]) for a in old.arguments if a.positional and id(a) in counterpart]
+    place = {id(a): index for index, a in enumerate(a for a in new.arguments if a.positional)}
+    now = sorted(kept, key=lambda pair: place.get(id(pair[1]), 0))
+    for index, ((before, after), (_, there)) in enumerate(zip(kept, now, strict=True)):
+        if after is there:
+            continue
+        name = _name(before, prefix)
+        where = next(i for i, (_, a) in enumerate(now) if a is after)
+        yield Break(
+            "moved-positional",
+            name,
+            f"{name} is now positional {where + 1} where it was {index + 1} (of those kept):"
+            " command lines giving them in the old order now bind their values to other"
+            " arguments",
+            "keep the positionals in their order",
+            _spellings(before, prefix),
+            after.section,
+            after.origin,
         )
 
 
@@ -458,7 +593,7 @@ def _arity(nargs: Any) -> Arity | None:
 
 
 def _is_switch(argument: Argument) -> bool:
-    return _arity(argument.nargs) == (0, 0)
+    return _arity_of(argument) == (0, 0)
 
 
 def _describe(arity: Arity) -> str:
@@ -490,7 +625,8 @@ def _example(old: Arity, new: Arity) -> str:
 
 def _subcommand_breaks(old: Registry, new: Registry, prefix: str) -> Iterator[Break]:
     """A subcommand (or alias) gone; the arguments of those still there, compared."""
-    kept = [(sub, _subcommand(new, sub.name)) for sub in old.subcommands]
+    # A hidden subcommand was never offered: not held to the baseline, as a hidden flag is not.
+    kept = [(sub, _subcommand(new, sub.name)) for sub in old.subcommands if not sub.hidden]
     for index, (sub, now) in enumerate(kept):
         path = f"{prefix}{sub.name}"
         if now is None:

@@ -35,6 +35,8 @@ CHECK_KINDS = (
     "changed-default",
     "narrowed-choices",
     "rejected-value",
+    "removed-envvar",
+    "moved-positional",
     "new-required-argument",
     "new-exclusion",
     "stale-accept-entry",

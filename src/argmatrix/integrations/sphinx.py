@@ -64,7 +64,7 @@ from argmatrix import __version__
 from argmatrix._runtime.files import read_page
 from argmatrix._runtime.writer import write_all
 from argmatrix.errors import ArgmatrixError, printable
-from argmatrix.integrations.assets import SPHINX_STYLESHEET, assets_folder
+from argmatrix.integrations.assets import SCRIPT, SPHINX_STYLESHEET, STYLESHEET, assets_folder
 from argmatrix.integrations.common import load_engine_project, watched_paths
 from argmatrix.model.platform import STATUS_LABELS
 from argmatrix.project import Project
@@ -72,7 +72,7 @@ from argmatrix.render.formats import OutputFormat
 from argmatrix.render.formats import tree as tree_cells
 from argmatrix.render.formats.myst import ENVVAR_ROLE, ROLE
 from argmatrix.render.formats.shared import CODE, LINK, flag_names
-from argmatrix.render.tables import Column, Table, TableLayouts
+from argmatrix.render.tables import SERVER_LAYOUTS, Column, Table, TableLayouts
 from argmatrix.render.views import SUPPORT_LAYOUTS, Cells, Row, SectionView, server_page
 from argmatrix.render.views import support_page as build_support_page
 
@@ -362,7 +362,8 @@ class GeneratedText(SphinxTransform):
     """What argmatrix writes reads as written: smartquotes never rewrites the text of a
     generated page, nor of an argument table in a hand-written one (an in-place region), so
     "bool flag (--a / --no-a)" keeps its dashes and `"auto"` its quotes. Argument tables (whose
-    first column holds options) get the class `argmatrix-table`, which the stylesheet lays out.
+    first column holds options, and every table of a generated page) get the class
+    `argmatrix-table`, which the stylesheet and script lay out.
     Runs before Sphinx's SmartQuotes (priority 750)."""
 
     default_priority = 740
@@ -372,7 +373,7 @@ class GeneratedText(SphinxTransform):
         if generated:
             self.document["support_smartquotes"] = False
         for table in self.document.findall(nodes.table):
-            if "argmatrix-table" in table["classes"] or _holds_options(table):
+            if generated or "argmatrix-table" in table["classes"] or _holds_options(table):
                 table["support_smartquotes"] = False
                 if "argmatrix-table" not in table["classes"]:
                     table["classes"].append("argmatrix-table")
@@ -388,6 +389,11 @@ _TREE = cast(OutputFormat, tree_cells)  # the page model's cells as plain text a
 _LAYOUTS = TableLayouts(tree_cells.LINE_BREAK)
 
 
+def _paragraphs(text: str) -> list[nodes.paragraph]:
+    """A cell's lines (`LINE_BREAK`: a compact row's facts after its help), a paragraph each."""
+    return [_paragraph(line) for line in text.split(tree_cells.LINE_BREAK)]
+
+
 def _paragraph(text: str) -> nodes.paragraph:
     paragraph = nodes.paragraph()
     for part, kind in tree_cells.spans(text):
@@ -400,21 +406,21 @@ def _paragraph(text: str) -> nodes.paragraph:
     return paragraph
 
 
-def _row(cells: list[nodes.paragraph]) -> nodes.row:
-    row = nodes.row()
-    for content in cells:
-        row += nodes.entry("", content)
-    return row
-
-
-def _table_node(headers: list[str], rows: list[nodes.row]) -> nodes.table:
+def _table_node(columns: tuple[Column, ...], rows: list[nodes.row]) -> nodes.table:
+    """A table of the page model; each heading carries its column's key (`am-column-KEY`),
+    which the site's script reads to tell a status column from the others."""
     table = nodes.table(classes=["argmatrix-table"])
-    group = nodes.tgroup(cols=len(headers))
+    group = nodes.tgroup(cols=len(columns))
     table += group
-    for _header in headers:
+    for _column in columns:
         group += nodes.colspec(colwidth=1)
     head = nodes.thead()
-    head += _row([nodes.paragraph(text=header) for header in headers])
+    heading_row = nodes.row()
+    for column in columns:
+        heading_row += nodes.entry(
+            "", nodes.paragraph(text=_heading(column)), classes=[f"am-column-{column.key}"]
+        )
+    head += heading_row
     body = nodes.tbody()
     body.extend(rows)
     group += head
@@ -464,8 +470,13 @@ class ArgmatrixDirective(SphinxDirective):
         config = project.config
         cells = Cells(_TREE, config.display.facts(registry, str(config.file or "argmatrix.yaml")))
         if platform is None:
+            layout = self.options.get("layout", "table")
+            if layout not in SERVER_LAYOUTS:
+                shown = ", ".join(SERVER_LAYOUTS)
+                self._warn(f"unknown layout {layout!r} (fix: use one of: {shown})")
+                return []
             views = [s for s in server_page(registry, cells).sections if _of(s, section)]
-            return [self._table(_LAYOUTS.server(views[0].rows))] if views else []
+            return [self._table(_LAYOUTS.server(views[0].rows, layout=layout))] if views else []
         if platform not in project.resolved:
             known = ", ".join(sorted(project.resolved)) or "no manifests loaded"
             self._warn(f"unknown platform {platform!r} (fix: use one of: {known})")
@@ -524,7 +535,7 @@ class ArgmatrixDirective(SphinxDirective):
             self._body_row(row, table.columns, cells)
             for row, cells in zip(table.rows, table.cells, strict=True)
         ]
-        return _table_node([_heading(column) for column in table.columns], rows)
+        return _table_node(table.columns, rows)
 
     def _body_row(self, row: Row, columns: tuple[Column, ...], cells: tuple[str, ...]) -> nodes.row:
         table_row = nodes.row()
@@ -534,7 +545,7 @@ class ArgmatrixDirective(SphinxDirective):
             elif column.key == "env" and row.env:
                 table_row += nodes.entry("", self._envvars(row))
             else:
-                table_row += nodes.entry("", _paragraph(_label(text) if column.label else text))
+                table_row += nodes.entry("", *_paragraphs(_label(text) if column.label else text))
         return table_row
 
 
@@ -559,14 +570,17 @@ def _of(section: SectionView, name: str) -> bool:
 # ------------------------------------------------------------------ setup
 
 
-def _add_stylesheet(app: Sphinx) -> None:
-    """Wide directive tables scroll inside the page, their flag in place (HTML builders)."""
+def _add_assets(app: Sphinx) -> None:
+    """The site's stylesheets and script (HTML builders): argument tables that fit the theme's
+    text column, flags never broken inside, cards on a phone or where a table would not fit."""
     if app.builder.format != "html":
         return
     folder = assets_folder()
     if folder not in app.config.html_static_path:
         app.config.html_static_path.append(folder)
+    app.add_css_file(STYLESHEET)
     app.add_css_file(SPHINX_STYLESHEET)
+    app.add_js_file(SCRIPT, defer="defer")
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -579,7 +593,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_post_transform(FlagPermalinks)
     app.connect("config-inited", _resolve_config_path)
     app.connect("builder-inited", generate_pages)
-    app.connect("builder-inited", _add_stylesheet)
+    app.connect("builder-inited", _add_assets)
     app.connect("env-before-read-docs", log_registry_warnings)
     return {
         "version": __version__,

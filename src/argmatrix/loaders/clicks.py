@@ -82,6 +82,7 @@ class TypeFacts:
     min_open: bool = False
     max_open: bool = False
     items: tuple[TypeFacts, ...] = ()  # a Tuple's types
+    case_sensitive: bool = True  # a Choice's (`case_sensitive=False`: any case is taken)
 
 
 STRING = TypeFacts("String", "text")
@@ -423,6 +424,8 @@ def _extra(param: ParamFacts, prefix: str | None) -> dict[str, Any]:
         extra["range"] = bounds
     if param.is_flag and not is_bool_flag(param):
         extra["flag_value"] = activation_value(param)
+    if param.type.choices is not None and not param.type.case_sensitive:
+        extra["case_sensitive"] = False  # a choice is taken in any case
     if isinstance(param.show_default, str) or param.show_default is False:
         extra["show_default"] = param.show_default  # a text said instead, or hidden
     return {clean_text(k): normalise_value(v) for k, v in sorted(extra.items())}

@@ -117,3 +117,16 @@ def _pair_by_dest(old: Registry, new: Registry, pairs: list[Pair]) -> list[Pair]
         for a in left_old
         if old_dests[a.dest] == 1 and new_counts[a.dest] == 1
     ]
+
+
+def positionals_by_place(old: Registry, new: Registry, pairs: list[Pair]) -> list[Pair]:
+    """A positional renamed in its place, for what a command line passes (by place, not by
+    name): the positionals left unpaired on both sides, when there are as many, in order. Not
+    for `diff`, where a positional of another name is another argument."""
+    taken_old = {id(o) for o, _ in pairs}
+    taken_new = {id(n) for _, n in pairs}
+    left_old = [a for a in old.arguments if a.positional and id(a) not in taken_old]
+    left_new = [a for a in new.arguments if a.positional and id(a) not in taken_new]
+    if not left_old or len(left_old) != len(left_new):
+        return []
+    return list(zip(left_old, left_new, strict=True))

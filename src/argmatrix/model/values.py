@@ -74,8 +74,9 @@ PLAIN_TYPES = frozenset(
     }
 )
 # Words in a converter's name that say what it reads: `str2bool` reads a bool,
-# `_grpc_config_from_json` JSON (anywhere in the name); `human_readable_int` an int (a word).
-_NAME_WORDS = {"bool": "bool", "json": "JSON", "int": "int", "float": "float"}
+# `_grpc_config_from_json` JSON (anywhere in the name); `human_readable_int` an int,
+# `nullable_str` a str (a word).
+_NAME_WORDS = {"bool": "bool", "json": "JSON", "int": "int", "float": "float", "str": "str"}
 _CALLABLE_NAME = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*\.)*([A-Za-z_][A-Za-z0-9_]*)")
 
 
@@ -85,7 +86,9 @@ def readable_type(argument: Argument, names: Mapping[str, str] | None = None) ->
     The project's own names come first (`types:` in the configuration maps a converter to its
     text); then plain types as they are; then a converter named for booleans or JSON
     (`str2bool`: bool; `_grpc_config_from_json(...)`: JSON); then the metavar the project chose;
-    then a converter named for numbers (`positive_int`: int); else `value`.
+    then a converter named for numbers or text (`positive_int`: int, `nullable_str`: str); then
+    a public converter's own name (`parse_size`, as `export` says it); else (a private helper
+    `_parse`, a lambda, a call, an expression) `value`.
     """
     raw = argument.type or "str"
     match = _CALLABLE_NAME.match(raw)
@@ -106,7 +109,13 @@ def readable_type(argument: Argument, names: Mapping[str, str] | None = None) ->
     if isinstance(argument.metavar, str) and argument.metavar.strip():
         return argument.metavar.strip()
     words = name.replace("2", "_").split("_")
-    return next((_NAME_WORDS[w] for w in ("int", "float") if w in words), "value")
+    number = next((_NAME_WORDS[w] for w in ("int", "float", "str") if w in words), None)
+    if number is not None:
+        return number
+    # The converter's own name, when it is a public one (`parse_size`; not `_parse`, a helper
+    # of the project's own, nor an expression: a lambda, a call).
+    named = match is not None and match.end() == len(raw) and match.group(1) != "lambda"
+    return match.group(1) if named and match is not None and name[:1] != "_" else "value"
 
 
 def value_description(argument: Argument, names: Mapping[str, str] | None = None) -> str:

@@ -31,6 +31,7 @@ from argmatrix.errors import ArgmatrixError
 from argmatrix.render.environment import render_template
 from argmatrix.render.formats import FORMATS, OutputFormat
 from argmatrix.render.formats import markdown as _markdown
+from argmatrix.render.tables import SERVER_LAYOUTS
 from argmatrix.render.views import Cells, page_context, support_page
 
 # The Markdown markers (each format's are in its module: `REGION`).
@@ -99,8 +100,11 @@ def fragment(
     macros: Any = env.get_template(f"argmatrix/{output_format.TABLE_MACROS}").module  # macros
     html = _html_option(macros, context)
     if platform_name is None:
+        shape = _server_layout(macros, context, attrs, where, line)
         views = [s for s in context["server"].sections if s.rows[0].argument.section == section]
-        return str(macros.server_table(views[0].rows, **html)).strip("\n") if views else ""
+        if not views:
+            return ""
+        return str(macros.server_table(views[0].rows, **html, **shape)).strip("\n")
     platforms = context["platforms"]
     if platform_name not in platforms:
         raise ArgmatrixError.at(
@@ -118,6 +122,25 @@ def fragment(
     )
     views = [s for s in page.sections if s.rows[0].argument.section == section]
     return str(macros.support_table(views[0], page, **html)).strip("\n") if views else ""
+
+
+def _server_layout(
+    macros: Any, context: dict[str, Any], attrs: dict[str, str], where: str, line: int | None
+) -> dict[str, str]:
+    """The layout of a registry section's table: the marker's `layout`, else the page's
+    (`options.layout`), else the table; for table macros that take one."""
+    options = context.get("options") or {}
+    layout = attrs.get("layout") or str(options.get("layout", "table"))
+    if layout not in SERVER_LAYOUTS:
+        raise ArgmatrixError.at(
+            f"unknown layout {layout!r}",
+            file=where,
+            line=line,
+            fix=f"use one of: {', '.join(SERVER_LAYOUTS)} (with a platform: status, variants)",
+        )
+    if "layout" not in getattr(macros.server_table, "arguments", ()):
+        return {}
+    return {"layout": layout}
 
 
 def _html_option(macros: Any, context: dict[str, Any]) -> dict[str, bool]:

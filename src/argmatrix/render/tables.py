@@ -7,7 +7,10 @@ which columns it has or what a cell holds.
 The layouts (`TableLayouts`, which templates reach as `layouts`):
 
 - `server`: Argument, Description, Default, Type / options; Stability when the configuration
-  has `stability:` (a row has a tag); Added in with a page's history.
+  has `stability:` (a row has a tag); Added in with a page's history. Its `compact` layout (a
+  server page's `options: {layout: compact}`) has at most three columns: Argument, Description
+  (the help, then a line of the argument's facts: default, type or options, environment
+  variable, stability) and Added in with a page's history.
 - `deprecated`: Argument, Replacement ("—" when the help names none), Description.
 - `support`, status layout: Argument, Default, Options, Server supported; variants layout:
   Argument, Description, Default, Options, then one column per variant of the platform. Either
@@ -51,8 +54,8 @@ class Column(NamedTuple):
     label: bool = False
 
 
-# The site's script (docs/assets/argmatrix.js: NOT_SUPPORT, PROSE) tells a platform's columns from
-# these by their headings.
+# The site's script (assets/argmatrix.js) reads a table's column keys (`Table.keys`) from an HTML
+# page; on a page without HTML it knows argmatrix's own headings (KNOWN_HEADINGS there).
 ARGUMENT = Column("argument", "Argument")
 DESCRIPTION = Column("description", "Description")
 DEFAULT = Column("default", "Default", label=True)
@@ -62,6 +65,8 @@ ENVIRONMENT = Column("env", "Environment variable")
 STABILITY = Column("stability", "Stability")
 ADDED = Column("added", "Added in")
 REPLACEMENT = Column("replacement", "Replacement")
+# The compact layout's: the help, then the argument's facts on a line after it.
+DETAILS = Column("details", "Description")
 STATUS = Column("status", "Server supported", label=True)
 # A command-line reference's: the default only where there is one, the kind of value.
 COMMAND_DEFAULT = Column("command_default", "Default", label=True)
@@ -99,6 +104,7 @@ FEATURE_LEGEND = (
 _FIELDS = {
     "argument": "flags",
     "description": "description",
+    "details": "description",
     "default": "default",
     "type_options": "options",
     "type_values": "options",
@@ -110,6 +116,13 @@ _FIELDS = {
 }
 NO_REPLACEMENT = "—"
 ENVIRONMENT_LINE = "Environment variable: "
+# The layouts of a server page's tables (a page's `options: {layout: ...}`).
+SERVER_LAYOUTS = ("table", "compact")
+# How the facts of a compact row are joined, and what says which is which.
+FACTS_SEPARATOR = " · "
+DEFAULT_LABEL = "Default: "
+OPTIONS_LABEL = "Options: "
+STABILITY_LABEL = "Stability: "
 
 
 @dataclass(frozen=True)
@@ -124,6 +137,14 @@ class Table:
     @property
     def headings(self) -> tuple[str, ...]:
         return tuple(column.heading for column in self.columns)
+
+    @property
+    def keys(self) -> str:
+        """The columns' keys in order, separated by spaces (`argument description default
+        type_options env`): an HTML page carries them in its first heading
+        (`data-am-columns`), so the site's script tells a status column (`status`, `variant`)
+        from the others by what the column is, never by its heading's words."""
+        return " ".join(column.key for column in self.columns)
 
     @property
     def pipe_rows(self) -> str:
@@ -156,15 +177,36 @@ class TableLayouts:
         plain_flags: bool = False,
         env_column: bool = True,
         history: HistoryView | None = None,
+        layout: str = "table",
     ) -> Table:
         """The arguments of a section of the generic reference (or the deprecated ones, in a
-        format without a table of their own)."""
+        format without a table of their own); `layout` one of `SERVER_LAYOUTS`."""
         rows = tuple(rows)
-        stability = (STABILITY,) if any(row.stability for row in rows) else ()
         added = (ADDED,) if history is not None else ()
+        if layout == "compact":
+            return self._compact(rows, plain_flags, history, added)
+        stability = (STABILITY,) if any(row.stability for row in rows) else ()
         columns = (ARGUMENT, DESCRIPTION, DEFAULT, TYPE_OPTIONS)
         after = (*stability, *added)
         return self._table(columns, after, rows, plain_flags, env_column, history)
+
+    def _compact(
+        self,
+        rows: tuple[Row, ...],
+        plain_flags: bool,
+        history: HistoryView | None,
+        added: tuple[Column, ...],
+    ) -> Table:
+        """Argument, Description with the facts on a line after the help, Added in: a table
+        that fits a text column beside any flag. A page without HTML (`plain_flags`) cannot
+        break a cell's line: the facts follow the help after a space."""
+        columns = (ARGUMENT, DETAILS, *added)
+        gather = _gatherer(columns, plain_flags, -1, self.line_break, history)
+        details = _details(" " if plain_flags else self.line_break)
+        cells = tuple(
+            (first, details(row), *rest) for row in rows for first, _, *rest in (gather(row),)
+        )
+        return Table(columns, rows, cells)
 
     def deprecated(
         self, rows: Sequence[Row], plain_flags: bool = False, env_column: bool = True
@@ -287,6 +329,30 @@ def _fields(fields: list[str]) -> Cells:
 
 
 _MARKS: Cells = attrgetter("marks")
+
+
+def _details(line_break: str) -> Callable[[Row], str]:
+    """A compact row's Description cell: the help, then its facts (default, type or options,
+    environment variable, stability) joined by `FACTS_SEPARATOR`."""
+
+    def cell(row: Row) -> str:
+        argument = row.argument
+        # No default is no fact ("None"), unless the argument is required or one is computed.
+        has_default = argument.default is not None or argument.required or row.computed
+        facts = [f"{DEFAULT_LABEL}{row.default}"] if has_default and row.default else []
+        if row.options:
+            choices = argument.choices is not None
+            facts.append(f"{OPTIONS_LABEL}{row.options}" if choices else row.options)
+        if row.env:
+            facts.append(f"{ENVIRONMENT_LINE}{row.env}")
+        if row.stability:
+            facts.append(f"{STABILITY_LABEL}{row.stability}")
+        shown = FACTS_SEPARATOR.join(facts)
+        if not row.description:
+            return shown
+        return f"{row.description}{line_break}{shown}" if shown else row.description
+
+    return cell
 
 
 def _with_environment(field: str, line_break: str) -> Cells:

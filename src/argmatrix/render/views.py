@@ -39,7 +39,7 @@ from argmatrix.model.registry import (
 from argmatrix.model.usage import exclusive_peers, program_name, usage_text, value_form
 from argmatrix.render.formats import FORMATS, OutputFormat
 from argmatrix.render.formats.shared import anchor, flag_names
-from argmatrix.render.tables import TABLE_MODEL_TYPES
+from argmatrix.render.tables import SERVER_LAYOUTS, TABLE_MODEL_TYPES
 
 SUPPORT_LAYOUTS = ("status", "variants")
 _FLAG_IN_TEXT = re.compile(r"(?<![\w-])--[A-Za-z0-9][A-Za-z0-9_-]*")
@@ -102,6 +102,9 @@ class SectionView:
     # A subcommand's section: the commands (names as written) whose section is the same, title
     # and rows, this one's included.
     shared_by: tuple[str, ...] = ()
+    # Shared by several commands: the anchor of the one table that shows it (its title's, with
+    # "-2", "-3"... after another shared section of the same title but other rows).
+    shared_anchor: str = ""
 
 
 @dataclass(frozen=True)
@@ -205,12 +208,14 @@ class Cells:
             cached = self._support_parts[id(registry)] = (registry, parts)
         return cached[1]
 
-    def unscoped(self, row: Row) -> Row:
-        """A subcommand's row as the top command's: its anchor without the subcommand's."""
+    def unscoped(self, row: Row, scope: str = "") -> Row:
+        """A subcommand's row as the top command's: its anchor without the subcommand's (with
+        `scope`, under that one instead: `bench` for a row the commands of `vllm bench` share)."""
         argument = row.argument
         value = self._values.get(id(argument), "")
         return row._replace(
-            anchor=anchor(argument.name), flags=self.format.flags_cell(argument, "", value)
+            anchor=scoped_anchor(scope, argument.name),
+            flags=self.format.flags_cell(argument, scope, value),
         )
 
     def row(self, argument: Argument, scope: str = "", registry: Registry | None = None) -> Row:
@@ -386,7 +391,7 @@ def server_page(
         )
         for sub in shown_subcommands
     )
-    subcommands, shared = _shared_sections(shown_subcommands, subcommands, cells)
+    subcommands, shared = _shared_sections(shown_subcommands, subcommands, cells, scope)
     shown_prog = program_name(registry, prog, top if registry.prog != top else "")
     return ServerPage(
         tuple(sections),
@@ -416,10 +421,13 @@ def _section_key(section: SectionView) -> tuple[Any, ...]:
 
 
 def _shared_sections(
-    subs: Sequence[Subcommand], views: tuple[SubcommandView, ...], cells: Cells
+    subs: Sequence[Subcommand], views: tuple[SubcommandView, ...], cells: Cells, scope: str = ""
 ) -> tuple[tuple[SubcommandView, ...], tuple[SectionView, ...]]:
     """Each subcommand section told which commands have the same one; the shared ones, once,
-    their rows anchored as the top command's (`#--config`: no one command's)."""
+    their rows anchored as the command's whose subcommands share them (`#--config` for the
+    program's: no one command's; `#bench--model` for those of `vllm bench`'s), and each given
+    an anchor of its own (`shared_anchor`; a second one of the same title gets "-2", its rows
+    anchored under it)."""
     if not views:
         return views, ()
     commands: dict[tuple[Any, ...], list[str]] = {}
@@ -428,14 +436,21 @@ def _shared_sections(
             commands.setdefault(_section_key(section), []).append(sub.name)
     marked: list[SubcommandView] = []
     shared: dict[tuple[Any, ...], SectionView] = {}
+    anchors: Counter[str] = Counter()  # shared sections per anchor so far
     for view in views:
         sections = []
         for section in view.page.sections:
             key = _section_key(section)
             section = dataclasses.replace(section, shared_by=tuple(commands[key]))
-            if len(section.shared_by) > 1 and key not in shared:
-                rows = tuple(cells.unscoped(row) for row in section.rows)
-                shared[key] = dataclasses.replace(section, rows=rows)
+            if len(section.shared_by) > 1:
+                if key not in shared:
+                    base = anchor(section.title).lower()
+                    anchors[base] += 1
+                    unique = base if anchors[base] == 1 else f"{base}-{anchors[base]}"
+                    rows_scope = scope if unique == base else scoped_anchor(scope, unique)
+                    rows = tuple(cells.unscoped(row, rows_scope) for row in section.rows)
+                    shared[key] = dataclasses.replace(section, rows=rows, shared_anchor=unique)
+                section = dataclasses.replace(section, shared_anchor=shared[key].shared_anchor)
             sections.append(section)
         marked.append(
             dataclasses.replace(view, page=dataclasses.replace(view.page, sections=tuple(sections)))
@@ -663,6 +678,15 @@ def page_context(
         "status_labels": _STATUS_LABELS,
         "status_icons": _STATUS_ICONS,
     }
+    if page.platform is None and "layout" in page.options:
+        layout = page.options["layout"]
+        if layout not in SERVER_LAYOUTS:
+            raise ArgmatrixError.at(
+                f"page {page.output!r}: unknown layout {layout!r}",
+                file=where,
+                line=page.line,
+                fix=f"use one of: {', '.join(SERVER_LAYOUTS)} (a page without a platform)",
+            )
     if page.platform is not None:
         if page.platform not in platforms:
             known = ", ".join(sorted(platforms)) or "none loaded"

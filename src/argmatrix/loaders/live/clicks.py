@@ -637,7 +637,12 @@ def typer_type_facts(param: Any) -> TypeFacts:
         annotation = typing.get_args(annotation)[0]
     choices = descriptor.choices
     if choices is not None:
-        return TypeFacts("Choice", "choice", choices=tuple(_enum_value(c) for c in choices))
+        return TypeFacts(
+            "Choice",
+            "choice",
+            choices=tuple(_enum_value(c) for c in choices),
+            case_sensitive=getattr(descriptor, "case_sensitive", True) is not False,
+        )
     if descriptor.is_tuple and not descriptor.is_list:
         items = tuple(_annotation_type(a, param) for a in typing.get_args(annotation))
         return TypeFacts("Tuple", "<" + " ".join(i.name for i in items) + ">", items=items)
@@ -678,6 +683,7 @@ def type_facts(param_type: Any) -> TypeFacts:
         items=tuple(type_facts(t) for t in getattr(param_type, "types", ()))
         if kind == "Tuple"
         else (),
+        case_sensitive=getattr(param_type, "case_sensitive", True) is not False,
     )
 
 

@@ -205,8 +205,12 @@ class TypeReader:
                 max_open=bound.get("max_open") is True,
             )
         if name == "Choice":
+            bound = given("choices", "case_sensitive")
             return TypeFacts(
-                "Choice", "choice", choices=self._choices(given("choices").get("choices"), source)
+                "Choice",
+                "choice",
+                choices=self._choices(bound.get("choices"), source),
+                case_sensitive=self._case_sensitive(bound.get("case_sensitive", True), source),
             )
         if name == "Path":
             bound = given("exists", "file_okay", "dir_okay")
@@ -230,6 +234,20 @@ class TypeReader:
             if type(types) in (list, tuple):
                 return self.facts(tuple(types), source, depth + 1)  # type: ignore[arg-type]
         return None
+
+    def _case_sensitive(self, value: Any, source: str) -> bool:
+        """A Choice's `case_sensitive`: what the command line accepts depends on it, so one
+        static reading cannot compute stops the read (never Click's default in its place)."""
+        if type(value) is bool:
+            return value
+        reason = value.reason if type(value) is Unevaluated else f"{describe(value)}"
+        raise ArgmatrixError.at(
+            f"static reading stopped: {self.label}: the choice's `case_sensitive=` cannot be"
+            f" computed statically (`{short_source(source)}`: {reason})",
+            file=self.where[0],
+            line=self.where[1],
+            fix="spell it out, or load the registry live (registry.mode: live)",
+        )
 
     def _bound(self, value: Any, key: str, source: str) -> Any:
         reason = (

@@ -284,9 +284,19 @@ class TyperParams:
                 members = enum_members(value, self.loader.budget)
             except CannotEvaluate:
                 return TypeFacts(value.node.name, value.node.name)
-            return TypeFacts("Choice", "choice", choices=tuple(_member_value(m) for m in members))
+            return TypeFacts(
+                "Choice",
+                "choice",
+                choices=tuple(_member_value(m) for m in members),
+                case_sensitive=settings.get("case_sensitive") is not False,
+            )
         if type(value) is TypeForm and getattr(value.origin, "dotted", "") == "typing.Literal":
-            return TypeFacts("Choice", "choice", choices=tuple(value.args))
+            return TypeFacts(
+                "Choice",
+                "choice",
+                choices=tuple(value.args),
+                case_sensitive=settings.get("case_sensitive") is not False,
+            )
         if type(value) is ExternalRef:
             if value.dotted in _EXTERNAL:
                 return _EXTERNAL[value.dotted]

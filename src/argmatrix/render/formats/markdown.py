@@ -113,6 +113,12 @@ def _code_text(value: str) -> str:
         before = " " if text[:1] == " " and inner else ""
         after = " " if text[-1:] == " " and inner else ""
         return f"{before}{inner}{after}"
+    if text[:1] == " " or text[-1:] == " ":
+        # Python-Markdown strips a code span's edge spaces (CommonMark one from each side, only
+        # when both have one): the space is kept outside it, so `* ` then `|` reads "* |".
+        before = " " if text[:1] == " " else ""
+        after = " " if text[-1:] == " " else ""
+        return f"{before}`{text.strip(' ')}`{after}"
     return f"`{text}`"  # Markdown escapes what is inside a code span itself
 
 

@@ -1,0 +1,363 @@
+"""Argument tables that fit their page, in headless Chromium at 1400 px (a desktop) and 390 px (a
+phone), on the themes a server's docs use: MkDocs Material (and Zensical's), Sphinx's alabaster
+and Furo.
+
+Built here: a fixture server (tests/fixtures/registries/click_server.py: forty options, most with
+an environment variable, so its reference has five columns; flag pairs such as
+`--trust-remote-code, --no-trust-remote-code`) with its NPU manifest, every page kind in the
+default layout and the reference also in the compact one; and sglang 0.5.23's 531 arguments
+with their "Added in" column (`make new-sglang`). The repository's own site (the MkDocs
+showcase) is measured too. On every page: no sideways scroll, every header cell and every cell
+inside the theme's text column, every flag on one line (tests/e2e/fit.py measures the boxes
+Chromium lays out). Screenshots are kept in tests/artifacts/ (fit-*.png).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from e2e.browser import chromium, find_chromium
+from e2e.fit import DESKTOP, PHONE, Fit, check_fits, open_page
+from e2e.site import build_site, serve, showcase_site, showcase_zensical_site
+from helpers import REGISTRIES, REPO
+from test_sphinx_build import sphinx_build
+
+pytestmark = pytest.mark.browser  # Debian's Chromium and ChromeDriver
+
+SIZES = [DESKTOP, PHONE]
+SIZE_IDS = ["1400", "390"]
+NPU = REPO / "showcase" / "click-server" / "capabilities" / "npu.yaml"
+SGLANG_0523 = REPO / ".cache" / "sglang-0.5.23"
+SHOWCASE_0523 = REPO / "showcase" / "sglang-0.5.23"
+
+# The fixture server's pages: (output without suffix, page keys); every one in the default
+# layout but the compact reference.
+FIXTURE_PAGES = {
+    "server_arguments": "{template: server_arguments.TEMPLATE, output: server_arguments.md}",
+    "compact": "{template: server_arguments.TEMPLATE, output: compact.md,"
+    " options: {layout: compact}}",
+    "npu": "{template: platform_support.TEMPLATE, output: npu.md, platform: npu}",
+    "npu_variants": "{template: platform_support.TEMPLATE, output: npu_variants.md,"
+    " platform: npu, options: {layout: variants}}",
+}
+FIXTURE_CONFIG = """\
+registry:
+  target: click_server:serve
+  mode: static
+  search_path: [{registries}]
+manifests: [capabilities/npu.yaml]
+docs_dir: docs
+environment: {{keyword: envvar}}
+# A default read from the environment when the server starts (static reading keeps its source).
+computed_defaults: {{--profile-dir: "MS_PROFILE_DIR, else /tmp/profiles"}}
+pages:
+{pages}
+"""
+# A hand-written page embedding tables: MkDocs directives, Sphinx's `argmatrix` directive.
+MKDOCS_INDEX = """\
+# A server
+
+<!-- argmatrix section="General" -->
+
+<!-- argmatrix section="General" platform="npu" layout="variants" -->
+"""
+SPHINX_INDEX = """\
+# A server
+
+```{toctree}
+server_arguments
+compact
+npu
+npu_variants
+```
+
+```{argmatrix}
+:section: General
+:no-index:
+```
+
+```{argmatrix}
+:section: General
+:platform: npu
+:layout: variants
+```
+
+```{argmatrix}
+:section: General
+:layout: compact
+:no-index:
+```
+"""
+MKDOCS_YML = """\
+site_name: A server
+docs_dir: docs
+theme: {name: material}
+plugins: [search, argmatrix]
+markdown_extensions: [tables, {toc: {permalink: true}}]
+"""
+SPHINX_CONF = """\
+project = "A server"
+extensions = ["myst_parser", "argmatrix.sphinx"]
+argmatrix_config = "../argmatrix.yaml"
+html_theme = "{theme}"
+"""
+
+
+def fixture_project(root: Path, engine: str) -> Path:
+    """The fixture server's project for MkDocs (Markdown pages with the site's HTML) or Sphinx
+    (MyST pages)."""
+    (root / "docs").mkdir(parents=True)
+    (root / ".git").mkdir()  # the project's root
+    (root / "capabilities").mkdir()
+    shutil.copy(NPU, root / "capabilities" / "npu.yaml")
+    mkdocs = engine == "mkdocs"
+    template = "md.j2" if mkdocs else "myst.j2"
+    extra = ", committed: false" + (", options: {html: true}" if mkdocs else ", format: myst")
+    pages = []
+    for spec in FIXTURE_PAGES.values():
+        spec = spec.replace("TEMPLATE", template)
+        if mkdocs and "options: {" in spec:
+            spec = spec.replace("options: {", "options: {html: true, ")
+            spec = spec[:-1] + ", committed: false}"
+        else:
+            spec = spec[:-1] + extra + "}"
+        pages.append(f"  - {spec}")
+    config = FIXTURE_CONFIG.format(registries=REGISTRIES, pages="\n".join(pages))
+    (root / "argmatrix.yaml").write_text(config, encoding="utf-8")
+    return root
+
+
+def sglang_project(root: Path) -> Path:
+    """sglang 0.5.23's reference as MyST, in the default layout and in the compact one, with
+    the showcase's history facts and texts."""
+    if not (SGLANG_0523 / "sglang").is_dir():
+        pytest.fail(f"sglang 0.5.23 is not in {SGLANG_0523} (fix: run `make new-sglang`)")
+    (root / "docs").mkdir(parents=True)
+    (root / ".git").mkdir()
+    config = (SHOWCASE_0523 / "argmatrix.yaml").read_text(encoding="utf-8")
+    config = config.replace("../../.cache/sglang-0.5.23", str(SGLANG_0523))
+    config = config.replace("docs_dir: ../../docs", "docs_dir: docs")
+    config = config.replace("history: history.json", f"history: {SHOWCASE_0523 / 'history.json'}")
+    config = config.replace(
+        "template: server_arguments.md.j2", "template: server_arguments.myst.j2"
+    )
+    config = config.replace("output: showcase-0.5.23/server_arguments.md", "output: compact.md")
+    config = config.replace(
+        "options: {html: true, layout: compact}", "format: myst\n    options: {layout: compact}"
+    )
+    assert "format: myst" in config and "compact.md" in config, config
+    default = (
+        "  - {template: server_arguments.myst.j2, output: server_arguments.md, format: myst,"
+        f" committed: false, history: {SHOWCASE_0523 / 'history.json'}}}\n"
+    )
+    config = config.replace("pages:\n", "pages:\n" + default, 1)
+    (root / "argmatrix.yaml").write_text(config, encoding="utf-8")
+    (root / "docs" / "index.md").write_text(
+        "# sglang\n\n```{toctree}\nserver_arguments\ncompact\n```\n", encoding="utf-8"
+    )
+    return root
+
+
+def sphinx_site(root: Path, theme: str, out: Path) -> Path:
+    (root / "docs" / "conf.py").write_text(SPHINX_CONF.format(theme=theme), encoding="utf-8")
+    result = sphinx_build(root / "docs", out)
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+# ------------------------------------------------------------------ the sites, built once
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    find_chromium()
+    with chromium() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="module")
+def material_fixture(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    root = fixture_project(tmp_path_factory.mktemp("material") / "project", "mkdocs")
+    (root / "docs" / "index.md").write_text(MKDOCS_INDEX, encoding="utf-8")
+    (root / "mkdocs.yml").write_text(MKDOCS_YML, encoding="utf-8")
+    result = build_site(root / "mkdocs.yml", root.parent / "site")
+    assert result.code == 0, result.output
+    with serve(result.site) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def material_showcase() -> Iterator[str]:
+    result = showcase_site()
+    assert result.code == 0, result.output
+    with serve(result.site) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def zensical_showcase() -> Iterator[str]:
+    """The same site built by Zensical (its Material look, the Markdown extension)."""
+    result = showcase_zensical_site()
+    assert result.code == 0, result.output
+    with serve(result.site) as url:
+        yield url
+
+
+@pytest.fixture(scope="module", params=["alabaster", "furo"])
+def sphinx_fixture(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, str]]:
+    theme = str(request.param)
+    root = fixture_project(tmp_path_factory.mktemp(f"sphinx-{theme}") / "project", "sphinx")
+    (root / "docs" / "index.md").write_text(SPHINX_INDEX, encoding="utf-8")
+    with serve(sphinx_site(root, theme, root.parent / "html")) as url:
+        yield theme, url
+
+
+@pytest.fixture(scope="module", params=["alabaster", "furo"])
+def sphinx_sglang(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, str]]:
+    theme = str(request.param)
+    root = sglang_project(tmp_path_factory.mktemp(f"sglang-{theme}") / "project")
+    with serve(sphinx_site(root, theme, root.parent / "html")) as url:
+        yield theme, url
+
+
+# The longest flag beside which a compact table of three columns still fits a theme's text
+# column at 1400 px (Furo's and alabaster's are about 700 px, in a larger font than Material's).
+LONG_FLAG = 50
+
+
+def columns_at_desktop(fit: Fit) -> None:
+    """A compact table is a table at 1400 px (it has at most three columns), but where a flag
+    is so long that three columns cannot stand beside it: that table is cards."""
+    assert all(longest > LONG_FLAG for longest in fit.card_flags), f"{fit}: {fit.card_flags}"
+
+
+# ------------------------------------------------------------------ MkDocs Material
+
+MATERIAL_FIXTURE_PAGES = ["", "server_arguments/", "compact/", "npu/", "npu_variants/"]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize("page", MATERIAL_FIXTURE_PAGES)
+def test_the_fixture_servers_pages_fit_in_material(
+    browser: Any, material_fixture: str, page: str, size: tuple[int, int]
+) -> None:
+    name = "material-fixture-" + (page.strip("/") or "index")
+    fit = check_fits(browser, material_fixture + page, size, name)
+    if size == PHONE:
+        assert fit.cards == fit.tables, f"{fit}: a table on a phone"
+    elif page in ("server_arguments/", "compact/"):
+        # Five columns (the environment variable's) still fit as a table beside these flags.
+        assert fit.cards == 0, str(fit)
+        assert "Environment variable" in fit.headings or page == "compact/"
+
+
+SHOWCASE_PAGES = [
+    "showcase-0.5.23/server_arguments/",  # compact (the showcase's choice), with "Added in"
+    "showcase/server_arguments/",  # sglang 0.5.7, the default layout
+    "showcase/ascend_variants/",
+    "showcase/matrix/",
+    "reference/cli/",
+]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize("page", SHOWCASE_PAGES)
+def test_the_showcase_fits_in_material(
+    browser: Any, material_showcase: str, page: str, size: tuple[int, int]
+) -> None:
+    name = "material-" + page.strip("/").replace("/", "-")
+    fit = check_fits(browser, material_showcase + page, size, name)
+    if page.startswith("showcase-0.5.23") and size == DESKTOP:
+        columns_at_desktop(fit)
+        # Every table shows it but the deprecated arguments' (Argument, Replacement, Description).
+        assert fit.tables > 50 and fit.headings.count("Added in") == fit.tables - 1
+
+
+def test_only_status_columns_are_moved_and_pinned_as_statuses(
+    browser: Any, material_showcase: str, material_fixture: str
+) -> None:
+    """The site's script knows a status column by what the renderer says it is (the column keys
+    an HTML page carries), never by a list of headings: "Type / options" and the CLI page's
+    "Type / values" stay where they are."""
+    statuses = (
+        "return [...new Set([...document.querySelectorAll('td.am-support')]"
+        ".map(td => td.getAttribute('data-am-label')))].sort()"
+    )
+    for page in ("showcase-0.5.23/server_arguments/", "reference/cli/"):
+        open_page(browser, material_showcase + page, DESKTOP)
+        assert browser.execute_script(statuses) == [], page
+    open_page(browser, material_fixture + "server_arguments/", DESKTOP)
+    assert browser.execute_script(statuses) == []
+    headings = browser.execute_script(
+        "return [...document.querySelectorAll('article table')].map(table =>"
+        " [...table.querySelectorAll('thead th')].map(th => th.textContent.trim()))"
+    )
+    assert headings and all(
+        table[:4] == ["Argument", "Description", "Default", "Type / options"]
+        or table[:3] == ["Argument", "Replacement", "Description"]
+        for table in headings
+    ), headings  # in the page's order: nothing moved next to the flag
+    open_page(browser, material_fixture + "npu/", DESKTOP)
+    assert browser.execute_script(statuses) == ["Server supported"]
+    open_page(browser, material_fixture + "npu_variants/", DESKTOP)
+    assert browser.execute_script(statuses) == ["A2", "A3"]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize(
+    "page", ["showcase-0.5.23/server_arguments/", "showcase/ascend_variants/", "reference/cli/"]
+)
+def test_the_showcase_fits_in_zensical(
+    browser: Any, zensical_showcase: str, page: str, size: tuple[int, int]
+) -> None:
+    name = "zensical-" + page.strip("/").replace("/", "-")
+    check_fits(browser, zensical_showcase + page, size, name)
+
+
+# ------------------------------------------------------------------ Sphinx: alabaster, Furo
+
+SPHINX_FIXTURE_PAGES = [
+    "index.html",
+    "server_arguments.html",
+    "compact.html",
+    "npu.html",
+    "npu_variants.html",
+]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize("page", SPHINX_FIXTURE_PAGES)
+def test_the_fixture_servers_pages_fit_in_sphinx(
+    browser: Any, sphinx_fixture: tuple[str, str], page: str, size: tuple[int, int]
+) -> None:
+    theme, url = sphinx_fixture
+    fit = check_fits(browser, url + page, size, f"{theme}-fixture-{page.removesuffix('.html')}")
+    if size == PHONE:
+        assert fit.cards == fit.tables, f"{fit}: a table on a phone"
+    elif page == "compact.html":
+        columns_at_desktop(fit)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize("page", ["server_arguments.html", "compact.html"])
+def test_sglang_0523_fits_in_sphinx(
+    browser: Any, sphinx_sglang: tuple[str, str], page: str, size: tuple[int, int]
+) -> None:
+    theme, url = sphinx_sglang
+    fit = check_fits(
+        browser, url + page, size, f"{theme}-sglang-0.5.23-{page.removesuffix('.html')}"
+    )
+    assert fit.tables > 50 and fit.flags > 550
+    # In every table, shown, but the deprecated arguments' (Argument, Replacement, Description).
+    assert fit.headings.count("Added in") == fit.tables - 1
+    if page == "compact.html" and size == DESKTOP:
+        columns_at_desktop(fit)
