@@ -47,6 +47,7 @@ TARGETS = (
     "typer_field.cli:app",
     "typer_field.cli:serve",
     "typer_field.cli:stop",
+    "typer_unnamed_cli:app",  # a sub-app without a name: as each Typer reads it
 )
 # What each target is in Typer's own view: the expression of the command, and the path in it.
 OWN = {
@@ -68,6 +69,7 @@ OWN = {
     "typer_field.cli:app": ("typer.main.get_command(m.app)", ()),
     "typer_field.cli:serve": ("typer.main.get_command(m.app)", ("serve",)),
     "typer_field.cli:stop": ("typer.main.get_command(m.app)", ("stop",)),
+    "typer_unnamed_cli:app": ("typer.main.get_command(m.app)", ()),
 }
 
 # Functions that run an app, and the app live reading names in its warning.
@@ -316,6 +318,7 @@ def test_live_reading_runs_no_command(typer_path: Path, tmp_path: Path) -> None:
         "typer_run_cli.py",
         "typer_commands_cli.py",
         "typer_guarded_cli.py",
+        "typer_unnamed_cli.py",
     ):
         (tmp_path / name).write_bytes((REGISTRIES / name).read_bytes())
     shutil.copytree(REGISTRIES / "typer_field", tmp_path / "typer_field")

@@ -85,6 +85,7 @@ class TyperReader:
         self.loader = loader
         self.clicks = clicks
         self.parameters = TyperParams(clicks)
+        self._merges: bool | None = None
         self.scanned: dict[str, dict[str, App]] = {}
 
     # -------------------------------------------------------------- finding apps
@@ -250,6 +251,15 @@ class TyperReader:
 
     # -------------------------------------------------------------- get_command
 
+    def merges_unnamed(self) -> bool:
+        """Whether the Typer beside the target merges the commands of a sub-app added without
+        a name into its parent (newer releases do; Typer 0.9 leaves the sub-app out), told by
+        its source (read, never imported); the newest where none is found."""
+        if self._merges is None:
+            main = self.loader.module("typer.main")
+            self._merges = main is None or "sub_group.commands.items()" in main.text
+        return self._merges
+
     def _grouped(self, app: App) -> bool:
         """`get_command`'s test: a callback, sub-apps or more than one command make a group."""
         typer_callback = self._setting(app.module, app.call, "callback")
@@ -289,7 +299,7 @@ class TyperReader:
             group = self._group(sub, (module, call), depth + 1)
             if group.name:
                 commands.append((group.name, group))
-            else:
+            elif self.merges_unnamed():  # Typer 0.1x and later; 0.9 leaves such a sub-app out
                 commands.extend(group.subcommands)
         callback = self._solved(app, added, "callback")
         params: tuple[ParamFacts, ...] = ()
