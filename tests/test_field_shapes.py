@@ -319,3 +319,41 @@ def test_a_parser_subclass_adding_a_second_spelling_and_an_action_passing_its_ty
     config, name = read["arguments"]
     assert config["flags"] == ["--config_file", "--config-file"]
     assert (name["flags"], name["type"]) == (["--served_name", "--served-name"], "str")
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "words"),
+    [
+        (
+            "import os\nimport click\n\n@click.command(\n"
+            "    context_settings=dict(os.environ)\n)\ndef serve():\n    pass\n",
+            4,
+            "static reading stopped: the command 'serve': its context_settings cannot be read",
+        ),
+        (
+            "import os\nimport click\n\n@click.command(hidden=os.cpu_count() > 2)\n"
+            "def serve():\n    pass\n",
+            4,
+            "static reading stopped: the command 'serve': `hidden=` cannot be computed",
+        ),
+    ],
+)
+def test_a_command_setting_static_reading_cannot_compute_stops(
+    tmp_path: Path, source: str, line: int, words: str
+) -> None:
+    write(tmp_path, source)
+    result = run_cli_in_subprocess("export", "--static", "--registry", "guess:serve", cwd=tmp_path)
+    one_error_line(result, f"guess.py:{line}:", words)
+
+
+def test_an_auto_envvar_prefix_static_reading_cannot_compute_is_said(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "import os\nimport click\n\n"
+        "@click.command(context_settings={'auto_envvar_prefix': os.environ['APP']})\n"
+        "@click.option('--port', type=int)\ndef serve(port):\n    pass\n",
+    )
+    read = load_dict("guess:serve", "static", base_dir=tmp_path)
+    [said] = read["diagnostics"]
+    assert "its auto_envvar_prefix read from $APP when the program runs" in said["message"]
+    assert read["arguments"][0]["extra"] == {}

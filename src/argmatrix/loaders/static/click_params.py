@@ -97,6 +97,46 @@ class ParamReader:
     def report(self, where: tuple[str, int], message: str, stops: bool = False) -> None:
         self.loader.report(where[0], where[1], message, stops)
 
+    # -------------------------------------------------------------- a command's settings
+
+    def envvar_prefix(self, context: Any, where: tuple[str, int], label: str) -> str | None:
+        """The `auto_envvar_prefix` of a command's `context_settings`: one static reading cannot
+        compute is said (the environment variables it gives are not shown); settings it cannot
+        read at all stop the read (what they set is not known)."""
+        if context is None:
+            return None
+        if type(context) is not dict:
+            reason = context.reason if type(context) is Unevaluated else describe(context)
+            self.report(
+                where,
+                f"{label}: its context_settings cannot be read statically ({reason}): what"
+                " they set (auto_envvar_prefix, default_map) is not known",
+                stops=True,
+            )
+            return None
+        prefix = resolve(context.get("auto_envvar_prefix"))
+        if prefix is None or type(prefix) is str:
+            return prefix
+        if type(prefix) is FromEnvironment:
+            kept = f"read from ${prefix.variable} when the program runs"
+        else:
+            text = prefix.source if type(prefix) is Unevaluated else describe(prefix)
+            kept = f"kept as source text: `{short_source(text)}`"
+        self.report(
+            where,
+            f"{label}: its auto_envvar_prefix {kept}: the environment variables it gives the"
+            " options are not shown",
+        )
+        return None
+
+    def decided(self, value: Any, where: tuple[str, int], label: str, key: str) -> bool:
+        """A command's setting that decides what it is (`hidden=`, `deprecated=`): known, or
+        the read stops at it."""
+        if value is None or type(value) in (bool, str):
+            return bool(value) is True
+        self.undecided(where, label, key, key, value)
+        return False
+
     # -------------------------------------------------------------- a parameter
 
     def param(self, call: FrameworkCall) -> ParamFacts:

@@ -110,12 +110,9 @@ class ClickReader(ClickScanner):
             if type(defaults) is dict and key in defaults:  # Click: the parent map's entry
                 sub_facts = self.facts(sub, None, (*above, id(command)), defaults[key])
             subcommands[key] = sub_facts  # a later one of a name wins
-        prefix = context.get("auto_envvar_prefix") if type(context) is dict else None
-        if type(prefix) is Unevaluated:
-            self._said(
-                command,
-                f"the command's auto_envvar_prefix kept as source text: `{prefix.source}`: the environment variables it gives the options are not shown",
-            )
+        line = command.call.lineno if command.call is not None else command.line
+        where = (str(module.path), line)
+        prefix = self.params.envvar_prefix(context, where, f"the command {command.binding!r}")
         return CommandFacts(
             name=name or (own if type(own) is str else self._default_name(command)),
             help=_string(help_),

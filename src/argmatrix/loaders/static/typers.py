@@ -274,9 +274,10 @@ class TyperReader:
         if len(app.commands) == 1:
             facts = self._command(app.commands[0])
             context = self._setting(app.module, app.call, "context_settings")
-            if facts.auto_envvar_prefix is None and type(context) is dict:
-                prefix = context.get("auto_envvar_prefix")
-                if type(prefix) is str:
+            if facts.auto_envvar_prefix is None:
+                where = (str(app.module.path), app.call.lineno)
+                prefix = self.clicks.params.envvar_prefix(context, where, f"the app {target}")
+                if prefix is not None:
                     return _with_prefix(facts, prefix)
             return facts
         raise ArgmatrixError.at(
@@ -306,8 +307,12 @@ class TyperReader:
         if isinstance(callback, tuple):
             params = self.params(*callback)
         name = self._solved(app, added, "name")
+        where = (str(app.module.path), app.call.lineno)
+        label = f"the app {app.binding!r}"
+        if name is not None and type(name) is not str:
+            self.clicks.params.undecided(where, label, "name", "name", name)
         context = self._solved(app, added, "context_settings")
-        prefix = context.get("auto_envvar_prefix") if type(context) is dict else None
+        prefix = self.clicks.params.envvar_prefix(context, where, label)
         return CommandFacts(
             name=name if type(name) is str else "",
             help=self._group_help(app, added),
@@ -315,9 +320,13 @@ class TyperReader:
             params=params,
             is_group=True,
             subcommands=tuple(commands),
-            auto_envvar_prefix=prefix if type(prefix) is str else None,
-            hidden=self._solved(app, added, "hidden") is True,
-            deprecated=self._solved(app, added, "deprecated") is True,
+            auto_envvar_prefix=prefix,
+            hidden=self.clicks.params.decided(
+                self._solved(app, added, "hidden"), where, label, "hidden"
+            ),
+            deprecated=self.clicks.params.decided(
+                self._solved(app, added, "deprecated"), where, label, "deprecated"
+            ),
         )
 
     def _solved(self, app: App, added: tuple[ModuleContext, ast.Call] | None, key: str) -> Any:
@@ -390,6 +399,12 @@ class TyperReader:
             name = resolve(self.clicks.interpreter(command.module, given.lineno).try_eval(given))
             if type(name) is str:
                 return name
+            if name is not None:  # a name only running tells: never the function's in its place
+                where = (str(command.module.path), given.lineno)
+                label = f"the command {command.function.name!r}"
+                self.clicks.params.undecided(
+                    where, label, "name", command.module.segment(given), name
+                )
         return command.function.name.lower().replace("_", "-")
 
     def _command(self, command: Registered) -> CommandFacts:
@@ -399,16 +414,22 @@ class TyperReader:
         elif help_ is None:
             text = docstring(command.function)
             help_ = inspect.cleandoc(text) if text else None
+        where = (str(command.module.path), command.function.lineno)
+        label = f"the command {command.function.name!r}"
         context = self._setting(command.module, command.call, "context_settings")
-        prefix = context.get("auto_envvar_prefix") if type(context) is dict else None
+        setting = self._setting
         return CommandFacts(
             name=self._command_name(command),
             help=_text(help_),
-            short_help=_text(self._setting(command.module, command.call, "short_help")),
+            short_help=_text(setting(command.module, command.call, "short_help")),
             params=self.params(command.module, command.function),
-            auto_envvar_prefix=prefix if type(prefix) is str else None,
-            hidden=self._setting(command.module, command.call, "hidden") is True,
-            deprecated=self._setting(command.module, command.call, "deprecated") is True,
+            auto_envvar_prefix=self.clicks.params.envvar_prefix(context, where, label),
+            hidden=self.clicks.params.decided(
+                setting(command.module, command.call, "hidden"), where, label, "hidden"
+            ),
+            deprecated=self.clicks.params.decided(
+                setting(command.module, command.call, "deprecated"), where, label, "deprecated"
+            ),
         )
 
     # -------------------------------------------------------------- typer.run
