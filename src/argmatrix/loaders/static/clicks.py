@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.clicks import CommandFacts, ParamFacts
 from argmatrix.loaders.static import framework_calls
 from argmatrix.loaders.static.branches import Undecided, run_at_import
+from argmatrix.loaders.static.classes import ancestors
 from argmatrix.loaders.static.click_params import ClickRules, ParamReader
 from argmatrix.loaders.static.declared import docstring
 from argmatrix.loaders.static.framework_calls import DIRECT_DECORATORS, framework_base
@@ -373,12 +374,23 @@ class ClickReader:
     # -------------------------------------------------------------- facts of a command
 
     def facts(
-        self, command: Found, name: str | None = None, above: tuple[int, ...] = ()
+        self,
+        command: Found,
+        name: str | None = None,
+        above: tuple[int, ...] = (),
+        defaults: Any = None,
     ) -> CommandFacts:
+        """`defaults`: the `default_map` the group above passes down to this command."""
         module = command.module
         module.loader.budget.calls(len(above))
         settings = self._settings(command)
         params = self._params(command, settings.pop("params", None))
+        context = settings.get("context_settings")
+        if type(context) is dict and "default_map" in context:
+            defaults = context["default_map"]
+        params = self._mapped_defaults(command, params, defaults)
+        if command.kind == "group":
+            self._runtime_listing(command, settings.get("cls"))
         help_ = settings.get("help")
         if help_ is None and command.function is not None:
             help_ = docstring(command.named_by.node if command.named_by else command.function)
@@ -395,8 +407,10 @@ class ClickReader:
                     " inside it",
                 )
             sub_facts = self.facts(sub, None, (*above, id(command)))
-            subcommands[given or sub_facts.name] = sub_facts  # a later one of a name wins
-        context = settings.get("context_settings")
+            key = given or sub_facts.name
+            if type(defaults) is dict and key in defaults:  # Click: the parent map's entry
+                sub_facts = self.facts(sub, None, (*above, id(command)), defaults[key])
+            subcommands[key] = sub_facts  # a later one of a name wins
         prefix = context.get("auto_envvar_prefix") if type(context) is dict else None
         if type(prefix) is Unevaluated:
             self._said(
@@ -415,6 +429,61 @@ class ClickReader:
             deprecated=bool(settings.get("deprecated")) is True,
             **_usage_settings(settings),
         )
+
+    def _mapped_defaults(
+        self, command: Found, params: tuple[ParamFacts, ...], defaults: Any
+    ) -> tuple[ParamFacts, ...]:
+        """The defaults a `default_map` gives (Click looks each parameter up by its name
+        there before its own default): as Click runs the command and shows its help."""
+        if defaults is None:
+            return params
+        if type(defaults) is not dict:
+            self._said(
+                command,
+                f"the command {command.binding!r}: its default_map cannot be read statically"
+                f" ({describe(defaults)}): the defaults it gives are not known",
+                stops=True,
+            )
+            return params
+        mapped = []
+        for param in params:
+            if param.name in defaults:
+                value = defaults[param.name]
+                if type(value) is Unevaluated:
+                    self._said(
+                        command,
+                        f"{param.opts[0] if param.opts else param.name}: default kept as source"
+                        f" text: `{short_source(value.source)}` (from the default_map)",
+                    )
+                param = replace(param, default=value)
+            mapped.append(param)
+        return tuple(mapped)
+
+    def _runtime_listing(self, command: Found, cls: Any) -> None:
+        """A group class of the project's that lists or selects its commands itself (a lazy
+        group: `list_commands`, `get_command`, `resolve_command`) decides them when it runs:
+        static reading stops at the group, never giving the commands it registered as all."""
+        cls = resolve(cls)
+        if type(cls) is not ClassRef:
+            return
+        for owner in (cls, *ancestors(cls)):
+            if type(owner) is not ClassRef:
+                continue
+            methods = {
+                node.name
+                for node in owner.node.body
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            }
+            found = sorted(methods & {"list_commands", "get_command", "resolve_command"})
+            if found:
+                self._said(
+                    command,
+                    f"the group {command.binding!r} is made by `{cls.node.name}`, whose"
+                    f" `{'`, `'.join(found)}` decide its commands when it runs (a lazy group):"
+                    " the commands it lists are not known statically",
+                    stops=True,
+                )
+                return
 
     def _said(self, command: Found, message: str, stops: bool = False) -> None:
         line = command.call.lineno if command.call is not None else command.line

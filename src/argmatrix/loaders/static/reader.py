@@ -598,10 +598,24 @@ def _module_file(loader: StaticLoader, name: str) -> str | None:
     return str(found) if found is not None else None
 
 
+def script_module(loader: StaticLoader, module_name: str, attr: str) -> str:
+    """The module `python -m module_name` runs for `module:__main__`: a package's
+    `__main__.py`, else the module itself."""
+    if attr != MAIN:
+        return module_name
+    module = loader.module(module_name)
+    if module is not None and module.path.name == "__init__.py":
+        main = f"{module_name}.{MAIN}"
+        if loader.module(main) is not None:
+            return main
+    return module_name
+
+
 def _build(
     loader: StaticLoader, target: str, module_name: str, attr: str, parser_class: str | None
 ) -> argparse.ArgumentParser:
     loader.reading_target = True  # its syntax errors are reported, as importing it would
+    module_name = script_module(loader, module_name, attr)
     module = loader.module(module_name)
     loader.reading_target = False
     loader.target = module
