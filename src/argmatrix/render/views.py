@@ -36,6 +36,7 @@ from argmatrix.model.registry import (
     Subcommand,
     Unevaluated,
 )
+from argmatrix.model.spelling import scopes
 from argmatrix.model.usage import exclusive_peers, program_name, usage_text, value_form
 from argmatrix.render.formats import FORMATS, OutputFormat
 from argmatrix.render.formats.shared import anchor, flag_names
@@ -138,6 +139,15 @@ class ServerPage:
 
 
 @dataclass(frozen=True)
+class SupportSubcommand:
+    """A subcommand on a platform's page: its words (`serve`, `serve api_server`, as code) and
+    its sections, every row in them (its arguments not supported too, with their reason)."""
+
+    name: str
+    sections: tuple[SectionView, ...]
+
+
+@dataclass(frozen=True)
 class SupportPage:
     title: str
     platform: str
@@ -147,6 +157,7 @@ class SupportPage:
     not_supported: tuple[ReasonGroup, ...]
     description: str = ""
     counts: dict[str, int] = field(default_factory=dict)
+    subcommands: tuple[SupportSubcommand, ...] = ()
 
 
 def replacement_of(argument: Argument, registry: Registry) -> str:
@@ -182,28 +193,30 @@ class Cells:
             cached = self._sections[id(registry)] = (registry, by_section(registry, titles))
         return cached[1]
 
-    def section_rows(self, registry: Registry) -> dict[str, list[Row]]:
-        """The rows of `sections`, top-level scope."""
+    def section_rows(self, registry: Registry, scope: str = "") -> dict[str, list[Row]]:
+        """The rows of `sections`; `scope` prefixes their anchors (a subcommand's)."""
         cached = self._section_rows.get(id(registry))
         if cached is None or cached[0] is not registry:
             rows = {
-                title: [self.row(a, "", registry) for a in arguments]
+                title: [self.row(a, scope, registry) for a in arguments]
                 for title, arguments in self.sections(registry).items()
             }
             cached = self._section_rows[id(registry)] = (registry, rows)
         return cached[1]
 
-    def support_parts(self, registry: Registry) -> dict[str, list[RowParts]]:
+    def support_parts(self, registry: Registry, words: str = "") -> dict[str, list[RowParts]]:
         """The rows of `section_rows` cut where a platform's cells go, once per render for every
-        platform's page (`support_page`)."""
+        platform's page (`support_page`); `words`: a subcommand's (`serve `), which its
+        arguments' spellings (a platform's keys) start with."""
         cached = self._support_parts.get(id(registry))
         if cached is None or cached[0] is not registry:
+            scope = "".join(anchor(word) for word in words.split())  # as `server_page` makes it
             parts = {
                 title: [
-                    RowParts(row.argument.name, row, row[:_PLATFORM], row[_REPLACEMENT:])
+                    RowParts(words + row.argument.name, row, row[:_PLATFORM], row[_REPLACEMENT:])
                     for row in rows
                 ]
-                for title, rows in self.section_rows(registry).items()
+                for title, rows in self.section_rows(registry, scope).items()
             }
             cached = self._support_parts[id(registry)] = (registry, parts)
         return cached[1]
@@ -582,60 +595,108 @@ def support_page(
     """A platform's support page. Built 10^5 rows at a time on a large project, so a row costs
     little: arguments share a few `Resolved` (one per distinct entry), whose cells are made
     once each (`_PlatformCells`), and a row whose registry cells stand is its registry row's
-    parts with those cells put in."""
+    parts with those cells put in. A subcommand's arguments follow in sections of their own
+    (those not supported among them, with their reason)."""
     cells = cells or Cells()
-    fmt = cells.format
-    cell = fmt.FILTERS["cell"]
-    variants = platform.platform.variants
-    sections = []
-    groups: dict[str, list[Row]] = {}
-    tally: Counter[int] = Counter()
-    made: dict[int, tuple[Resolved, _PlatformCells]] = {}  # by id: few distinct ones
-    alike: dict[tuple[Any, ...], _PlatformCells] = {}  # what distinct ones that say the same share
-    by_argument = platform.by_argument
-    for section, parts in cells.support_parts(registry).items():
-        found = [by_argument[part.name] for part in parts]
-        tally.update(map(id, found))
-        rows = []
-        for part, resolved in zip(parts, found, strict=True):
-            known = made.get(id(resolved))
-            if known is None:
-                key = _alike(resolved)
-                extra = alike.get(key)
-                if extra is None:
-                    extra = alike[key] = _platform_cells(resolved, variants, layout, fmt)
-                known = made[id(resolved)] = (resolved, extra)
-            extra = known[1]
-            if extra.plain:
-                row = _new_row(part.head + extra.cells + part.tail)
-            else:
-                row = _support_row(part.row, resolved, extra.cells, fmt)
-            if extra.group is None:
-                rows.append(row)
-            else:
-                groups.setdefault(extra.group, []).append(row)
-        if rows:
-            sections.append(
-                SectionView(
-                    cell(section), section_anchor(section), tuple(rows), any(r.note for r in rows)
-                )
-            )
-    counts: dict[str, int] = {}
-    for identity, count in tally.items():
-        status = made[identity][0].status
-        counts[status] = counts.get(status, 0) + count
+    rows = _SupportRows(platform, layout, cells)
+    sections = rows.sections(registry, "")
+    subcommands = tuple(
+        SupportSubcommand(cells.format.FILTERS["code"](scope.words.strip()), found)
+        for scope in scopes(registry)
+        if scope.words
+        for found in (rows.sections(scope.registry, scope.words),)
+        if found
+    )
+    cell = cells.format.FILTERS["cell"]
     return SupportPage(
         title=cell(title or default_support_title(platform.platform.title, layout)),
         platform=platform.platform.name,
-        variants=tuple(cell(v) for v in variants),
+        variants=tuple(cell(v) for v in platform.platform.variants),
         layout=layout,
-        sections=tuple(sections),
+        sections=sections,
         not_supported=tuple(
-            ReasonGroup(cell(reason), tuple(rows)) for reason, rows in groups.items()
+            ReasonGroup(cell(reason), tuple(rows)) for reason, rows in rows.groups.items()
         ),
         description=platform.platform.description,
-        counts=dict(sorted(counts.items())),
+        counts=rows.counts(),
+        subcommands=subcommands,
     )
+
+
+class _SupportRows:
+    """The rows of one platform's page, the cells of each distinct `Resolved` made once."""
+
+    def __init__(self, platform: ResolvedPlatform, layout: str, cells: Cells) -> None:
+        self.platform, self.layout, self.cells = platform, layout, cells
+        self.groups: dict[str, list[Row]] = {}  # the top level's not supported, by reason
+        self.tally: Counter[int] = Counter()
+        self.made: dict[int, tuple[Resolved, _PlatformCells]] = {}  # by id: few distinct ones
+        self.alike: dict[tuple[Any, ...], _PlatformCells] = {}  # distinct ones saying the same
+
+    def sections(self, registry: Registry, words: str) -> tuple[SectionView, ...]:
+        """The sections of the registry (a subcommand's: `words`) on the platform's page."""
+        fmt = self.cells.format
+        cell = fmt.FILTERS["cell"]
+        by_argument = self.platform.by_argument
+        variants = self.platform.platform.variants
+        sections = []
+        for section, parts in self.cells.support_parts(registry, words).items():
+            found = [by_argument[part.name] for part in parts]
+            self.tally.update(map(id, found))
+            rows = []
+            for part, resolved in zip(parts, found, strict=True):
+                known = self.made.get(id(resolved))
+                if known is None:
+                    key = _alike(resolved)
+                    extra = self.alike.get(key)
+                    if extra is None:
+                        extra = self.alike[key] = _platform_cells(
+                            resolved, variants, self.layout, fmt
+                        )
+                    known = self.made[id(resolved)] = (resolved, extra)
+                extra = known[1]
+                if extra.plain:
+                    row = _new_row(part.head + extra.cells + part.tail)
+                else:
+                    row = _support_row(part.row, resolved, extra.cells, fmt)
+                if extra.group is None or words:
+                    rows.append(row)
+                else:
+                    self.groups.setdefault(extra.group, []).append(row)
+            if rows:
+                anchor_of = section_anchor(section)
+                if words:
+                    anchor_of = "".join(anchor(w) for w in words.split()) + "-" + anchor_of
+                sections.append(
+                    SectionView(cell(section), anchor_of, tuple(rows), any(r.note for r in rows))
+                )
+        return tuple(sections)
+
+    def counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for identity, count in self.tally.items():
+            status = self.made[identity][0].status
+            counts[status] = counts.get(status, 0) + count
+        return dict(sorted(counts.items()))
+
+
+def sections_of(page: ServerPage | SupportPage, words: str, code: Any) -> tuple[SectionView, ...]:
+    """The sections of the top level (`words` ""), or of the subcommand `words` lead to (`serve
+    `), on a reference or a platform's page; `code`: the format's code filter (a subcommand's
+    name is written with it)."""
+    if not words:
+        return page.sections
+    if isinstance(page, SupportPage):
+        name = code(words.strip())
+        return next((sub.sections for sub in page.subcommands if sub.name == name), ())
+    server: ServerPage | None = page
+    for word in words.split():
+        assert server is not None
+        sub = next((s for s in server.subcommands if s.name == code(word)), None)
+        server = sub.page if sub is not None else None
+        if server is None:
+            return ()
+    return server.sections if server is not None else ()
 
 
 def default_support_title(platform_title: str, layout: str) -> str:
@@ -865,6 +926,7 @@ PAGE_MODEL_TYPES: tuple[type, ...] = (
     SubcommandView,
     ServerPage,
     SupportPage,
+    SupportSubcommand,
     ExclusiveGroup,
     MatrixColumn,
     FeatureMatrix,
