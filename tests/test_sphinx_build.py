@@ -474,7 +474,7 @@ def test_the_directive_shows_a_section_in_the_compact_layout(tmp_path: Path) -> 
     assert result.returncode == 0, result.stderr
     compact = read_page(tmp_path / "out" / "options.html").tables[-1]
     assert compact.header == ["Argument", "Description"]
-    cells = {row.cells[0]: row.cells[1] for row in compact.rows}
+    cells = {flag_of(row.cells[0]): row.cells[1] for row in compact.rows}
     # The help, then its facts: a paragraph each (the reader here joins their text).
     assert cells["--page-size"] == (
         "Tokens per KV-cache page | must be a power of two."
