@@ -402,7 +402,7 @@ def server_page(
         SubcommandView(
             name=code(sub.name),
             aliases=", ".join(code(a) for a in sub.aliases),
-            help=shaped_paragraphs(prose, sub.help),
+            help=shaped_paragraphs(prose, sub.help, fmt.FILTERS["code_block"]),
             page=server_page(sub.registry, cells, scoped_anchor(scope, sub.name), prog, top),
         )
         for sub in shown_subcommands
@@ -413,7 +413,7 @@ def server_page(
         tuple(sections),
         deprecated,
         subcommands,
-        shaped_paragraphs(cell, registry.description),
+        shaped_paragraphs(cell, registry.description, fmt.FILTERS["code_block"]),
         shared,
         usage=usage_text(registry, shown_prog),
         prog=shown_prog,

@@ -30,6 +30,7 @@ from typing import Any
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.clicks import MISSING, TYPE_NAMES, CommandFacts, ParamFacts, TypeFacts
+from argmatrix.loaders.markup import MARKUP_MODES
 from argmatrix.model.registry import Diagnostic, SourceLine, Unevaluated
 
 # Click's types argmatrix knows by name: those the model names (`TYPE_NAMES`), and a Tuple.
@@ -401,7 +402,18 @@ def command_facts(
         else None,
         chain=bool(getattr(command, "chain", False)),
         invoke_without_command=bool(getattr(command, "invoke_without_command", False)),
+        markup=_markup(command),
     )
+
+
+def _markup(command: Any) -> str | None:
+    """How Typer shows the command's help: its `rich_markup_mode` where Typer formats with Rich
+    (Rich installed), else None (the text as it is)."""
+    mode = getattr(command, "rich_markup_mode", None)
+    if mode not in MARKUP_MODES or not _is_typer(command):
+        return None
+    rich = sys.modules.get("typer.core")
+    return str(mode) if getattr(rich, "HAS_RICH", True) else None
 
 
 def _context(command: Any, name: str | None, parent: Any, settings: dict[str, Any]) -> Any:
