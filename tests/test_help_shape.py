@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.markup import MARKDOWN, RICH, plain_help
 from argmatrix.render.formats.shared import ITEMS, LINES, PARAGRAPH, help_blocks
 from helpers import REGISTRIES, html_inline, load, run_cli_in_process, tables
@@ -257,3 +258,46 @@ def test_sphinx_shows_the_shape_in_the_directives_and_the_pages_cells(tmp_path: 
     assert "How the weights are loaded.<br><br>• auto" in text  # the cell's line breaks
     # The kept lines: a block of text, as written.
     assert "<pre><span></span>Examples:\n  shapeserver serve --mode lazy\n" in text
+
+
+# ------------------------------------------------------------------ option groups
+
+
+@pytest.mark.parametrize(
+    ("target", "sections"),
+    [
+        (
+            "option_groups_cli:serve",  # click-option-group
+            {
+                "--host": "Server configuration",
+                "--port": "Server configuration",
+                "--query": "Input",
+                "--file": "Input",
+                "--debug": "General",
+            },
+        ),
+        (
+            "option_groups_cli:tool",  # cloup: its title without the colon a help writes
+            {
+                "--verbose": "Global options",
+                "--color": "Global options",
+                "--cache-dir": "Cache",
+                "--loose": "General",
+            },
+        ),
+    ],
+)
+def test_option_groups_are_sections(target: str, sections: dict[str, str]) -> None:
+    registry = load(target, mode="live")
+    # every option once (click-option-group's stand-in for a group's title is no argument)
+    assert {a.flags[0]: a.section for a in registry.arguments} == sections
+    assert registry.sections == tuple(dict.fromkeys(sections.values()))
+
+
+def test_static_reading_says_it_does_not_follow_option_groups() -> None:
+    """Not followed statically: a located error naming the decorator, never a registry without
+    the grouped options."""
+    with pytest.raises(ArgmatrixError) as raised:
+        load("option_groups_cli:serve", mode="static")
+    message = str(raised.value)
+    assert "optgroup.option" in message and "registry.mode: live" in message
