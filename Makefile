@@ -248,6 +248,8 @@ lock: $(UV)
 
 # The showcase of sglang 0.5.23 (showcase/sglang-0.5.23/) reads the sources `new-sglang` installs.
 SHOWCASE_0523 := showcase/sglang-0.5.23/argmatrix.yaml
+# The showcase of vLLM 0.33 (showcase/vllm-0.33/) is read live in the docs environment, no torch.
+SHOWCASE_VLLM := showcase/vllm-0.33
 
 # The site needs only argmatrix and its `docs` extra (MkDocs, Material), locked in locks/docs.txt:
 # an environment of its own (.cache/docs), so `make docs` on a fresh clone installs neither the
@@ -255,12 +257,21 @@ SHOWCASE_0523 := showcase/sglang-0.5.23/argmatrix.yaml
 DOCS_ENV := .cache/docs
 DOCS_BIN := $(DOCS_ENV)/bin
 
-$(DOCS_ENV)/.installed: pyproject.toml $(LOCKS)/docs.txt
+# The vLLM showcase (showcase/vllm-0.33/) is read live WITHOUT torch: vLLM --no-deps and its
+# pure-Python requirements (tests/live/requirements-vllm-0.33.0.txt, in locks/docs.txt), never
+# torch (checked). The repository's site is built here, by `make docs` and by the tests.
+.PHONY: docs-env
+docs-env: $(DOCS_ENV)/.installed
+
+$(DOCS_ENV)/.installed: pyproject.toml $(LOCKS)/docs.txt tests/live/requirements-vllm-0.33.0.txt
 	$(PYTHON) -m venv $(DOCS_ENV)
 	$(DOCS_BIN)/pip install -q -c $(LOCKS)/docs.txt pip setuptools wheel
-	$(DOCS_BIN)/$(PIP_LOCKED) $(LOCKS)/docs.txt -e '.[docs]'
+	$(DOCS_BIN)/$(PIP_LOCKED) $(LOCKS)/docs.txt -e '.[docs]' \
+	  -r tests/live/requirements-vllm-0.33.0.txt
 	# The showcase registry: read statically, so no dependency of sglang is needed.
 	$(DOCS_BIN)/pip install -q --no-deps --no-warn-conflicts $(SGLANG)
+	$(DOCS_BIN)/pip install -q --no-deps --no-warn-conflicts $(VLLM)
+	$(DOCS_BIN)/python -c '$(NO_TORCH)'
 	touch $@
 
 # new-sglang installs with the pip of the environment at hand: the docs environment's here.
@@ -278,9 +289,11 @@ docs: $(DOCS_ENV)/.installed new-sglang
 # Not --clean, which would empty all of .cache (the test environments); Zensical's own cache
 # entries (files named by a number at the top of .cache) are dropped instead, as they know
 # nothing of the registry or the manifests.
-docs-zensical: install new-sglang
+docs-zensical: install new-sglang $(DOCS_ENV)/.installed
 	$(BIN)/argmatrix generate
 	$(BIN)/argmatrix generate --config $(SHOWCASE_0523)
+	$(DOCS_BIN)/argmatrix generate --config $(SHOWCASE_VLLM)/argmatrix.yaml
+	$(DOCS_BIN)/argmatrix generate --config $(SHOWCASE_VLLM)/cli.yaml
 	$(BIN)/python -m argmatrix.integrations.assets docs/assets/argmatrix
 	find .cache -maxdepth 1 -type f -name '[0-9]*' -delete 2>/dev/null || true
 	ARGMATRIX_SITE_DIR=build/site-zensical $(BIN)/zensical build
@@ -299,8 +312,9 @@ lint: install
 # What the full suite needs beside .venv: the heavy live environments, the other Pythons, older
 # and newer sglang sources, lmdeploy's sources, ProperDocs, pydantic, two Typers and the MDX
 # compiler.
-TEST_NEEDS := browser-tools live-env live-env-0523 live-env-vllm pythons old-sglang new-sglang \
-              lmdeploy-cli properdocs pydantic-lib typer-libs corpus $(MDX)/.installed
+TEST_NEEDS := browser-tools live-env live-env-0523 live-env-vllm vllm-notorch docs-env pythons \
+              old-sglang new-sglang lmdeploy-cli properdocs pydantic-lib typer-libs corpus \
+              $(MDX)/.installed
 # The browser tests drive Debian's Chromium through its ChromeDriver.
 .PHONY: browser-tools
 browser-tools:
@@ -342,11 +356,14 @@ test-latest: $(TEST_NEEDS)
 	@echo "Testing against the newest releases (listed in $(LATEST)/versions.txt)."
 	$(TEST_ENVIRONMENT) PATH=$(CURDIR)/$(LATEST)/bin:$$PATH $(LATEST)/bin/pytest -q -p no:cacheprovider
 
-check-docs: install new-sglang
+check-docs: install new-sglang $(DOCS_ENV)/.installed
 	$(BIN)/argmatrix check
 	$(BIN)/argmatrix check --config docs/reference/argmatrix.yaml
 	$(BIN)/argmatrix check --config $(SHOWCASE_0523)
 	$(BIN)/argmatrix check --config showcase/click-server/argmatrix.yaml
+	# vLLM's, read live where vLLM is installed without torch: the docs environment
+	$(DOCS_BIN)/argmatrix check --config $(SHOWCASE_VLLM)/argmatrix.yaml
+	$(DOCS_BIN)/argmatrix check --config $(SHOWCASE_VLLM)/cli.yaml
 
 # When each sglang flag arrived: every release since 0.5.0 (0.5.0rc2, the first on PyPI), as
 # wheels in .cache/sglang-releases (sources only are read, statically), into the showcase's
@@ -362,7 +379,7 @@ history: install
 	$(BIN)/argmatrix history --target sglang.srt.server_args:ServerArgs.add_cli_args \
 	  --releases .cache/sglang-releases --output showcase/sglang-0.5.23/history.json
 
-bench: install live-env new-sglang live-env-0523 live-env-vllm lmdeploy-cli corpus
+bench: install live-env new-sglang live-env-0523 live-env-vllm vllm-notorch lmdeploy-cli corpus
 	ARGMATRIX_LIVE_PYTHON=$(CURDIR)/$(LIVE)/bin/python $(BIN)/python bench/run.py
 
 clean:

@@ -33,6 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from argmatrix.config import load_config  # noqa: E402
+from bench.notorch import TITLE as VLLM_TITLE  # noqa: E402
+from bench.notorch import section as vllm_section  # noqa: E402
 from bench.projects import real_projects  # noqa: E402
 from bench.registries import section as registries_section  # noqa: E402
 from bench.synth import write_project  # noqa: E402
@@ -571,6 +573,21 @@ def write_corpus_section() -> None:
     path.write_text(text, encoding="utf-8")
 
 
+def write_vllm_section() -> None:
+    """The vLLM-without-torch section alone, in place in RESULTS.md (`--vllm`)."""
+    path = ROOT / "bench" / "RESULTS.md"
+    text = path.read_text(encoding="utf-8")
+    section = "\n".join(vllm_section(run, LIVE_REPEAT))
+    start = text.find(VLLM_TITLE)
+    if start < 0:
+        anchor = text.find("\n## Real registries")
+        text = text[: anchor + 1] + section + "\n" + text[anchor + 1 :]
+    else:
+        end = text.find("\n## ", start + len(VLLM_TITLE))
+        text = text[:start] + section + (text[end + 1 :] if end >= 0 else "")
+    path.write_text(text, encoding="utf-8")
+
+
 def main() -> None:
     import argparse
 
@@ -588,9 +605,17 @@ def main() -> None:
         action="store_true",
         help="Read the corpus of real command lines (.cache/corpus) and write its table alone.",
     )
+    parser.add_argument(
+        "--vllm",
+        action="store_true",
+        help="Read vLLM 0.33 without torch and with CPU torch and write that table alone.",
+    )
     options = parser.parse_args()
     if options.corpus:
         write_corpus_section()
+        return
+    if options.vllm:
+        write_vllm_section()
         return
     if options.targets:
         compile_argmatrix()
@@ -603,9 +628,10 @@ def main() -> None:
     start_up = targets_section()
     extraction = extraction_section()
     registry_lines, registry_targets = registries_section(REPEAT, LIVE_REPEAT)
+    vllm = Section(vllm_section(run, LIVE_REPEAT), [])
     real = real_projects_section()
     scale = scale_section()
-    sections = [start_up, extraction, Section(registry_lines, registry_targets), real, scale]
+    sections = [start_up, extraction, Section(registry_lines, registry_targets), vllm, real, scale]
     lines = [line for section in sections for line in section.lines]
     lines += targets_table([target for section in sections for target in section.targets])
     header = [

@@ -188,8 +188,8 @@ def test_what_import_could_not_know_stays_unreviewed_until_a_person_edits_it(
         in page
     )
     assert (
-        "| `--page-size` `PAGE_SIZE` | `128` | Type: int | V1, V2 | Not reviewed: imported, to be checked |"
-        in page
+        "| `--page-size` `PAGE_SIZE` | `128` | Type: int | ✓ Supported (V1, V2) | Not reviewed:"
+        " imported, to be checked |" in page
     )
 
     checked = run_cli_in_process("check", cwd=project)

@@ -69,6 +69,14 @@ CONFIG = "argmatrix.yaml"
 LONG_NAME = "n" * 300
 LONG_PATH = ("f" * 240 + "/") * 20
 REGISTRY = "tinyserver.py"
+# A program whose two subcommands take the same flag.
+HUB = (
+    "import argparse\n\n\ndef build():\n    parser = argparse.ArgumentParser()\n"
+    "    commands = parser.add_subparsers()\n"
+    "    for name in ('serve', 'download'):\n"
+    "        commands.add_parser(name).add_argument('--revision', default='main')\n"
+    "    return parser\n"
+)
 
 CASES = [
     Case(
@@ -586,6 +594,22 @@ CASES = [
         "--old-flag:",
     ),
     Case(
+        "a bare flag two subcommands share",
+        _both(
+            _write("hub.py", HUB),
+            _write(
+                CONFIG,
+                "registry: {target: 'hub:build', mode: static}\ndocs_dir: docs\npages:\n"
+                "  - {template: server_arguments.md.j2, output: reference/server_arguments.md}\n"
+                "computed_defaults: {--revision: the newest}\n",
+            ),
+        ),
+        "computed_defaults: '--revision' is an argument of several subcommands ('serve"
+        " --revision', 'download --revision') (fix: name the subcommand",
+        CONFIG,
+        "--revision: the newest",
+    ),
+    Case(
         "an unknown stability tag",
         _append(CONFIG, "stability:\n  arguments:\n    --port: experimental\n"),
         "stability: '--port': unknown tag 'experimental' (fix: use one of: stable, beta,"
@@ -638,3 +662,4 @@ def test_every_problem_of_a_manifest_is_reported_at_once(tmp_path: Path) -> None
 def test_usage_errors_exit_2(tmp_path: Path) -> None:
     assert run_cli_in_process("frobnicate").code == 2
     assert run_cli_in_process("check", "--format", "xml").code == 2
+    assert run_cli_in_process("check", "--config", "a.yaml", "--no-config").code == 2

@@ -45,6 +45,8 @@ pages:
      committed: false, options: {layout: variants, html: true}}
   - {template: platform_matrix.md.j2, output: reference/matrix.md, committed: false,
      options: {html: true}}
+  - {template: platform_support.md.j2, output: reference/ascend_plain.md, platform: ascend,
+     committed: false}
 """
 
 USER_MKDOCS = """\
@@ -64,6 +66,7 @@ nav:
       - Ascend: reference/ascend.md
       - Ascend per variant: reference/ascend_variants.md
       - Matrix: reference/matrix.md
+      - Ascend without HTML: reference/ascend_plain.md
 """
 
 USER_INDEX = """\
@@ -342,6 +345,22 @@ def test_a_matrix_reason_opens_on_a_tap(
     assert shown == [True, True, True]  # shown, inside the window, above the rows below
 
 
+def test_statuses_are_badges_without_the_html_option(browser: Any, user_site: Path) -> None:
+    """A plain GFM platform page (no `options: {html: true}`): each status cell's symbol and
+    word become its badge, the variants or the reason beside it."""
+    with serve(user_site) as url:
+        open_at(browser, url + "reference/ascend_plain/", DESKTOP)
+        cells = browser.execute_script(
+            "return Array.from(document.querySelectorAll('td.am-support')).map(td => {"
+            "  const badge = td.querySelector('.am-badge');"
+            "  return [badge ? badge.className : '', td.textContent.trim()];"
+            "});"
+        )
+    assert cells, "no status cell on the page"
+    assert all(name.startswith("am-badge am-text-badge am-") for name, _ in cells), cells
+    assert any(text.startswith("✓ Supported (") for _, text in cells)
+
+
 def test_a_flag_on_a_platform_page_leads_to_its_server_arguments_row(
     browser: Any, user_site: Path
 ) -> None:
@@ -352,13 +371,18 @@ def test_a_flag_on_a_platform_page_leads_to_its_server_arguments_row(
             "return a && [a.textContent, a.href];"
         )
         assert link is not None, "no flag links to the Server Arguments page"
-        # A reason in the status column is a status: the badge of "not applicable".
+        # The status's symbol and word become its badge; the reason stays beside it.
         status = browser.execute_script(
             "const td = document.getElementById('--quantization-param-path').closest('tr')"
-            ".querySelector('td.am-support .am-badge');"
-            "return td && [td.className, td.textContent];"
+            ".querySelector('td.am-support');"
+            "const badge = td && td.querySelector('.am-badge');"
+            "return badge && [badge.className, badge.textContent, td.textContent];"
         )
-        assert status == ["am-badge am-text-badge am-not-applicable", "– Special for GPU"]
+        assert status == [
+            "am-badge am-text-badge am-not-applicable",
+            "– Not applicable",
+            "– Not applicable (Special for GPU)",
+        ]
         flag, href = link
         assert href == f"{url}reference/server_arguments/#{flag}"
         browser.get(href)

@@ -162,3 +162,25 @@ def test_a_hidden_subcommand_removed_is_no_break(mode: Mode, tmp_path: Path) -> 
     baseline = registry_from_dict(registry_to_dict(load(old)))
     assert [(s.name, s.hidden) for s in baseline.subcommands] == [("debug", True), ("run", False)]
     assert command_line_breaks(baseline, load(new)) == []
+
+
+def test_a_typer_range_narrowed_breaks(tmp_path: Path) -> None:
+    """Typer's `min=`/`max=` is a range as Click's IntRange is (read statically: Typer itself
+    is not installed here; tests/test_typer_registry.py reads Typer live)."""
+    app = (
+        "import typer\n\napp = typer.Typer()\n\n\n@app.command()\n"
+        "def serve(workers: int = typer.Option(1, min=1, max={high})):\n    pass\n"
+    )
+    registries = []
+    for name, high in (("old", 64), ("new", 8)):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "server.py").write_text(app.format(high=high), encoding="utf-8")
+        with chdir(folder):
+            registries.append(
+                load_registry(RegistrySpec("server:app", "static", base_dir=folder, search_path=()))
+            )
+    old, new = registries
+    assert old.by_flag()["--workers"].extra["range"] == "1<=x<=64"
+    found = [(b.kind, b.name) for b in command_line_breaks(old, new)]
+    assert found == [("rejected-value", "--workers")]

@@ -277,7 +277,7 @@ def test_audit_accepts_a_computed_default_said_in_words(tmp_path: Path) -> None:
     computed = project.config.display.facts(registry, "argmatrix.yaml").computed
     argument = registry.by_flag()["--mem-fraction-static"]
     for said in ("`None`", "computed at start-up", "*Chosen from GPU memory at start-up*", "auto"):
-        assert default_agrees(said, argument, computed[argument.name]) is True, said
+        assert default_agrees(said, argument, computed[id(argument)]) is True, said
     assert default_agrees("computed at start-up", argument) is False  # not marked: a string
     page = parse_page(
         "| Argument | Description | Default |\n| --- | --- | --- |\n"

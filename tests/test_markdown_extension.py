@@ -77,7 +77,7 @@ def test_the_extension_is_found_by_its_entry_point_name(
     )
     rows = argument_tables(html)[0]
     assert [flag_of(row[0].text) for row in rows[1:]] == ["--page-size", "--loader"]
-    assert rows[1][3].text == "X2"
+    assert rows[1][3].text == "✓ Supported (X2)"
 
 
 def test_a_page_directive_renders_the_configured_page(project: Path) -> None:
@@ -191,7 +191,7 @@ def test_the_project_is_loaded_once_and_again_when_an_input_changes(
     os.utime(manifest, ns=(1, 1))  # a different time, however fast the file system's clock
     rows = argument_tables(convert(directive, config, html=False))[0]
     assert len(loads) == 2
-    assert rows[1][3].text == "X1"
+    assert rows[1][3].text == "✓ Supported (X1)"
 
 
 def test_an_edit_that_keeps_the_size_and_time_stamp_is_seen(project: Path) -> None:
@@ -206,7 +206,7 @@ def test_an_edit_that_keeps_the_size_and_time_stamp_is_seen(project: Path) -> No
     os.utime(manifest, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert manifest.stat().st_size == before.st_size
     rows = argument_tables(convert(directive, config, html=False))[0]
-    assert rows[1][3].text == "X1"
+    assert rows[1][3].text == "✓ Supported (X1)"
 
 
 def test_a_template_added_to_the_project_reloads_it(

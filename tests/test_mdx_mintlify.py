@@ -135,7 +135,11 @@ def test_the_ascend_page_has_sglangs_columns(mdx: MdxCompiler, project: Path) ->
     for table in tables:
         assert all(len(row) == len(table.header) for row in table.rows)
     rows = {row[0]: row for table in main for row in table.rows}
-    assert rows["--model-path\n--model MODEL_PATH"][1:] == ["required", "Type: str", "A2, A3"]
+    assert rows["--model-path\n--model MODEL_PATH"][1:] == [
+        "required",
+        "Type: str",
+        "✓ Supported (A2, A3)",
+    ]
     assert page(project, ASCEND_PAGE).startswith('---\ntitle: "Supported Features"\n---\n')
 
 

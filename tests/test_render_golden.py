@@ -46,13 +46,14 @@ def test_support_page_statuses(generated: Path) -> None:
     rows = {
         flag_of(row[0]): row for t in tables((generated / "npu.md").read_text()) for row in t.rows
     }
-    assert rows["--dtype"][2:] == ["auto, bfloat16", "V1, V2"]  # options narrowed; section status
-    assert rows["--backend"][2:4] == ["npu", "V2"]
+    # options narrowed; the section's status, as its symbol, its word and the variants
+    assert rows["--dtype"][2:] == ["auto, bfloat16", "✓ Supported (V1, V2)"]
+    assert rows["--backend"][2:4] == ["npu", "✓ Supported (V2)"]
     assert rows["--page-size"][1] == "128" and rows["--page-size"][4] == "Only 128 is tuned"
-    assert rows["--enable-metrics"][3] == "Special for GPU"
-    assert rows["--schedule-policy"][3] == "Planned"
-    assert rows["--log-format"][3] == "Experimental"
-    assert rows["--port"][3] == "Unverified"  # the file default
+    assert rows["--enable-metrics"][3] == "– Not applicable (Special for GPU)"
+    assert rows["--schedule-policy"][3] == "◷ Planned"
+    assert rows["--log-format"][3] == "◐ Experimental"
+    assert rows["--port"][3] == "? Unverified"  # the file default
     assert "--debug-dump" not in rows  # hidden with argparse.SUPPRESS
 
 

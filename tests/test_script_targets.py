@@ -14,7 +14,7 @@ from argmatrix.loaders.load import Mode, RegistrySpec, load_registry
 from argmatrix.model.registry import Registry
 from helpers import chdir, line_of
 
-MODES: tuple[Mode, ...] = ("live",)
+MODES: tuple[Mode, ...] = ("live", "static")
 
 
 def read(folder: Path, target: str, mode: Mode) -> Registry:

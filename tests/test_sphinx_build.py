@@ -240,9 +240,9 @@ def test_the_embedded_tables_have_the_rows_of_the_reference(site: Site) -> None:
     ]
     npu = {flag_of(row.cells[0]): row.cells[1:] for row in on_npu.rows}
     assert npu["--page-size"] == [
-        *["128", "Type: int", "TINY_PAGE_SIZE", "V1, V2", "Only 128 is tuned"]
+        *["128", "Type: int", "TINY_PAGE_SIZE", "✓ Supported (V1, V2)", "Only 128 is tuned"]
     ]
-    assert npu["--backend"] == ["cpu", "npu", "", "V2", ""]
+    assert npu["--backend"] == ["cpu", "npu", "", "✓ Supported (V2)", ""]
     assert "--warmup-prompts" not in npu  # unsupported: not in a section's table
     generated = site.page("reference/npu").tables[1]
     assert [r.cells[:5] for r in on_npu.rows] == [r.cells[:5] for r in generated.rows]
@@ -330,6 +330,7 @@ def test_a_translated_site_translates_the_table_headings(tmp_path: Path) -> None
     catalog.add("Argument", "Parameter")
     catalog.add("Server supported", "Vom Server unterstützt")
     catalog.add("Unverified", "Ungeprüft")
+    catalog.add("Supported", "Unterstützt")
     folder = root / "docs" / "locale" / "de" / "LC_MESSAGES"
     folder.mkdir(parents=True)
     with (folder / "argmatrix.mo").open("wb") as file:
@@ -342,8 +343,8 @@ def test_a_translated_site_translates_the_table_headings(tmp_path: Path) -> None
     assert embedded.header[:4] == ["Parameter", "Description", "Default", "Type / options"]
     assert on_npu.header[0] == "Parameter" and on_npu.header[4] == "Vom Server unterstützt"
     statuses = {flag_of(row.cells[0]): row.cells[4] for row in on_npu.rows}
-    assert statuses["--port"] == "Ungeprüft"  # the manifest's file default, a label
-    assert statuses["--backend"] == "V2"  # a variant's name is not a label
+    assert statuses["--port"] == "? Ungeprüft"  # the file default: symbol and translated word
+    assert statuses["--backend"] == "✓ Unterstützt (V2)"  # a variant's name is not a label
 
 
 def test_wide_directive_tables_scroll_inside_the_page(site: Site) -> None:
@@ -473,7 +474,7 @@ def test_the_directive_shows_a_section_in_the_compact_layout(tmp_path: Path) -> 
     assert result.returncode == 0, result.stderr
     compact = read_page(tmp_path / "out" / "options.html").tables[-1]
     assert compact.header == ["Argument", "Description"]
-    cells = {row.cells[0]: row.cells[1] for row in compact.rows}
+    cells = {flag_of(row.cells[0]): row.cells[1] for row in compact.rows}
     # The help, then its facts: a paragraph each (the reader here joins their text).
     assert cells["--page-size"] == (
         "Tokens per KV-cache page | must be a power of two."

@@ -172,7 +172,9 @@ def test_support_table_keeps_its_shape_with_any_note_or_reason(note: str, reason
     assert len(found) == 1
     width = len(found[0].header)
     assert all(len(row) == width for row in found[0].rows)
-    assert _WS.sub(" ", found[0].rows[1][3]).strip() == expected_text(reason)
+    # the status's symbol and word, the reason beside it (never instead of it)
+    expected = f"– Not applicable ({expected_text(reason)})"
+    assert _WS.sub(" ", found[0].rows[1][3]).strip() == expected
     # (and the usage in a <pre> block of references, where a fence would keep `{#` as written)
     ours = ("<a id=", "</a>", "<br", '<pre><code class="language-console">')
     assert [h for h in html_inline(page) if not h.startswith(ours)] == []

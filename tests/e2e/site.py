@@ -35,11 +35,29 @@ class Build:
         return [line for line in self.output.splitlines() if line.startswith("WARNING")]
 
 
-def build_site(mkdocs_yml: Path, site_dir: Path, strict: bool = True) -> Build:
-    """`mkdocs build` in a subprocess, as a user runs it (from the folder of mkdocs.yml)."""
+# The repository's own site is built where `make docs` builds it: the docs environment, which has
+# vLLM without torch for the vLLM showcase (`make docs-env`).
+DOCS_PYTHON = ROOT / ".cache" / "docs" / "bin" / "python"
+
+
+def docs_python() -> Path:
+    if not DOCS_PYTHON.exists():
+        raise AssertionError(
+            f"no docs environment at {DOCS_PYTHON.parent.parent}: the repository's site reads"
+            " vLLM there (fix: run `make docs-env`)"
+        )
+    return DOCS_PYTHON
+
+
+def build_site(
+    mkdocs_yml: Path, site_dir: Path, strict: bool = True, python: Path | None = None
+) -> Build:
+    """`mkdocs build` in a subprocess, as a user runs it (from the folder of mkdocs.yml), with
+    this Python or `python`."""
     docs = mkdocs_yml.parent / "docs"
     before = tree(docs)
-    command = [sys.executable, "-m", "mkdocs", "build", "-f", str(mkdocs_yml), "-d", str(site_dir)]
+    command = [str(python or sys.executable), "-m", "mkdocs", "build", "-f", str(mkdocs_yml)]
+    command += ["-d", str(site_dir)]
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "NO_COLOR": "1"}
     result = subprocess.run(
         command + (["--strict"] if strict else []),
@@ -94,9 +112,14 @@ def showcase_zensical_site() -> Build:
     ignores the MkDocs plugin: the showcase pages are generated first, as `make docs` does, the
     stylesheet and script are copied from the package, and the directives of the hand-written
     pages are expanded by the Python-Markdown extension."""
-    for config in ("argmatrix.yaml", "showcase/sglang-0.5.23/argmatrix.yaml"):
+    for python, config in (
+        (sys.executable, "argmatrix.yaml"),
+        (sys.executable, "showcase/sglang-0.5.23/argmatrix.yaml"),
+        (docs_python(), "showcase/vllm-0.33/argmatrix.yaml"),  # vLLM is installed there
+        (docs_python(), "showcase/vllm-0.33/cli.yaml"),
+    ):
         subprocess.run(
-            [sys.executable, "-m", "argmatrix", "generate", "--config", config],
+            [str(python), "-m", "argmatrix", "generate", "--config", config],
             cwd=ROOT,
             capture_output=True,
             check=True,
@@ -118,10 +141,11 @@ def showcase_zensical_site() -> Build:
 
 @functools.cache
 def showcase_site() -> Build:
-    """The repository's own site (the tool's docs and the sglang showcase), built once."""
+    """The repository's own site (the tool's docs, the sglang and vLLM showcases), built once,
+    in the docs environment as `make docs` builds it."""
     site = Path(tempfile.mkdtemp(prefix="argmatrix-site-"))
     atexit.register(shutil.rmtree, site, True)
-    return build_site(ROOT / "mkdocs.yml", site)
+    return build_site(ROOT / "mkdocs.yml", site, python=docs_python())
 
 
 def copy_hostile_project(target: Path) -> Path:

@@ -7,9 +7,11 @@ registry, exactly as vLLM built it. Nothing of argmatrix is imported here. The t
 libraries vLLM imports lazily and this environment does not install (xgrammar, llguidance) are
 empty modules whose every attribute is a class: building the parser never uses them.
 
-Usage: python vllm_serve_parser.py [--help-texts] -- WORD...   (the words after `vllm`)
+Usage: python vllm_serve_parser.py [--help-texts] [--all] -- WORD...   (the words after `vllm`)
 With --help-texts, vLLM's argument helpers are imported under `vllm serve --help` (vLLM writes its
 help texts only when --help is on the command line at that moment) before the command line is set.
+With --all, every parser of the command line is dumped, keyed by its subcommands' words ("" for
+`vllm` itself, "bench latency", ...), instead of `serve`'s alone.
 """
 
 from __future__ import annotations
@@ -138,8 +140,30 @@ def main() -> None:
         top = captured.parser
     else:
         raise SystemExit("vLLM's main() never parsed its command line")
-    subparsers = next(a for a in top._actions if isinstance(a, argparse._SubParsersAction))
-    json.dump(dump(subparsers.choices["serve"]), sys.__stdout__)
+    if "--all" in options:
+        json.dump({" ".join(words): dump(p) for words, p in every_parser(top, ())}, sys.__stdout__)
+        return
+    json.dump(dump(subcommands(top)["serve"]), sys.__stdout__)
+
+
+def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """A parser's subcommands by name (aliases left out), in the order they were added."""
+    found: dict[str, argparse.ArgumentParser] = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():  # a name first, then its aliases
+                if all(sub is not seen for seen in found.values()):
+                    found[name] = sub
+    return found
+
+
+def every_parser(
+    parser: argparse.ArgumentParser, words: tuple[str, ...]
+) -> list[tuple[tuple[str, ...], argparse.ArgumentParser]]:
+    found = [(words, parser)]
+    for name, sub in subcommands(parser).items():
+        found += every_parser(sub, (*words, name))
+    return found
 
 
 if __name__ == "__main__":

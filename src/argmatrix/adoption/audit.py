@@ -96,9 +96,9 @@ def audit_file(path: Path, options: SourceOptions) -> AuditReport:
 
 
 def audit_page(
-    page: ArgumentPage, registry: Registry, computed: Mapping[str, str] | None = None
+    page: ArgumentPage, registry: Registry, computed: Mapping[int, str] | None = None
 ) -> AuditReport:
-    """`computed`: defaults computed at run time (argument name -> the configuration's text,
+    """`computed`: defaults computed at run time (id(argument) -> the configuration's text,
     `computed_defaults:`), which a page may say in words instead of the registry's value."""
     flags = RegistryFlags.of(registry)
     findings: list[Finding] = []
@@ -137,7 +137,7 @@ def coverage_value_findings(project: Project) -> list[Finding]:
             if argument is None or argument.name in seen or row.broken:
                 continue  # a misshapen row is the coverage check's own finding
             seen.add(argument.name)
-            for finding in value_findings(page, row, argument, computed.get(argument.name)):
+            for finding in value_findings(page, row, argument, computed.get(id(argument))):
                 if finding.kind in kinds:
                     found.append(finding)
     return found
@@ -154,7 +154,7 @@ def _row_findings(
     row: ArgumentRow,
     flags: RegistryFlags,
     first_line: dict[str, int],
-    computed: Mapping[str, str],
+    computed: Mapping[int, str],
 ) -> list[Finding]:
     found = flags.resolve(row)
     key = found.key()
@@ -171,7 +171,7 @@ def _row_findings(
     if argument is None or registry_kind(argument) is None:
         findings.extend(self_contradicting_type(page, row))
     if argument is not None:
-        findings.extend(value_findings(page, row, argument, computed.get(argument.name)))
+        findings.extend(value_findings(page, row, argument, computed.get(id(argument))))
     return findings
 
 

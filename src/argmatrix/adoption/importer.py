@@ -42,6 +42,7 @@ from argmatrix.errors import ArgmatrixError, Problem
 from argmatrix.manifests.load import PLATFORM_NAME, Problems, parse_manifest
 from argmatrix.manifests.resolve import in_choices
 from argmatrix.model.findings import closest
+from argmatrix.model.platform import STATUS_ICONS, STATUS_LABELS
 from argmatrix.model.registry import Argument, Registry
 from argmatrix.model.values import value_text
 from argmatrix.project import SourceOptions, load_registry_only
@@ -128,6 +129,9 @@ def status_of_cell(text: str) -> tuple[Entry | None, tuple[str, ...]]:
     gathered from the page.
     """
     cleaned = " ".join(text.split())
+    own = _own_status(cleaned)
+    if own is not None:
+        return own
     key = cleaned.lower()
     if key in _STATUS_WORDS:
         return _plain_status(_STATUS_WORDS[key]), ()
@@ -143,6 +147,26 @@ def status_of_cell(text: str) -> tuple[Entry | None, tuple[str, ...]]:
     if variants:
         return Entry("supported", variants), variants
     return None, ()
+
+
+# argmatrix's own status cells: a symbol and a word, then the variants or the reason.
+_OWN_STATUS = {f"{STATUS_ICONS[k]} {label}": k for k, label in STATUS_LABELS.items()}
+
+
+def _own_status(cleaned: str) -> tuple[Entry | None, tuple[str, ...]] | None:
+    """A status cell as argmatrix writes it (`✓ Supported (A2, A3)`, `✗ Not supported (No
+    CUDA graphs)`), or None when the cell is not one."""
+    for word, status in _OWN_STATUS.items():
+        if cleaned != word and not cleaned.startswith(word + " ("):
+            continue
+        detail = cleaned[len(word) + 2 : -1] if cleaned != word else ""
+        if status in ("supported", "experimental"):
+            variants = _variant_names(detail) if detail else ()
+            return Entry(status, variants or None), variants
+        if status in ("unsupported", "not-applicable") and detail:
+            return Entry(status, reason=detail), ()
+        return _plain_status("unverified" if status == "unclassified" else status), ()
+    return None
 
 
 def _plain_status(status: str) -> Entry | None:

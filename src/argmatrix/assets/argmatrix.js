@@ -300,40 +300,38 @@
     });
   }
 
-  // A status page's "Server supported" cells are text: a status ("Planned"), the variants that
-  // support the argument ("A2, A3"), or a reason ("Special for GPU": not applicable). With the
-  // platform's variants (a hidden marker the page carries), each becomes the badge of its status,
-  // with the symbols of the matrix (STATUS_ICONS in argmatrix/model/platform.py).
-  var STATUS_OF_LABEL = {"Supported": "supported", "Experimental": "experimental",
-    "Planned": "planned", "Not supported": "unsupported", "Not applicable": "not-applicable",
-    "Unverified": "unverified", "Not classified": "unclassified"};
-  var ICONS = {"supported": "\u2713", "experimental": "\u25d0", "planned": "\u25f7",
-    "unsupported": "\u2717", "not-applicable": "\u2013", "unverified": "?",
-    "unclassified": "\u25cb"};
-
-  function statusOfText(text, variants) {
-    if (STATUS_OF_LABEL.hasOwnProperty(text)) return STATUS_OF_LABEL[text];
-    if (/^Experimental \(.*\)$/.test(text)) return "experimental";
-    var named = text.split(",").map(function (name) { return name.trim(); });
-    var all = named.every(function (name) { return variants.indexOf(name) !== -1; });
-    return all ? "supported" : "not-applicable";
-  }
+  // A status page's "Server supported" cells are text a reader reads without this script: the
+  // status's symbol and word ("✓ Supported", STATUS_ICONS and STATUS_LABELS in
+  // argmatrix/model/platform.py), then in parentheses the variants that support it or the reason
+  // it is not supported. Each symbol and word becomes the badge of its status; what follows stays
+  // text beside it.
+  var STATUS_OF_ICON = {"\u2713": "supported", "\u25d0": "experimental", "\u25f7": "planned",
+    "\u2717": "unsupported", "\u2013": "not-applicable", "?": "unverified",
+    "\u25cb": "unclassified"};
+  var LABELS = {"supported": "Supported", "experimental": "Experimental", "planned": "Planned",
+    "unsupported": "Not supported", "not-applicable": "Not applicable",
+    "unverified": "Unverified", "unclassified": "Not classified"};
 
   function badgeStatusCells() {
-    var marker = document.querySelector("[data-am-variants]");
-    if (!marker) return;
-    var variants = marker.textContent.split(",").map(function (name) { return name.trim(); })
-      .filter(Boolean);
     document.querySelectorAll("table[data-am-arguments] td.am-support").forEach(function (cell) {
       if (cell.children.length || cell.getAttribute("data-am-label") !== "Server supported") return;
       var text = cell.textContent.trim();
-      if (!text) return;
-      var status = statusOfText(text, variants);
+      var status = STATUS_OF_ICON[text.charAt(0)];
+      if (!status) return;
+      var word = text.charAt(0) + " " + LABELS[status];
+      if (text.indexOf(word) !== 0) return;
       var badge = document.createElement("span");
       badge.className = "am-badge am-text-badge am-" + status;
-      badge.textContent = ICONS[status] + " " + text;
+      badge.textContent = word;
       cell.textContent = "";
       cell.appendChild(badge);
+      var rest = text.slice(word.length).trim();
+      if (rest) {
+        var detail = document.createElement("span");
+        detail.className = "am-detail";
+        detail.textContent = " " + rest;
+        cell.appendChild(detail);
+      }
     });
   }
 

@@ -40,7 +40,7 @@ import math
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from argmatrix.config import Accepted, CompatibilitySpec, Config
@@ -84,6 +84,14 @@ def compatibility_findings(project: Project) -> list[Finding]:
     config = project.config
     spec = config.compatibility
     baseline = read_baseline(config, spec) if spec is not None else None
+    if config.stability is not None:  # bare flags of a subcommand's argument as check names it
+        where = str(config.file)
+        config = replace(
+            config,
+            display=replace(
+                config.display, stability=config.stability.canonical(project.registry, where)
+            ),
+        )
     check_stability(config, project.registry, baseline)
     if spec is None or baseline is None:
         return []
@@ -126,7 +134,8 @@ def _held(found: Break, config: Config) -> bool:
     """Whether the gate holds this argument to the baseline: every one, or with `stability:`
     only the stable ones."""
     stability = config.stability
-    return stability is None or stability.holds(found.spellings, found.section)
+    scope = found.name.rsplit(" ", 1)[0] + " " if " " in found.name else ""
+    return stability is None or stability.holds(found.spellings, found.section, scope)
 
 
 def _finding(found: Break, config: Config, spec: CompatibilitySpec) -> Finding:
@@ -192,7 +201,7 @@ def _unknown(name: str, line: int | None, known: set[str], what: str, config: Co
 def _names(registry: Registry, prefix: str = "") -> tuple[set[str], set[str]]:
     """Every name `check` gives an argument or subcommand, and every section's title."""
     names: set[str] = set()
-    sections: set[str] = set(registry.sections)
+    sections: set[str] = {*registry.sections, *(prefix + s for s in registry.sections)}
     for argument in registry.arguments:
         names.update(_spellings(argument, prefix))
     for sub in registry.subcommands:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from argmatrix._runtime.files import read_page
 from argmatrix.model.findings import Finding
+from argmatrix.model.spelling import scopes
 from argmatrix.project import Project
 
 if TYPE_CHECKING:  # rendering (and Jinja2) is imported when a page is rendered
@@ -117,19 +118,21 @@ def unclassified(project: Project, name: str) -> list[Finding]:
         return []
     by_argument = resolved.by_argument
     found = []
-    for argument in project.registry.arguments:
-        if argument.hidden or by_argument[argument.name].origin != "none":
-            continue
-        found.append(
-            Finding(
-                "unclassified-argument",
-                f"{argument.name} has no status on platform {name!r}",
-                flag=argument.name,
-                platform=name,
-                file=platform.file,
-                line=None,
-                fix=f"add '{argument.name}: <status>' under 'arguments:' (or a section entry,"
-                " or a file 'default:')",
+    for scope in scopes(project.registry):  # a subcommand's arguments too: `serve --port`
+        for argument in scope.registry.arguments:
+            spelled = scope.words + argument.name
+            if argument.hidden or by_argument[spelled].origin != "none":
+                continue
+            found.append(
+                Finding(
+                    "unclassified-argument",
+                    f"{spelled} has no status on platform {name!r}",
+                    flag=spelled,
+                    platform=name,
+                    file=platform.file,
+                    line=None,
+                    fix=f"add '{spelled}: <status>' under 'arguments:' (or a section entry,"
+                    " or a file 'default:')",
+                )
             )
-        )
     return found

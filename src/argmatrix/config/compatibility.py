@@ -9,14 +9,16 @@ problem one located line.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from argmatrix._runtime.files import within
 from argmatrix._runtime.yamlfile import line_of
 from argmatrix.config.fields import _shown, _unknown_keys
-from argmatrix.errors import Problem, has_control
+from argmatrix.errors import ArgmatrixError, Problem, has_control
+from argmatrix.model.registry import Registry
+from argmatrix.model.spelling import find_argument
 
 COMPATIBILITY_KEYS = ("baseline", "accept")
 STABILITY_KEYS = ("default", "sections", "arguments")
@@ -75,19 +77,43 @@ class Stability:
     arguments: tuple[Tagged, ...] = ()
     line: int | None = None
 
-    def tag_of(self, names: tuple[str, ...], section: str | None) -> str:
-        """The tag of an argument known by `names` (its spellings, as `check` names them)."""
+    def tag_of(self, names: tuple[str, ...], section: str | None, scope: str = "") -> str:
+        """The tag of an argument known by `names` (its spellings, as `check` names them:
+        `serve --port`), in `section` of the subcommand `scope` (`serve `): its own entry, else
+        its section's (`serve LoRA`, or the title alone for that section of every command)."""
         for entry in self.arguments:
             if entry.name in names:
                 return entry.tag
         for entry in self.sections:
-            if entry.name == section:
+            if section is not None and entry.name in (scope + section, section):
                 return entry.tag
         return self.default
 
-    def holds(self, names: tuple[str, ...], section: str | None) -> bool:
+    def holds(self, names: tuple[str, ...], section: str | None, scope: str = "") -> bool:
         """Whether the compatibility check holds the argument to the baseline: stable ones."""
-        return self.tag_of(names, section) == GATED
+        return self.tag_of(names, section, scope) == GATED
+
+    def canonical(self, registry: Registry, where: str) -> Stability:
+        """The entries as `check` names the arguments: a bare flag of one subcommand's argument
+        becomes its spelling (`--lora-rank` -> `serve --lora-rank`); one several subcommands
+        have is an error naming each spelling. A name the registry lacks is left for the check
+        (it may be the baseline's)."""
+        arguments = []
+        for entry in self.arguments:
+            found = find_argument(registry, entry.name)
+            if found.ambiguous:
+                spellings = ", ".join(repr(s) for s in found.ambiguous)
+                raise ArgmatrixError.at(
+                    f"stability: {entry.name!r} is an argument of several subcommands"
+                    f" ({spellings})",
+                    file=where,
+                    line=entry.line,
+                    fix=f"name the subcommand: write {found.ambiguous[0]!r} or another of them",
+                )
+            if found.argument is not None and found.scope and " " not in entry.name.strip():
+                entry = replace(entry, name=found.scope + entry.name.strip())
+            arguments.append(entry)
+        return replace(self, arguments=tuple(arguments))
 
 
 # ------------------------------------------------------------------ checks.compatibility

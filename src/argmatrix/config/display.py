@@ -14,6 +14,7 @@ from argmatrix.config.fields import _shown, _unknown_keys
 from argmatrix.errors import ArgmatrixError, Problem, has_control
 from argmatrix.model.findings import closest
 from argmatrix.model.registry import Argument, FromEnvironment, Registry
+from argmatrix.model.spelling import argument_spellings, find_argument
 
 ENVIRONMENT_KEYS = ("keyword", "prefix", "arguments")
 
@@ -37,11 +38,11 @@ class Environment:
     prefix: str | None = None
     arguments: tuple[Named, ...] = ()
 
-    def variable_of(self, argument: Argument, named: Mapping[str, str] | None = None) -> str:
+    def variable_of(self, argument: Argument, named: Mapping[int, str] | None = None) -> str:
         """The argument's environment variable, "" when it has none. `named`: `arguments`
-        keyed by the argument's canonical name (`Display.by_name` resolves aliases)."""
-        if named and argument.name in named:
-            return named[argument.name]
+        keyed by the argument's identity (`Display.facts` resolves their spellings)."""
+        if named and id(argument) in named:
+            return named[id(argument)]
         if self.keyword is not None:
             value = argument.extra.get(self.keyword)
             if isinstance(value, str) and value.strip():
@@ -88,35 +89,25 @@ class Display:
         )
 
     def facts(self, registry: Registry, where: str) -> DisplayFacts:
-        """The configuration's flags resolved against the registry (its subcommands' too);
-        a flag the registry does not have stops here, at its line."""
-        index: dict[str, Argument] = {}
-        for each in _registries(registry):
-            for flag, argument in each.by_flag().items():
-                index.setdefault(flag, argument)
+        """The configuration's flags resolved against the registry (its subcommands' too:
+        `serve --revision`, see `model.spelling`); a flag the registry does not have, or a bare
+        flag several subcommands have, stops here, at its line."""
 
-        def by_name(named: tuple[Named, ...], key: str) -> dict[str, str]:
-            found = {}
-            for entry in named:
-                argument = index.get(entry.flag)
-                if argument is None:
-                    raise ArgmatrixError.at(
-                        f"{key}: {entry.flag!r} is not an argument of the registry",
-                        file=where,
-                        line=entry.line,
-                        fix="write a flag the registry has, as argparse spells it, or drop it",
-                    )
-                found[argument.name] = entry.text
-            return found
+        def by_argument(named: tuple[Named, ...], key: str) -> dict[int, str]:
+            return {
+                id(argument): entry.text
+                for entry, argument in resolved(registry, named, key, where)
+            }
 
         self._check_section_titles(registry, where)
+        stability = self.stability.canonical(registry, where) if self.stability else None
         return DisplayFacts(
             self,
-            by_name(self.environment.arguments, "environment: arguments"),
-            by_name(self.computed, "computed_defaults"),
-            _tags(registry, self.stability) if self.stability else {},
-            by_name(self.computed_help, "computed"),
-            by_name(self.computed_choices, "computed"),
+            by_argument(self.environment.arguments, "environment: arguments"),
+            by_argument(self.computed, "computed_defaults"),
+            _tags(registry, stability) if stability else {},
+            by_argument(self.computed_help, "computed"),
+            by_argument(self.computed_choices, "computed"),
         )
 
     def configured(self) -> set[tuple[str, str]]:
@@ -150,22 +141,23 @@ class Display:
 
 
 class DisplayFacts(NamedTuple):
-    """`Display` resolved against one registry: keyed by each argument's canonical name."""
+    """`Display` resolved against one registry: keyed by each argument's identity (`serve
+    --port` and `bench --port` are two arguments)."""
 
     display: Display
-    variables: dict[str, str]
-    computed: dict[str, str]
+    variables: dict[int, str]
+    computed: dict[int, str]
     stability: dict[int, str]  # id(argument) -> its stability tag, with `stability:`
-    help_texts: dict[str, str] = {}  # noqa: RUF012 (a NamedTuple's default, never changed)
-    choices_texts: dict[str, str] = {}  # noqa: RUF012
+    help_texts: dict[int, str] = {}  # noqa: RUF012 (a NamedTuple's default, never changed)
+    choices_texts: dict[int, str] = {}  # noqa: RUF012
 
     def help_of(self, argument: Argument) -> str | None:
         """The configuration's text for a help computed at run time (`computed:`), or None."""
-        return self.help_texts.get(argument.name)
+        return self.help_texts.get(id(argument))
 
     def choices_of(self, argument: Argument) -> str | None:
         """The configuration's text for choices computed at run time (`computed:`), or None."""
-        return self.choices_texts.get(argument.name)
+        return self.choices_texts.get(id(argument))
 
     def stability_of(self, argument: Argument) -> str:
         """The argument's stability tag; "" when the configuration gives none."""
@@ -175,7 +167,7 @@ class DisplayFacts(NamedTuple):
         return self.display.environment.variable_of(argument, self.variables)
 
     def computed_of(self, argument: Argument) -> str | None:
-        return self.computed.get(argument.name)
+        return self.computed.get(id(argument))
 
     @property
     def types(self) -> dict[str, str]:
@@ -185,12 +177,54 @@ class DisplayFacts(NamedTuple):
 def _tags(registry: Registry, stability: Stability, prefix: str = "") -> dict[int, str]:
     """Each argument's tag, its names prefixed with its subcommands (`serve --port`)."""
     tags = {
-        id(a): stability.tag_of(tuple(f"{prefix}{f}" for f in a.flags or (a.dest,)), a.section)
+        id(a): stability.tag_of(
+            tuple(f"{prefix}{f}" for f in a.flags or (a.dest,)), a.section, prefix
+        )
         for a in registry.arguments
     }
     for sub in registry.subcommands:
         tags.update(_tags(sub.registry, stability, f"{prefix}{sub.name} "))
     return tags
+
+
+def resolved(
+    registry: Registry, named: tuple[Named, ...], key: str, where: str
+) -> list[tuple[Named, Argument]]:
+    """Each entry with the argument its flag names (`model.spelling`): a flag that names none,
+    or a bare flag several subcommands have, is an error at the entry's line."""
+    found = []
+    for entry in named:
+        argument = spelled_argument(registry, entry.flag, f"{key}: ", where, entry.line)
+        found.append((entry, argument))
+    return found
+
+
+def spelled_argument(
+    registry: Registry, spelled: str, context: str, where: str, line: int | None
+) -> Argument:
+    """The argument `spelled` names in the registry, or a located error: it names none (with
+    the nearest spelling), or it is a bare flag of several subcommands (with every spelling)."""
+    found = find_argument(registry, spelled)
+    if found.argument is not None:
+        return found.argument
+    if found.ambiguous:
+        spellings = ", ".join(repr(s) for s in found.ambiguous)
+        raise ArgmatrixError.at(
+            f"{context}{spelled!r} is an argument of several subcommands ({spellings})",
+            file=where,
+            line=line,
+            fix=f"name the subcommand: write {found.ambiguous[0]!r} or another of them",
+        )
+    near = closest(spelled, argument_spellings(registry))
+    raise ArgmatrixError.at(
+        f"{context}{spelled!r} is not an argument of the registry",
+        file=where,
+        line=line,
+        fix=f"did you mean {near!r}?"
+        if near
+        else "write a flag the registry has, as argparse spells it (a subcommand's as"
+        " 'serve --flag'), or drop it",
+    )
 
 
 def _registries(registry: Registry) -> list[Registry]:

@@ -66,14 +66,22 @@ from argmatrix._runtime.writer import write_all
 from argmatrix.errors import ArgmatrixError, printable
 from argmatrix.integrations.assets import SCRIPT, SPHINX_STYLESHEET, STYLESHEET, assets_folder
 from argmatrix.integrations.common import load_engine_project, watched_paths
-from argmatrix.model.platform import STATUS_LABELS
+from argmatrix.model.platform import STATUS_ICONS, STATUS_LABELS
+from argmatrix.model.spelling import find_section, section_spellings
 from argmatrix.project import Project
 from argmatrix.render.formats import OutputFormat
 from argmatrix.render.formats import tree as tree_cells
 from argmatrix.render.formats.myst import ENVVAR_ROLE, ROLE
 from argmatrix.render.formats.shared import CODE, LINK, flag_names
 from argmatrix.render.tables import SERVER_LAYOUTS, Column, Table, TableLayouts
-from argmatrix.render.views import SUPPORT_LAYOUTS, Cells, Row, SectionView, server_page
+from argmatrix.render.views import (
+    SUPPORT_LAYOUTS,
+    Cells,
+    Row,
+    SectionView,
+    sections_of,
+    server_page,
+)
 from argmatrix.render.views import support_page as build_support_page
 
 CATALOG = "argmatrix"
@@ -464,10 +472,14 @@ class ArgmatrixDirective(SphinxDirective):
                 self.env.note_dependency(str(path))
         section = self.options.get("section")
         registry = project.registry
-        if not section or section not in registry.sections:
+        found = find_section(registry, section) if section else None
+        if found is None:
             shown = f"unknown section {section!r}" if section else "no :section: given"
-            self._warn(f"{shown} (fix: use a registry section: {', '.join(registry.sections)})")
+            known = ", ".join(section_spellings(registry))
+            self._warn(f"{shown} (fix: use a registry section: {known})")
             return []
+        scope, title = found
+        code = _TREE.FILTERS["code"]
         platform = self.options.get("platform")
         config = project.config
         cells = Cells(_TREE, config.display.facts(registry, str(config.file or "argmatrix.yaml")))
@@ -477,7 +489,8 @@ class ArgmatrixDirective(SphinxDirective):
                 shown = ", ".join(SERVER_LAYOUTS)
                 self._warn(f"unknown layout {layout!r} (fix: use one of: {shown})")
                 return []
-            views = [s for s in server_page(registry, cells).sections if _of(s, section)]
+            server = server_page(registry, cells)
+            views = [s for s in sections_of(server, scope.words, code) if _of(s, title)]
             return [self._table(_LAYOUTS.server(views[0].rows, layout=layout))] if views else []
         if platform not in project.resolved:
             known = ", ".join(sorted(project.resolved)) or "no manifests loaded"
@@ -488,7 +501,7 @@ class ArgmatrixDirective(SphinxDirective):
             self._warn(f"unknown layout {layout!r} (fix: use one of: {', '.join(SUPPORT_LAYOUTS)})")
             return []
         page = build_support_page(registry, project.resolved[platform], layout, cells=cells)
-        views = [s for s in page.sections if _of(s, section)]
+        views = [s for s in sections_of(page, scope.words, code) if _of(s, title)]
         return [self._table(_LAYOUTS.support(views[0], page))] if views else []
 
     def _flags(self, row: Row, table_row: nodes.row) -> nodes.paragraph:
@@ -562,7 +575,18 @@ _LABELS = frozenset({*STATUS_LABELS.values(), "required"})
 
 
 def _label(text: str) -> str:
-    return str(_(text)) if text in _LABELS else text
+    """A label cell translated: a label, or a status's symbol and word (`✓ Supported (A2)`),
+    whose word is translated and what follows kept."""
+    if text in _LABELS:
+        return str(_(text))
+    icon, _space, rest = text.partition(" ")
+    for label in STATUS_LABELS.values():
+        if icon in _ICONS and (rest == label or rest.startswith(label + " (")):
+            return f"{icon} {_(label)}{rest[len(label) :]}"
+    return text
+
+
+_ICONS = frozenset(STATUS_ICONS.values())
 
 
 def _of(section: SectionView, name: str) -> bool:

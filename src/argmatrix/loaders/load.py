@@ -138,12 +138,14 @@ def said_diagnostics(
         return list(registry.diagnostics)
     # As static reading says a value kept as source text (loaders/static/replay.py,
     # report_unevaluated): "--flag: help kept as source text: ...", under any of its flags.
-    index = registry.by_flag()
+    from argmatrix.model.spelling import find_argument
+
+    found = [(find_argument(registry, name).argument, field) for name, field in configured]
     hidden = tuple(
         f"{flag}: {field} kept as source text"
-        for name, field in configured
-        if name in index
-        for flag in index[name].flags
+        for argument, field in found
+        if argument is not None
+        for flag in argument.flags
     )
     return [
         d

@@ -28,11 +28,12 @@ import jinja2
 from argmatrix._runtime.files import read_page
 from argmatrix.config import PageSpec
 from argmatrix.errors import ArgmatrixError
+from argmatrix.model.spelling import find_section, section_spellings
 from argmatrix.render.environment import render_template
 from argmatrix.render.formats import FORMATS, OutputFormat
 from argmatrix.render.formats import markdown as _markdown
 from argmatrix.render.tables import SERVER_LAYOUTS
-from argmatrix.render.views import Cells, page_context, support_page
+from argmatrix.render.views import Cells, page_context, sections_of, support_page
 
 # The Markdown markers (each format's are in its module: `REGION`).
 BEGIN = _markdown.REGION.begin
@@ -87,13 +88,16 @@ def fragment(
         whole = render_template(env, template, context, where, line)
         return output_format.embedded(whole).rstrip("\n")
     registry = context["registry"]
-    if section not in registry.sections:
+    found = find_section(registry, section)
+    if found is None:
         raise ArgmatrixError.at(
             f"unknown section {section!r}",
             file=where,
             line=line,
-            fix=f"use a registry section: {', '.join(registry.sections)}",
+            fix=f"use a registry section: {', '.join(section_spellings(registry))}",
         )
+    scope, title = found
+    code = output_format.FILTERS["code"]
     platform_name = attrs.get("platform") or (
         context["platform"].platform.name if "platform" in context else None
     )
@@ -101,7 +105,11 @@ def fragment(
     html = _html_option(macros, context)
     if platform_name is None:
         shape = _server_layout(macros, context, attrs, where, line)
-        views = [s for s in context["server"].sections if s.rows[0].argument.section == section]
+        views = [
+            s
+            for s in sections_of(context["server"], scope.words, code)
+            if s.rows[0].argument.section == title
+        ]
         if not views:
             return ""
         return str(macros.server_table(views[0].rows, **html, **shape)).strip("\n")
@@ -120,7 +128,7 @@ def fragment(
         layout,
         cells=Cells(output_format, context.get("display")),
     )
-    views = [s for s in page.sections if s.rows[0].argument.section == section]
+    views = [s for s in sections_of(page, scope.words, code) if s.rows[0].argument.section == title]
     return str(macros.support_table(views[0], page, **html)).strip("\n") if views else ""
 
 

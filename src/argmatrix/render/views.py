@@ -36,6 +36,7 @@ from argmatrix.model.registry import (
     Subcommand,
     Unevaluated,
 )
+from argmatrix.model.spelling import scopes
 from argmatrix.model.usage import exclusive_peers, program_name, usage_text, value_form
 from argmatrix.render.formats import FORMATS, OutputFormat
 from argmatrix.render.formats.shared import anchor, flag_names, shaped_paragraphs
@@ -106,6 +107,9 @@ class SectionView:
     # A subcommand's section: the commands (names as written) whose section is the same, title
     # and rows, this one's included.
     shared_by: tuple[str, ...] = ()
+    # Shared by several commands: the anchor of the one table that shows it (its title's, with
+    # "-2", "-3"... after another shared section of the same title but other rows).
+    shared_anchor: str = ""
 
 
 @dataclass(frozen=True)
@@ -139,6 +143,15 @@ class ServerPage:
 
 
 @dataclass(frozen=True)
+class SupportSubcommand:
+    """A subcommand on a platform's page: its words (`serve`, `serve api_server`, as code) and
+    its sections, every row in them (its arguments not supported too, with their reason)."""
+
+    name: str
+    sections: tuple[SectionView, ...]
+
+
+@dataclass(frozen=True)
 class SupportPage:
     title: str
     platform: str
@@ -148,6 +161,7 @@ class SupportPage:
     not_supported: tuple[ReasonGroup, ...]
     description: str = ""
     counts: dict[str, int] = field(default_factory=dict)
+    subcommands: tuple[SupportSubcommand, ...] = ()
 
 
 def replacement_of(argument: Argument, registry: Registry) -> str:
@@ -183,38 +197,42 @@ class Cells:
             cached = self._sections[id(registry)] = (registry, by_section(registry, titles))
         return cached[1]
 
-    def section_rows(self, registry: Registry) -> dict[str, list[Row]]:
-        """The rows of `sections`, top-level scope."""
+    def section_rows(self, registry: Registry, scope: str = "") -> dict[str, list[Row]]:
+        """The rows of `sections`; `scope` prefixes their anchors (a subcommand's)."""
         cached = self._section_rows.get(id(registry))
         if cached is None or cached[0] is not registry:
             rows = {
-                title: [self.row(a, "", registry) for a in arguments]
+                title: [self.row(a, scope, registry) for a in arguments]
                 for title, arguments in self.sections(registry).items()
             }
             cached = self._section_rows[id(registry)] = (registry, rows)
         return cached[1]
 
-    def support_parts(self, registry: Registry) -> dict[str, list[RowParts]]:
+    def support_parts(self, registry: Registry, words: str = "") -> dict[str, list[RowParts]]:
         """The rows of `section_rows` cut where a platform's cells go, once per render for every
-        platform's page (`support_page`)."""
+        platform's page (`support_page`); `words`: a subcommand's (`serve `), which its
+        arguments' spellings (a platform's keys) start with."""
         cached = self._support_parts.get(id(registry))
         if cached is None or cached[0] is not registry:
+            scope = "".join(anchor(word) for word in words.split())  # as `server_page` makes it
             parts = {
                 title: [
-                    RowParts(row.argument.name, row, row[:_PLATFORM], row[_REPLACEMENT:])
+                    RowParts(words + row.argument.name, row, row[:_PLATFORM], row[_REPLACEMENT:])
                     for row in rows
                 ]
-                for title, rows in self.section_rows(registry).items()
+                for title, rows in self.section_rows(registry, scope).items()
             }
             cached = self._support_parts[id(registry)] = (registry, parts)
         return cached[1]
 
-    def unscoped(self, row: Row) -> Row:
-        """A subcommand's row as the top command's: its anchor without the subcommand's."""
+    def unscoped(self, row: Row, scope: str = "") -> Row:
+        """A subcommand's row as the top command's: its anchor without the subcommand's (with
+        `scope`, under that one instead: `bench` for a row the commands of `vllm bench` share)."""
         argument = row.argument
         value = self._values.get(id(argument), "")
         return row._replace(
-            anchor=anchor(argument.name), flags=self.format.flags_cell(argument, "", value)
+            anchor=scoped_anchor(scope, argument.name),
+            flags=self.format.flags_cell(argument, scope, value),
         )
 
     def row(self, argument: Argument, scope: str = "", registry: Registry | None = None) -> Row:
@@ -407,7 +425,7 @@ def server_page(
         )
         for sub in shown_subcommands
     )
-    subcommands, shared = _shared_sections(shown_subcommands, subcommands, cells)
+    subcommands, shared = _shared_sections(shown_subcommands, subcommands, cells, scope)
     shown_prog = program_name(registry, prog, top if registry.prog != top else "")
     return ServerPage(
         tuple(sections),
@@ -437,10 +455,13 @@ def _section_key(section: SectionView) -> tuple[Any, ...]:
 
 
 def _shared_sections(
-    subs: Sequence[Subcommand], views: tuple[SubcommandView, ...], cells: Cells
+    subs: Sequence[Subcommand], views: tuple[SubcommandView, ...], cells: Cells, scope: str = ""
 ) -> tuple[tuple[SubcommandView, ...], tuple[SectionView, ...]]:
     """Each subcommand section told which commands have the same one; the shared ones, once,
-    their rows anchored as the top command's (`#--config`: no one command's)."""
+    their rows anchored as the command's whose subcommands share them (`#--config` for the
+    program's: no one command's; `#bench--model` for those of `vllm bench`'s), and each given
+    an anchor of its own (`shared_anchor`; a second one of the same title gets "-2", its rows
+    anchored under it)."""
     if not views:
         return views, ()
     commands: dict[tuple[Any, ...], list[str]] = {}
@@ -449,14 +470,21 @@ def _shared_sections(
             commands.setdefault(_section_key(section), []).append(sub.name)
     marked: list[SubcommandView] = []
     shared: dict[tuple[Any, ...], SectionView] = {}
+    anchors: Counter[str] = Counter()  # shared sections per anchor so far
     for view in views:
         sections = []
         for section in view.page.sections:
             key = _section_key(section)
             section = dataclasses.replace(section, shared_by=tuple(commands[key]))
-            if len(section.shared_by) > 1 and key not in shared:
-                rows = tuple(cells.unscoped(row) for row in section.rows)
-                shared[key] = dataclasses.replace(section, rows=rows)
+            if len(section.shared_by) > 1:
+                if key not in shared:
+                    base = anchor(section.title).lower()
+                    anchors[base] += 1
+                    unique = base if anchors[base] == 1 else f"{base}-{anchors[base]}"
+                    rows_scope = scope if unique == base else scoped_anchor(scope, unique)
+                    rows = tuple(cells.unscoped(row, rows_scope) for row in section.rows)
+                    shared[key] = dataclasses.replace(section, rows=rows, shared_anchor=unique)
+                section = dataclasses.replace(section, shared_anchor=shared[key].shared_anchor)
             sections.append(section)
         marked.append(
             dataclasses.replace(view, page=dataclasses.replace(view.page, sections=tuple(sections)))
@@ -589,60 +617,108 @@ def support_page(
     """A platform's support page. Built 10^5 rows at a time on a large project, so a row costs
     little: arguments share a few `Resolved` (one per distinct entry), whose cells are made
     once each (`_PlatformCells`), and a row whose registry cells stand is its registry row's
-    parts with those cells put in."""
+    parts with those cells put in. A subcommand's arguments follow in sections of their own
+    (those not supported among them, with their reason)."""
     cells = cells or Cells()
-    fmt = cells.format
-    cell = fmt.FILTERS["cell"]
-    variants = platform.platform.variants
-    sections = []
-    groups: dict[str, list[Row]] = {}
-    tally: Counter[int] = Counter()
-    made: dict[int, tuple[Resolved, _PlatformCells]] = {}  # by id: few distinct ones
-    alike: dict[tuple[Any, ...], _PlatformCells] = {}  # what distinct ones that say the same share
-    by_argument = platform.by_argument
-    for section, parts in cells.support_parts(registry).items():
-        found = [by_argument[part.name] for part in parts]
-        tally.update(map(id, found))
-        rows = []
-        for part, resolved in zip(parts, found, strict=True):
-            known = made.get(id(resolved))
-            if known is None:
-                key = _alike(resolved)
-                extra = alike.get(key)
-                if extra is None:
-                    extra = alike[key] = _platform_cells(resolved, variants, layout, fmt)
-                known = made[id(resolved)] = (resolved, extra)
-            extra = known[1]
-            if extra.plain:
-                row = _new_row(part.head + extra.cells + part.tail)
-            else:
-                row = _support_row(part.row, resolved, extra.cells, fmt)
-            if extra.group is None:
-                rows.append(row)
-            else:
-                groups.setdefault(extra.group, []).append(row)
-        if rows:
-            sections.append(
-                SectionView(
-                    cell(section), section_anchor(section), tuple(rows), any(r.note for r in rows)
-                )
-            )
-    counts: dict[str, int] = {}
-    for identity, count in tally.items():
-        status = made[identity][0].status
-        counts[status] = counts.get(status, 0) + count
+    rows = _SupportRows(platform, layout, cells)
+    sections = rows.sections(registry, "")
+    subcommands = tuple(
+        SupportSubcommand(cells.format.FILTERS["code"](scope.words.strip()), found)
+        for scope in scopes(registry)
+        if scope.words
+        for found in (rows.sections(scope.registry, scope.words),)
+        if found
+    )
+    cell = cells.format.FILTERS["cell"]
     return SupportPage(
         title=cell(title or default_support_title(platform.platform.title, layout)),
         platform=platform.platform.name,
-        variants=tuple(cell(v) for v in variants),
+        variants=tuple(cell(v) for v in platform.platform.variants),
         layout=layout,
-        sections=tuple(sections),
+        sections=sections,
         not_supported=tuple(
-            ReasonGroup(cell(reason), tuple(rows)) for reason, rows in groups.items()
+            ReasonGroup(cell(reason), tuple(rows)) for reason, rows in rows.groups.items()
         ),
         description=platform.platform.description,
-        counts=dict(sorted(counts.items())),
+        counts=rows.counts(),
+        subcommands=subcommands,
     )
+
+
+class _SupportRows:
+    """The rows of one platform's page, the cells of each distinct `Resolved` made once."""
+
+    def __init__(self, platform: ResolvedPlatform, layout: str, cells: Cells) -> None:
+        self.platform, self.layout, self.cells = platform, layout, cells
+        self.groups: dict[str, list[Row]] = {}  # the top level's not supported, by reason
+        self.tally: Counter[int] = Counter()
+        self.made: dict[int, tuple[Resolved, _PlatformCells]] = {}  # by id: few distinct ones
+        self.alike: dict[tuple[Any, ...], _PlatformCells] = {}  # distinct ones saying the same
+
+    def sections(self, registry: Registry, words: str) -> tuple[SectionView, ...]:
+        """The sections of the registry (a subcommand's: `words`) on the platform's page."""
+        fmt = self.cells.format
+        cell = fmt.FILTERS["cell"]
+        by_argument = self.platform.by_argument
+        variants = self.platform.platform.variants
+        sections = []
+        for section, parts in self.cells.support_parts(registry, words).items():
+            found = [by_argument[part.name] for part in parts]
+            self.tally.update(map(id, found))
+            rows = []
+            for part, resolved in zip(parts, found, strict=True):
+                known = self.made.get(id(resolved))
+                if known is None:
+                    key = _alike(resolved)
+                    extra = self.alike.get(key)
+                    if extra is None:
+                        extra = self.alike[key] = _platform_cells(
+                            resolved, variants, self.layout, fmt
+                        )
+                    known = self.made[id(resolved)] = (resolved, extra)
+                extra = known[1]
+                if extra.plain:
+                    row = _new_row(part.head + extra.cells + part.tail)
+                else:
+                    row = _support_row(part.row, resolved, extra.cells, fmt)
+                if extra.group is None or words:
+                    rows.append(row)
+                else:
+                    self.groups.setdefault(extra.group, []).append(row)
+            if rows:
+                anchor_of = section_anchor(section)
+                if words:
+                    anchor_of = "".join(anchor(w) for w in words.split()) + "-" + anchor_of
+                sections.append(
+                    SectionView(cell(section), anchor_of, tuple(rows), any(r.note for r in rows))
+                )
+        return tuple(sections)
+
+    def counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for identity, count in self.tally.items():
+            status = self.made[identity][0].status
+            counts[status] = counts.get(status, 0) + count
+        return dict(sorted(counts.items()))
+
+
+def sections_of(page: ServerPage | SupportPage, words: str, code: Any) -> tuple[SectionView, ...]:
+    """The sections of the top level (`words` ""), or of the subcommand `words` lead to (`serve
+    `), on a reference or a platform's page; `code`: the format's code filter (a subcommand's
+    name is written with it)."""
+    if not words:
+        return page.sections
+    if isinstance(page, SupportPage):
+        name = code(words.strip())
+        return next((sub.sections for sub in page.subcommands if sub.name == name), ())
+    server: ServerPage | None = page
+    for word in words.split():
+        assert server is not None
+        sub = next((s for s in server.subcommands if s.name == code(word)), None)
+        server = sub.page if sub is not None else None
+        if server is None:
+            return ()
+    return server.sections if server is not None else ()
 
 
 def default_support_title(platform_title: str, layout: str) -> str:
@@ -872,6 +948,7 @@ PAGE_MODEL_TYPES: tuple[type, ...] = (
     SubcommandView,
     ServerPage,
     SupportPage,
+    SupportSubcommand,
     ExclusiveGroup,
     MatrixColumn,
     FeatureMatrix,

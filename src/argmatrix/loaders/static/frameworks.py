@@ -29,6 +29,7 @@ from argmatrix.loaders.static.reader import (
     budgeted,
     finished_read,
     new_loader,
+    script_module,
 )
 from argmatrix.loaders.static.scripts import MAIN, main_blocks
 from argmatrix.loaders.static.source import SourceModule
@@ -69,7 +70,7 @@ def read_framework(
     module_name, attr = split_target(target)
     loader = new_loader(target, base_dir, search_path, limits)
     with budgeted(loader, module_name):
-        module = loader.module(module_name)
+        module = loader.module(script_module(loader, module_name, attr))
         if module is None or module.is_stub or not _mentions_a_framework(module.text):
             return None
         loader.target = module

@@ -69,6 +69,77 @@ class Captured(BaseException):
         self.handle = handle
 
 
+_KNOWN_ONLY = ("parse_known_args", "parse_known_intermixed_args")
+
+
+def _whole_parser(it: Evaluator, parsing: ParseMethod, node: ast.Call) -> ParserHandle:
+    """The parser of the command line, where the code parses: a pre-parser (`parse_known_args`
+    on a parser without `--help`, with another parse after it in the same block) is merged into
+    the parser of that later parse when that one is built already, and stopped at otherwise;
+    as live reading does."""
+    handle = parsing.handle
+    pre = handle.target
+    if parsing.name not in _KNOWN_ONLY or not isinstance(pre, argparse.ArgumentParser):
+        return handle
+    later = _later_parse(it.module.tree, node) if not pre.add_help else None
+    if later is None:
+        return handle
+    whole = resolve(it.try_eval(later)) if isinstance(later, ast.Name) else None
+    if type(whole) is ParserHandle and isinstance(whole.target, argparse.ArgumentParser):
+        if whole.target is not pre:
+            known = set(whole.target._option_string_actions)
+            for action in pre._actions:
+                if action.option_strings and not known.intersection(action.option_strings):
+                    whole.target._add_action(action)
+            return whole
+        return handle
+    flags = ", ".join(a.option_strings[0] for a in pre._actions if a.option_strings) or "none"
+    it.report(
+        node,
+        f"`{it.quoted(node)}` parses a pre-parser ({flags}) with parse_known_args and the parser"
+        " of the rest of the command line is built after it, when it runs: static reading stops"
+        " at the pre-parse",
+        stops=True,
+    )
+    return handle
+
+
+def _later_parse(tree: ast.Module | None, node: ast.Call) -> ast.expr | None:
+    """What the next parse written after `node`, in the block of statements holding it, is
+    called on (`parser` of `parser.parse_args(rest)`); None where none follows."""
+    body = _block_of(tree, node) if tree is not None else None
+    for statement in body or ():
+        if statement.lineno <= node.lineno:
+            continue
+        for inner in ast.walk(statement):
+            if (
+                isinstance(inner, ast.Call)
+                and isinstance(inner.func, ast.Attribute)
+                and inner.func.attr in PARSE_METHODS
+            ):
+                return inner.func.value
+    return None
+
+
+def _block_of(tree: ast.AST, node: ast.Call) -> list[ast.stmt] | None:
+    """The innermost list of statements holding `node` (a function's body, an `if`'s)."""
+    found: list[ast.stmt] | None = None
+    for parent in ast.walk(tree):
+        for name in ("body", "orelse", "finalbody"):
+            body = getattr(parent, name, None)
+            if not isinstance(body, list):
+                continue
+            for statement in body:
+                if (
+                    isinstance(statement, ast.stmt)
+                    and statement.lineno <= node.lineno <= (statement.end_lineno or 0)
+                    and (found is None or statement.lineno >= found[0].lineno)
+                    and not isinstance(statement, (ast.If, ast.FunctionDef, ast.With, ast.Try))
+                ):
+                    found = body
+    return found
+
+
 # ------------------------------------------------------------------ which classes make objects
 
 
@@ -134,7 +205,7 @@ def attribute(it: Evaluator, obj: SourceObject, attr: str) -> Any:
     if attr in PARSE_METHODS and obj.parser is not None:
         # the parser is taken where it would parse: a `parse_args` the project overrides (to
         # rewrite the command line first) is not followed, as live reading does not run it
-        return ParseMethod(obj.parser)
+        return ParseMethod(obj.parser, attr)
     method = _method(obj.cls, attr)
     if method is not None:
         return _bound(method, obj)
@@ -175,7 +246,7 @@ def parser_attribute(handle: ParserHandle, attr: str) -> Any:
     if attr in PARSER_METHODS and hasattr(handle.target, attr):
         return ParserMethod(handle, attr)
     if attr in PARSE_METHODS and isinstance(handle.target, argparse.ArgumentParser):
-        return ParseMethod(handle)
+        return ParseMethod(handle, attr)
     if attr in _CONTAINERS and isinstance(handle.target, argparse.ArgumentParser):
         return ParserHandle(getattr(handle.target, attr))
     if attr == "_group_actions" and isinstance(handle.target, argparse._ArgumentGroup):
@@ -263,7 +334,7 @@ def set_attribute(obj: SourceObject, attr: str, value: Any) -> None:
 def call(it: Evaluator, function: Any, node: ast.Call) -> Any:
     kind = type(function)
     if kind is ParseMethod:
-        raise Captured(function.handle)
+        raise Captured(_whole_parser(it, function, node))
     if kind is GroupAppend:
         _group_append(it, function, node)
         return None

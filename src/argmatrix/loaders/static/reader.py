@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
+import importlib.machinery
 import os
 import re
 import sys
@@ -310,6 +311,19 @@ class StaticLoader:
     def in_package(self, name: str) -> bool:
         return name == self.package or name.startswith(self.package + ".")
 
+    def module_missing(self, name: str) -> bool:
+        top = name.partition(".")[0]
+        if not top.isidentifier() or top in sys.builtin_module_names:
+            return False
+        self.budget.steps += _LOOKUP_STEPS
+        if importlib.machinery.PathFinder.find_spec(top, self.search_path) is not None:
+            return False
+        suffixes = importlib.machinery.all_suffixes()
+        for location in self.search_path:
+            folder = location or "."
+            self.missing += [f"{folder}/{top}", *(f"{folder}/{top}{s}" for s in suffixes)]
+        return True
+
     def assigned_elsewhere(self, module: str, name: str) -> str | None:
         """Why `module.name` may be rebound by a module the read loaded, or one the target's
         module imports (run before its builder is called), see `source.assigned_elsewhere`."""
@@ -598,10 +612,24 @@ def _module_file(loader: StaticLoader, name: str) -> str | None:
     return str(found) if found is not None else None
 
 
+def script_module(loader: StaticLoader, module_name: str, attr: str) -> str:
+    """The module `python -m module_name` runs for `module:__main__`: a package's
+    `__main__.py`, else the module itself."""
+    if attr != MAIN:
+        return module_name
+    module = loader.module(module_name)
+    if module is not None and module.path.name == "__init__.py":
+        main = f"{module_name}.{MAIN}"
+        if loader.module(main) is not None:
+            return main
+    return module_name
+
+
 def _build(
     loader: StaticLoader, target: str, module_name: str, attr: str, parser_class: str | None
 ) -> argparse.ArgumentParser:
     loader.reading_target = True  # its syntax errors are reported, as importing it would
+    module_name = script_module(loader, module_name, attr)
     module = loader.module(module_name)
     loader.reading_target = False
     loader.target = module

@@ -261,12 +261,14 @@ class SuperOf:
 
 
 class ParseMethod:
-    """`parser.parse_args` of a parser: calling it captures the parser."""
+    """`parser.parse_args` of a parser: calling it captures the parser. `name`: which of the
+    parse methods (`parse_known_args` may parse a pre-parser)."""
 
-    __slots__ = ("handle",)
+    __slots__ = ("handle", "name")
 
-    def __init__(self, handle: ParserHandle) -> None:
+    def __init__(self, handle: ParserHandle, name: str = "parse_args") -> None:
         self.handle = handle
+        self.name = name
 
 
 class ArgparseInit:

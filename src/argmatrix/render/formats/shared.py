@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
-from argmatrix.model.platform import STATUS_LABELS, Resolved
+from argmatrix.model.platform import NEEDS_REASON, STATUS_ICONS, STATUS_LABELS, Resolved
 from argmatrix.model.registry import Argument, FromEnvironment
 from argmatrix.model.values import value_description, value_text
 
@@ -330,19 +330,20 @@ class CellWriter(NamedTuple):
         return self.cell(value_description(argument, names))
 
     def status_cell(self, resolved: Resolved, variants: tuple[str, ...]) -> str:
+        """A status as a reader reads it without colour or script: its symbol and its word
+        (`✓ Supported`), then what it depends on, in parentheses: the variants that support it
+        (all of a platform's, or the few of an experimental one), or the reason it is not
+        supported or not applicable (beside the status, never instead of it). The MkDocs
+        plugin's script turns the symbol and word into a badge."""
         status = resolved.status
-        if status == "supported":
-            return self.cell(", ".join(resolved.variants)) if variants else "Supported"
-        if status == "experimental":
-            label = "Experimental"
-            return (
-                f"{label} ({self.cell(', '.join(resolved.variants))})"
-                if (variants and resolved.variants != variants)
-                else label
-            )
-        if status == "not-applicable":
-            return self.cell(resolved.reason or "Not applicable")
-        return STATUS_LABELS[status]
+        word = f"{STATUS_ICONS[status]} {STATUS_LABELS[status]}"
+        detail = ""
+        some = status == "experimental" and resolved.variants != variants  # a few variants
+        if variants and (status == "supported" or some):
+            detail = ", ".join(resolved.variants)
+        elif status in NEEDS_REASON and resolved.reason:
+            detail = resolved.reason
+        return f"{word} ({self.cell(detail)})" if detail else word
 
 
 def flag_names(argument: Argument) -> tuple[str, ...]:
