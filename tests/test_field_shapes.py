@@ -297,3 +297,25 @@ def test_the_click_beside_the_target_decides_how_a_command_is_named(tmp_path: Pa
             assert result.code == 0, result.err
             [sub] = json.loads(result.out)["registry"]["subcommands"]
             assert sub["name"] == name, (mode, path)
+
+
+def test_a_command_class_whose_init_adds_an_option_and_rewrites_help(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.syspath_prepend(str(REGISTRIES))
+    read = static_and_live("field31.commands:serve")
+    assert model_view(read) == own_view("field31.commands:serve")
+    assert [a["flags"] for a in read["arguments"]] == [["--port"], ["--trace"]]
+    assert read["description"] == "Serve. (traced)"
+
+
+# ------------------------------------------------------------------ argparse of the same tools
+
+
+def test_a_parser_subclass_adding_a_second_spelling_and_an_action_passing_its_type() -> None:
+    """The project's `add_argument` runs as written (`--config_file` and `--config-file`); an
+    action whose `__init__` passes `type=str` on through `**kwargs` keeps it (`str`)."""
+    read = static_and_live("field31.argparse_shapes:build")
+    config, name = read["arguments"]
+    assert config["flags"] == ["--config_file", "--config-file"]
+    assert (name["flags"], name["type"]) == (["--served_name", "--served-name"], "str")

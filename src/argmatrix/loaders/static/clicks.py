@@ -79,16 +79,20 @@ class ClickReader(ClickScanner):
         module = command.module
         module.loader.budget.calls(len(above))
         settings = self._settings(command)
-        params = self._params(command, settings.pop("params", None))
+        made_with, added = self._params(command, settings.pop("params", None))
+        help_ = settings.get("help")
+        if help_ is None and command.function is not None:
+            help_ = docstring(command.named_by.node if command.named_by else command.function)
+        if command.kind == "group":
+            self._runtime_listing(command, settings.get("cls"))
+        made = self._command_class(command, settings, made_with, help_)
+        if made is not None:
+            made_with, help_ = made
+        params = tuple(self.params.param(self._made(c)) for c in [*made_with, *added])
         context = settings.get("context_settings")
         if type(context) is dict and "default_map" in context:
             defaults = context["default_map"]
         params = self._mapped_defaults(command, params, defaults)
-        if command.kind == "group":
-            self._runtime_listing(command, settings.get("cls"))
-        help_ = settings.get("help")
-        if help_ is None and command.function is not None:
-            help_ = docstring(command.named_by.node if command.named_by else command.function)
         own = settings.get("name")
         subcommands: dict[str, CommandFacts] = {}
         for given, sub, call in command.registered:
@@ -236,27 +240,87 @@ class ClickReader(ClickScanner):
                 )
         return settings
 
-    def _params(self, command: Found, explicit: ast.expr | None) -> tuple[ParamFacts, ...]:
-        """`params=[...]` first, then the decorators under the command's, as Click collects
-        them (each applied in turn, bottom up, to the function: a decorator of the project's
-        own runs in the interpreter; `__click_params__` reversed), then those above it
-        (applied to the command: appended)."""
+    def _params(
+        self, command: Found, explicit: ast.expr | None
+    ) -> tuple[list[FrameworkCall], list[FrameworkCall]]:
+        """The parameters the command is made with: `params=[...]` first, then the decorators
+        under the command's, as Click collects them (each applied in turn, bottom up, to the
+        function: a decorator of the project's own runs in the interpreter;
+        `__click_params__` reversed); and those added once it is made: the decorators above
+        it, options added after (appended)."""
         module = command.module
-        calls: list[FrameworkCall] = []
+        given: list[FrameworkCall] = []
+        added: list[FrameworkCall] = []
         if explicit is not None:
-            calls += self._explicit_params(module, explicit)
+            given += self._explicit_params(module, explicit)
         if command.function is not None:
             decorators = command.function.decorator_list
             below = decorators[command.decorator_index + 1 :]
             decorated = Decorated([], None)
             for decorator in reversed(below):
                 decorated = self._applied(module, decorator, decorated)
-            calls += reversed(decorated.params)
+            given += reversed(decorated.params)
             command.named_by = decorated.function  # what the command is named after
             for decorator in reversed(decorators[: command.decorator_index]):
-                calls += self._above(module, decorator)
-        calls += command.later
-        return tuple(self.params.param(self._made(c)) for c in calls)
+                added += self._above(module, decorator)
+        added += command.later
+        return given, added
+
+    def _command_class(
+        self, command: Found, settings: dict[str, Any], given: list[FrameworkCall], help_: Any
+    ) -> tuple[list[FrameworkCall], Any] | None:
+        """A `cls=` of the project's deriving from Click's `Command` or `Group`, whose
+        `__init__` the interpreter follows with what Click's decorator gives it: the
+        parameters and help that reach Click's `__init__`, and the help it sets after (None:
+        there is no such class, or it defines no `__init__`)."""
+        cls = resolve(settings.get("cls"))
+        if type(cls) is not ClassRef:
+            if cls is not None and not (
+                type(cls) is ExternalRef and framework_of(cls.dotted) is not None
+            ):
+                self._said(
+                    command,
+                    f"the command class `{short_source(describe(cls))}` (cls=) is not read from"
+                    " source: what it makes of the command is not known",
+                    stops=True,
+                )
+            return None
+        if framework_base(cls) is None:
+            return None
+        kwargs = {k: v for k, v in settings.items() if k not in ("cls", "commands")}
+        kwargs.update(params=list(given), help=help_)
+        node = command.call or ast.Call(ast.Name(command.binding, ast.Load()), [], [])
+        if command.call is None:
+            ast.copy_location(node, command.function or ast.Pass(lineno=command.line, col_offset=0))
+        it = self.interpreter(command.module, command.line)
+        try:
+            made = framework_calls.construct(it, cls, [], kwargs, node)
+        except CannotEvaluate as exc:
+            self._said(
+                command,
+                f"the command class `{cls.node.name}` (cls=) cannot be followed statically"
+                f" ({exc.reason}): what it makes of the command is not known",
+                stops=True,
+            )
+            return None
+        if made.init is None:
+            return None
+        args, init = made.init
+        params = resolve(init.get("params", args[3] if len(args) > 3 else None))
+        params = resolve(made.attrs.get("params", params))
+        if params is None:
+            params = []
+        calls = [resolve(p) for p in params] if type(params) in (list, tuple) else None
+        if calls is None or any(type(c) is not FrameworkCall for c in calls):
+            self._said(
+                command,
+                f"the command class `{cls.node.name}` (cls=) gives the command parameters static"
+                " reading cannot read: they are missing",
+                stops=True,
+            )
+            return None
+        help_ = made.attrs.get("help", init.get("help", args[4] if len(args) > 4 else help_))
+        return calls, settle(resolve(help_))
 
     def _explicit_params(self, module: ModuleContext, node: ast.expr) -> list[FrameworkCall]:
         value = resolve(self.interpreter(module, node.lineno).try_eval(node))
