@@ -81,13 +81,13 @@ def test_no_type_cell_shows_a_converter_name(rtp: Path) -> None:
     assert len(types) > 300
     assert not {flag: t for flag, t in types.items() if CONVERTER.search(t)}
     assert types["--think_mode"] == "Type: normalize_think_mode"
+    assert types["--jit_cache_setup_timeout_s"] == "Type: int or unlimited"  # types:
+    # types: names the converter `_grpc_config_from_json(...)` returns, as argparse holds it.
+    assert types["--grpc_config_json"] == types["--dash_sc_grpc_config_json"] == "Type: JSON object"
+    assert sum(t == "Type: bool" for t in types.values()) >= 85  # str2bool
 
 
 def _flag(cell: str) -> str:
     found = FLAG.match(cell)
     assert found is not None, cell
     return found.group(0)
-    assert types["--jit_cache_setup_timeout_s"] == "Type: int or unlimited"  # types:
-    # types: names the converter `_grpc_config_from_json(...)` returns, as argparse holds it.
-    assert types["--grpc_config_json"] == types["--dash_sc_grpc_config_json"] == "Type: JSON object"
-    assert sum(t == "Type: bool" for t in types.values()) >= 85  # str2bool
