@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.clicks import BOOL, STRING, CommandFacts, ParamFacts, TypeFacts
+from argmatrix.loaders.markup import MARKUP_MODES, RICH
 from argmatrix.loaders.static.clicks import (
     ClickReader,
     as_assign,
@@ -268,7 +269,19 @@ class TyperReader:
 
     def facts(self, app: App, target: str) -> CommandFacts:
         """`typer.main.get_command(app)`: a group if the app has a callback, sub-apps or more
-        than one command; its one command otherwise."""
+        than one command; its one command otherwise. Its help and its commands' are marked up
+        as the app's `rich_markup_mode` says."""
+        return _with_markup(self._facts(app, target), self._markup(app))
+
+    def _markup(self, app: App) -> str | None:
+        """`typer.Typer(rich_markup_mode=...)`; without it, Typer's default: "rich" (the `typer`
+        package installs Rich)."""
+        if not _has(app.call, "rich_markup_mode"):
+            return RICH
+        mode = self._setting(app.module, app.call, "rich_markup_mode")
+        return mode if mode in MARKUP_MODES else None
+
+    def _facts(self, app: App, target: str) -> CommandFacts:
         if self._grouped(app):
             return self._group(app, None)
         if len(app.commands) == 1:
@@ -439,8 +452,9 @@ class TyperReader:
         return self.parameters.is_run_function(module, node)
 
     def run_facts(self, module: ModuleContext, node: Function) -> CommandFacts:
-        """The command `typer.run(function)` builds."""
-        return self._command(Registered(module, node, None))
+        """The command `typer.run(function)` builds (a `typer.Typer()` of Typer's default
+        markup: Rich's)."""
+        return _with_markup(self._command(Registered(module, node, None)), RICH)
 
     def run_call(self, module: ModuleContext, call: ast.Call) -> CommandFacts | None:
         """`typer.run(main)`: the command it builds of `main`."""
@@ -475,3 +489,10 @@ def _text(value: Any) -> str | None:
 
 def _with_prefix(facts: CommandFacts, prefix: str) -> CommandFacts:
     return replace(facts, auto_envvar_prefix=prefix)
+
+
+def _with_markup(facts: CommandFacts, markup: str | None) -> CommandFacts:
+    """The command and every subcommand marked up as the app's mode says (Typer gives the
+    app's mode to every command it makes of it)."""
+    subcommands = tuple((name, _with_markup(sub, markup)) for name, sub in facts.subcommands)
+    return replace(facts, markup=markup, subcommands=subcommands)
