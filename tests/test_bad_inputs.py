@@ -511,6 +511,106 @@ CASES = [
         "@common_options",
     ),
     Case(
+        "a Click keyword deciding what an option is that static reading cannot compute (static)",
+        _both(
+            _write(
+                "guess_click.py",
+                "import os\nimport click\n\n\n@click.command()\n"
+                "@click.option('--x', required=os.cpu_count() > 1)\ndef serve(x):\n    pass\n",
+            ),
+            _replace(CONFIG, "tinyserver:ServerArgs.add_cli_args", "guess_click:serve"),
+        ),
+        "static reading stopped: --x: `required=` cannot be computed statically",
+        "guess_click.py",
+        "@click.option('--x'",
+    ),
+    Case(
+        "a Click option Click refuses when the module is imported (static)",
+        _both(
+            _write(
+                "refused_click.py",
+                "import click\n\n\n@click.command()\n@click.option('model')\n"
+                "def serve(model):\n    pass\n",
+            ),
+            _replace(CONFIG, "tinyserver:ServerArgs.add_cli_args", "refused_click:serve"),
+        ),
+        "Click refuses the option 'model': no option names",
+        "refused_click.py",
+        "@click.option('model')",
+    ),
+    Case(
+        "a Typer parameter Typer refuses when the app is built (static)",
+        _both(
+            _write(
+                "refused_typer.py",
+                "from typing import Annotated\n\nimport typer\n\napp = typer.Typer()\n\n\n"
+                "@app.command()\ndef serve(\n"
+                "    port: Annotated[int, typer.Option(), typer.Option()] = 1,\n) -> None:\n"
+                "    pass\n",
+            ),
+            _replace(CONFIG, "tinyserver:ServerArgs.add_cli_args", "refused_typer:app"),
+        ),
+        "Typer refuses the parameter `port`: more than one typer.Option or Argument",
+        "refused_typer.py",
+        "    port: Annotated",
+    ),
+    Case(
+        "a Click group handed to code static reading does not follow, a plugin hook (static)",
+        _both(
+            _write(
+                "hooked_click.py",
+                "import click\nfrom plugins import hook\n\n\n@click.group()\ndef cli():\n"
+                "    pass\n\n\nhook.register_commands(cli=cli)\n",
+            ),
+            _replace(CONFIG, "tinyserver:ServerArgs.add_cli_args", "hooked_click:cli"),
+        ),
+        "static reading stopped: `hook.register_commands(cli=cli)` hands a Click command",
+        "hooked_click.py",
+        "hook.register_commands",
+    ),
+    Case(
+        "a command defined in two branches of an if static reading cannot decide (static)",
+        _both(
+            _write(
+                "branches_click.py",
+                "import sys\nimport click\n\nif sys.platform.startswith('linux'):\n\n"
+                "    @click.command()\n    def serve():\n        pass\n\nelse:\n\n"
+                "    @click.command()\n    def serve():\n        pass\n",
+            ),
+            _replace(CONFIG, "tinyserver:ServerArgs.add_cli_args", "branches_click:serve"),
+        ),
+        "static reading stopped: `serve` is bound in more than one alternative of `if",
+        "branches_click.py",
+        "if sys.platform",
+    ),
+    Case(
+        "a function running a command imported from a module static reading does not read (static)",
+        _both(
+            _write(
+                "runner_click.py",
+                "def main():\n    from some_other_distribution.cli import app\n\n    app()\n",
+            ),
+            _replace(CONFIG, "tinyserver:ServerArgs.add_cli_args", "runner_click:main"),
+        ),
+        "static reading stopped: runner_click:main runs `app()`, imported from",
+        "runner_click.py",
+        "    app()",
+    ),
+    Case(
+        "a target bound to an object made by a call that is no Click command or Typer app (static)",
+        _both(
+            _write(
+                "factory_click.py",
+                "import click\nfrom factories import make_group\n\ncli = make_group('x')\n",
+            ),
+            _replace(CONFIG, "tinyserver:ServerArgs.add_cli_args", "factory_click:cli"),
+        ),
+        "static reading stopped: factory_click:cli is `make_group('x')`, which static reading"
+        " does not read as a Click command",
+        "factory_click.py",
+        "cli = make_group",
+    ),
+    Case(
         "module:__main__ of a module without a __main__ block (static)",
         _replace(CONFIG, "tinyserver:ServerArgs.add_cli_args", "tinyserver:__main__"),
         'has no `if __name__ == "__main__":` block to read',

@@ -2,7 +2,9 @@
 (../shared/real-registries, unpacked in a temporary folder, never committed) read statically
 from `init_all_group_args`, with `environment: {keyword: env_name}`. Every argument shows the
 environment variable its `env_name=` names (23 of them cannot be derived from the flag), and no
-type cell shows a converter's name (`str2bool`, `_grpc_config_from_json(...)`)."""
+type cell shows a converter's name where its name or the configuration says better (`str2bool`,
+`_grpc_config_from_json(...)`); a public converter of no such name shows its own
+(`normalize_think_mode`), as `export` says it."""
 
 from __future__ import annotations
 
@@ -17,7 +19,9 @@ from helpers import RTP_SOURCE, run_cli_in_process, tables
 
 TARGET = "rtp_llm.server.server_args.server_args:init_all_group_args"
 ARGUMENTS = 324  # add_argument calls of the source (the live read finds as many)
-CONVERTER = re.compile(r"str2|_from_json|normalize_|_parse_|_convert_|_positive_|\w\(")
+CONVERTER = re.compile(r"str2|_from_json|_parse_|_convert_|_positive_|\w\(")
+# The flag a row is about: the first of its names, without the value form after them.
+FLAG = re.compile(r"[^\s,]+")
 
 pytestmark = pytest.mark.real_rtp  # skipped, with its reason, where the source is absent
 
@@ -59,7 +63,7 @@ def test_every_argument_shows_its_environment_variable(rtp: Path) -> None:
     assert len(underived) == 23
     found = tables((rtp / "docs" / "server_arguments.md").read_text(encoding="utf-8"))
     shown = {
-        row[0]: row[table.header.index("Environment variable")]
+        _flag(row[0]): row[table.header.index("Environment variable")]
         for table in found
         for row in table.rows
     }
@@ -69,14 +73,21 @@ def test_every_argument_shows_its_environment_variable(rtp: Path) -> None:
 def test_no_type_cell_shows_a_converter_name(rtp: Path) -> None:
     found = tables((rtp / "docs" / "server_arguments.md").read_text(encoding="utf-8"))
     types = {
-        row[0]: row[table.header.index("Type / options")]
+        _flag(row[0]): row[table.header.index("Type / options")]
         for table in found
         if "Type / options" in table.header
         for row in table.rows
     }
     assert len(types) > 300
     assert not {flag: t for flag, t in types.items() if CONVERTER.search(t)}
+    assert types["--think_mode"] == "Type: normalize_think_mode"
     assert types["--jit_cache_setup_timeout_s"] == "Type: int or unlimited"  # types:
     # types: names the converter `_grpc_config_from_json(...)` returns, as argparse holds it.
     assert types["--grpc_config_json"] == types["--dash_sc_grpc_config_json"] == "Type: JSON object"
     assert sum(t == "Type: bool" for t in types.values()) >= 85  # str2bool
+
+
+def _flag(cell: str) -> str:
+    found = FLAG.match(cell)
+    assert found is not None, cell
+    return found.group(0)

@@ -7,6 +7,8 @@ has Typer.)"""
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -149,3 +151,209 @@ def test_a_server_in_the_fields_shapes_reads_as_click_itself_reads_it(
     # a wrapper without functools.wraps: Click names the command after it, and loses the
     # option applied under it
     assert (status["name"], status["registry"]["arguments"]) == ("wrapper", [])
+
+
+# ------------------------------------------------------------------ item 7: registrations
+
+
+def test_commands_from_a_helper_an_imported_module_and_a_missing_extension(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`register(cli)` (a function of the package handed the group), a module the group's
+    module imports at its end, an optional extension not installed (its `except
+    ImportError:` runs, as importing it here does: said), a composite type's arity."""
+    monkeypatch.syspath_prepend(str(REGISTRIES))
+    static = load_dict("field31.tools:cli", "static")
+    [said] = static.pop("diagnostics")
+    assert said["line"] == line_of(FIELD / "tools.py", "from field31_missing_extension")
+    assert "is not installed beside the target" in said["message"]
+    assert static == load_dict("field31.tools:cli", "live")
+    assert model_view(static) == own_view("field31.tools:cli")
+    assert [s["name"] for s in static["subcommands"]] == ["ls", "status", "clean-cache"]
+    [setting] = static["subcommands"][1]["registry"]["arguments"]
+    assert (setting["nargs"], setting["action"]) == (2, "append")
+
+
+def test_a_group_handed_to_code_static_reading_does_not_follow_stops_there() -> None:
+    result = run_cli_in_subprocess(
+        "export", "--static", "--registry", "field31.hooked:cli", cwd=REGISTRIES
+    )
+    line = line_of(FIELD / "hooked.py", "hook.register_commands(cli=cli)")
+    one_error_line(
+        result,
+        f"hooked.py:{line}:",
+        "static reading stopped: `hook.register_commands(cli=cli)` hands a Click command or group",
+    )
+
+
+# ------------------------------------------------------------------ item 7: never a guess
+
+
+def write(tmp_path: Path, source: str) -> None:
+    (tmp_path / "guess.py").write_text(source, encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("declaration", "words"),
+    [
+        ("@click.option('--x', required=FLAGS['x'])", "--x: `required=` cannot be computed"),
+        ("@click.option('--x', multiple=os.environ.get('M'))", "--x: `multiple=` cannot be"),
+        ("@click.option('--x', nargs=helper())", "--x: `nargs=` cannot be computed statically"),
+        ("@click.option('--x', is_flag=helper())", "--x: `is_flag=` cannot be computed"),
+        ("@click.option('--x', hidden=helper())", "--x: `hidden=` cannot be computed"),
+    ],
+)
+def test_a_keyword_deciding_what_a_parameter_is_stops_at_its_line(
+    tmp_path: Path, declaration: str, words: str
+) -> None:
+    write(
+        tmp_path,
+        "import os\nimport click\n\nFLAGS = {}\n\ndef helper():\n    return os.cpu_count()\n\n"
+        f"@click.command()\n{declaration}\ndef serve(x):\n    pass\n",
+    )
+    result = run_cli_in_subprocess("export", "--static", "--registry", "guess:serve", cwd=tmp_path)
+    one_error_line(result, "guess.py:10:", f"static reading stopped: {words}")
+
+
+@pytest.mark.parametrize(
+    ("declaration", "words"),
+    [
+        ("@click.option('model')", "Click refuses the option 'model': no option names"),
+        ("@click.option('--x', nargs=-1)", "nargs=-1 is not supported for options"),
+        ("@click.option('--x', count=True, multiple=True)", "'count' is not valid with 'multiple'"),
+        ("@click.option('--x', type=click.Path)", "an uninstantiated parameter type"),
+        ("@click.argument('x', multiple=True)", "an argument takes no `multiple=`"),
+    ],
+)
+def test_what_click_refuses_at_import_is_refused(
+    tmp_path: Path, declaration: str, words: str
+) -> None:
+    write(tmp_path, f"import click\n\n@click.command()\n{declaration}\ndef serve(x):\n    pass\n")
+    static = run_cli_in_subprocess("export", "--static", "--registry", "guess:serve", cwd=tmp_path)
+    one_error_line(static, "guess.py:4:", words)
+    live = run_cli_in_subprocess("export", "--registry", "guess:serve", cwd=tmp_path)
+    assert live.code == 2, live.out  # importing the module fails in Click itself
+
+
+def test_a_name_a_command_is_registered_under_that_static_reading_cannot_compute_stops(
+    tmp_path: Path,
+) -> None:
+    write(
+        tmp_path,
+        "import os\nimport click\n\n@click.group()\ndef cli():\n    pass\n\n"
+        "@click.command()\ndef serve():\n    pass\n\n"
+        "cli.add_command(serve, name=os.environ.get('NAME', 'serve'))\n",
+    )
+    result = run_cli_in_subprocess("export", "--static", "--registry", "guess:cli", cwd=tmp_path)
+    one_error_line(result, "guess.py:12:", "the name a command is registered under cannot be")
+
+
+def test_a_default_from_another_module_only_running_computes_is_said(tmp_path: Path) -> None:
+    """Kept as its source text with a warning naming the flag; the type Click infers from it
+    is not claimed (never `ExternalRef(...)` or `str`)."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "pkg" / "constants.py").write_text(
+        "import os\n\nWORKERS = 4\nCPUS = os.cpu_count()\n", encoding="utf-8"
+    )
+    (tmp_path / "pkg" / "cli.py").write_text(
+        "import click\nfrom pkg.constants import CPUS, WORKERS\n\n@click.command()\n"
+        "@click.option('--workers', default=WORKERS)\n@click.option('--threads', default=CPUS)\n"
+        "def serve(workers, threads):\n    pass\n",
+        encoding="utf-8",
+    )
+    read = load_dict("pkg.cli:serve", "static", base_dir=tmp_path)
+    workers, threads = read["arguments"]
+    assert (workers["type"], workers["default"]) == ("int", 4)
+    assert threads["default"] == {"unevaluated": "CPUS"}
+    assert threads["type"] == "type(CPUS)"
+    said = [d["message"] for d in read["diagnostics"]]
+    assert said[0].startswith(
+        "--threads: default kept as source text: `CPUS` (`pkg.constants.CPUS`"
+    )
+
+
+# ------------------------------------------------------------------ Click's releases
+
+
+@pytest.mark.live_env
+def test_the_click_beside_the_target_decides_how_a_command_is_named(tmp_path: Path) -> None:
+    """Click 8.1 names `run_server_cmd` `run-server-cmd`, 8.2 and later `run-server`; static
+    reading follows the Click it finds on the path (Typer 0.9.4's folder holds Click 8.1.8)."""
+    older = REGISTRIES.parents[2] / ".cache" / "typer-0.9.4"
+    if not (older / ".installed").is_file():
+        pytest.fail("Click 8.1 is not installed (fix: run `make typer-libs`)", pytrace=False)
+    write(
+        tmp_path,
+        "import click\n\n@click.group()\ndef cli():\n    pass\n\n"
+        "@cli.command()\ndef run_server_cmd():\n    pass\n",
+    )
+    for path, name in ((str(older), "run-server-cmd"), ("", "run-server")):
+        env = {"PYTHONPATH": path, "ARGMATRIX_NO_CACHE": "1"}
+        for mode in (["--static"], []):
+            result = run_cli_in_subprocess(
+                "export", "--registry", "guess:cli", *mode, cwd=tmp_path, env={**os.environ, **env}
+            )
+            assert result.code == 0, result.err
+            [sub] = json.loads(result.out)["registry"]["subcommands"]
+            assert sub["name"] == name, (mode, path)
+
+
+def test_a_command_class_whose_init_adds_an_option_and_rewrites_help(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.syspath_prepend(str(REGISTRIES))
+    read = static_and_live("field31.commands:serve")
+    assert model_view(read) == own_view("field31.commands:serve")
+    assert [a["flags"] for a in read["arguments"]] == [["--port"], ["--trace"]]
+    assert read["description"] == "Serve. (traced)"
+
+
+# ------------------------------------------------------------------ argparse of the same tools
+
+
+def test_a_parser_subclass_adding_a_second_spelling_and_an_action_passing_its_type() -> None:
+    """The project's `add_argument` runs as written (`--config_file` and `--config-file`); an
+    action whose `__init__` passes `type=str` on through `**kwargs` keeps it (`str`)."""
+    read = static_and_live("field31.argparse_shapes:build")
+    config, name = read["arguments"]
+    assert config["flags"] == ["--config_file", "--config-file"]
+    assert (name["flags"], name["type"]) == (["--served_name", "--served-name"], "str")
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "words"),
+    [
+        (
+            "import os\nimport click\n\n@click.command(\n"
+            "    context_settings=dict(os.environ)\n)\ndef serve():\n    pass\n",
+            4,
+            "static reading stopped: the command 'serve': its context_settings cannot be read",
+        ),
+        (
+            "import os\nimport click\n\n@click.command(hidden=os.cpu_count() > 2)\n"
+            "def serve():\n    pass\n",
+            4,
+            "static reading stopped: the command 'serve': `hidden=` cannot be computed",
+        ),
+    ],
+)
+def test_a_command_setting_static_reading_cannot_compute_stops(
+    tmp_path: Path, source: str, line: int, words: str
+) -> None:
+    write(tmp_path, source)
+    result = run_cli_in_subprocess("export", "--static", "--registry", "guess:serve", cwd=tmp_path)
+    one_error_line(result, f"guess.py:{line}:", words)
+
+
+def test_an_auto_envvar_prefix_static_reading_cannot_compute_is_said(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "import os\nimport click\n\n"
+        "@click.command(context_settings={'auto_envvar_prefix': os.environ['APP']})\n"
+        "@click.option('--port', type=int)\ndef serve(port):\n    pass\n",
+    )
+    read = load_dict("guess:serve", "static", base_dir=tmp_path)
+    [said] = read["diagnostics"]
+    assert "its auto_envvar_prefix read from $APP when the program runs" in said["message"]
+    assert read["arguments"][0]["extra"] == {}

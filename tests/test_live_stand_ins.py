@@ -70,6 +70,8 @@ def test_a_stand_in_in_class_checks_and_as_a_base() -> None:
     tensor = Stub("torch.Tensor")
     assert not isinstance(3, tensor) and not issubclass(int, tensor)
     assert not isinstance(3, (tensor, str))
+    assert not issubclass(tensor, int) and not issubclass(tensor, (dict, tensor))
+    assert not isinstance(tensor, int) and isinstance(tensor, object)
 
     class Layer(Stub("torch.nn.Module")):  # type: ignore[misc]
         def __init__(self, width: int) -> None:

@@ -15,7 +15,7 @@ from argmatrix.model.platform import Capability, Platform
 from argmatrix.model.registry import Argument, Registry
 from argmatrix.model.values import value_text
 from argmatrix.render.environment import environment
-from argmatrix.render.formats.shared import CODE, folded, prose_parts
+from argmatrix.render.formats.shared import CODE, folded, help_blocks, prose_parts
 from argmatrix.render.views import page_context, server_page, support_page
 from helpers import html_inline, tables
 
@@ -195,6 +195,8 @@ SITE_EXTENSIONS = [
 ]
 # What the bundled pages themselves make: headings, paragraphs, tables, anchors, code, breaks.
 OUR_TAGS = {"h1", "h2", "h3", "p", "table", "thead", "tbody", "tr", "th", "td", "a", "br", "code"}
+# ...and the shape of a help with one (its items as a list, the lines Click keeps in a block).
+OUR_TAGS |= {"ul", "li", "pre"}
 
 
 class _Elements(HTMLParser):
@@ -248,6 +250,13 @@ SPACED = st.lists(st.one_of(TRICKY, st.text(max_size=12)), max_size=8).map(" ".j
     section="C#",
 )
 @example(help_text="[TOC]", choice="z", title="2) second", section="--8<-- x")
+@example(  # a help with a shape: a list, lines Click keeps as written, markup in each
+    help_text="Intro\n\n- [x](javascript:alert(1))\n- <b>b</b> {: onclick=a }\n\n\b\n"
+    "{{ secret }}\n  <!-- argmatrix:end -->\n```",
+    choice="c",
+    title="t",
+    section="s",
+)
 def test_python_markdown_with_the_sites_extensions_makes_no_element_of_any_text(
     help_text: str,
     choice: str,
@@ -272,9 +281,17 @@ def test_python_markdown_with_the_sites_extensions_makes_no_element_of_any_text(
     assert {tag for tag, _ in page.found} <= OUR_TAGS | {"span"}
     # A table's first heading names its columns' keys, for the site's script.
     assert {attrs for tag, attrs in page.found if tag == "span"} == {("data-am-columns",)}
-    assert {attrs for tag, attrs in page.found if tag not in ("a", "span")} <= {(), ("id",)}
+    assert {attrs for tag, attrs in page.found if tag not in ("a", "span", "code")} <= {
+        (),
+        ("id",),
+    }
+    # a block of the lines Click keeps, when it must be a <pre> of references: its language
+    assert {attrs for tag, attrs in page.found if tag == "code"} <= {(), ("class",)}
     # anchors of rows, and links the prose writer made of a help's web addresses
     assert {attrs for tag, attrs in page.found if tag == "a"} <= {("id",), ("href",)}
     shown = _WS.sub(" ", "".join(page.text)).replace("\u2060", "")
-    for text in (help_text, value_text(choice), title, section):
+    # The help keeps its shape (paragraphs, list items, kept lines): each line of its blocks
+    # reads as written.
+    lines = [line for _, block in help_blocks(help_text) for line in block]
+    for text in (*lines, value_text(choice), title, section):
         assert expected_text(text).replace("\u2060", "") in shown

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -40,6 +41,13 @@ TARGETS = (
     "typer_commands_cli:__main__",
     "typer_guarded_cli:tp",
     "typer_guarded_cli:stop",
+    # item 7: an option through a type alias of another module, a quoted and a nested
+    # Annotated, a default_factory, a typer.Option object as a default, an imported callback,
+    # a command registered by app.command()(stop)
+    "typer_field.cli:app",
+    "typer_field.cli:serve",
+    "typer_field.cli:stop",
+    "typer_unnamed_cli:app",  # a sub-app without a name: as each Typer reads it
 )
 # What each target is in Typer's own view: the expression of the command, and the path in it.
 OWN = {
@@ -58,10 +66,17 @@ OWN = {
     "typer_commands_cli:__main__": ("typer.main.get_command(m.app)", ()),
     "typer_guarded_cli:tp": ("typer.main.get_command(m.tp)", ()),
     "typer_guarded_cli:stop": ("typer.main.get_command(m.tp)", ("stop",)),
+    "typer_field.cli:app": ("typer.main.get_command(m.app)", ()),
+    "typer_field.cli:serve": ("typer.main.get_command(m.app)", ("serve",)),
+    "typer_field.cli:stop": ("typer.main.get_command(m.app)", ("stop",)),
+    "typer_unnamed_cli:app": ("typer.main.get_command(m.app)", ()),
 }
 
 # Functions that run an app, and the app live reading names in its warning.
 RUNS = {"typer_commands_cli:cli": "typer_commands_cli:app"}
+# What each mode says of a module's commands, in both modes.
+SEED = "--seed: default kept as source text: `random_seed()` (a callable"
+WARNS = {"typer_field.cli:app": (SEED,), "typer_field.cli:serve": (SEED,)}
 
 pytestmark = pytest.mark.live_env  # Typer in .cache (make typer-libs)
 
@@ -94,15 +109,19 @@ def export(target: str, folder: Path, static: bool, cwd: Path = REGISTRIES) -> d
         env={**environment(folder, cwd), "ARGMATRIX_NO_CACHE": "1"},
     )
     assert result.code == 0, result.err
+    said = list(WARNS.get(target, ()))
     runs = RUNS.get(target)
     if runs is not None and not static:  # live reading ran the function up to the command
-        [line] = result.err.splitlines()
-        assert f"name {runs} as the registry target instead" in line, line
-    else:
-        assert result.err == "", result.err
+        said.append(f"name {runs} as the registry target instead")
+    lines = result.err.splitlines()
+    assert len(lines) == len(said), lines
+    for line, words in zip(lines, said, strict=True):
+        assert words in line, line
     registry: dict[str, Any] = json.loads(result.out)["registry"]
-    if runs is not None and not static:
-        registry.pop("diagnostics")  # the warning above
+    if said:  # the warnings above (at the parameter's line statically, its function's live)
+        assert [d["message"] for d in registry.pop("diagnostics")] == [
+            line.split(": ", 3)[-1] for line in lines
+        ]
     return registry
 
 
@@ -123,6 +142,8 @@ def plain(value):
         return value.value
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
+    if callable(value):  # a default computed when the command runs: what computes it
+        return {{"unevaluated": value.__name__ + "()"}}
     return value
 
 def choices(param):
@@ -269,14 +290,38 @@ def test_several_commands_without_a_callback_make_a_group(typer_path: Path) -> N
     assert [a["flags"] or [a["dest"]] for a in serve["arguments"]] == [["model"], ["--port", "-p"]]
 
 
+def test_typer_options_as_the_field_declares_them(typer_path: Path) -> None:
+    registry = export("typer_field.cli:app", typer_path, static=True)
+    assert [a["flags"] for a in registry["arguments"]] == [["--verbose", "-v"]]  # its callback
+    serve = {
+        (a["flags"] or [a["dest"]])[0]: a
+        for a in registry["subcommands"][0]["registry"]["arguments"]
+    }
+    assert list(serve) == ["model", "--port", "--host", "--workers", "--seed"]
+    assert serve["model"]["help"] == "The model to serve."  # a quoted Annotated
+    assert (serve["--port"]["flags"], serve["--port"]["extra"]["envvar"]) == (
+        ["--port", "-p"],
+        "FIELD_PORT",
+    )
+    assert (serve["--host"]["default"], serve["--host"]["help"]) == (
+        "127.0.0.1",
+        "Address to listen on.",
+    )
+    assert serve["--workers"]["extra"]["range"] == "x>=1"  # Annotated inside Annotated
+    assert serve["--seed"]["default"] == {"unevaluated": "random_seed()"}
+    assert registry["subcommands"][1]["name"] == "stop"
+
+
 def test_live_reading_runs_no_command(typer_path: Path, tmp_path: Path) -> None:
     for name in (
         "typer_app_cli.py",
         "typer_run_cli.py",
         "typer_commands_cli.py",
         "typer_guarded_cli.py",
+        "typer_unnamed_cli.py",
     ):
         (tmp_path / name).write_bytes((REGISTRIES / name).read_bytes())
+    shutil.copytree(REGISTRIES / "typer_field", tmp_path / "typer_field")
     for target in TARGETS:
         export(target, typer_path, static=False, cwd=tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".txt") == []

@@ -398,8 +398,10 @@ _LAYOUTS = TableLayouts(tree_cells.LINE_BREAK)
 
 
 def _paragraphs(text: str) -> list[nodes.paragraph]:
-    """A cell's lines (`LINE_BREAK`: a compact row's facts after its help), a paragraph each."""
-    return [_paragraph(line) for line in text.split(tree_cells.LINE_BREAK)]
+    """A cell's lines (`LINE_BREAK`: a help's paragraphs, items and kept lines, a compact
+    row's facts after its help), a paragraph each; one paragraph for an empty cell."""
+    lines = [line for line in text.split(tree_cells.LINE_BREAK) if line]
+    return [_paragraph(line) for line in lines] or [_paragraph("")]
 
 
 def _paragraph(text: str) -> nodes.paragraph:

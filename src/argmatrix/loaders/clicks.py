@@ -20,6 +20,7 @@ from typing import Any
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.convert import clean_text, normalise_choices, normalise_value
+from argmatrix.loaders.markup import plain_help
 from argmatrix.model.registry import CLICK as CLICK  # the framework this converter is for
 from argmatrix.model.registry import (
     DEFAULT_SECTION,
@@ -146,6 +147,9 @@ class CommandFacts:
     # The other names its group accepts for it (`"list | ls"` registered, `ls` found by the
     # group's `get_command`).
     aliases: tuple[str, ...] = ()
+    # How a Typer command's help is marked up (its `rich_markup_mode`: "rich", "markdown"),
+    # None for plain text (Click's): the model keeps the words, not the markup (markup.py).
+    markup: str | None = None
 
 
 # ------------------------------------------------------------------ the converter
@@ -175,7 +179,7 @@ def program_of(source: str) -> str:
 
 def _registry(command: CommandFacts, source: str, prefix: str | None, prog: str) -> Registry:
     prefix = _own_prefix(command, prefix)
-    arguments = tuple(_argument(param, prefix) for param in command.params)
+    arguments = tuple(_argument(param, prefix, command.markup) for param in command.params)
     sections = tuple(dict.fromkeys(a.section for a in arguments))
     # A subcommand's program is Click's `command_path`: its group's, the group's arguments as
     # its usage shows them, then its own name.
@@ -197,10 +201,10 @@ def _registry(command: CommandFacts, source: str, prefix: str | None, prog: str)
         sections=sections,
         arguments=arguments,
         subcommands=subcommands,
-        description=_text(command.help),
+        description=_text(command.help, command.markup),
         framework=CLICK,
         prog=prog.strip(),
-        epilog=_text(command.epilog),
+        epilog=_text(command.epilog, command.markup),
         options_metavar=clean_text(command.options_metavar or ""),
         subcommand_metavar=_subcommand_metavar(command),
     )
@@ -230,22 +234,24 @@ def _child_prefix(prefix: str | None, name: str) -> str | None:
     return f"{prefix}_{name.upper()}" if prefix else None
 
 
-def _text(value: str | Unevaluated | None) -> str:
+def _text(value: str | Unevaluated | None, markup: str | None = None) -> str:
     if isinstance(value, Unevaluated):
         return value.source
-    return clean_text(inspect.cleandoc(value).partition("\f")[0].strip()) if value else ""
+    if not value:
+        return ""
+    return clean_text(plain_help(inspect.cleandoc(value).partition("\f")[0].strip(), markup))
 
 
 def _short_help(command: CommandFacts) -> str:
     """What a group's listing says of a subcommand: its `short_help`, else the first paragraph
     of its help (Click cuts that to 45 characters for a terminal; a page has room)."""
     if command.short_help:
-        return _text(command.short_help)
-    text = _text(command.help)
+        return _text(command.short_help, command.markup)
+    text = _text(command.help, command.markup)
     return " ".join(text.split("\n\n", 1)[0].split())
 
 
-def _argument(param: ParamFacts, prefix: str | None) -> Argument:
+def _argument(param: ParamFacts, prefix: str | None, markup: str | None = None) -> Argument:
     option = param.kind == "option"
     if param.version:  # Click's version_option: prints the version, has no value
         param = replace(param, type=STRING, default=None, allow_from_autoenv=False)
@@ -260,7 +266,7 @@ def _argument(param: ParamFacts, prefix: str | None) -> Argument:
         nargs=_nargs(param),
         required=param.required,
         metavar=_metavar(param),
-        help=_help(param.help),
+        help=_help(param.help, markup),
         hidden=param.hidden,
         deprecated=param.deprecated,
         extra=_extra(param, prefix),
@@ -319,10 +325,10 @@ def _type_label(facts: TypeFacts) -> str:
     return clean_text(facts.name or facts.param_type)
 
 
-def _help(value: str | Unevaluated | None) -> str | Unevaluated:
+def _help(value: str | Unevaluated | None, markup: str | None = None) -> str | Unevaluated:
     if isinstance(value, Unevaluated):
         return value
-    return clean_text(value) if value else ""
+    return clean_text(plain_help(value, markup)) if value else ""
 
 
 def is_bool_flag(param: ParamFacts) -> bool:

@@ -176,11 +176,20 @@ def _load_live(spec: RegistrySpec, verbose: bool) -> Loaded:
     it imported, the target's first (`imported_files` keeps those of the project)."""
     from argmatrix.loaders.live.process import Job, run_apart
 
-    job = Job("argmatrix.loaders.load:_live_child", (spec, verbose))
+    job = Job("argmatrix.loaders.load:_live_child", (spec, verbose), _LIVE_MODULES)
     outcome = run_apart(job, _show_printed if verbose else None).value
     for note in outcome.notes if verbose else ():
         print(note, file=sys.stderr)
     return outcome.registry, list(outcome.modules)
+
+
+# What a live read's process runs on: imported once in this process before it forks one.
+_LIVE_MODULES = (
+    "argmatrix.loaders.live.importing",
+    "argmatrix.loaders.convert",
+    "argmatrix.loaders.clicks",
+    "argmatrix.loaders.target",
+)
 
 
 def _show_printed(printed: str) -> None:

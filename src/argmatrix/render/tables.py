@@ -114,6 +114,12 @@ _FIELDS = {
     "status": "status",
     "note": "note",
 }
+# A plain table's (no HTML: `plain_flags`): the flags without anchors, the help on one line.
+_PLAIN_FIELDS = {
+    "argument": "plain_flags",
+    "description": "plain_description",
+    "details": "plain_description",
+}
 NO_REPLACEMENT = "—"
 ENVIRONMENT_LINE = "Environment variable: "
 # The layouts of a server page's tables (a page's `options: {layout: ...}`).
@@ -202,7 +208,7 @@ class TableLayouts:
         break a cell's line: the facts follow the help after a space."""
         columns = (ARGUMENT, DETAILS, *added)
         gather = _gatherer(columns, plain_flags, -1, self.line_break, history)
-        details = _details(" " if plain_flags else self.line_break)
+        details = _details(" " if plain_flags else self.line_break, plain_flags)
         cells = tuple(
             (first, details(row), *rest) for row in rows for first, _, *rest in (gather(row),)
         )
@@ -294,9 +300,8 @@ def _gatherer(
     parts: list[Cells] = []
     fields: list[str] = []
     for index, column in enumerate(columns):
-        field = (
-            "plain_flags" if plain_flags and column.key == "argument" else _FIELDS.get(column.key)
-        )
+        field = _PLAIN_FIELDS.get(column.key) if plain_flags else None
+        field = field or _FIELDS.get(column.key)
         if field is not None and index != env_line:
             fields.append(field)
             continue
@@ -331,11 +336,13 @@ def _fields(fields: list[str]) -> Cells:
 _MARKS: Cells = attrgetter("marks")
 
 
-def _details(line_break: str) -> Callable[[Row], str]:
-    """A compact row's Description cell: the help, then its facts (default, type or options,
-    environment variable, stability) joined by `FACTS_SEPARATOR`."""
+def _details(line_break: str, plain: bool = False) -> Callable[[Row], str]:
+    """A compact row's Description cell: the help (on one line in a `plain` table), then its
+    facts (default, type or options, environment variable, stability) joined by
+    `FACTS_SEPARATOR`."""
 
     def cell(row: Row) -> str:
+        description = row.plain_description if plain else row.description
         argument = row.argument
         # No default is no fact ("None"), unless the argument is required or one is computed.
         has_default = argument.default is not None or argument.required or row.computed
@@ -348,9 +355,9 @@ def _details(line_break: str) -> Callable[[Row], str]:
         if row.stability:
             facts.append(f"{STABILITY_LABEL}{row.stability}")
         shown = FACTS_SEPARATOR.join(facts)
-        if not row.description:
+        if not description:
             return shown
-        return f"{row.description}{line_break}{shown}" if shown else row.description
+        return f"{description}{line_break}{shown}" if shown else description
 
     return cell
 

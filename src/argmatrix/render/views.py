@@ -39,7 +39,8 @@ from argmatrix.model.registry import (
 from argmatrix.model.spelling import scopes
 from argmatrix.model.usage import exclusive_peers, program_name, usage_text, value_form
 from argmatrix.render.formats import FORMATS, OutputFormat
-from argmatrix.render.formats.shared import anchor, flag_names
+from argmatrix.render.formats.shared import anchor, flag_names, shaped_paragraphs
+from argmatrix.render.formats.shared import shaped as shaped_cell
 from argmatrix.render.tables import SERVER_LAYOUTS, TABLE_MODEL_TYPES
 
 SUPPORT_LAYOUTS = ("status", "variants")
@@ -75,6 +76,9 @@ class Row(NamedTuple):
     # The exclusive groups the argument is in, said as a sentence ("At most one of `--a`,
     # `--b`."); the Description cell ends with it.
     exclusive: str = ""
+    # The Description cell on one line (a plain GFM table cannot break one): `description`
+    # keeps a help's paragraphs, lists and kept lines with the format's line break.
+    plain_description: str = ""
 
 
 # Where a platform's cells (status, marks, note, reason) go in a `Row`, and where the registry's
@@ -243,7 +247,11 @@ class Cells:
         if value:
             self._values[id(argument)] = value
         exclusive = _exclusive_note(fmt, registry, argument) if registry is not None else ""
-        description = _description(fmt, argument, display.help_of(argument) if display else None)
+        configured = display.help_of(argument) if display else None
+        description = _description(fmt, argument, configured, shaped=True)
+        plain_description = (
+            _description(fmt, argument, configured) if _has_shape(argument) else description
+        )
         variable = display.variable_of(argument) if display else ""
         computed = display.computed_of(argument) if display else None
         computed_cell = fmt.FILTERS["cell"](computed) if computed else ""
@@ -261,9 +269,8 @@ class Cells:
             argument=argument,
             anchor=scoped_anchor(scope, argument.name),
             flags=fmt.flags_cell(argument, scope, value),
-            description=f"{description} {exclusive}"
-            if description and exclusive
-            else (description or exclusive),
+            description=_with_note(description, exclusive),
+            plain_description=_with_note(plain_description, exclusive),
             default=computed_cell or fmt.default_cell(argument.default, argument),
             options=options,
             env=fmt.FILTERS.get("envvar", code)(variable) if variable else "",
@@ -330,14 +337,28 @@ def _spaced_tail(text: str) -> str:
 COMPUTED_HELP = "Computed when the server starts:"
 
 
-def _description(fmt: OutputFormat, argument: Argument, configured: str | None) -> str:
+def _description(
+    fmt: OutputFormat, argument: Argument, configured: str | None, shaped: bool = False
+) -> str:
     """The Description cell: the configuration's text for a help computed at run time, a marker
-    and the source as code for one without, else the help as prose."""
+    and the source as code for one without, else the help as prose; `shaped`: with its
+    paragraphs, lists and kept lines (the format's line break between them)."""
     if configured:
         return fmt.FILTERS["prose"](configured)
     if isinstance(argument.help, Unevaluated):
         return f"{fmt.FILTERS['cell'](COMPUTED_HELP)} {fmt.FILTERS['code'](argument.help.source)}"
+    if shaped:
+        return shaped_cell(fmt.FILTERS["prose"], argument.help, fmt.LINE_BREAK)
     return fmt.FILTERS["prose"](argument.help)
+
+
+def _has_shape(argument: Argument) -> bool:
+    """Whether a help has lines whose shape a cell keeps (else its one line is the same)."""
+    return isinstance(argument.help, str) and ("\n" in argument.help or "\r" in argument.help)
+
+
+def _with_note(description: str, note: str) -> str:
+    return f"{description} {note}" if description and note else (description or note)
 
 
 def by_section(
@@ -399,7 +420,7 @@ def server_page(
         SubcommandView(
             name=code(sub.name),
             aliases=", ".join(code(a) for a in sub.aliases),
-            help=prose(sub.help),
+            help=shaped_paragraphs(prose, sub.help, fmt.FILTERS["code_block"]),
             page=server_page(sub.registry, cells, scoped_anchor(scope, sub.name), prog, top),
         )
         for sub in shown_subcommands
@@ -410,7 +431,7 @@ def server_page(
         tuple(sections),
         deprecated,
         subcommands,
-        cell(registry.description),
+        shaped_paragraphs(cell, registry.description, fmt.FILTERS["code_block"]),
         shared,
         usage=usage_text(registry, shown_prog),
         prog=shown_prog,
@@ -581,6 +602,7 @@ def _support_row(
             base.stability,
             base.value,
             base.exclusive,
+            base.plain_description,
         )
     )
 

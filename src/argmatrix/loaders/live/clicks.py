@@ -30,6 +30,7 @@ from typing import Any
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.clicks import MISSING, TYPE_NAMES, CommandFacts, ParamFacts, TypeFacts
+from argmatrix.loaders.markup import MARKUP_MODES
 from argmatrix.model.registry import Diagnostic, SourceLine, Unevaluated
 
 # Click's types argmatrix knows by name: those the model names (`TYPE_NAMES`), and a Tuple.
@@ -401,7 +402,18 @@ def command_facts(
         else None,
         chain=bool(getattr(command, "chain", False)),
         invoke_without_command=bool(getattr(command, "invoke_without_command", False)),
+        markup=_markup(command),
     )
+
+
+def _markup(command: Any) -> str | None:
+    """How Typer shows the command's help: its `rich_markup_mode` where Typer formats with Rich
+    (Rich installed), else None (the text as it is)."""
+    mode = getattr(command, "rich_markup_mode", None)
+    if mode not in MARKUP_MODES or not _is_typer(command):
+        return None
+    rich = sys.modules.get("typer.core")
+    return str(mode) if getattr(rich, "HAS_RICH", True) else None
 
 
 def _context(command: Any, name: str | None, parent: Any, settings: dict[str, Any]) -> Any:
@@ -519,6 +531,8 @@ def _plumbing(param: Any) -> bool:
         return True
     if any(m in _HELP_MODULES and n == "HelpOption" for m, n in _classes(param)):
         return True
+    if _option_group_package(param) and type(param).__name__ == "_GroupTitleFakeOption":
+        return True  # click-option-group's stand-in for a group's title in the help
     return (
         not getattr(param, "expose_value", True)
         and param.name in _TYPER_COMPLETION
@@ -563,9 +577,29 @@ def param_facts(param: Any, defaults: Any = None, origin: SourceLine | None = No
         allow_from_autoenv=bool(getattr(param, "allow_from_autoenv", True)),
         deprecated=bool(getattr(param, "deprecated", False)),
         version=_is_version_option(param),
-        panel=_text(getattr(param, "rich_help_panel", None)),
+        panel=_text(getattr(param, "rich_help_panel", None)) or _option_group(param),
         origin=origin,
     )
+
+
+# The packages that give Click option groups (their groups are the command's sections).
+_OPTION_GROUP_PACKAGES = frozenset({"click_option_group", "cloup"})
+
+
+def _option_group_package(value: Any) -> bool:
+    return type(value).__module__.split(".", 1)[0] in _OPTION_GROUP_PACKAGES
+
+
+def _option_group(param: Any) -> str | None:
+    """The section an option-group package puts the option in: click-option-group's
+    `@optgroup.group("Server configuration")` (its `name`), cloup's `@option_group("Global
+    options:", ...)` (its `title`, without the colon a help writes after it)."""
+    group = getattr(param, "group", None)
+    if group is None or not _option_group_package(group):
+        return None
+    title = getattr(group, "title", None) or getattr(group, "name", None)
+    text = _text(title)
+    return text.strip().removesuffix(":").strip() or None if text else None
 
 
 def _default(value: Any) -> Any:

@@ -15,11 +15,20 @@ Stand-ins are honest about what they are not:
   finds none, as on a machine without it. `importlib.util.find_spec` finds no stand-in either.
   A lazy proxy module (vLLM's `LazyLoader`) forwards a lookup from its `__getattr__`: the code
   that asked the proxy decides whether the name was written or probed.
-- A stand-in can be a base class (each one names one class, shared by every subclass), a type
-  annotation (of a pydantic model too) and the second argument of `isinstance` (nothing is an
-  instance of it).
+- A stand-in can be a base class (each one names one class, shared by every subclass, which
+  pydantic accepts as a field type), a type annotation (of a pydantic model too: any value), an
+  argument of `isinstance` and `issubclass` (nothing is an instance or a subclass of it, and it
+  is a subclass of nothing), one member of a union (`torch.dtype | Literal[...]` keeps the
+  Literal, as `Literal[...] | torch.dtype` does through typing), and a value a registry copies,
+  deep-copies, pickles or hashes (it holds nothing but its name: a copy is the same stand-in).
+  Where a number must be (`int()`, an index, pydantic's `Field(le=...)`) it is zero.
 - Its text (`str()`, an f-string) is marked, so a help text or a value built from one is
   reported as unresolved instead of showing `mmengine.Registry().module_dict.keys()`.
+- `torch.__version__` written in the code reads the version `versions.py` answers for the
+  package's distribution (the registry's own pin of it, or `registry.versions`); probed by name
+  it is not there.
+- An error raised inside these stand-ins by a fault of their own is argmatrix's
+  (`failed_in_stand_in`); a refusal they make on purpose (`StandInRefusal`) is not.
 """
 
 from __future__ import annotations
@@ -149,6 +158,10 @@ class Stub:
         if len(args) == 1 and not kwargs and callable(args[0]):
             return args[0]
         return Stub(f"{self._stub_name}()")
+
+    # `issubclass(stand_in, SomeClass)`: Python takes an object with a tuple of bases for a
+    # class; a stand-in has none, so it is a subclass of nothing (a TypeError otherwise).
+    __bases__: tuple[type, ...] = ()
 
     def __mro_entries__(self, bases: tuple[Any, ...]) -> tuple[type, ...]:
         return (_base_class(self._stub_name),)

@@ -54,6 +54,9 @@ class Job:
 
     entry: str
     args: tuple[Any, ...]
+    # argmatrix's own modules the child needs: imported here before a fork, so that each read
+    # does not import them again in its child
+    preload: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -74,7 +77,12 @@ def run_apart(job: Job, show: Callable[[str], None] | None = None) -> Ended:
     anything (before an error is raised)."""
     read_end, write_end = os.pipe()
     try:
-        child = _Forked(job, read_end, write_end) if _can_fork() else _Spawned(job, write_end)
+        if _can_fork():
+            for name in job.preload:
+                import_module(name)
+            child: _Forked | _Spawned = _Forked(job, read_end, write_end)
+        else:
+            child = _Spawned(job, write_end)
         os.close(write_end)
         write_end = -1
         try:

@@ -56,6 +56,7 @@ DECIDING = (
     "is_eager",
 )
 _LEAVES = (str, int, float, bool, type(None))
+_DECIDED = (bool, int, str, type(None))  # what a deciding keyword may be given
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,46 @@ class ParamReader:
     def report(self, where: tuple[str, int], message: str, stops: bool = False) -> None:
         self.loader.report(where[0], where[1], message, stops)
 
+    # -------------------------------------------------------------- a command's settings
+
+    def envvar_prefix(self, context: Any, where: tuple[str, int], label: str) -> str | None:
+        """The `auto_envvar_prefix` of a command's `context_settings`: one static reading cannot
+        compute is said (the environment variables it gives are not shown); settings it cannot
+        read at all stop the read (what they set is not known)."""
+        if context is None:
+            return None
+        if type(context) is not dict:
+            reason = context.reason if type(context) is Unevaluated else describe(context)
+            self.report(
+                where,
+                f"{label}: its context_settings cannot be read statically ({reason}): what"
+                " they set (auto_envvar_prefix, default_map) is not known",
+                stops=True,
+            )
+            return None
+        prefix = resolve(context.get("auto_envvar_prefix"))
+        if prefix is None or type(prefix) is str:
+            return prefix
+        if type(prefix) is FromEnvironment:
+            kept = f"read from ${prefix.variable} when the program runs"
+        else:
+            text = prefix.source if type(prefix) is Unevaluated else describe(prefix)
+            kept = f"kept as source text: `{short_source(text)}`"
+        self.report(
+            where,
+            f"{label}: its auto_envvar_prefix {kept}: the environment variables it gives the"
+            " options are not shown",
+        )
+        return None
+
+    def decided(self, value: Any, where: tuple[str, int], label: str, key: str) -> bool:
+        """A command's setting that decides what it is (`hidden=`, `deprecated=`): known, or
+        the read stops at it."""
+        if value is None or type(value) in (bool, str):
+            return bool(value) is True
+        self.undecided(where, label, key, key, value)
+        return False
+
     # -------------------------------------------------------------- a parameter
 
     def param(self, call: FrameworkCall) -> ParamFacts:
@@ -128,16 +169,23 @@ class ParamReader:
         label = _label(names, kind)
         source = call.keyword_source
         for key in DECIDING:
-            if type(settled.get(key)) is Unevaluated:
-                self._undecided(where, label, key, source(key), settled[key])
+            if key in settled and type(settled[key]) not in _DECIDED:
+                self.undecided(where, label, key, source(key), settled[key])
         if kind == "argument":
             return self._argument(names, settled, call, where)
         return self._option(names, settled, call, where, version=kind == "version_option")
 
-    def _undecided(
-        self, where: tuple[str, int], label: str, key: str, source: str, value: Unevaluated
+    def undecided(
+        self, where: tuple[str, int], label: str, key: str, source: str, value: Any
     ) -> None:
-        reason = f" ({value.reason})" if value.reason else ""
+        """A keyword that decides what the parameter is, whose value static reading cannot
+        compute (or which only the running program has: read from the environment)."""
+        if type(value) is Unevaluated:
+            reason = f" ({value.reason})" if value.reason else ""
+        elif type(value) is FromEnvironment:
+            reason = f" (it is read from ${value.variable} when the program runs)"
+        else:
+            reason = f" ({describe(value)} is not a value of it)"
         self.report(
             where,
             f"{label}: `{key}=` cannot be computed statically: `{short_source(source)}`{reason};"
@@ -153,7 +201,10 @@ class ParamReader:
         reader = TypeReader(
             self.loader.budget, label, where, lambda m: self.report(where, m), _member_name
         )
-        return reader.facts(attrs["type"], call.keyword_source("type"))
+        facts = reader.facts(attrs["type"], call.keyword_source("type"))
+        if reader.arity is not None and attrs.get("nargs") is None:
+            attrs["nargs"] = reader.arity  # Click: a composite type's arity is its nargs
+        return facts
 
     def _option(
         self,
@@ -164,7 +215,7 @@ class ParamReader:
         version: bool = False,
     ) -> ParamFacts:
         name, opts, secondary = option_decls(decls)
-        label = opts[0] if opts else (secondary[0] if secondary else name or "?")
+        label = model_name([*opts, *secondary], name or "?")
         _refuse_option(decls, name, opts, secondary, attrs, label, where)
         type_ = self._type(call, attrs, label, where)
         default = self.default(attrs, label, call, where)
@@ -272,14 +323,27 @@ class ParamReader:
         if "default" not in attrs:
             return MISSING
         value = resolve(attrs["default"])
-        if type(value) in (FunctionRef, LambdaRef):
-            name = value.node.name if type(value) is FunctionRef else "<lambda>"
-            return Unevaluated(f"{name}()", "a callable default, computed when the command runs")
-        if type(value) is BuiltinRef:
-            return Unevaluated(
-                f"{value.name}()", "a callable default, computed when the command runs"
-            )
+        if type(value) in (FunctionRef, LambdaRef, BuiltinRef):
+            return self.computed(value, label, where)
         return self.shown(value, call.keyword_source("default"), label, "default", where)
+
+    def computed(self, function: Any, label: str, where: tuple[str, int]) -> Unevaluated:
+        """A callable default, computed when the command runs: its name, as live reading names
+        it, said as live reading says it."""
+        kind = type(function)
+        if kind is FunctionRef:
+            name = function.node.name
+        elif kind is LambdaRef:
+            name = "<lambda>"
+        elif kind is BuiltinRef:
+            name = function.name
+        elif kind is ExternalRef:
+            name = function.short
+        else:
+            name = short_source(function.source) if kind is Unevaluated else "default_factory"
+        kept = Unevaluated(f"{name}()", "a callable default, computed when the command runs")
+        self.report(where, f"{label}: default kept as source text: `{kept.source}` ({kept.reason})")
+        return kept
 
     def shown(self, value: Any, source: str, label: str, what: str, where: tuple[str, int]) -> Any:
         """`value` as a page shows it: plain data, an Enum member as Click shows it; anything
@@ -404,8 +468,14 @@ def _why_not_plain(loader: ReadContext, value: Any) -> str:
 def _label(names: list[str], kind: str) -> str:
     if kind == "argument":
         return names[0].replace("-", "_").lower() if names else "an argument"
-    _, opts, secondary = option_decls(names)
-    return opts[0] if opts else secondary[0] if secondary else names[0] if names else "an option"
+    name, opts, secondary = option_decls(names)
+    return model_name([*opts, *secondary], name or (names[0] if names else "an option"))
+
+
+def model_name(flags: list[str], dest: str) -> str:
+    """How the model names the argument (`Argument.name`): its first long flag, else its first
+    flag, else its name; what is said of it says it so, in both modes."""
+    return next((f for f in flags if f.startswith("--")), flags[0] if flags else dest)
 
 
 def _refuse_option(

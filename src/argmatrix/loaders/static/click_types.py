@@ -70,6 +70,9 @@ class TypeReader:
         self.where = where
         self.say = say
         self.member = member
+        # A composite type of the source's (`CompositeParamType`): the values it takes, which
+        # are the parameter's nargs when none is given.
+        self.arity: int | None = None
 
     def facts(self, value: Any, source: str, depth: int = 0) -> TypeFacts:
         value = resolve(value)
@@ -160,7 +163,25 @@ class TypeReader:
             except CannotEvaluate:
                 name = ""
         kind = cls.node.name.partition("ParamType")[0].partition("ParameterType")[0]
+        base = framework_base(cls)
+        if base is not None and base.short == "CompositeParamType":
+            try:
+                arity = call.attrs.get("arity", class_attribute(cls, "arity"))
+            except CannotEvaluate as exc:
+                raise self.refused_arity(exc.reason) from None
+            if type(arity) is not int:
+                raise self.refused_arity(f"{describe(arity)} is not a number")
+            self.arity = arity
         return TypeFacts(kind, name if type(name) is str else "")
+
+    def refused_arity(self, reason: str) -> ArgmatrixError:
+        return ArgmatrixError.at(
+            f"static reading stopped: {self.label}: the number of values its type"
+            f" `{short_source(self.label)}` takes (`arity`) is not known statically ({reason})",
+            file=self.where[0],
+            line=self.where[1],
+            fix="give the option `nargs=`, or load the registry live (registry.mode: live)",
+        )
 
     def _click_type(
         self, name: str, args: list[Any], kwargs: dict[str, Any], source: str, depth: int
@@ -215,15 +236,18 @@ class TypeReader:
         return None
 
     def _case_sensitive(self, value: Any, source: str) -> bool:
-        """A Choice's `case_sensitive`; one static reading cannot evaluate is said, and read
-        as Click's default."""
+        """A Choice's `case_sensitive`: what the command line accepts depends on it, so one
+        static reading cannot compute stops the read (never Click's default in its place)."""
         if type(value) is bool:
             return value
-        self.say(
-            f"{self.label}: the choice's case_sensitive kept as source text:"
-            f" `{short_source(source)}` (read as True, Click's default)"
+        reason = value.reason if type(value) is Unevaluated else f"{describe(value)}"
+        raise ArgmatrixError.at(
+            f"static reading stopped: {self.label}: the choice's `case_sensitive=` cannot be"
+            f" computed statically (`{short_source(source)}`: {reason})",
+            file=self.where[0],
+            line=self.where[1],
+            fix="spell it out, or load the registry live (registry.mode: live)",
         )
-        return True
 
     def _bound(self, value: Any, key: str, source: str) -> Any:
         reason = (

@@ -11,16 +11,22 @@ and cannot be computed stops the read at its line.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.clicks import CommandFacts, ParamFacts
 from argmatrix.loaders.static import framework_calls
-from argmatrix.loaders.static.branches import Undecided, run_at_import
 from argmatrix.loaders.static.classes import ancestors
-from argmatrix.loaders.static.click_params import ClickRules, ParamReader
+from argmatrix.loaders.static.click_scan import (
+    CLICK,
+    ClickScanner,
+    Found,
+    as_assign,
+    imported_module,
+    report_unfollowed,
+    undecided,
+)
 from argmatrix.loaders.static.declared import docstring
 from argmatrix.loaders.static.framework_calls import DIRECT_DECORATORS, framework_base
 from argmatrix.loaders.static.framework_values import (
@@ -30,7 +36,6 @@ from argmatrix.loaders.static.framework_values import (
     FrameworkCall,
     framework_of,
 )
-from argmatrix.loaders.static.scripts import is_main_test
 from argmatrix.loaders.static.values import (
     CannotEvaluate,
     ClassRef,
@@ -40,336 +45,26 @@ from argmatrix.loaders.static.values import (
     resolve,
     settle,
     short_source,
-    truth,
 )
 from argmatrix.model.registry import Unevaluated
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from argmatrix.loaders.static.context import ModuleContext
 
-    from argmatrix.loaders.static.context import ModuleContext, ReadContext
-    from argmatrix.loaders.static.evaluator import Evaluator
+__all__ = [
+    "ClickReader",
+    "Found",
+    "as_assign",
+    "imported_module",
+    "report_unfollowed",
+    "undecided",
+]
 
-CLICK = "click"
-_COMMAND_DECORATORS = ("command", "group")
 _STRIPPED_SUFFIXES = ("command", "cmd", "group", "grp")
-DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-@dataclass
-class Found:
-    """A Click command declared in the source: the decorated function (or the constructor
-    call), how it is made, and where."""
-
-    module: ModuleContext
-    kind: str  # "command" | "group"
-    call: ast.Call | None  # the decorator's or the constructor's call (None: `@click.command`)
-    function: ast.FunctionDef | ast.AsyncFunctionDef | None
-    binding: str  # the name it is bound to in its module
-    decorator_index: int = 0
-    line: int = 0
-    registered: list[tuple[str | None, Found, ast.Call | None]] = field(default_factory=list)
-    # Parameters added to the command once it is made (`serve = click.option(...)(serve)`,
-    # `serve.params.append(click.Option(...))`), in order.
-    later: list[FrameworkCall] = field(default_factory=list)
-    # The function whose `__name__` and `__doc__` the command takes, if its decorators put
-    # another in place of its own (a wrapper without `functools.wraps`).
-    named_by: FunctionRef | None = None
-
-
-class ClickReader:
-    """Reads the Click commands of a read (`loader`): each module's commands found once."""
-
-    def __init__(
-        self,
-        loader: ReadContext,
-        evaluator: Callable[[ModuleContext, int], Evaluator],
-        rules: ClickRules | None = None,
-    ) -> None:
-        self.loader = loader
-        self.evaluator = evaluator  # an interpreter of a module's top level as of a line
-        self.params = ParamReader(loader, rules or ClickRules())
-        self.scanned: dict[str, dict[str, Found]] = {}
-        self.statements: dict[str, list[ast.stmt | Undecided]] = {}
-
-    # -------------------------------------------------------------- finding commands
-
-    def interpreter(self, module: ModuleContext, line: int) -> Evaluator:
-        return self.evaluator(module, line)
-
-    def click_name(self, module: ModuleContext, node: ast.expr) -> str | None:
-        """`option` for `click.option` (or `option` imported from click), else None."""
-        try:
-            value = resolve(self.interpreter(module, node.lineno).eval(node))
-        except CannotEvaluate:
-            return None
-        if type(value) is ExternalRef and value.dotted.split(".", 1)[0] == CLICK:
-            return value.short
-        return None
-
-    def command_at(self, module: ModuleContext, name: str) -> Found | None:
-        """The Click command a module-level name is, if it is one."""
-        return self.commands_of(module).get(name)
-
-    def commands_of(self, module: ModuleContext) -> dict[str, Found]:
-        """Every Click command a module declares at its top level, by the name it is bound
-        to, with the subcommands registered on its groups in source order."""
-        if module.name in self.scanned:
-            return self.scanned[module.name]
-        found: dict[str, Found] = {}
-        self.scanned[module.name] = found
-        followed: set[int] = set()
-        statements = self.top_level(module)
-        for statement in statements:
-            module.loader.budget.step()
-            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self._declared(module, statement, found)
-                followed.add(id(statement))
-            elif as_assign(statement) is not None:
-                if self._assigned(module, as_assign(statement), found):  # type: ignore[arg-type]
-                    followed.add(id(statement))
-            elif (
-                isinstance(statement, ast.Expr)
-                and isinstance(statement.value, ast.Call)
-                and (
-                    self._add_command(module, statement.value, found)
-                    or self._added_param(module, statement.value, found)
-                )
-            ):
-                followed.add(id(statement))
-        groups = {name for name, command in found.items() if command.kind == "group"}
-        report_unfollowed(module, statements, followed, groups, _REGISTERING, "subcommands")
-        report_unfollowed(module, statements, followed, set(found), _PARAMS, "parameters")
-        return found
-
-    def top_level(self, module: ModuleContext) -> list[ast.stmt | Undecided]:
-        """The module's top-level statements that run when it is imported (`branches`): a
-        command declared under `if typer_available:` or in a `try:` is found there."""
-        found = self.statements.get(module.name)
-        if found is None:
-            module.parse()
-            assert module.tree is not None
-
-            def decide(test: ast.expr) -> bool:
-                return truth(self.interpreter(module, test.lineno).known(test))
-
-            found = run_at_import(module.tree.body, decide, (CannotEvaluate,))
-            self.statements[module.name] = found
-        return found
-
-    def definition(
-        self, module: ModuleContext, name: str
-    ) -> ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | None:
-        """The function or class a module-level name is bound to by a `def` or `class` that
-        runs at import (the last one), if it is; a name an undecided `if` may bind stops the
-        read at that `if`."""
-        node = None
-        for statement in self.top_level(module):
-            if isinstance(statement, Undecided):
-                if name in statement.names:
-                    raise undecided(module, statement, name)
-            elif isinstance(statement, DEFINITIONS) and statement.name == name:
-                node = statement
-        return node
-
-    def _declared(
-        self,
-        module: ModuleContext,
-        node: ast.FunctionDef | ast.AsyncFunctionDef,
-        found: dict[str, Found],
-    ) -> None:
-        for index, decorator in enumerate(node.decorator_list):
-            func = decorator.func if isinstance(decorator, ast.Call) else decorator
-            call = decorator if isinstance(decorator, ast.Call) else None
-            name = self.click_name(module, func)
-            if name in _COMMAND_DECORATORS:
-                found[node.name] = Found(module, name, call, node, node.name, index, node.lineno)
-                return
-            group = self._group_method(module, func, found)
-            if group is not None:
-                command = Found(module, func.attr, call, node, node.name, index, node.lineno)  # type: ignore[attr-defined]
-                found[node.name] = command
-                group.registered.append((_given_name(call), command, None))
-                return
-
-    def _group_method(
-        self, module: ModuleContext, func: ast.expr, found: dict[str, Found]
-    ) -> Found | None:
-        """The group of `@cli.command(...)` / `@cli.group(...)`, if `cli` is one."""
-        if not (isinstance(func, ast.Attribute) and func.attr in _COMMAND_DECORATORS):
-            return None
-        if not isinstance(func.value, ast.Name):
-            return None
-        group = found.get(func.value.id)
-        if group is None:
-            group = self._imported_command(module, func.value.id)
-        return group if group is not None and group.kind == "group" else None
-
-    def _imported_command(self, module: ModuleContext, name: str) -> Found | None:
-        """A command another module of the package declares, imported here by name."""
-        imported = module.imports.get(name)
-        if imported is None or imported[1] is None:
-            return None
-        source = module.loader.module(imported[0])
-        if source is None or source.is_stub or source is module:
-            return None
-        return self.commands_of(source).get(imported[1])
-
-    def _assigned(self, module: ModuleContext, node: ast.Assign, found: dict[str, Found]) -> bool:
-        """`cli = click.Group(...)`, `serve = click.Command(...)`, `serve =
-        click.option(...)(serve)` (whether it is followed)."""
-        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
-            return False
-        value = node.value
-        if not isinstance(value, ast.Call):
-            return False
-        if node.targets[0].id in found:
-            return self._option_applied(module, node, found[node.targets[0].id])
-        name = self.click_name(module, value.func)
-        kinds = {"Group": "group", "Command": "command"}
-        if name in kinds:
-            target = node.targets[0].id
-            found[target] = Found(module, kinds[name], value, None, target, 0, node.lineno)
-            for command in self._constructed_commands(module, value, found):
-                found[target].registered.append((None, command, None))
-        return False
-
-    def _option_applied(self, module: ModuleContext, node: ast.Assign, command: Found) -> bool:
-        """`serve = click.option(...)(serve)`: the option appended to the command's parameters
-        (as Click's decorator does to a command). Another value bound to the command's name
-        is not followed, and said."""
-        value = node.value
-        assert isinstance(value, ast.Call)
-        same = (
-            len(value.args) == 1
-            and isinstance(value.args[0], ast.Name)
-            and value.args[0].id == command.binding
-            and not value.keywords
-        )
-        decorator: Any = None
-        if same:
-            try:
-                decorator = resolve(self.interpreter(module, node.lineno).eval(value.func))
-            except CannotEvaluate:
-                decorator = None
-        if (
-            type(decorator) is FrameworkCall
-            and type(decorator.callee) is ExternalRef
-            and decorator.name in PARAMETER_DECORATORS
-        ):
-            command.later.append(decorator)
-            return True
-        module.loader.report(
-            str(module.path),
-            node.lineno,
-            f"`{short_source(module.segment(node))}` rebinds the Click command"
-            f" {command.binding!r} to what static reading does not follow: the parameters it"
-            " may add are missing",
-            stops=True,
-        )
-        return True
-
-    def _added_param(self, module: ModuleContext, call: ast.Call, found: dict[str, Found]) -> bool:
-        """`serve.params.append(click.Option([...]))`, `serve.params.extend([...])`."""
-        func = call.func
-        if not (
-            isinstance(func, ast.Attribute)
-            and func.attr in ("append", "extend")
-            and isinstance(func.value, ast.Attribute)
-            and func.value.attr == "params"
-            and isinstance(func.value.value, ast.Name)
-            and func.value.value.id in found
-            and len(call.args) == 1
-            and not call.keywords
-        ):
-            return False
-        command = found[func.value.value.id]
-        value = resolve(self.interpreter(module, call.lineno).try_eval(call.args[0]))
-        added = (
-            [resolve(v) for v in value]
-            if func.attr == "extend" and type(value) in (list, tuple)
-            else [value]
-        )
-        if all(type(v) is FrameworkCall and v.name in ("Option", "Argument") for v in added):
-            command.later += added
-            return True
-        module.loader.report(
-            str(module.path),
-            call.lineno,
-            f"`{short_source(module.segment(call))}` adds parameters static reading cannot read"
-            " to the command: they are missing",
-            stops=True,
-        )
-        return True
-
-    def _constructed_commands(
-        self, module: ModuleContext, call: ast.Call, found: dict[str, Found]
-    ) -> Iterator[Found]:
-        for keyword in call.keywords:
-            if keyword.arg == "commands" and isinstance(keyword.value, (ast.List, ast.Tuple)):
-                for element in keyword.value.elts:
-                    command = self.command_of(module, element, found)
-                    if command is not None:
-                        yield command
-
-    def command_of(
-        self, module: ModuleContext, node: ast.expr, found: dict[str, Found]
-    ) -> Found | None:
-        """The command a name of the source refers to: `serve`, `commands.serve`."""
-        if isinstance(node, ast.Name):
-            return found.get(node.id) or self._imported_command(module, node.id)
-        if isinstance(node, ast.Attribute):
-            source = imported_module(module, node.value)
-            if source is not None:
-                return self.commands_of(source).get(node.attr)
-        return None
-
-    def _add_command(self, module: ModuleContext, call: ast.Call, found: dict[str, Found]) -> bool:
-        """`cli.add_command(serve)`, `cli.add_command(serve, name="run")`: whether it is one."""
-        func = call.func
-        if not (
-            isinstance(func, ast.Attribute)
-            and func.attr == "add_command"
-            and isinstance(func.value, ast.Name)
-        ):
-            return False
-        group = found.get(func.value.id) or self._imported_command(module, func.value.id)
-        if group is None or group.kind != "group" or not call.args:
-            return False
-        command = self.command_of(module, call.args[0], found)
-        if command is None:
-            module.loader.report(
-                str(module.path),
-                call.lineno,
-                f"`{short_source(module.segment(call))}` adds a command static reading cannot"
-                " find in the source: the subcommand it adds is missing",
-                stops=True,
-            )
-            return True
-        given = call.args[1] if len(call.args) > 1 else _keyword(call, "name")
-        name = self._text(module, given) if given is not None else None
-        group.registered.append((name, command, call))
-        return True
-
-    def _text(self, module: ModuleContext, node: ast.expr) -> str | None:
-        """The name a command is registered under; one static reading cannot compute stops
-        the read there (the command's own name would be a guess)."""
-        try:
-            value = resolve(self.interpreter(module, node.lineno).eval(node))
-        except CannotEvaluate as exc:
-            reason = exc.reason
-        else:
-            if type(value) is str or value is None:
-                return value
-            reason = f"{describe(value)} is not a name"
-        module.loader.report(
-            str(module.path),
-            node.lineno,
-            f"the name a command is registered under cannot be computed statically:"
-            f" `{short_source(module.segment(node))}` ({reason})",
-            stops=True,
-        )
-        return None
+class ClickReader(ClickScanner):
+    """Reads the Click commands of a read (`loader`) into `CommandFacts`."""
 
     # -------------------------------------------------------------- facts of a command
 
@@ -384,16 +79,20 @@ class ClickReader:
         module = command.module
         module.loader.budget.calls(len(above))
         settings = self._settings(command)
-        params = self._params(command, settings.pop("params", None))
+        made_with, added = self._params(command, settings.pop("params", None))
+        help_ = settings.get("help")
+        if help_ is None and command.function is not None:
+            help_ = docstring(command.named_by.node if command.named_by else command.function)
+        if command.kind == "group":
+            self._runtime_listing(command, settings.get("cls"))
+        made = self._command_class(command, settings, made_with, help_)
+        if made is not None:
+            made_with, help_ = made
+        params = tuple(self.params.param(self._made(c)) for c in [*made_with, *added])
         context = settings.get("context_settings")
         if type(context) is dict and "default_map" in context:
             defaults = context["default_map"]
         params = self._mapped_defaults(command, params, defaults)
-        if command.kind == "group":
-            self._runtime_listing(command, settings.get("cls"))
-        help_ = settings.get("help")
-        if help_ is None and command.function is not None:
-            help_ = docstring(command.named_by.node if command.named_by else command.function)
         own = settings.get("name")
         subcommands: dict[str, CommandFacts] = {}
         for given, sub, call in command.registered:
@@ -411,12 +110,9 @@ class ClickReader:
             if type(defaults) is dict and key in defaults:  # Click: the parent map's entry
                 sub_facts = self.facts(sub, None, (*above, id(command)), defaults[key])
             subcommands[key] = sub_facts  # a later one of a name wins
-        prefix = context.get("auto_envvar_prefix") if type(context) is dict else None
-        if type(prefix) is Unevaluated:
-            self._said(
-                command,
-                f"the command's auto_envvar_prefix kept as source text: `{prefix.source}`: the environment variables it gives the options are not shown",
-            )
+        line = command.call.lineno if command.call is not None else command.line
+        where = (str(module.path), line)
+        prefix = self.params.envvar_prefix(context, where, f"the command {command.binding!r}")
         return CommandFacts(
             name=name or (own if type(own) is str else self._default_name(command)),
             help=_string(help_),
@@ -541,27 +237,87 @@ class ClickReader:
                 )
         return settings
 
-    def _params(self, command: Found, explicit: ast.expr | None) -> tuple[ParamFacts, ...]:
-        """`params=[...]` first, then the decorators under the command's, as Click collects
-        them (each applied in turn, bottom up, to the function: a decorator of the project's
-        own runs in the interpreter; `__click_params__` reversed), then those above it
-        (applied to the command: appended)."""
+    def _params(
+        self, command: Found, explicit: ast.expr | None
+    ) -> tuple[list[FrameworkCall], list[FrameworkCall]]:
+        """The parameters the command is made with: `params=[...]` first, then the decorators
+        under the command's, as Click collects them (each applied in turn, bottom up, to the
+        function: a decorator of the project's own runs in the interpreter;
+        `__click_params__` reversed); and those added once it is made: the decorators above
+        it, options added after (appended)."""
         module = command.module
-        calls: list[FrameworkCall] = []
+        given: list[FrameworkCall] = []
+        added: list[FrameworkCall] = []
         if explicit is not None:
-            calls += self._explicit_params(module, explicit)
+            given += self._explicit_params(module, explicit)
         if command.function is not None:
             decorators = command.function.decorator_list
             below = decorators[command.decorator_index + 1 :]
             decorated = Decorated([], None)
             for decorator in reversed(below):
                 decorated = self._applied(module, decorator, decorated)
-            calls += reversed(decorated.params)
+            given += reversed(decorated.params)
             command.named_by = decorated.function  # what the command is named after
             for decorator in reversed(decorators[: command.decorator_index]):
-                calls += self._above(module, decorator)
-        calls += command.later
-        return tuple(self.params.param(self._made(c)) for c in calls)
+                added += self._above(module, decorator)
+        added += command.later
+        return given, added
+
+    def _command_class(
+        self, command: Found, settings: dict[str, Any], given: list[FrameworkCall], help_: Any
+    ) -> tuple[list[FrameworkCall], Any] | None:
+        """A `cls=` of the project's deriving from Click's `Command` or `Group`, whose
+        `__init__` the interpreter follows with what Click's decorator gives it: the
+        parameters and help that reach Click's `__init__`, and the help it sets after (None:
+        there is no such class, or it defines no `__init__`)."""
+        cls = resolve(settings.get("cls"))
+        if type(cls) is not ClassRef:
+            if cls is not None and not (
+                type(cls) is ExternalRef and framework_of(cls.dotted) is not None
+            ):
+                self._said(
+                    command,
+                    f"the command class `{short_source(describe(cls))}` (cls=) is not read from"
+                    " source: what it makes of the command is not known",
+                    stops=True,
+                )
+            return None
+        if framework_base(cls) is None:
+            return None
+        kwargs = {k: v for k, v in settings.items() if k not in ("cls", "commands")}
+        kwargs.update(params=list(given), help=help_)
+        node = command.call or ast.Call(ast.Name(command.binding, ast.Load()), [], [])
+        if command.call is None:
+            ast.copy_location(node, command.function or ast.Pass(lineno=command.line, col_offset=0))
+        it = self.interpreter(command.module, command.line)
+        try:
+            made = framework_calls.construct(it, cls, [], kwargs, node)
+        except CannotEvaluate as exc:
+            self._said(
+                command,
+                f"the command class `{cls.node.name}` (cls=) cannot be followed statically"
+                f" ({exc.reason}): what it makes of the command is not known",
+                stops=True,
+            )
+            return None
+        if made.init is None:
+            return None
+        args, init = made.init
+        params = resolve(init.get("params", args[3] if len(args) > 3 else None))
+        params = resolve(made.attrs.get("params", params))
+        if params is None:
+            params = []
+        calls = [resolve(p) for p in params] if type(params) in (list, tuple) else None
+        if calls is None or any(type(c) is not FrameworkCall for c in calls):
+            self._said(
+                command,
+                f"the command class `{cls.node.name}` (cls=) gives the command parameters static"
+                " reading cannot read: they are missing",
+                stops=True,
+            )
+            return None
+        help_ = made.attrs.get("help", init.get("help", args[4] if len(args) > 4 else help_))
+        return calls, settle(resolve(help_))
 
     def _explicit_params(self, module: ModuleContext, node: ast.expr) -> list[FrameworkCall]:
         value = resolve(self.interpreter(module, node.lineno).try_eval(node))
@@ -680,112 +436,6 @@ class ClickReader:
             ExternalRef(f"click.{kind}"), names, effective, call.module, call.node
         )
         return result
-
-
-_REGISTERING = frozenset({"command", "group", "add_command"})
-_PARAMS = frozenset({"params"})
-_NOT_REGISTERING = (ast.Import, ast.ImportFrom, ast.ClassDef)
-
-
-def as_assign(statement: ast.stmt | Undecided) -> ast.Assign | None:
-    """`x = v`, or `x: T = v` as if it were that (`app: Typer = typer.Typer()`)."""
-    if isinstance(statement, ast.Assign):
-        return statement
-    if (
-        isinstance(statement, ast.AnnAssign)
-        and statement.value is not None
-        and isinstance(statement.target, ast.Name)
-    ):
-        target = ast.Name(statement.target.id, ast.Store())
-        return ast.copy_location(ast.Assign([target], statement.value), statement)
-    return None
-
-
-def imported_module(module: ModuleContext, node: ast.expr) -> ModuleContext | None:
-    """The module of the package a name of `module` stands for (`import pkg.jobs as jobs`,
-    `from pkg import jobs`), read from source; None if it is none."""
-    if not isinstance(node, ast.Name):
-        return None
-    imported = module.imports.get(node.id)
-    if imported is None:
-        return None
-    name = imported[0] if imported[1] is None else f"{imported[0]}.{imported[1]}"
-    loader = module.loader
-    source = loader.module(name) if loader.in_package(name) else None
-    return None if source is None or source.is_stub else source
-
-
-def report_unfollowed(
-    module: ModuleContext,
-    statements: list[ast.stmt | Undecided],
-    followed: set[int],
-    names: set[str],
-    methods: frozenset[str],
-    what: str,
-) -> None:
-    """A top-level statement static reading did not follow that registers on one of `names`
-    (`cli.command()(f)`, a loop of `app.add_typer(...)`, a decorated function under an `if`
-    it cannot decide): what it adds is missing, said at its line (which stops the read)."""
-    if not names:
-        return
-    for entry in statements:
-        statement = entry.statement if isinstance(entry, Undecided) else entry
-        if id(statement) in followed or isinstance(statement, _NOT_REGISTERING):
-            continue
-        if isinstance(statement, ast.If) and is_main_test(statement.test):
-            continue
-        because = (
-            f" (a condition static reading cannot decide: {entry.reason})"
-            if isinstance(entry, Undecided)
-            else ""
-        )
-        for node in ast.walk(statement):
-            module.loader.budget.visit(1)
-            if (
-                isinstance(node, ast.Attribute)
-                and node.attr in methods
-                and isinstance(node.value, ast.Name)
-                and node.value.id in names
-            ):
-                module.loader.report(
-                    str(module.path),
-                    statement.lineno,
-                    f"`{short_source(module.segment(node))}` registers {what} in a statement"
-                    f" static reading does not follow{because}: the {what} it adds are missing",
-                    stops=True,
-                )
-                break
-
-
-def undecided(module: ModuleContext, statement: Undecided, name: str) -> ArgmatrixError:
-    """The stop at an `if`/`try` that may bind `name`, when static reading cannot tell which of
-    its alternatives runs."""
-    test = statement.statement
-    kind = f"if {short_source(module.segment(test.test))}:" if isinstance(test, ast.If) else "try:"
-    return ArgmatrixError.at(
-        f"static reading stopped: `{name}` is bound in more than one alternative of `{kind}`,"
-        f" and static reading cannot decide which runs ({statement.reason})",
-        file=str(module.path),
-        line=statement.line,
-        fix="define it once, outside the condition, or load the registry live"
-        " (registry.mode: live)",
-    )
-
-
-def _keyword(call: ast.Call | None, name: str) -> ast.expr | None:
-    if call is None:
-        return None
-    return next((k.value for k in call.keywords if k.arg == name), None)
-
-
-def _given_name(call: ast.Call | None) -> str | None:
-    """The name a `@group.command("name")` gives, when it is a literal."""
-    if call is None:
-        return None
-    node = call.args[0] if call.args else _keyword(call, "name")
-    if isinstance(node, ast.Constant) and type(node.value) is str:
-        return node.value
-    return None
 
 
 def _usage_settings(settings: dict[str, Any]) -> dict[str, Any]:

@@ -520,11 +520,12 @@ class Interpreter:
             calls.parser_passed(self, node, exc.reason)
             raise
         kind = type(function)
-        if kind in framework_values.VALUES:  # a decorator of Click applied, `wraps`, ...
-            args, kwargs = calls.call_arguments(self, node)
-            return framework_calls.call(self, function, args, kwargs)
-        if framework_calls.records(self, function):  # `click.option(...)`, `typer.Option(...)`
-            return framework_calls.make(self, function, node)
+        if self.loader.framework_calls:  # a read of a Click command or a Typer app
+            if kind in framework_values.VALUES:  # a decorator of Click applied, `wraps`, ...
+                args, kwargs = calls.call_arguments(self, node)
+                return framework_calls.call(self, function, args, kwargs)
+            if framework_calls.records(self, function):  # `click.option(...)`, `typer.Option`
+                return framework_calls.make(self, function, node)
         if kind is ExternalRef:
             calls.runs_text(self, node, function)
         if kind is ParserMethod:
@@ -573,8 +574,9 @@ class Interpreter:
         """Call a value of the source (see `calls.call_value`): what builtins and methods
         given a function (`key=`, `map`) call back, and decorators applied."""
         value = resolve(function)
-        if type(value) in framework_values.VALUES or (
-            type(value) is ExternalRef and framework_calls.records(self, value)
+        if self.loader.framework_calls and (
+            type(value) in framework_values.VALUES
+            or (type(value) is ExternalRef and framework_calls.records(self, value))
         ):
             return framework_calls.call(self, value, args, kwargs or {})
         return calls.call_value(self, function, args, kwargs)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
+import importlib.machinery
 import os
 import re
 import sys
@@ -309,6 +310,19 @@ class StaticLoader:
 
     def in_package(self, name: str) -> bool:
         return name == self.package or name.startswith(self.package + ".")
+
+    def module_missing(self, name: str) -> bool:
+        top = name.partition(".")[0]
+        if not top.isidentifier() or top in sys.builtin_module_names:
+            return False
+        self.budget.steps += _LOOKUP_STEPS
+        if importlib.machinery.PathFinder.find_spec(top, self.search_path) is not None:
+            return False
+        suffixes = importlib.machinery.all_suffixes()
+        for location in self.search_path:
+            folder = location or "."
+            self.missing += [f"{folder}/{top}", *(f"{folder}/{top}{s}" for s in suffixes)]
+        return True
 
     def assigned_elsewhere(self, module: str, name: str) -> str | None:
         """Why `module.name` may be rebound by a module the read loaded, or one the target's

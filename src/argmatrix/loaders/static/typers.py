@@ -15,26 +15,23 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from argmatrix.errors import ArgmatrixError
-from argmatrix.loaders.clicks import BOOL, MISSING, STRING, CommandFacts, ParamFacts, TypeFacts
-from argmatrix.loaders.static.click_params import option_decls
+from argmatrix.loaders.clicks import BOOL, STRING, CommandFacts, ParamFacts, TypeFacts
+from argmatrix.loaders.markup import MARKUP_MODES, RICH
 from argmatrix.loaders.static.clicks import (
     ClickReader,
     as_assign,
     imported_module,
     report_unfollowed,
 )
-from argmatrix.loaders.static.declared import docstring, enum_members
-from argmatrix.loaders.static.typeforms import TypeForm
+from argmatrix.loaders.static.declared import docstring
+from argmatrix.loaders.static.typer_params import TyperParams
 from argmatrix.loaders.static.values import (
-    BuiltinRef,
     CannotEvaluate,
-    ClassRef,
-    EnumMember,
     ExternalRef,
+    FunctionRef,
     resolve,
     short_source,
 )
-from argmatrix.model.registry import SourceLine, Unevaluated
 
 if TYPE_CHECKING:
     from argmatrix.loaders.static.context import ModuleContext, ReadContext
@@ -88,6 +85,8 @@ class TyperReader:
     def __init__(self, loader: ReadContext, clicks: ClickReader) -> None:
         self.loader = loader
         self.clicks = clicks
+        self.parameters = TyperParams(clicks)
+        self._merges: bool | None = None
         self.scanned: dict[str, dict[str, App]] = {}
 
     # -------------------------------------------------------------- finding apps
@@ -132,7 +131,10 @@ class TyperReader:
             elif (
                 isinstance(statement, ast.Expr)
                 and isinstance(statement.value, ast.Call)
-                and self._add_typer(module, statement.value)
+                and (
+                    self._add_typer(module, statement.value)
+                    or self._applied(module, statement.value)
+                )
             ):
                 followed.add(id(statement))
         report_unfollowed(module, statements, followed, set(apps), _REGISTERING, "commands")
@@ -168,6 +170,27 @@ class TyperReader:
                 app.callback = Registered(module, node, call)
                 return
 
+    def _applied(self, module: ModuleContext, call: ast.Call) -> bool:
+        """`app.command()(serve)`, `app.callback()(main)`: a function (of this module, or
+        imported) registered as the decorator would register it."""
+        registering = call.func
+        if not (isinstance(registering, ast.Call) and len(call.args) == 1 and not call.keywords):
+            return False
+        for method in ("command", "callback"):
+            app = self._owner(module, registering.func, method)
+            if app is None:
+                continue
+            value = resolve(self.clicks.interpreter(module, call.lineno).try_eval(call.args[0]))
+            if type(value) is not FunctionRef:
+                return False  # said as a registration static reading does not follow
+            registered = Registered(value.module, value.node, registering)
+            if method == "command":
+                app.commands.append(registered)
+            else:
+                app.callback = registered
+            return True
+        return False
+
     def _add_typer(self, module: ModuleContext, call: ast.Call) -> bool:
         app = self._owner(module, call.func, "add_typer")
         if app is None:
@@ -197,52 +220,77 @@ class TyperReader:
 
     def registered(self, module: ModuleContext, node: Function, target: str) -> CommandFacts | None:
         """The command (or the group, for its callback) an app of the module makes of a
-        function it registers."""
+        function it registers: only that one read (what is said of the app's other commands
+        is not said of it)."""
         for app in self.apps_of(module).values():
-            path = self._path_to(app, node, ())
-            if path is None:
-                continue
-            facts = self.facts(app, target)
-            for name in path:
-                found = dict(facts.subcommands)
-                if name not in found:
-                    return facts  # an app of one command is that command
-                facts = found[name]
-            return facts
+            found = self._made_of(app, node, None, target)
+            if found is not None:
+                return found
         return None
 
-    def _path_to(self, app: App, node: Function, path: tuple[str, ...]) -> tuple[str, ...] | None:
+    def _made_of(
+        self,
+        app: App,
+        node: Function,
+        added: tuple[ModuleContext, ast.Call] | None,
+        target: str,
+    ) -> CommandFacts | None:
         if app.callback is not None and app.callback.function is node:
-            return path
+            return self.facts(app, target) if added is None else self._group(app, added)
         for command in app.commands:
             if command.function is node:
-                return (*path, self._command_name(command))
+                if added is None and not self._grouped(app):
+                    return self.facts(app, target)  # an app of one command is that command
+                return self._command(command)
         for module, call, sub in app.groups:
-            if sub is None:
+            if sub is None or type(self._group_setting(module, call, sub, "name")) is not str:
                 continue
-            name = self._group_setting(module, call, sub, "name")
-            if type(name) is not str:
-                continue
-            found = self._path_to(sub, node, (*path, name))
+            found = self._made_of(sub, node, (module, call), target)
             if found is not None:
                 return found
         return None
 
     # -------------------------------------------------------------- get_command
 
+    def merges_unnamed(self) -> bool:
+        """Whether the Typer beside the target merges the commands of a sub-app added without
+        a name into its parent (newer releases do; Typer 0.9 leaves the sub-app out), told by
+        its source (read, never imported); the newest where none is found."""
+        if self._merges is None:
+            main = self.loader.module("typer.main")
+            self._merges = main is None or "sub_group.commands.items()" in main.text
+        return self._merges
+
+    def _grouped(self, app: App) -> bool:
+        """`get_command`'s test: a callback, sub-apps or more than one command make a group."""
+        typer_callback = self._setting(app.module, app.call, "callback")
+        grouped = app.callback is not None or typer_callback is not None or bool(app.groups)
+        return grouped or len(app.commands) > 1
+
     def facts(self, app: App, target: str) -> CommandFacts:
         """`typer.main.get_command(app)`: a group if the app has a callback, sub-apps or more
-        than one command; its one command otherwise."""
-        typer_callback = self._setting(app.module, app.call, "callback")
-        grouped = app.callback is not None or typer_callback is not None or app.groups
-        if grouped or len(app.commands) > 1:
+        than one command; its one command otherwise. Its help and its commands' are marked up
+        as the app's `rich_markup_mode` says."""
+        return _with_markup(self._facts(app, target), self._markup(app))
+
+    def _markup(self, app: App) -> str | None:
+        """`typer.Typer(rich_markup_mode=...)`; without it, Typer's default: "rich" (the `typer`
+        package installs Rich)."""
+        if not _has(app.call, "rich_markup_mode"):
+            return RICH
+        mode = self._setting(app.module, app.call, "rich_markup_mode")
+        return mode if mode in MARKUP_MODES else None
+
+    def _facts(self, app: App, target: str) -> CommandFacts:
+        if self._grouped(app):
             return self._group(app, None)
         if len(app.commands) == 1:
             facts = self._command(app.commands[0])
             context = self._setting(app.module, app.call, "context_settings")
-            if facts.auto_envvar_prefix is None and type(context) is dict:
-                prefix = context.get("auto_envvar_prefix")
-                if type(prefix) is str:
+            if facts.auto_envvar_prefix is None:
+                where = (str(app.module.path), app.call.lineno)
+                prefix = self.clicks.params.envvar_prefix(context, where, f"the app {target}")
+                if prefix is not None:
                     return _with_prefix(facts, prefix)
             return facts
         raise ArgmatrixError.at(
@@ -265,15 +313,19 @@ class TyperReader:
             group = self._group(sub, (module, call), depth + 1)
             if group.name:
                 commands.append((group.name, group))
-            else:
+            elif self.merges_unnamed():  # Typer 0.1x and later; 0.9 leaves such a sub-app out
                 commands.extend(group.subcommands)
         callback = self._solved(app, added, "callback")
         params: tuple[ParamFacts, ...] = ()
         if isinstance(callback, tuple):
             params = self.params(*callback)
         name = self._solved(app, added, "name")
+        where = (str(app.module.path), app.call.lineno)
+        label = f"the app {app.binding!r}"
+        if name is not None and type(name) is not str:
+            self.clicks.params.undecided(where, label, "name", "name", name)
         context = self._solved(app, added, "context_settings")
-        prefix = context.get("auto_envvar_prefix") if type(context) is dict else None
+        prefix = self.clicks.params.envvar_prefix(context, where, label)
         return CommandFacts(
             name=name if type(name) is str else "",
             help=self._group_help(app, added),
@@ -281,9 +333,13 @@ class TyperReader:
             params=params,
             is_group=True,
             subcommands=tuple(commands),
-            auto_envvar_prefix=prefix if type(prefix) is str else None,
-            hidden=self._solved(app, added, "hidden") is True,
-            deprecated=self._solved(app, added, "deprecated") is True,
+            auto_envvar_prefix=prefix,
+            hidden=self.clicks.params.decided(
+                self._solved(app, added, "hidden"), where, label, "hidden"
+            ),
+            deprecated=self.clicks.params.decided(
+                self._solved(app, added, "deprecated"), where, label, "deprecated"
+            ),
         )
 
     def _solved(self, app: App, added: tuple[ModuleContext, ast.Call] | None, key: str) -> Any:
@@ -303,8 +359,19 @@ class TyperReader:
         if key != "callback":
             return self._setting(module, call, key)
         node = _keyword(call, key)
-        if isinstance(node, ast.Name) and isinstance(module.definitions.get(node.id), Function):
-            return (module, module.definitions[node.id])
+        if node is None:
+            return None
+        value = resolve(self.clicks.interpreter(module, node.lineno).try_eval(node))
+        if type(value) is FunctionRef:  # of this module, or imported from another
+            return (value.module, value.node)
+        if value is not None:
+            self.loader.report(
+                str(module.path),
+                node.lineno,
+                f"the callback `{short_source(module.segment(node))}` is not a function static"
+                " reading finds: the group's own parameters are missing",
+                stops=True,
+            )
         return None
 
     def _group_setting(self, module: ModuleContext, call: ast.Call, sub: App, key: str) -> Any:
@@ -345,6 +412,12 @@ class TyperReader:
             name = resolve(self.clicks.interpreter(command.module, given.lineno).try_eval(given))
             if type(name) is str:
                 return name
+            if name is not None:  # a name only running tells: never the function's in its place
+                where = (str(command.module.path), given.lineno)
+                label = f"the command {command.function.name!r}"
+                self.clicks.params.undecided(
+                    where, label, "name", command.module.segment(given), name
+                )
         return command.function.name.lower().replace("_", "-")
 
     def _command(self, command: Registered) -> CommandFacts:
@@ -354,33 +427,34 @@ class TyperReader:
         elif help_ is None:
             text = docstring(command.function)
             help_ = inspect.cleandoc(text) if text else None
+        where = (str(command.module.path), command.function.lineno)
+        label = f"the command {command.function.name!r}"
         context = self._setting(command.module, command.call, "context_settings")
-        prefix = context.get("auto_envvar_prefix") if type(context) is dict else None
+        setting = self._setting
         return CommandFacts(
             name=self._command_name(command),
             help=_text(help_),
-            short_help=_text(self._setting(command.module, command.call, "short_help")),
+            short_help=_text(setting(command.module, command.call, "short_help")),
             params=self.params(command.module, command.function),
-            auto_envvar_prefix=prefix if type(prefix) is str else None,
-            hidden=self._setting(command.module, command.call, "hidden") is True,
-            deprecated=self._setting(command.module, command.call, "deprecated") is True,
+            auto_envvar_prefix=self.clicks.params.envvar_prefix(context, where, label),
+            hidden=self.clicks.params.decided(
+                setting(command.module, command.call, "hidden"), where, label, "hidden"
+            ),
+            deprecated=self.clicks.params.decided(
+                setting(command.module, command.call, "deprecated"), where, label, "deprecated"
+            ),
         )
 
     # -------------------------------------------------------------- typer.run
 
     def is_run_function(self, module: ModuleContext, node: Function) -> bool:
         """Whether a function's parameters are declared with `typer.Option`/`typer.Argument`."""
-        for argument, default in _arguments(node):
-            if default is not None and self._info_call(module, default) is not None:
-                return True
-            annotated = self._annotated(module, argument.annotation)
-            if annotated is not None and annotated[1] is not None:
-                return True
-        return False
+        return self.parameters.is_run_function(module, node)
 
     def run_facts(self, module: ModuleContext, node: Function) -> CommandFacts:
-        """The command `typer.run(function)` builds."""
-        return self._command(Registered(module, node, None))
+        """The command `typer.run(function)` builds (a `typer.Typer()` of Typer's default
+        markup: Rich's)."""
+        return _with_markup(self._command(Registered(module, node, None)), RICH)
 
     def run_call(self, module: ModuleContext, call: ast.Call) -> CommandFacts | None:
         """`typer.run(main)`: the command it builds of `main`."""
@@ -396,258 +470,7 @@ class TyperReader:
     # -------------------------------------------------------------- parameters
 
     def params(self, module: ModuleContext, node: Function) -> tuple[ParamFacts, ...]:
-        found = []
-        for argument, default in _arguments(node):
-            self.loader.budget.step()
-            param = self._param(module, argument, default)
-            if param is not None:
-                found.append(param)
-        return tuple(found)
-
-    def _info_call(
-        self, module: ModuleContext, node: ast.expr | None
-    ) -> tuple[str, ast.Call] | None:
-        """`("Option", call)` for a `typer.Option(...)` call, likewise `Argument`."""
-        if isinstance(node, ast.Call):
-            name = self.typer_name(module, node.func)
-            if name in ("Option", "Argument"):
-                return name, node
-        return None
-
-    def _annotated(
-        self, module: ModuleContext, node: ast.expr | None
-    ) -> tuple[ast.expr, tuple[str, ast.Call] | None] | None:
-        """`Annotated[T, typer.Option(...)]`: T and the Typer call among the metadata."""
-        if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple)):
-            return None
-        try:
-            base = resolve(self.clicks.interpreter(module, node.lineno).eval(node.value))
-        except CannotEvaluate:
-            return None
-        if getattr(base, "dotted", None) != "typing.Annotated":
-            return None
-        inner, *metadata = node.slice.elts
-        infos = [i for i in (self._info_call(module, m) for m in metadata) if i is not None]
-        return inner, infos[0] if infos else None
-
-    def _param(
-        self, module: ModuleContext, argument: ast.arg, default_node: ast.expr | None
-    ) -> ParamFacts | None:
-        annotation = argument.annotation
-        annotated = self._annotated(module, annotation)
-        info: tuple[str, ast.Call] | None = None
-        if annotated is not None:
-            annotation, info = annotated
-        settings: dict[str, Any] = {}
-        decls: list[Any] = []
-        where = (str(module.path), argument.lineno)
-        it = self.clicks.interpreter(module, argument.lineno)
-        if info is not None:  # Annotated: the names are the positionals, the default is `=`
-            kind, call = info
-            settings = self._keywords(module, call)
-            decls = [it.try_eval(a) for a in call.args] if kind == "Option" else []
-            default = it.try_eval(default_node) if default_node is not None else Ellipsis
-        else:
-            given = self._info_call(module, default_node)
-            if given is not None:
-                kind, call = given
-                settings = self._keywords(module, call)
-                positional = [it.try_eval(a) for a in call.args]
-                default = positional[0] if positional else settings.pop("default", Ellipsis)
-                decls = positional[1:]
-            elif default_node is None or _is_ellipsis(default_node):
-                kind, default = "Argument", Ellipsis
-            else:
-                kind, default = "Option", it.try_eval(default_node)
-        if self._is_context(module, annotation):
-            return None
-        required = default is Ellipsis
-        default = MISSING if required else self._default(resolve(default), argument.arg, where)
-        if kind == "Argument" and not required and default is MISSING:
-            default = None
-        shape = self._shape(module, annotation, default, settings)
-        if any(type(d) is not str for d in decls):
-            raise ArgmatrixError.at(
-                f"cannot read the option names of `{argument.arg}` statically",
-                file=where[0],
-                line=where[1],
-                fix="spell the names out, or load the registry live",
-            )
-        if kind == "Option":
-            return self._option(argument.arg, decls, settings, shape, required, default, where)
-        return self._argument(argument.arg, settings, shape, required, default, where)
-
-    def _keywords(self, module: ModuleContext, call: ast.Call) -> dict[str, Any]:
-        it = self.clicks.interpreter(module, call.lineno)
-        return {k.arg: resolve(it.try_eval(k.value)) for k in call.keywords if k.arg is not None}
-
-    def _default(self, value: Any, label: str, where: tuple[str, int]) -> Any:
-        if type(value) is EnumMember:
-            return value.value  # Typer shows an enum default as its value
-        if value is None:
-            return None
-        source = value.source if type(value) is Unevaluated else repr(value)
-        label = f"--{label.replace('_', '-')}"
-        return self.clicks.params.shown(value, source, label, "default", where)
-
-    def _is_context(self, module: ModuleContext, node: ast.expr | None) -> bool:
-        if node is None:
-            return False
-        try:
-            value = resolve(self.clicks.interpreter(module, node.lineno).eval(node))
-        except CannotEvaluate:
-            return False
-        return type(value) is ExternalRef and value.dotted in _CONTEXTS
-
-    def _shape(
-        self, module: ModuleContext, node: ast.expr | None, default: Any, settings: dict[str, Any]
-    ) -> tuple[TypeFacts, bool, int, bool]:
-        """The Click type of an annotation, whether it is a list, the tuple arity (1: none),
-        and whether it is a bool."""
-        if node is None:
-            kind = type(default).__name__ if default not in (None, MISSING) else "str"
-            facts = _SIMPLE.get(kind, STRING)
-            return self._ranged(facts, kind, settings), False, 1, kind == "bool"
-        try:
-            value = resolve(self.clicks.interpreter(module, node.lineno).eval(node))
-        except CannotEvaluate:
-            return _unknown(module, node), False, 1, False
-        value = _without_none(value)
-        if type(value) is TypeForm and type(value.origin) is BuiltinRef:
-            if value.origin.name == "list" and value.args:
-                return self._one(module, node, value.args[0], settings), True, 1, False
-            if value.origin.name == "tuple":
-                items = tuple(self._one(module, node, a, settings) for a in value.args)
-                tuple_type = TypeFacts(
-                    "Tuple", "<" + " ".join(i.name for i in items) + ">", items=items
-                )
-                return tuple_type, False, len(items), False
-        facts = self._one(module, node, value, settings)
-        return facts, False, 1, facts == BOOL
-
-    def _one(
-        self, module: ModuleContext, node: ast.expr, value: Any, settings: dict[str, Any]
-    ) -> TypeFacts:
-        if type(value) is BuiltinRef and value.name in _SIMPLE:
-            return self._ranged(_SIMPLE[value.name], value.name, settings)
-        if type(value) is ClassRef:
-            try:
-                members = enum_members(value, self.loader.budget)
-            except CannotEvaluate:
-                return TypeFacts(value.node.name, value.node.name)
-            return TypeFacts(
-                "Choice",
-                "choice",
-                choices=tuple(_member_value(m) for m in members),
-                case_sensitive=settings.get("case_sensitive") is not False,
-            )
-        if type(value) is TypeForm and getattr(value.origin, "dotted", "") == "typing.Literal":
-            return TypeFacts(
-                "Choice",
-                "choice",
-                choices=tuple(value.args),
-                case_sensitive=settings.get("case_sensitive") is not False,
-            )
-        if type(value) is ExternalRef:
-            if value.dotted in _EXTERNAL:
-                return _EXTERNAL[value.dotted]
-            if value.dotted.split(".", 1)[0] == TYPER and value.short in _FILES:
-                return TypeFacts("File", "filename")
-            return TypeFacts(value.short, value.short)
-        return _unknown(module, node)
-
-    def _ranged(self, facts: TypeFacts, kind: str, settings: dict[str, Any]) -> TypeFacts:
-        low, high = settings.get("min"), settings.get("max")
-        if kind in _NUMBERS and (low is not None or high is not None) and not settings.get("count"):
-            name, label = _NUMBERS[kind]
-            return TypeFacts(name, label, min=low, max=high)
-        return facts
-
-    def _option(
-        self,
-        name: str,
-        decls: list[str],
-        settings: dict[str, Any],
-        shape: tuple[TypeFacts, bool, int, bool],
-        required: bool,
-        default: Any,
-        where: tuple[str, int],
-    ) -> ParamFacts:
-        type_, is_list, arity, is_bool = shape
-        is_flag = is_bool and settings.get("is_flag") is not False
-        flag_name = name.replace("_", "-")
-        if not decls:
-            decls = [f"--{flag_name}/--no-{flag_name}" if is_flag else f"--{flag_name}"]
-        _, opts, secondary = option_decls([name, *decls])
-        label = opts[0] if opts else name
-        return ParamFacts(
-            origin=SourceLine(*where),
-            kind="option",
-            name=name,
-            opts=tuple(opts),
-            secondary_opts=tuple(secondary),
-            type=type_,
-            required=required,
-            nargs=arity,
-            multiple=is_list,
-            default=default,
-            envvar=self._text_setting(settings, "envvar", label, where),
-            help=self._text_setting(settings, "help", label, where),
-            hidden=settings.get("hidden") is True,
-            is_flag=is_flag,
-            count=settings.get("count") is True,
-            show_default=settings.get("show_default", True),
-            metavar=_text(settings.get("metavar")),
-            allow_from_autoenv=settings.get("allow_from_autoenv", True) is not False,
-            panel=_text(settings.get("rich_help_panel")),
-        )
-
-    def _argument(
-        self,
-        name: str,
-        settings: dict[str, Any],
-        shape: tuple[TypeFacts, bool, int, bool],
-        required: bool,
-        default: Any,
-        where: tuple[str, int],
-    ) -> ParamFacts:
-        type_, is_list, arity, _ = shape
-        return ParamFacts(
-            origin=SourceLine(*where),
-            kind="argument",
-            name=name,
-            opts=(name,),
-            type=type_,
-            required=required,
-            nargs=-1 if is_list else arity,
-            default=default,
-            envvar=self._text_setting(settings, "envvar", name, where),
-            help=self._text_setting(settings, "help", name, where),
-            hidden=settings.get("hidden") is True,
-            show_default=settings.get("show_default", True),
-            metavar=_text(settings.get("metavar")),
-            panel=_text(settings.get("rich_help_panel")),
-        )
-
-    def _text_setting(
-        self, settings: dict[str, Any], key: str, label: str, where: tuple[str, int]
-    ) -> Any:
-        value = settings.get(key)
-        source = value.source if type(value) is Unevaluated else repr(value)
-        if key == "envvar":
-            return self.clicks.params.envvar(value, source, label, where)
-        return self.clicks.params.help(value, source, label, where)
-
-
-def _arguments(node: Function) -> list[tuple[ast.arg, ast.expr | None]]:
-    """A function's parameters with their defaults (None: it has none)."""
-    args = node.args
-    positional = [*args.posonlyargs, *args.args]
-    defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
-    defaults += list(args.defaults)
-    pairs = list(zip(positional, defaults, strict=True))
-    pairs += list(zip(args.kwonlyargs, args.kw_defaults, strict=True))
-    return pairs
+        return self.parameters.params(module, node)
 
 
 def _keyword(call: ast.Call | None, name: str) -> ast.expr | None:
@@ -660,10 +483,6 @@ def _has(call: ast.Call | None, key: str) -> bool:
     return _keyword(call, key) is not None
 
 
-def _is_ellipsis(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and node.value is Ellipsis
-
-
 def _text(value: Any) -> str | None:
     return value if type(value) is str else None
 
@@ -672,22 +491,8 @@ def _with_prefix(facts: CommandFacts, prefix: str) -> CommandFacts:
     return replace(facts, auto_envvar_prefix=prefix)
 
 
-def _without_none(value: Any) -> Any:
-    """`Optional[X]`, `X | None`: X."""
-    if type(value) is TypeForm and getattr(value.origin, "dotted", "") in (
-        "typing.Union",
-        "types.UnionType",
-    ):
-        others = [a for a in value.args if getattr(a, "dotted", "") != "types.NoneType"]
-        if len(others) == 1:
-            return others[0]
-    return value
-
-
-def _member_value(member: Any) -> Any:
-    return member.value if type(member) is EnumMember else member
-
-
-def _unknown(module: ModuleContext, node: ast.expr) -> TypeFacts:
-    text = short_source(module.segment(node))
-    return TypeFacts(text, text)
+def _with_markup(facts: CommandFacts, markup: str | None) -> CommandFacts:
+    """The command and every subcommand marked up as the app's mode says (Typer gives the
+    app's mode to every command it makes of it)."""
+    subcommands = tuple((name, _with_markup(sub, markup)) for name, sub in facts.subcommands)
+    return replace(facts, markup=markup, subcommands=subcommands)

@@ -165,6 +165,95 @@ def markdown_prose(cell: Callable[[Any], str], code: Callable[[Any], str]) -> Pr
     return ProseWriter(cell=cell, code=code, link=markdown_link(cell), bang="\\!")
 
 
+# ------------------------------------------------------------------ a help's shape
+
+# A help text's blocks, as Click's help keeps them: a paragraph (its lines are one line), lines
+# kept as written (a paragraph Click's `\b` line opens), the items of a list.
+PARAGRAPH, LINES, ITEMS = "paragraph", "lines", "items"
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+# A list item's marker at a line's start: a bullet (`-`, `*`, `+`, `•`) or a number (`1.`,
+# `2)`), then white space.
+_ITEM = re.compile(r"[ \t]*(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+")
+NO_REWRAP = "\b"  # Click: a paragraph whose first line is this is printed as written
+
+
+def help_blocks(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    """The blocks of a help text that has line breaks: paragraphs (parted by a blank line)
+    joined into one line each, a paragraph Click keeps as written (its first line `\b`) line
+    by line (their indentation under the block's kept), and list items (lines starting with
+    `-`, `*`, `+`, `•` or `1.`; a line starting none continues the item before it; lines
+    before the first item are a paragraph of their own). Paragraphs and items folded and
+    trimmed; blank blocks left out."""
+    blocks: list[tuple[str, tuple[str, ...]]] = []
+    for paragraph in _BLANK_LINE.split(text.replace("\r\n", "\n").replace("\r", "\n")):
+        lines = [line for line in paragraph.split("\n") if line.strip()]
+        if not lines:
+            continue
+        if lines[0].strip() == NO_REWRAP:
+            if lines[1:]:
+                blocks.append((LINES, _dedented(lines[1:])))
+            continue
+        first_item = next((n for n, line in enumerate(lines) if _ITEM.match(line)), None)
+        before = lines if first_item is None else lines[:first_item]
+        if before and (joined := folded(" ".join(before)).strip()):
+            blocks.append((PARAGRAPH, (joined,)))
+        if first_item is not None:
+            blocks.append((ITEMS, _items(lines[first_item:])))
+    return blocks
+
+
+def _dedented(lines: list[str]) -> tuple[str, ...]:
+    """Lines kept as written: printable, without the indentation they all share."""
+    kept = [printable(line).rstrip().expandtabs() for line in lines]
+    indent = min(len(line) - len(line.lstrip(" ")) for line in kept)
+    return tuple(line[indent:] for line in kept)
+
+
+def _items(lines: list[str]) -> tuple[str, ...]:
+    items: list[str] = []
+    for line in lines:
+        start = _ITEM.match(line)
+        if start is not None:
+            items.append(line[start.end() :])
+        else:
+            items[-1] += " " + line
+    return tuple(shown for item in items if (shown := folded(item).strip()))
+
+
+def shaped(prose: Callable[[Any], str], text: str, line_break: str, bullet: str = "\u2022 ") -> str:
+    """A help text with its shape in one table cell of a format: its blocks written with
+    `prose`, a line (`line_break`) between a block's lines and list items (each after
+    `bullet`), an empty line between blocks. One line without line breaks in the help."""
+    if "\n" not in text and "\r" not in text:
+        return prose(text)
+    written = []
+    for kind, lines in help_blocks(text):
+        if kind == ITEMS:
+            written.append(line_break.join(bullet + prose(item) for item in lines))
+        else:
+            written.append(line_break.join(prose(line) for line in lines))
+    return (line_break * 2).join(written)
+
+
+def shaped_paragraphs(
+    prose: Callable[[Any], str], text: str, code_block: Callable[..., str]
+) -> str:
+    """A help text with its shape as blocks of a page (Markdown, MyST, MDX): a paragraph each,
+    a list's items as a Markdown list (`- item`), the lines Click keeps as written as a code
+    block (`code_block`: its lines and their indentation, as Click prints them)."""
+    if "\n" not in text and "\r" not in text:
+        return prose(text)
+    written = []
+    for kind, lines in help_blocks(text):
+        if kind == ITEMS:
+            written.append("\n".join("- " + prose(item) for item in lines))
+        elif kind == LINES:
+            written.append(code_block("\n".join(lines), "text"))  # words, not a language
+        else:
+            written.append(prose(lines[0]))
+    return "\n\n".join(written)
+
+
 class RegionSyntax(NamedTuple):
     """How a format marks an in-place region in a hand-written page.
 
@@ -196,6 +285,10 @@ def generated_page(text: str) -> bool:
     return GENERATED_LINE.match(last) is not None
 
 
+# Actions that print and exit: the argument stores no value, so it has no default.
+NO_VALUE_ACTIONS = frozenset({"version", "help"})
+
+
 class CellWriter(NamedTuple):
     """The table cells of the page model, written with one format's escaping.
 
@@ -222,6 +315,8 @@ class CellWriter(NamedTuple):
     def default_cell(self, value: Any, argument: Argument | None = None) -> str:
         if argument is not None and argument.required and value is None:
             return "required"
+        if argument is not None and argument.action in NO_VALUE_ACTIONS:
+            return ""  # `--version`, `--help`: nothing is stored, no default to show
         if isinstance(value, FromEnvironment):
             return self.environment_default(value)
         return self.code(value_text(value))
