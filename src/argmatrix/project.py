@@ -354,14 +354,11 @@ def portable_snapshot(options: SourceOptions, cwd: Path | None = None) -> str:
 
 def with_portable_paths(registry: Registry, project: Path) -> Registry:
     """`registry` with the file of each diagnostic (its subcommands' too) made portable."""
-    from argmatrix.model.registry import Subcommand
-
     diagnostics = tuple(
         replace(d, file=portable_path(d.file, project)) for d in registry.diagnostics
     )
     subcommands = tuple(
-        Subcommand(s.name, s.aliases, s.help, with_portable_paths(s.registry, project))
-        for s in registry.subcommands
+        replace(s, registry=with_portable_paths(s.registry, project)) for s in registry.subcommands
     )
     return replace(registry, diagnostics=diagnostics, subcommands=subcommands)
 
