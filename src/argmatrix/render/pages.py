@@ -163,5 +163,7 @@ def _render_pages(
             text = splice(path, env, page, context, read_existing)
         else:
             text = render_template(env, page.template, context, where, page.line)
+            marker = FORMATS[page.output_format].REGION.generated
+            text = f"{text}\n{marker}\n" if marker else text
         pages.append(RenderedPage(page, path, text))
     return pages
