@@ -101,13 +101,10 @@ def _name(node: ast.expr) -> str:
 def _literal(node: ast.expr) -> Any:
     if isinstance(node, ast.Constant) and type(node.value) in (str, int, float, bool, type(None)):
         return node.value
-    if (
-        isinstance(node, ast.UnaryOp)
-        and isinstance(node.op, ast.USub)
-        and isinstance(node.operand, ast.Constant)
-        and type(node.operand.value) in (int, float)
-    ):
-        return -node.operand.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        number = node.operand.value if isinstance(node.operand, ast.Constant) else None
+        if isinstance(number, (int, float)) and not isinstance(number, bool):
+            return -number
     raise _NotALookup
 
 
