@@ -111,6 +111,9 @@ class ReadContext(Protocol):
     # set_defaults(key=value kept as source text): parser, key, file, line, message.
     unknown_defaults: list[tuple[Any, str, str, int | None, str]]
     class_values: dict[tuple[int, str], tuple[ast.ClassDef, Any]]
+    target_function: ast.AST | None  # the target function being run
+    # The first statement of its own body whose value could not be computed.
+    unfollowed: tuple[int, str, str] | None
 
     def walked(self, node: ast.AST, test: Callable[[Any], bool]) -> bool: ...
 
