@@ -648,7 +648,7 @@ def _registering_functions(
             ):
                 root = node.value.id
             if root in names and root not in own:
-                found[statement.name] = (root, statement.lineno)  # type: ignore[assignment]
+                found[statement.name] = (root, statement.lineno)
                 break
     return found
 

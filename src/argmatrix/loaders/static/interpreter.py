@@ -197,13 +197,13 @@ class Interpreter:
         """The first statement of the target function's own body not followed: where a read
         finding no parser says it stopped."""
         loader = self.loader
-        function = loader.target_function
+        if loader.unfollowed is not None or loader.target_function is None:
+            return
+        path, function = loader.target_function
         if (
-            loader.unfollowed is None
-            and function is not None
-            and self.depth == 0
-            and self.module is loader.target
-            and function.lineno < node.lineno <= (function.end_lineno or 0)  # type: ignore[attr-defined]
+            self.depth == 0
+            and str(self.module.path) == path
+            and function.lineno < node.lineno <= (function.end_lineno or 0)
         ):
             loader.unfollowed = (node.lineno, self.module.segment(node), reason)
 

@@ -158,7 +158,7 @@ class StaticLoader:
         # The target function being run, and the first statement of its own body whose value
         # static reading could not compute (line, source, reason): where a read that finds no
         # parser stops.
-        self.target_function: ast.AST | None = None
+        self.target_function: tuple[str, ast.FunctionDef | ast.AsyncFunctionDef] | None = None
         self.unfollowed: tuple[int, str, str] | None = None
         self._imports_run = False
         self._imports_seen = False  # the modules the target's module imports were looked for
@@ -657,7 +657,7 @@ def _build(
             fix="remove parser_class, or name the function that fills a parser it is given",
         )
     given: ParserHandle | None = None
-    loader.target_function = function.node
+    loader.target_function = (str(module.path), function.node)
     try:
         if required >= 1:
             made = _given_parser(loader, parser_class)
