@@ -74,6 +74,35 @@ def shown(value: Any, typer_param: bool) -> Any:
 # ------------------------------------------------------------------ Click and Typer
 
 
+def markup_of(command: Any) -> str | None:
+    """How Typer prints the command's help: with Rich, in its `rich_markup_mode`, where Rich is
+    installed (`typer.core.HAS_RICH`); None for Click's own commands."""
+    if not type(command).__module__.startswith("typer"):
+        return None
+    mode = getattr(command, "rich_markup_mode", None)
+    core = sys.modules.get("typer.core")
+    return mode if mode in ("rich", "markdown") and getattr(core, "HAS_RICH", False) else None
+
+
+def as_printed(text: str, markup: str | None) -> str:
+    """A help's words as Typer's `--help` prints them: Rich's own reading of its markup (or of
+    Markdown), not the markup; whitespace folded."""
+    if markup == "rich":
+        from rich.text import Text
+
+        text = Text.from_markup(text).plain
+    elif markup == "markdown":
+        import io
+
+        from rich.console import Console
+        from rich.markdown import Markdown
+
+        out = io.StringIO()
+        Console(file=out, width=10_000, color_system=None).print(Markdown(text))
+        text = out.getvalue()
+    return " ".join(text.split())
+
+
 def click_view(command: Any, prefix: str | None, ctx: Any) -> dict[str, Any]:
     settings = dict(getattr(command, "context_settings", None) or {})
     prefix = settings.get("auto_envvar_prefix") or prefix
@@ -96,9 +125,10 @@ def click_view(command: Any, prefix: str | None, ctx: Any) -> dict[str, Any]:
                 if key.split("|")[0].strip() == name and selected(command, ctx, alias) is sub
             ]
             commands[name] = view
+    markup = markup_of(command)
     return {
-        "help": " ".join((command.help or "").split("\f")[0].split()),
-        "params": [param_view(p, prefix) for p in command.params if not machinery(p)],
+        "help": as_printed((command.help or "").split("\f")[0], markup),
+        "params": [param_view(p, prefix, markup) for p in command.params if not machinery(p)],
         "commands": commands,
     }
 
@@ -126,7 +156,7 @@ def is_version(param: Any) -> bool:
     return getattr(callback, "__qualname__", "").startswith("version_option.")
 
 
-def param_view(param: Any, prefix: str | None) -> dict[str, Any]:
+def param_view(param: Any, prefix: str | None, markup: str | None) -> dict[str, Any]:
     option = param.param_type_name == "option"
     typer_param = type(param).__module__.startswith("typer")
     envvar = param.envvar
@@ -165,7 +195,7 @@ def param_view(param: Any, prefix: str | None) -> dict[str, Any]:
         "nargs": None if nargs == 1 else ("+" if param.required else "*") if nargs < 0 else nargs,
         "default": None if param.required or is_version(param) else shown(default, typer_param),
         "envvar": envvar or None,
-        "help": " ".join((getattr(param, "help", None) or "").split()),
+        "help": as_printed(getattr(param, "help", None) or "", markup),
         "hidden": bool(getattr(param, "hidden", False)),
         "choices": None if choices is None else [shown(c, typer_param) for c in choices],
         "bounds": bounds,

@@ -54,6 +54,7 @@ def test_a_module_that_appears_later_is_read(tmp_path: Path) -> None:
 
 
 def test_pages_follow_a_change_of_a_partial_template(tmp_path: Path) -> None:
+    from argmatrix.render.formats.markdown import REGION
     from helpers import add_template_page, copy_project, run_cli_in_process
 
     project = copy_project(tmp_path)
@@ -68,12 +69,13 @@ def test_pages_follow_a_change_of_a_partial_template(tmp_path: Path) -> None:
         "guide/outro.md",
     )
     page = project / "docs" / "guide" / "outro.md"
+    generated = REGION.generated  # the last line of a page argmatrix writes
     assert run_cli_in_process("generate", cwd=project).code == 0
-    assert page.read_text().endswith("First words.\n")
+    assert page.read_text().endswith(f"First words.\n\n{generated}\n")
     (partials / "outro.md.j2").write_text("Other words.\n")
     assert run_cli_in_process("check", cwd=project).code == 1
     assert run_cli_in_process("generate", cwd=project).code == 0
-    assert page.read_text().endswith("Other words.\n")
+    assert page.read_text().endswith(f"Other words.\n\n{generated}\n")
 
 
 def test_the_cache_keeps_a_bounded_number_of_entries(tmp_path: Path, monkeypatch) -> None:

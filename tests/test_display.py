@@ -402,7 +402,7 @@ def test_a_project_template_reads_the_display_facts(tmp_path: Path) -> None:
     )
     result = run_cli_in_process("generate", cwd=root)
     assert result.code == 0, result.err
-    lines = (root / "docs" / "vars.md").read_text(encoding="utf-8").splitlines()
+    lines = (root / "docs" / "vars.md").read_text(encoding="utf-8").splitlines()[:-2]
     assert lines == [
         f"{flag} {len(variable)} {flag != '--mem-fraction-static'}"
         for flag, variable in EXPECTED_ENV.items()

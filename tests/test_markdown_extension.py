@@ -55,7 +55,7 @@ def test_a_table_directive_becomes_a_table(project: Path) -> None:
         "Default",
         "Type / options",
     ]
-    assert table[1][0] == ("--model-path--model MODEL_PATH", ("--model-path",))
+    assert table[1][0] == ("--model-path --model MODEL_PATH", ("--model-path",))
     assert html.startswith("<p>Intro</p>") and html.endswith("<p>After</p>")
 
 

@@ -346,7 +346,9 @@ def test_support_page_keeps_its_shape_with_any_manifest_text(
         assert shown(as_read(reason)).replace(" ", "") in unspaced
     else:
         assert found[0].header[:4] == ["Argument", "Defaults", "Options", "Server supported"]
-        assert shown(variant) in cells and shown(reason) in headings  # grouped by reason
+        # the variants beside the status, in its cell; grouped by reason
+        assert f"\u2713 Supported ({shown(variant)})" in cells, cells
+        assert shown(reason) in headings
     by_variant = " by variant" if layout == "variants" else ""
     expected_title = folded(f"Support Features on {shown(title or 'P')}{by_variant}")
     assert yaml.safe_load(frontmatter(tree) or "") == {"title": expected_title}

@@ -79,7 +79,7 @@ def test_directive_tables_carry_anchors_by_default(
         guide = argument_tables(html(build, "guide"))
         assert [row[0].ids for row in guide[0][1:]] == [("--page-size",), ("--loader",)]
         # <br> between the flags, then the value form
-        assert guide[1][1][0] == ("--model-path--model MODEL_PATH", ("--model-path",))
+        assert guide[1][1][0] == ("--model-path --model MODEL_PATH", ("--model-path",))
 
 
 def test_table_directives_expand_outside_code_only(builds: tuple[Build, Build]) -> None:

@@ -15,6 +15,10 @@ class Cell(NamedTuple):
 Table = list[list[Cell]]
 
 
+# Elements inside a cell that part its text as whitespace does.
+_BREAKS = {"br", "p", "li"}
+
+
 class _Tables(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -36,6 +40,8 @@ class _Tables(HTMLParser):
             self._text, self._ids = [], []
         elif self._text is not None:
             self.elements[-1].append(tag)
+            if tag in _BREAKS:  # a reader sees a line or a paragraph break: a space in the text
+                self._text.append(" ")
             self._ids.extend(value or "" for name, value in attrs if name == "id")
 
     def handle_endtag(self, tag: str) -> None:

@@ -42,11 +42,36 @@ class PageDiff:
     lines: tuple[int, ...]
 
 
-def stale_page(page: RenderedPage) -> tuple[Finding | None, PageDiff | None]:
+def regenerate_fix(config_file: Path | None) -> str:
+    """How to regenerate a configuration's pages: `argmatrix generate`, with `--config` when
+    the configuration is not the one a command finds by itself from the current folder (a
+    project's second configuration, `argmatrix-cli.yaml`), so the advice regenerates the right
+    pages."""
+    import os
+
+    from argmatrix.config import find_config
+
+    command = "argmatrix generate"
+    if config_file is not None:
+        cwd = Path.cwd()
+        found = find_config(None, cwd)
+        if found is None or found.resolve() != config_file.resolve():
+            try:
+                name = os.path.relpath(config_file, cwd)
+            except ValueError:  # another drive
+                name = str(config_file)
+            command = f"argmatrix generate --config {name}"
+    return f"run '{command}' (or '{command.replace('generate', 'check', 1)} --fix')"
+
+
+def stale_page(
+    page: RenderedPage, fix: str = "run 'argmatrix generate' (or 'argmatrix check --fix')"
+) -> tuple[Finding | None, PageDiff | None]:
+    """A generated page that differs from what `generate` writes now; `fix` says how to
+    regenerate it (`regenerate_fix`), never to remove it."""
     on_disk = page_on_disk(page.path)
     if on_disk == page.text:
         return None, None
-    fix = "run 'argmatrix generate' (or 'argmatrix check --fix')"
     if on_disk is None:
         return Finding(
             "stale-page", "generated page is missing", file=str(page.path), line=1, fix=fix

@@ -1,5 +1,11 @@
 """Flags named in hand-written prose (`checks.prose` globs) that the registry does not have:
-the dead references a renamed or removed flag leaves behind."""
+the dead references a renamed or removed flag leaves behind.
+
+What argmatrix wrote is never prose: a page any configuration generated (its last line says so,
+`render.formats.shared.generated_page`: a project with two command lines has two
+configurations, and each one's pages name flags the other's registry lacks), and the regions
+of an in-place page between its `argmatrix:begin` and `argmatrix:end` markers. A flag a line
+names twice is one finding."""
 
 from __future__ import annotations
 
@@ -11,6 +17,8 @@ from pathlib import Path
 from argmatrix._runtime.files import read_prose
 from argmatrix.model.findings import Finding, closest
 from argmatrix.project import Project
+from argmatrix.render.formats import FORMATS
+from argmatrix.render.formats.shared import generated_page
 
 FLAG_IN_PROSE = re.compile(r"(?<![\w/-])(--[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)(?![\w-])")
 
@@ -36,6 +44,24 @@ def prose_files(project: Project, generated: set[Path]) -> list[Path]:
     return files
 
 
+def prose_lines(text: str) -> list[tuple[int, str]]:
+    """(number, line) of the page's lines outside its in-place regions (whose text argmatrix
+    writes), marked in the comment syntax of any format."""
+    regions = [output_format.REGION for output_format in FORMATS.values()]
+    lines = text.splitlines()
+    inside = False
+    kept = []
+    for number, line in enumerate(lines, start=1):
+        if not inside and any(r.begin.search(line) for r in regions):
+            inside = not any(r.end.search(line) for r in regions)
+            continue
+        if inside:
+            inside = not any(r.end.search(line) for r in regions)
+            continue
+        kept.append((number, line))
+    return kept
+
+
 def _matches(relative: str, pattern: str) -> bool:
     """fnmatch, where a leading `**/` also matches no folder at all (`**/*.md` takes index.md)."""
     return fnmatch.fnmatch(relative, pattern) or (
@@ -49,9 +75,10 @@ def dead_flags(project: Project, generated: set[Path]) -> list[Finding]:
     found = []
     for path in prose_files(project, generated):
         text = read_prose(path, project.config.project)
-        for number, line in enumerate(text.splitlines(), start=1):
-            for match in FLAG_IN_PROSE.finditer(line):
-                flag = match.group(1)
+        if generated_page(text):
+            continue  # a page a configuration generated: its own check compares it
+        for number, line in prose_lines(text):
+            for flag in dict.fromkeys(m.group(1) for m in FLAG_IN_PROSE.finditer(line)):
                 if flag in known:
                     continue
                 suggestion = closest(flag, candidates)

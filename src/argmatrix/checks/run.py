@@ -12,7 +12,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from argmatrix.checks.drift import PageDiff, stale_page, unclassified, unreviewed
+from argmatrix.checks.drift import (
+    PageDiff,
+    regenerate_fix,
+    stale_page,
+    unclassified,
+    unreviewed,
+)
 from argmatrix.checks.prose import dead_flags
 from argmatrix.model.findings import Finding, with_severity
 from argmatrix.project import Project
@@ -80,10 +86,11 @@ def run_checks(
 ) -> Report:
     findings: list[Finding] = []
     diffs: dict[int, PageDiff] = {}
+    fix = regenerate_fix(project.config.file) if pages else ""
     for page in pages:
         if not page.spec.committed:
             continue
-        finding, diff = stale_page(page)
+        finding, diff = stale_page(page, fix)
         if finding is not None:
             if diff is not None:
                 diffs[len(findings)] = diff

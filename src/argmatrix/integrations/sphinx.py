@@ -73,16 +73,11 @@ from argmatrix.render.formats import OutputFormat
 from argmatrix.render.formats import tree as tree_cells
 from argmatrix.render.formats.myst import ENVVAR_ROLE, ROLE
 from argmatrix.render.formats.shared import CODE, LINK, flag_names
+from argmatrix.render.page_model import Row, SectionView
+from argmatrix.render.rows import Cells
+from argmatrix.render.support_pages import support_page as build_support_page
 from argmatrix.render.tables import SERVER_LAYOUTS, Column, Table, TableLayouts
-from argmatrix.render.views import (
-    SUPPORT_LAYOUTS,
-    Cells,
-    Row,
-    SectionView,
-    sections_of,
-    server_page,
-)
-from argmatrix.render.views import support_page as build_support_page
+from argmatrix.render.views import SUPPORT_LAYOUTS, sections_of, server_page
 
 CATALOG = "argmatrix"
 _ = get_translation(CATALOG)

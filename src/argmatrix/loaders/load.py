@@ -1,7 +1,7 @@
 """Read a registry into the model, in any of its forms: `live` (import the project's code and
 let it build its parser), `static` (read its source, import nothing), `snapshot` (a JSON file
-written earlier). `RegistrySpec` says where a registry comes from; the table of modes
-(`loaders/modes.py`) names each mode's reader, which is here and returns the registry and the
+written earlier). `RegistrySpec` (with the table of modes, `loaders/modes.py`) says where a
+registry comes from and names each mode's reader, which is here and returns the registry and the
 files it was read from; the static read is cached by the content of every file it read."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Collection, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -20,60 +20,20 @@ from argmatrix.loaders.modes import (
     ARGPARSE,
     CLICK,
     FRAMEWORKS,
-    LOADERS,
-    Loader,
-    Mode,
     framework_of,
 )
+
+# Where a registry comes from, which the table of modes describes: imported from here by every
+# front end, as the one entry of loading.
+from argmatrix.loaders.modes import AUTO_MOCK as AUTO_MOCK
+from argmatrix.loaders.modes import Loaded as Loaded
+from argmatrix.loaders.modes import Mode as Mode
+from argmatrix.loaders.modes import RegistrySpec as RegistrySpec
 from argmatrix.model.registry import Diagnostic, Registry
 
 if TYPE_CHECKING:
     from argmatrix.loaders.live.importing import LiveOutcome, LiveResult
     from argmatrix.loaders.static.reader import StaticRead
-
-AUTO_MOCK = "auto"  # `mock: auto`, `--mock auto`: stand in for every module that fails to import
-
-
-@dataclass(frozen=True)
-class RegistrySpec:
-    """Where a registry comes from: what the configuration's `registry:` block says."""
-
-    target: str
-    mode: Mode = "live"
-    mock: tuple[str, ...] = ()
-    base_dir: Path = field(default_factory=Path.cwd)
-    search_path: tuple[str, ...] | None = None  # static mode: defaults to sys.path
-    # Live mode only (static reading never reads the environment nor runs anything):
-    auto_mock: bool = False  # `mock: auto`: a stand-in for every module that fails to import
-    parser_class: str | None = None  # module:Class, the parser a filler is handed
-    env: tuple[tuple[str, str], ...] = ()  # set while importing and building
-    argv: tuple[str, ...] | None = None  # sys.argv after the program name, likewise
-    args: tuple[Any, ...] = ()  # more arguments for the builder (plain YAML values)
-    kwargs: tuple[tuple[str, Any], ...] = ()
-    versions: tuple[tuple[str, str], ...] = ()  # what importlib.metadata says of stood-in ones
-    # Both modes: the subcommands that lead from the target's parser to the registry.
-    subcommand: tuple[str, ...] = ()
-    # What built the registry (`FRAMEWORKS` in modes.py); None: what the reader finds the target
-    # to be (an ArgumentParser's builder, a Click command or group, a Typer app).
-    framework: str | None = None
-
-    def __post_init__(self) -> None:
-        # `auto` among the names (from any front end, `argmatrix diff --mock auto` too) is the
-        # setting, not a module.
-        if AUTO_MOCK in self.mock:
-            object.__setattr__(self, "mock", tuple(m for m in self.mock if m != AUTO_MOCK))
-            object.__setattr__(self, "auto_mock", True)
-
-    @property
-    def source(self) -> str:
-        """The registry's name in the model: the target, and the subcommands after it."""
-        return " ".join((self.target, *self.subcommand))
-
-    @property
-    def loader(self) -> Loader:
-        """How this registry is read: its mode's record in `LOADERS` (loaders/modes.py)."""
-        return LOADERS[self.mode]
-
 
 # Where the diagnostics of a loaded registry go: set by the command line (one warning line on
 # stderr each), unset for library use and the MkDocs plugin.
@@ -90,12 +50,6 @@ def warnings_to(sink: Callable[[str], None] | None) -> Iterator[None]:
         yield
     finally:
         _warn = previous
-
-
-# What a loader returns: the registry, and the files it was read from (None where that cannot be
-# known: a live registry's imports read what they read). Pages rendered from the registry are
-# reused only while every one of those files is unchanged.
-Loaded = tuple[Registry, list[str] | None]
 
 
 def load_registry(spec: RegistrySpec, verbose: bool = False) -> Registry:

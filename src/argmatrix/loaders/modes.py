@@ -1,5 +1,6 @@
 """The ways of reading a registry, described once: one `Loader` record per mode, in `LOADERS`,
-and what built the registry, a separate idea, in `FRAMEWORKS`.
+and what built the registry, a separate idea, in `FRAMEWORKS`; `RegistrySpec`, where a registry
+comes from (what a configuration's `registry:` block says), asks them.
 
 A mode says *how* a registry is read: `live` imports the project's code and lets it build its
 parser, `static` reads its source without running it, `snapshot` reads a JSON file written
@@ -14,17 +15,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from argmatrix.errors import ArgmatrixError
+from argmatrix.model.registry import Registry
 
 if TYPE_CHECKING:
-    from argmatrix.loaders.load import Loaded, RegistrySpec
     from argmatrix.loaders.static.reader import StaticRead
-    from argmatrix.model.registry import Registry
 
 Mode = Literal["live", "static", "snapshot"]
 Reader = Callable[["RegistrySpec", bool], "Loaded"]
@@ -135,6 +135,58 @@ def imported_files(modules: Sequence[str], root: Path) -> list[tuple[str, bool]]
         if file.startswith(prefix):
             files.setdefault(file, False)
     return list(files.items())
+
+
+# ------------------------------------------------------------------ where a registry comes from
+
+AUTO_MOCK = "auto"  # `mock: auto`, `--mock auto`: stand in for every module that fails to import
+
+
+@dataclass(frozen=True)
+class RegistrySpec:
+    """Where a registry comes from: what the configuration's `registry:` block says."""
+
+    target: str
+    mode: Mode = "live"
+    mock: tuple[str, ...] = ()
+    base_dir: Path = field(default_factory=Path.cwd)
+    search_path: tuple[str, ...] | None = None  # static mode: defaults to sys.path
+    # Live mode only (static reading never reads the environment nor runs anything):
+    auto_mock: bool = False  # `mock: auto`: a stand-in for every module that fails to import
+    parser_class: str | None = None  # module:Class, the parser a filler is handed
+    env: tuple[tuple[str, str], ...] = ()  # set while importing and building
+    argv: tuple[str, ...] | None = None  # sys.argv after the program name, likewise
+    args: tuple[Any, ...] = ()  # more arguments for the builder (plain YAML values)
+    kwargs: tuple[tuple[str, Any], ...] = ()
+    versions: tuple[tuple[str, str], ...] = ()  # what importlib.metadata says of stood-in ones
+    # Both modes: the subcommands that lead from the target's parser to the registry.
+    subcommand: tuple[str, ...] = ()
+    # What built the registry (`FRAMEWORKS` in modes.py); None: what the reader finds the target
+    # to be (an ArgumentParser's builder, a Click command or group, a Typer app).
+    framework: str | None = None
+
+    def __post_init__(self) -> None:
+        # `auto` among the names (from any front end, `argmatrix diff --mock auto` too) is the
+        # setting, not a module.
+        if AUTO_MOCK in self.mock:
+            object.__setattr__(self, "mock", tuple(m for m in self.mock if m != AUTO_MOCK))
+            object.__setattr__(self, "auto_mock", True)
+
+    @property
+    def source(self) -> str:
+        """The registry's name in the model: the target, and the subcommands after it."""
+        return " ".join((self.target, *self.subcommand))
+
+    @property
+    def loader(self) -> Loader:
+        """How this registry is read: its mode's record in `LOADERS`."""
+        return LOADERS[self.mode]
+
+
+# What a loader returns: the registry, and the files it was read from (None where that cannot be
+# known: a live registry's imports read what they read). Pages rendered from the registry are
+# reused only while every one of those files is unchanged.
+Loaded = tuple[Registry, list[str] | None]
 
 
 # ------------------------------------------------------------------ what built the registry

@@ -32,8 +32,10 @@ from argmatrix.model.spelling import find_section, section_spellings
 from argmatrix.render.environment import render_template
 from argmatrix.render.formats import FORMATS, OutputFormat
 from argmatrix.render.formats import markdown as _markdown
+from argmatrix.render.rows import Cells
+from argmatrix.render.support_pages import support_page
 from argmatrix.render.tables import SERVER_LAYOUTS
-from argmatrix.render.views import Cells, page_context, sections_of, support_page
+from argmatrix.render.views import page_context, sections_of
 
 # The Markdown markers (each format's are in its module: `REGION`).
 BEGIN = _markdown.REGION.begin

@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from argmatrix.manifests.resolve import ResolvedPlatform
     from argmatrix.model.history import History
     from argmatrix.model.registry import Registry
-    from argmatrix.render.views import Cells, ServerPage
+    from argmatrix.render.page_model import ServerPage
+    from argmatrix.render.rows import Cells
 
 # ------------------------------------------------------------------ pages
 
@@ -135,7 +136,8 @@ def _render_pages(
     from argmatrix.render.environment import project_environment, render_template
     from argmatrix.render.formats import FORMATS
     from argmatrix.render.inplace import splice
-    from argmatrix.render.views import Cells, page_context, server_page
+    from argmatrix.render.rows import Cells
+    from argmatrix.render.views import page_context, server_page
 
     where = str(config.file or "argmatrix.yaml")
     specs = tuple(p for p in config.pages if only is None or p.output == only)
@@ -161,5 +163,7 @@ def _render_pages(
             text = splice(path, env, page, context, read_existing)
         else:
             text = render_template(env, page.template, context, where, page.line)
+            marker = FORMATS[page.output_format].REGION.generated
+            text = f"{text}\n{marker}\n" if marker else text
         pages.append(RenderedPage(page, path, text))
     return pages

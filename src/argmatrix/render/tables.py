@@ -25,7 +25,7 @@ An environment variable (`Row.env`) gets a column after the registry's own ones 
 table has one; a writer that keeps a fixed set of columns (the MDX pages: SGLang's) asks for it
 as a second line of the Description cell instead, or of the Argument cell in a table without one.
 
-The cells are the page model's rows (`views.Row`), already escaped in the page's format: a table
+The cells are the page model's rows (`page_model.Row`), already escaped in the page's format: a table
 writes nothing itself. Pages have 10^5 rows, so a row's cells are gathered by one
 `operator.attrgetter` wherever the layout allows.
 """
@@ -38,7 +38,13 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from argmatrix.render.views import FeatureMatrix, HistoryView, Row, SectionView, SupportPage
+    from argmatrix.render.page_model import (
+        FeatureMatrix,
+        HistoryView,
+        Row,
+        SectionView,
+        SupportPage,
+    )
 
 
 class Column(NamedTuple):
@@ -98,7 +104,7 @@ FEATURE_LEGEND = (
 )
 
 
-# The field of `views.Row` a column's cells are (the Argument column's is `plain_flags` in a
+# The field of `page_model.Row` a column's cells are (the Argument column's is `plain_flags` in a
 # plain table). The variant columns share `Row.marks`, one mark each; Added in is from a page's
 # history, Replacement says when there is none.
 _FIELDS = {

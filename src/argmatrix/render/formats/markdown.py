@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from argmatrix.render.formats.shared import (
+    GENERATED_TEXT,
     CellWriter,
     RegionSyntax,
     anchor,
@@ -210,6 +211,8 @@ REGION = RegionSyntax(
     begin_example='<!-- argmatrix:begin section="LoRA" platform="ascend" -->',
     end_example="<!-- argmatrix:end -->",
     padding="\n",
+    # A link reference definition: no HTML (a plain page has none), shown by no reader.
+    generated=f"[//]: # ({GENERATED_TEXT})",
 )
 
 

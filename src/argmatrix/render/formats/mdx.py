@@ -23,6 +23,7 @@ from functools import lru_cache
 from typing import Any
 
 from argmatrix.render.formats.shared import (
+    GENERATED_TEXT,
     CellWriter,
     RegionSyntax,
     anchor,
@@ -194,6 +195,7 @@ REGION = RegionSyntax(
     begin_example='{/* argmatrix:begin section="LoRA" platform="ascend" */}',
     end_example="{/* argmatrix:end */}",
     padding="\n\n",
+    generated=f"{{/* {GENERATED_TEXT} */}}",
 )
 
 _FRONTMATTER = re.compile(r"---\n.*?\n---(?:\n|$)", re.DOTALL)

@@ -24,6 +24,7 @@ from functools import lru_cache
 from typing import Any
 
 from argmatrix.render.formats.shared import (
+    GENERATED_TEXT,
     CellWriter,
     RegionSyntax,
     anchor,
@@ -217,6 +218,7 @@ REGION = RegionSyntax(
     begin_example='% argmatrix:begin section="LoRA" platform="ascend"',
     end_example="% argmatrix:end",
     padding="\n\n",
+    generated=f"% {GENERATED_TEXT}",
 )
 
 

@@ -266,6 +266,23 @@ class RegionSyntax(NamedTuple):
     begin_example: str  # one with attributes
     end_example: str
     padding: str
+    # The line that ends every page argmatrix writes whole (never an in-place page), in the
+    # format's own comment syntax, shown by no reader of the format. "" for a format without.
+    generated: str = ""
+
+
+# What a generated page's last line says, in each format's comment syntax (`generated`).
+GENERATED_TEXT = "argmatrix:generated: change the configuration or the templates, not this page"
+# A generated page's last line, in any format (`generated_page`).
+GENERATED_LINE = re.compile(r"(?:\[//\]: # \(|%|\{/\*)[ \t]*argmatrix:generated\b")
+
+
+def generated_page(text: str) -> bool:
+    """Whether argmatrix wrote this page whole: its last line is the marker of a format
+    (`RegionSyntax.generated`), whichever configuration of the project wrote it. What every
+    configuration's prose check knows a generated page by (`checks/prose.py`)."""
+    last = text.rstrip().rpartition("\n")[2]
+    return GENERATED_LINE.match(last) is not None
 
 
 # Actions that print and exit: the argument stores no value, so it has no default.

@@ -2,7 +2,7 @@
 nodes): plain text, nothing escaped, with each value that is shown as code marked.
 
 This is not a page format (no templates, no in-place regions, not in `FORMATS`): it gives the
-page model (`render/views.py`, `Cells`) the same cells every format writes (`shared.CellWriter`:
+page model (`render/rows.py`, `Cells`) the same cells every format writes (`shared.CellWriter`:
 "required", the choices, "(computed)", a platform's status), so an engine adapter builds its
 nodes from them without a parser in between. A value shown as code is between `CODE_START` and
 `CODE_END`, two control characters that no text of a cell can hold (`shared.folded` drops them);

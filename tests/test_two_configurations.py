@@ -1,0 +1,132 @@
+"""Two command lines in one project, each documented by a configuration of its own: neither
+configuration's prose check reads the other's generated pages (each page's last line says
+argmatrix wrote it, in its format's comment syntax), nor the regions of an in-place page; a flag
+a prose line names twice is one finding."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from argmatrix.render.formats import FORMATS
+from helpers import REGISTRIES, run_cli_in_process
+
+SERVER = (
+    "import argparse\n\n\ndef build():\n    parser = argparse.ArgumentParser()\n"
+    "    parser.add_argument('--port', type=int, default=8000)\n"
+    "    parser.add_argument('--api-key')\n    return parser\n"
+)
+
+
+def project(tmp_path: Path) -> Path:
+    """A server (`argmatrix.yaml`) and a management CLI (`argmatrix-cli.yaml`, a Click group)."""
+    root = tmp_path / "project"
+    (root / ".git").mkdir(parents=True)
+    (root / "server.py").write_text(SERVER, encoding="utf-8")
+    (root / "manage.py").write_text((REGISTRIES / "click_group_cli.py").read_text())
+    (root / "argmatrix.yaml").write_text(
+        "registry: {target: 'server:build', mode: static}\ndocs_dir: docs\npages:\n"
+        "  - {template: server_arguments.md.j2, output: reference/server.md}\n"
+        "  - {template: server_arguments.md.j2, output: reference/server.myst.md,"
+        " format: myst}\n",
+        encoding="utf-8",
+    )
+    (root / "argmatrix-cli.yaml").write_text(
+        "registry: {target: 'manage:cli', mode: static}\ndocs_dir: docs\npages:\n"
+        "  - {template: server_arguments.md.j2, output: reference/cli.md, title: manage}\n"
+        "  - {template: server_arguments.mdx.j2, output: reference/cli.mdx}\n",
+        encoding="utf-8",
+    )
+    (root / "docs").mkdir()
+    (root / "docs" / "index.md").write_text(
+        "# Home\n\nThe server and its management command line.\n", encoding="utf-8"
+    )
+    for config in ("argmatrix.yaml", "argmatrix-cli.yaml"):
+        generated = run_cli_in_process("generate", "--config", config, cwd=root)
+        assert generated.code == 0, generated.err
+    return root
+
+
+def test_each_configuration_checks_without_reading_the_others_pages(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    for config in ("argmatrix.yaml", "argmatrix-cli.yaml"):
+        result = run_cli_in_process("check", "--config", config, cwd=root)
+        assert result.code == 0, result.out + result.err
+        assert result.out.strip() == "argmatrix check: everything agrees"
+
+
+@pytest.mark.parametrize("name", sorted(FORMATS))
+def test_every_generated_page_ends_with_the_line_that_says_so(tmp_path: Path, name: str) -> None:
+    root = project(tmp_path)
+    marker = FORMATS[name].REGION.generated
+    assert marker and "argmatrix:generated" in marker
+    pages = {"markdown": "server.md", "myst": "server.myst.md", "mdx": "cli.mdx"}
+    text = (root / "docs" / "reference" / pages[name]).read_text(encoding="utf-8")
+    assert text.endswith(f"\n\n{marker}\n")
+
+
+def test_prose_is_still_checked_and_a_flag_named_twice_is_one_finding(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    (root / "docs" / "index.md").write_text(
+        "# Home\n\nSet `--prot 9000` (`--prot` is the port).\n", encoding="utf-8"
+    )
+    result = run_cli_in_process("check", cwd=root)
+    assert result.code == 1
+    dead = [line for line in result.out.splitlines() if "dead-flag" in line]
+    assert len(dead) == 1 and "docs/index.md:3:" in dead[0] and "did you mean --port?" in dead[0]
+
+
+def test_the_regions_of_an_in_place_page_are_not_prose(tmp_path: Path) -> None:
+    """The CLI's configuration fills a region of a hand-written page; the server's configuration
+    checks that page's prose, but not the region."""
+    root = project(tmp_path)
+    guide = root / "docs" / "guide.md"
+    guide.write_text(
+        "# Guide\n\nRun the server with `--api-key`.\n\n"
+        "<!-- argmatrix:begin -->\n<!-- argmatrix:end -->\n",
+        encoding="utf-8",
+    )
+    with (root / "argmatrix-cli.yaml").open("a", encoding="utf-8") as config:
+        config.write("  - {template: server_arguments.md.j2, output: guide.md, inplace: true}\n")
+    assert run_cli_in_process("generate", "--config", "argmatrix-cli.yaml", cwd=root).code == 0
+    assert "argmatrix:generated" not in guide.read_text(encoding="utf-8")  # no churn in place
+    for config in ("argmatrix.yaml", "argmatrix-cli.yaml"):
+        result = run_cli_in_process("check", "--config", config, cwd=root)
+        if config == "argmatrix.yaml":
+            assert result.code == 0, result.out
+        else:  # the CLI's check reads the server's flag in the page's own prose
+            assert result.code == 1 and "guide.md:3:" in result.out and "--api-key" in result.out
+
+
+def test_a_generated_page_out_of_date_says_regenerate_with_its_configuration(
+    tmp_path: Path,
+) -> None:
+    """The CLI loses a flag its generated page still names: the server's check passes over the
+    page (not prose); the CLI's check says to regenerate it with its own configuration, never
+    to remove the flag."""
+    root = project(tmp_path)
+    manage = root / "manage.py"
+    source = manage.read_text(encoding="utf-8")
+    assert "--watch" in source
+    manage.write_text(source.replace("--watch", "--refresh"), encoding="utf-8")
+    server = run_cli_in_process("check", cwd=root)
+    assert server.code == 0, server.out + server.err
+    cli = run_cli_in_process("check", "--config", "argmatrix-cli.yaml", cwd=root)
+    assert cli.code == 1
+    stale = [line for line in cli.out.splitlines() if "stale-page" in line]
+    assert stale and all(
+        "argmatrix generate --config argmatrix-cli.yaml" in line for line in stale
+    ), cli.out
+    assert "dead-flag" not in cli.out and "remove" not in cli.out
+
+
+def test_only_the_last_line_marks_a_page_generated(tmp_path: Path) -> None:
+    """A hand-written page quoting the marker is still prose."""
+    root = project(tmp_path)
+    marker = FORMATS["markdown"].REGION.generated
+    (root / "docs" / "index.md").write_text(
+        f"# Home\n\n```\n{marker}\n```\n\nSet `--prot`.\n", encoding="utf-8"
+    )
+    result = run_cli_in_process("check", cwd=root)
+    assert result.code == 1 and "docs/index.md:7:" in result.out, result.out
