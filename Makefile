@@ -124,6 +124,29 @@ $(CORPUS)/.installed: pyproject.toml $(LOCKS)/corpus.in $(LOCKS)/corpus.txt
 	$(CORPUS)/bin/$(PIP_LOCKED) $(LOCKS)/corpus.txt -e .
 	touch $@
 
+# The option-list tools docs/guide/peers.md compares argmatrix with (locks/peers.in:
+# sphinx-argparse-cli, sphinx-argparse, sphinx-click, mkdocs-click), beside Sphinx with Furo,
+# MkDocs with Material and argmatrix itself installed editable, so every tool builds with the
+# same engines: an environment of its own (.cache/peers), for that page only. None of them is a
+# dependency of argmatrix or of its tests, and none of their code enters the repository.
+PEERS := .cache/peers
+.PHONY: peers-env peers
+peers-env: $(PEERS)/.installed
+
+$(PEERS)/.installed: pyproject.toml $(LOCKS)/peers.in $(LOCKS)/peers.txt
+	$(PYTHON) -m venv $(PEERS)
+	$(PEERS)/bin/pip install -q -c $(LOCKS)/peers.txt pip setuptools wheel
+	$(PEERS)/bin/$(PIP_LOCKED) $(LOCKS)/peers.txt -e '.[docs,sphinx]' -r $(LOCKS)/peers.in
+	touch $@
+
+# The comparison docs/guide/peers.md is written from: the shape fixtures built by argmatrix and by
+# each peer into build/peers/, read in Chromium at 1400 and 390 px, both tables printed (the facts
+# kept in build/peers/facts.json, screenshots in build/peers/screenshots/); exit 1 naming each cell
+# of the page the build no longer shows. tests/test_peers_page.py builds argmatrix's part of it
+# (with .venv) and holds argmatrix's cells.
+peers: install browser-tools $(PEERS)/.installed
+	$(BIN)/python tests/peers_build.py --out build/peers
+
 # npm's own lock: `npm ci` installs exactly what locks/mdx/package-lock.json holds.
 $(MDX)/.installed: $(LOCKS)/mdx/package.json $(LOCKS)/mdx/package-lock.json
 	$(call need,npm,the MDX compiler's tests run it through Node.js,apt-get install nodejs npm)
@@ -233,6 +256,8 @@ lock: $(UV)
 	$(COMPILE) $(LOCKS)/typer-0.29.2.in -o $(LOCKS)/typer-0.29.2.txt --upgrade
 	$(COMPILE) $(LOCKS)/typer-0.9.4.in -o $(LOCKS)/typer-0.9.4.txt --upgrade
 	$(COMPILE) pyproject.toml $(LOCKS)/tools.in $(LOCKS)/corpus.in -o $(LOCKS)/corpus.txt --upgrade
+	$(COMPILE) pyproject.toml --extra docs --extra sphinx $(LOCKS)/peers.in $(LOCKS)/tools.in \
+	  -c $(LOCKS)/dev.txt -o $(LOCKS)/peers.txt --upgrade
 	$(COMPILE) tests/live/requirements.txt $(LIVE_INPUTS) -o $(LOCKS)/live-sglang-0.5.7.txt --upgrade
 	$(COMPILE) tests/live/requirements-sglang-0.5.23.txt $(LIVE_INPUTS) \
 	  -o $(LOCKS)/live-sglang-0.5.23.txt --upgrade
