@@ -135,7 +135,7 @@ class Project:
         from argmatrix.loaders.snapshot import export_dict
 
         data = export_dict(
-            self.registry,
+            with_portable_paths(self.registry, self.config.project),
             {
                 name: platform_export(resolved, self.registry)
                 for name, resolved in self.resolved.items()
@@ -322,7 +322,7 @@ def project_from_config(config: Config, verbose: bool = False) -> Project:
     shown = shown_keywords(config)
     configured = config.display.configured()
     platforms = load_platforms(config.manifests)
-    registry, files = load_registry_and_files(spec, verbose, shown, configured)
+    registry, files = load_registry_and_files(spec, verbose, shown, configured, config.project)
     return Project(config, registry, platforms, files)
 
 
@@ -337,7 +337,7 @@ def load_registry_only(options: SourceOptions) -> Registry:
     """The registry alone (no manifest read), for the commands that need nothing else."""
     config = config_with(options)
     assert config.registry is not None
-    return load_registry(config.registry, verbose=options.verbose)
+    return load_registry(config.registry, options.verbose, config.project)
 
 
 def portable_snapshot(options: SourceOptions, cwd: Path | None = None) -> str:
@@ -348,20 +348,17 @@ def portable_snapshot(options: SourceOptions, cwd: Path | None = None) -> str:
 
     config = config_with(options, cwd)
     assert config.registry is not None
-    registry = load_registry(config.registry, verbose=options.verbose)
+    registry = load_registry(config.registry, options.verbose, config.project)
     return snapshot_text(with_portable_paths(registry, config.project))
 
 
 def with_portable_paths(registry: Registry, project: Path) -> Registry:
     """`registry` with the file of each diagnostic (its subcommands' too) made portable."""
-    from argmatrix.model.registry import Subcommand
-
     diagnostics = tuple(
         replace(d, file=portable_path(d.file, project)) for d in registry.diagnostics
     )
     subcommands = tuple(
-        Subcommand(s.name, s.aliases, s.help, with_portable_paths(s.registry, project))
-        for s in registry.subcommands
+        replace(s, registry=with_portable_paths(s.registry, project)) for s in registry.subcommands
     )
     return replace(registry, diagnostics=diagnostics, subcommands=subcommands)
 

@@ -89,7 +89,7 @@ def audit_file(path: Path, options: SourceOptions) -> AuditReport:
     page = read_page(path)
     config = config_with(options)
     assert config.registry is not None
-    registry = load_registry(config.registry, verbose=options.verbose)
+    registry = load_registry(config.registry, options.verbose, config.project)
     # Defaults the configuration says are computed at run time may be said in words.
     computed = config.display.facts(registry, str(config.file or "argmatrix.yaml")).computed
     return audit_page(page, registry, computed)

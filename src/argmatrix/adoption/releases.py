@@ -168,7 +168,7 @@ def read_release(
     with release_read(source, target, base_dir) as read:
         try:
             with warnings_to(lambda text: warn(read.shown(text, source.source))):
-                return load_registry(read.spec)
+                return load_registry(read.spec, project=base_dir)
         except ArgmatrixError as error:
             raise ArgmatrixError(
                 *(

@@ -53,7 +53,14 @@ from argmatrix.model.pairing import (
     same_value,
     snapshot_form,
 )
-from argmatrix.model.registry import Argument, Registry, SourceLine, Subcommand, Unevaluated
+from argmatrix.model.registry import (
+    Argument,
+    FromEnvironment,
+    Registry,
+    SourceLine,
+    Subcommand,
+    Unevaluated,
+)
 from argmatrix.model.values import value_text
 from argmatrix.project import Project
 
@@ -413,7 +420,13 @@ def _default_change(before: Argument, after: Argument) -> tuple[str, str] | None
     switch that now takes a value (or the other way) is reported as that (`rejected-value`)."""
     if after.required or _is_switch(before) != _is_switch(after):
         return None
-    old, new = snapshot_form(before.default), snapshot_form(after.default)
+    now = after.default
+    if isinstance(now, FromEnvironment) and not isinstance(before.default, FromEnvironment):
+        # A baseline that held the value a read found (a live snapshot of format version 1,
+        # taken with the variable unset) or a fixed default, now read from a variable: a
+        # command line without the flag runs as before where the variable is unset.
+        now = FromEnvironment(now.variable, required=True) if now.required else now.otherwise
+    old, new = snapshot_form(before.default), snapshot_form(now)
     if same_value(old, new):
         return None
     return _shown(before.default), _shown(after.default)

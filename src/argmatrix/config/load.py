@@ -61,8 +61,17 @@ def find_config(explicit: str | None, cwd: Path) -> Path | None:
 
 
 def load_config(path: Path | None, cwd: Path) -> Config:
-    if path is None:
-        return Config(None, cwd, None, (), cwd / "docs", cwd / "templates", ())
+    if path is None:  # the project is still the repository (where a snapshot's paths start)
+        return Config(
+            None,
+            cwd,
+            None,
+            (),
+            cwd / "docs",
+            cwd / "templates",
+            (),
+            project_dir=project_folder(cwd),
+        )
     data = load_cached_yaml_file(path)  # PyYAML is not imported while the file is unchanged
     where = str(path)
     problems: list[Problem] = []

@@ -52,8 +52,10 @@ def warnings_to(sink: Callable[[str], None] | None) -> Iterator[None]:
         _warn = previous
 
 
-def load_registry(spec: RegistrySpec, verbose: bool = False) -> Registry:
-    return load_registry_and_files(spec, verbose)[0]
+def load_registry(
+    spec: RegistrySpec, verbose: bool = False, project: Path | None = None
+) -> Registry:
+    return load_registry_and_files(spec, verbose, project=project)[0]
 
 
 def load_registry_and_files(
@@ -61,9 +63,11 @@ def load_registry_and_files(
     verbose: bool = False,
     shown: Collection[str] | None = None,
     configured: Collection[tuple[str, str]] = (),
+    project: Path | None = None,
 ) -> Loaded:
     """The registry and the files it was read from, as data (a read done in another process
-    returns both).
+    returns both). Each diagnostic said goes to the sink of `warnings_to` (`warning_text`; a
+    relative file of a snapshot's is read from `project`, by default the registry's base).
 
     `shown`: the extra keywords an output shows (the configuration's environment keyword); a
     diagnostic about another one (`bind_to` kept as source text) is not said, but with
@@ -74,8 +78,30 @@ def load_registry_and_files(
     _not_empty(registry, spec)
     if _warn is not None:
         for diagnostic in said_diagnostics(registry, verbose, shown, configured):
-            _warn(str(diagnostic))
+            _warn(warning_text(diagnostic, project or spec.base_dir))
     return registry, files
+
+
+def warning_text(diagnostic: Diagnostic, project: Path) -> str:
+    """A diagnostic as a warning line says it, `FILE:LINE: message`, whichever way the registry
+    was read: its file relative to the current folder (`../mysrv/args.py` from `docs/`), never
+    `proj/../srv/...`; a snapshot's file (relative to the project that wrote it) read from
+    `project`; a file outside the project as its absolute path."""
+    return str(replace(diagnostic, file=shown_file(diagnostic.file, project)))
+
+
+def shown_file(file: str, project: Path) -> str:
+    if not file or "!" in file:  # a member of a release archive: `x.whl!pkg/args.py`
+        return file
+    path = os.path.normpath(os.path.join(project, file))  # an absolute `file` stays itself
+    try:
+        relative = os.path.relpath(path, os.getcwd())
+        inside = os.path.commonpath([os.path.realpath(path), os.path.realpath(project)])
+    except ValueError:  # another drive
+        return path
+    if not relative.startswith(os.pardir) or inside == os.path.realpath(project):
+        return Path(relative).as_posix()
+    return path
 
 
 def said_diagnostics(

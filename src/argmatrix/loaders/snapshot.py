@@ -188,13 +188,18 @@ def snapshot_from_dict(data: Any, where: str) -> Registry:
             fix="write the snapshot again with this argmatrix, or install the matching argmatrix",
         )
     try:
-        return registry_from_dict(data["registry"])
+        registry = registry_from_dict(data["registry"])
     except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as exc:
         raise ArgmatrixError.at(
             f"snapshot is incomplete or malformed ({type(exc).__name__}: {exc})",
             file=where,
             fix="write it again with 'argmatrix snapshot'",
         ) from None
+    if version == 1:  # its defaults read from the environment, as version 2 holds them
+        from argmatrix.loaders.snapshot_v1 import upgraded
+
+        registry = upgraded(registry)
+    return registry
 
 
 def export_dict(registry: Registry, platforms: dict[str, Any] | None = None) -> dict[str, Any]:
