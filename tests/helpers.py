@@ -78,6 +78,7 @@ PARITY_TARGETS: dict[str, tuple[str, ...]] = {
     "control_flow_cli:build_parser": (),
     "classmethod_cli:Args.add_cli_args": (),
     "custom_action_cli:b": (),
+    "comment_notes_cli:build_parser": (),
 }
 
 

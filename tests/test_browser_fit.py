@@ -9,7 +9,10 @@ default layout and the reference also in the compact one; and sglang 0.5.23's 53
 with their "Added in" column (`make new-sglang`). The repository's own site (the MkDocs
 showcase) is measured too. On every page: no sideways scroll, every header cell and every cell
 inside the theme's text column, every flag on one line (tests/e2e/fit.py measures the boxes
-Chromium lays out). Screenshots are kept in tests/artifacts/ (fit-*.png).
+Chromium lays out). The fixture server of the command line's shape (shape_server.py: `serve` and
+`bench`, metavars, every nargs, exclusive groups, deprecated flags) is built too, its server
+arguments in both layouts and its command-line reference. Screenshots are kept in
+tests/artifacts/ (fit-*.png).
 """
 
 from __future__ import annotations
@@ -170,6 +173,47 @@ def sphinx_site(root: Path, theme: str, out: Path) -> Path:
     return out
 
 
+# The shape fixture's pages (argparse, two subcommands): its server arguments in the default
+# layout and the compact one, and its command-line reference (five columns a table).
+SHAPE_CONFIG = """\
+registry:
+  target: shape_server:build_parser
+  mode: live  # its own code: static reading would warn of its `sys.version_info` (-W, --strict)
+docs_dir: docs
+pages:
+  - {{template: server_arguments.{suffix}, output: shape_server.md, {extra}}}
+  - {{template: server_arguments.{suffix}, output: shape_compact.md, {extra_compact}}}
+  - {{template: cli_reference.{suffix}, output: shape_cli.md, {extra}}}
+"""
+SHAPE_PAGES = ["shape_server", "shape_compact", "shape_cli"]
+
+
+def shape_project(root: Path, engine: str) -> Path:
+    """The shape fixture's project for MkDocs (Markdown pages with the site's HTML) or Sphinx
+    (MyST pages)."""
+    (root / "docs").mkdir(parents=True)
+    (root / ".git").mkdir()
+    if engine == "mkdocs":
+        suffix, extra = "md.j2", "committed: false, options: {{html: true{}}}"
+    else:
+        suffix, extra = "myst.j2", "committed: false, format: myst, options: {{prog: llmserve{}}}"
+    shutil.copy(REGISTRIES / "shape_server.py", root / "shape_server.py")
+    config = SHAPE_CONFIG.format(
+        suffix=suffix,
+        extra=extra.format(""),
+        extra_compact=extra.format(", layout: compact"),
+    )
+    (root / "argmatrix.yaml").write_text(config, encoding="utf-8")
+    if engine == "mkdocs":
+        (root / "docs" / "index.md").write_text("# llmserve\n", encoding="utf-8")
+    else:
+        toctree = "\n".join(SHAPE_PAGES)
+        (root / "docs" / "index.md").write_text(
+            f"# llmserve\n\n```{{toctree}}\n{toctree}\n```\n", encoding="utf-8"
+        )
+    return root
+
+
 # ------------------------------------------------------------------ the sites, built once
 
 
@@ -189,6 +233,26 @@ def material_fixture(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     assert result.code == 0, result.output
     with serve(result.site) as url:
         yield url
+
+
+@pytest.fixture(scope="module")
+def material_shape(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    root = shape_project(tmp_path_factory.mktemp("material-shape") / "project", "mkdocs")
+    (root / "mkdocs.yml").write_text(MKDOCS_YML, encoding="utf-8")
+    result = build_site(root / "mkdocs.yml", root.parent / "site")
+    assert result.code == 0, result.output
+    with serve(result.site) as url:
+        yield url
+
+
+@pytest.fixture(scope="module", params=["alabaster", "furo"])
+def sphinx_shape(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, str]]:
+    theme = str(request.param)
+    root = shape_project(tmp_path_factory.mktemp(f"shape-{theme}") / "project", "sphinx")
+    with serve(sphinx_site(root, theme, root.parent / "html")) as url:
+        yield theme, url
 
 
 @pytest.fixture(scope="module")
@@ -258,6 +322,27 @@ def test_the_fixture_servers_pages_fit_in_material(
         # Five columns (the environment variable's) still fit as a table beside these flags.
         assert fit.cards == 0, str(fit)
         assert "Environment variable" in fit.headings or page == "compact/"
+
+
+def shape_fits(fit: Fit, page: str, size: tuple[int, int]) -> None:
+    """What the shape fixture's pages show beside fitting: the value forms after the flags
+    (measured: each on its lines, broken only between its pieces), and tables at 1400 px."""
+    assert fit.values >= 10, f"{fit}: {fit.values} value forms"
+    if size == PHONE:
+        assert fit.cards == fit.tables, f"{fit}: a table on a phone"
+    else:  # short flags: every table stands as a table beside them, five columns included
+        assert fit.cards == 0, str(fit)
+        if page == "shape_compact":
+            assert max(map(len, fit.header_rows)) <= 3, f"{fit}: {fit.header_rows}"
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize("page", SHAPE_PAGES)
+def test_the_shape_fixtures_pages_fit_in_material(
+    browser: Any, material_shape: str, page: str, size: tuple[int, int]
+) -> None:
+    fit = check_fits(browser, f"{material_shape}{page}/", size, f"material-{page}")
+    shape_fits(fit, page, size)
 
 
 SHOWCASE_PAGES = [
@@ -361,3 +446,13 @@ def test_sglang_0523_fits_in_sphinx(
     assert fit.headings.count("Added in") == fit.tables - 1
     if page == "compact.html" and size == DESKTOP:
         columns_at_desktop(fit)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize("page", SHAPE_PAGES)
+def test_the_shape_fixtures_pages_fit_in_sphinx(
+    browser: Any, sphinx_shape: tuple[str, str], page: str, size: tuple[int, int]
+) -> None:
+    theme, url = sphinx_shape
+    fit = check_fits(browser, f"{url}{page}.html", size, f"{theme}-{page}")
+    shape_fits(fit, page, size)

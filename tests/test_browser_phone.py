@@ -1,7 +1,8 @@
 """The platform pages on a phone (390 px wide, an iPhone's viewport): every argument's flag is
 on one line and its support beside it, inside the screen (a flag too long for that at a
-readable size has the card's first line to itself, its support right below); on a desktop the
-tables stay tables. Headless Chromium on the built showcase site; a screenshot is kept in
+readable size has the card's first line to itself, its support right below). A flag's value
+form (`{auto,pt,...}`) stands beside it or on the line below, wrapping after a choice's comma or
+at a space, never inside a name. On a desktop the tables stay tables. Headless Chromium on the built showcase site; a screenshot is kept in
 tests/artifacts/.
 """
 
@@ -29,9 +30,18 @@ for (const table of document.querySelectorAll('article table[data-am-support]'))
       return {left: b.left, right: b.right, top: b.top, bottom: b.bottom}; };
     const support = [...tr.children].filter(c => c.classList.contains('am-support'));
     const codes = [...tr.children[0].querySelectorAll('code')];
+    const flags = codes.filter(c => !c.classList.contains('am-value'));
+    const values = codes.filter(c => c.classList.contains('am-value'));
+    const lines = el => new Set([...el.getClientRects()].map(r => Math.round(r.top))).size;
     rows.push({flag: box(tr.children[0]), support: support.map(box), header: header,
                text: tr.children[0].textContent.trim(), own_line: tr.hasAttribute('data-am-own-line'),
-               lines: Math.max(...codes.map(c => new Set([...c.getClientRects()].map(r => Math.round(r.top))).size)),
+               lines: Math.max(...flags.map(lines)),
+               value_lines: values.map(c => new Set([...c.querySelectorAll('.am-piece')]
+                 .map(piece => Math.round(piece.getBoundingClientRect().top))).size),
+               // A value form's pieces: a choice with its comma, a name; each is on one line.
+               broken_pieces: values.flatMap(c => [...c.querySelectorAll('.am-piece')])
+                 .filter(piece => lines(piece) > 1).map(piece => piece.textContent),
+               unsplit: values.filter(c => !c.querySelector('.am-piece')).map(c => c.textContent),
                code: codes.map(box), size: Math.min(...codes.map(c => parseFloat(getComputedStyle(c).fontSize)))});
   }
 }
@@ -72,9 +82,14 @@ def test_flag_and_support_side_by_side_on_a_phone(phone: Any, site_url: str, pag
     assert len(rows) > 100, "the tables with a support column list most arguments"
     own_line = [row["text"] for row in rows if row["own_line"]]
     assert len(own_line) < len(rows) / 10, own_line  # the long flags only
+    # `--load-format {auto,pt,...}`: the choices wrap below the flag, which stays whole.
+    assert any(max(row["value_lines"], default=1) > 1 for row in rows), "no long value form"
     for row in rows:
         assert row["support"], f"{row['text']}: no support cell marked in {row['header']}"
         assert row["lines"] == 1, f"{row['text']}: a flag broken over lines"
+        # A value form may wrap, but only after a choice's comma or at a space.
+        assert not row["unsplit"], f"{row['text']}: a value form the script did not mark"
+        assert not row["broken_pieces"], f"{row['text']}: a value form broken inside a name"
         assert all(code["right"] <= data["width"] + 0.5 for code in row["code"]), row["text"]
         assert row["size"] >= 8, f"{row['text']}: a flag made too small to read"
         for support in row["support"]:

@@ -76,6 +76,9 @@ def test_options_shared_within_a_group_are_shown_once_with_anchors_of_their_own(
     assert "Takes the [Cache](#bench-cache-options) options." in latency
     assert "Takes the [Cache](#bench-cache-2-options) options." in startup
     assert "Takes the [Engine](#bench-engine-options) options." in startup
+    # argparse's own group (`options`) is "the shared options", never "the [options] options".
+    assert "Takes the shared [options](#bench-options-options)." in latency
+    assert "[options](#bench-options-options) options" not in html
 
 
 def test_no_anchor_twice_and_every_link_reaches_one(html: str) -> None:

@@ -93,6 +93,20 @@ def test_demo_server_sections_come_from_comment_lines(mode: Mode) -> None:
     ]
 
 
+def test_a_comment_on_other_code_titles_no_section(mode: Mode) -> None:
+    """A comment titles the arguments that follow it only when it heads them: framed by rules,
+    or with an argument in the statement after it or before the next blank line. A note on
+    code that picks a platform (vLLM's entry point) or on a helper value is not a title."""
+    registry = load_fixture("comment_notes_cli:build_parser", mode)
+    assert {a.name: a.section for a in registry.arguments} == {
+        "--version": "General",
+        "--model": "Model",
+        "--tokenizer": "Model",
+        "--device": "Devices",
+        "--backend": "Fields with computed choices",
+    }
+
+
 def test_demo_server_defaults_come_from_the_dataclass(mode: Mode) -> None:
     registry = load_fixture(DEMO_SERVER, mode)
     assert arg(registry, "--host").default == "127.0.0.1"

@@ -1,7 +1,7 @@
 """Whether a built page's argument tables fit, measured in the browser: the page does not scroll
 sideways, every header cell and every cell is inside the theme's text column, and every flag is
-on one line. Shared by the browser tests of MkDocs (Material), Zensical and Sphinx (alabaster,
-Furo) sites.
+on one line (a value form after it wraps only after a choice's comma or at a space). Shared by
+the browser tests of MkDocs (Material), Zensical and Sphinx (alabaster, Furo).
 
 The text column is Material's article, Furo's article or alabaster's body. A theme's own
 wrapper around a table counts as part of it where it reaches a little further (Material's
@@ -42,7 +42,7 @@ const area = el => {
 };
 const shown = el => el.getClientRects().length > 0;
 const out = {width: width, scroll: document.documentElement.scrollWidth, tables: [], outside: [],
-             broken: [], unlabelled: [], flags: 0, headings: []};
+             broken: [], unlabelled: [], flags: 0, values: 0, headings: [], header_rows: []};
 for (const table of document.querySelectorAll('table')) {
   if (!shown(table) || !table.closest(CONTENT)) continue;
   const first = table.querySelector('thead th');
@@ -63,8 +63,9 @@ for (const table of document.querySelectorAll('table')) {
                        + ` column ${Math.round(left)}-${Math.round(right)}`);
   }
   if (!cards) {
-    for (const th of table.querySelectorAll('thead th'))
-      out.headings.push(th.textContent.trim());
+    const row = [...table.querySelectorAll('thead th')].map(th => th.textContent.trim());
+    out.headings.push(...row);
+    out.header_rows.push(row);
   } else {
     // No heading row: each cell but the flag's says its column's name.
     for (const td of table.querySelectorAll('tbody td:not(:first-child)'))
@@ -72,10 +73,19 @@ for (const table of document.querySelectorAll('table')) {
     for (const td of table.querySelectorAll('tbody tr:first-child td'))
       out.headings.push(td.getAttribute('data-am-label') || '');
   }
-  // The flags; the value form after one (marked by the script) may wrap. None of those
-  // starts like a flag: no flag is taken for one.
-  for (const code of table.querySelectorAll('tbody tr > td:first-child code.am-value'))
+  // The flags; the value form after one (marked by the script) may wrap, between its pieces.
+  // None of those starts like a flag: no flag is taken for one.
+  for (const code of table.querySelectorAll('tbody tr > td:first-child code.am-value')) {
     if (code.textContent.startsWith('-')) out.broken.push('a flag taken for a value: ' + code.textContent);
+    // It wraps only after a choice's comma or at a space: each of its pieces on one line.
+    out.values += 1;
+    const pieces = [...code.querySelectorAll('.am-piece')];
+    if (!pieces.length) out.broken.push('a value form not split into pieces: ' + code.textContent);
+    for (const piece of pieces.filter(shown)) {
+      if (new Set([...piece.getClientRects()].map(r => Math.round(r.top))).size > 1)
+        out.broken.push(`${code.textContent}: broken inside ${piece.textContent}`);
+    }
+  }
   for (const code of table.querySelectorAll('tbody tr > td:first-child code:not(.am-value)')) {
     if (!shown(code)) continue;
     out.flags += 1;
@@ -103,6 +113,8 @@ class Fit:
     headings: tuple[str, ...]  # of the tables shown as tables, and the cards' labels
     # The longest flag (in characters) of each table shown as cards.
     card_flags: tuple[int, ...] = ()
+    values: int = 0  # value forms after a flag (`N`, `{auto,pt}`), each measured
+    header_rows: tuple[tuple[str, ...], ...] = ()  # each table's headings, shown as a table
 
     def __str__(self) -> str:
         return f"{self.url} at {self.width} px: {self.tables} tables ({self.cards} as cards)"
@@ -128,5 +140,13 @@ def check_fits(driver: Any, url: str, size: tuple[int, int], name: str) -> Fit:
     assert not data["unlabelled"], f"{where}: a card's cell without its column's name"
     cards = tuple(table["longest"] for table in data["tables"] if table["cards"])
     return Fit(
-        url, size[0], len(data["tables"]), len(cards), data["flags"], tuple(data["headings"]), cards
+        url,
+        size[0],
+        len(data["tables"]),
+        len(cards),
+        data["flags"],
+        tuple(data["headings"]),
+        cards,
+        data["values"],
+        tuple(tuple(row) for row in data["header_rows"]),
     )

@@ -158,8 +158,37 @@
         if (i === 0 || code.classList.contains("option")) return;
         var before = code.previousSibling;
         var spaced = before && before.nodeType === 3 && !before.textContent.trim();
-        if (spaced || code.classList.contains("argmatrix-value")) code.classList.add("am-value");
+        if (spaced || code.classList.contains("argmatrix-value")) {
+          code.classList.add("am-value");
+          splitValueForm(code);
+        }
       });
+    });
+  }
+
+  // A value form wraps where a reader expects a line to end: after a choice's comma or a `|`,
+  // and at its spaces (`NAME [NAME ...]`), never inside a name or a choice. Each piece is a
+  // span kept on one line (argmatrix.css: am-piece), with a break allowed after its comma.
+  var VALUE_PIECES = /\s+|[^\s,|]*[,|]|[^\s,|]+/g;
+
+  function splitValueForm(code) {
+    if (code.querySelector(".am-piece")) return;
+    var walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+    var texts = [];
+    while (walker.nextNode()) texts.push(walker.currentNode);
+    texts.forEach(function (text) {
+      var pieces = text.textContent.match(VALUE_PIECES);
+      if (!pieces) return;
+      var parts = document.createDocumentFragment();
+      pieces.forEach(function (piece) {
+        if (!piece.trim()) { parts.appendChild(document.createTextNode(piece)); return; }
+        var span = document.createElement("span");
+        span.className = "am-piece";
+        span.textContent = piece;
+        parts.appendChild(span);
+        if (/[,|]$/.test(piece)) parts.appendChild(document.createElement("wbr"));
+      });
+      text.parentNode.replaceChild(parts, text);
     });
   }
 
@@ -202,8 +231,19 @@
 
   // A flag is never broken inside: on a card narrower than the flag (a phone, a 60-letter flag)
   // its letters get smaller until it fits. One that would shrink below MIN_SCALE beside its
-  // support gets the card's first line to itself first. Every width is read, then written.
+  // support gets the card's first line to itself first. A value form's piece longer than the
+  // card (a 40-letter metavar) gets smaller the same way. Every width is read, then written.
   var MIN_SCALE = 0.8;
+
+  // A flag's width, or a value form's widest piece (the most it cannot wrap).
+  function unbreakableWidth(code) {
+    if (!code.classList.contains("am-value")) return code.getBoundingClientRect().width;
+    var widest = 0;
+    code.querySelectorAll(".am-piece").forEach(function (piece) {
+      widest = Math.max(widest, piece.getBoundingClientRect().width);
+    });
+    return widest;
+  }
 
   function flagScales(flags) {
     return flags.map(function (code) {
@@ -211,7 +251,7 @@
       if (!cell.getClientRects().length) return 1;
       var style = getComputedStyle(cell);
       var room = cell.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-      var width = code.getBoundingClientRect().width;
+      var width = unbreakableWidth(code);
       return width > room && room > 0 ? room / width : 1;
     });
   }
@@ -219,19 +259,20 @@
   function fitFlags(tables) {
     document.querySelectorAll("table[data-am-arguments] tbody tr > td:first-child code")
       .forEach(function (code) { code.style.fontSize = ""; });
-    // The flags, not their value forms (which wrap).
     document.querySelectorAll("tr[data-am-own-line]").forEach(function (tr) {
       tr.removeAttribute("data-am-own-line");
     });
+    // The flags and their value forms; only a flag decides whether it needs a line of its own.
     var flags = [];
     tables.forEach(function (table) {
-      table.querySelectorAll("tbody tr > td:first-child code:not(.am-value)")
+      table.querySelectorAll("tbody tr > td:first-child code")
         .forEach(function (code) { flags.push(code); });
     });
     var scales = flagScales(flags);
     flags.forEach(function (code, i) {
       var tr = code.closest("tr");
-      if (scales[i] < MIN_SCALE && tr.querySelector("td.am-support")) {
+      if (scales[i] < MIN_SCALE && !code.classList.contains("am-value") &&
+          tr.querySelector("td.am-support")) {
         tr.setAttribute("data-am-own-line", "");
       }
     });

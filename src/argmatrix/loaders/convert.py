@@ -494,17 +494,26 @@ def _sections(
                     id(action), (_plain_text(group.title) or DEFAULT_SECTION).strip()
                 )
         return {id(a): section.get(id(a), DEFAULT_SECTION) for a in actions}
-    by_comment = {id(a): _comment_section(sites.get(id(a)), read_source) for a in actions}
+    lines: dict[str, list[int]] = {}
+    for site in sites.values():
+        lines.setdefault(site.file, []).append(site.line)
+    for each in lines.values():
+        each.sort()
+    by_comment = {id(a): _comment_section(sites.get(id(a)), read_source, lines) for a in actions}
     if not any(by_comment.values()):
         return {id(a): DEFAULT_SECTION for a in actions}
     return {key: title or DEFAULT_SECTION for key, title in by_comment.items()}
 
 
-def _comment_section(site: CallSite | None, read_source: SourceReader) -> str | None:
+def _comment_section(
+    site: CallSite | None, read_source: SourceReader, lines: Mapping[str, list[int]]
+) -> str | None:
+    """The comment block's title above the call (one that titles a block of arguments:
+    `lines`, each file's lines of argument calls), or its declared field's."""
     if site is None:
         return None
     text = read_source(site.file)
-    return site_section(text, site) if text else site.fallback
+    return site_section(text, site, lines.get(site.file, ())) if text else site.fallback
 
 
 def _subcommands(

@@ -161,23 +161,82 @@ def _lines_with_hash(source: str) -> Iterator[tuple[int, str]]:
         found = source.find("#", end)
 
 
-def section_of(source: str, call_line: int, function_start: int) -> str | None:
-    """The title of the comment block governing `call_line`, or None when there is none."""
-    markers, lines, _ = _markers(source, _known_trees.get(source))
+def section_of(
+    source: str, call_line: int, function_start: int, argument_lines: Sequence[int] = ()
+) -> str | None:
+    """The title of the comment block governing `call_line`, or None when there is none.
+
+    With `argument_lines` (the sorted lines of the calls that add arguments in this source),
+    a comment titles a section only when it heads arguments: framed by rules (`# --- Title
+    ---`), or followed by a call adding one in the statement right after it or before the
+    next blank line. A comment on other code (vLLM's `# For 'vllm bench *': use CPU ...`
+    above an `if` that picks a platform, before its parser is built) is a note, and the calls
+    after it keep the title of the block before it, if any."""
+    markers, lines, framed = _markers(source, _known_trees.get(source))
     index = bisect.bisect_left(lines, call_line) - 1
-    if index < 0:
-        return None
-    line, title = markers[index]
-    return title if line >= function_start else None
+    while index >= 0 and markers[index][0] >= function_start:
+        line, title = markers[index]
+        if not argument_lines or line in framed:
+            return title
+        if _titles_arguments(source, line, argument_lines):
+            return title
+        index -= 1
+    return None
 
 
-def site_section(source: str, site: CallSite) -> str | None:
+def _titles_arguments(source: str, line: int, argument_lines: Sequence[int]) -> bool:
+    """Whether an argument's call follows the comment on `line` in the statement right after
+    it, or before the first blank line after it (the comment's paragraph of code)."""
+    starts, ends = _statement_spans(source, _known_trees.get(source))
+    index = bisect.bisect_right(starts, line)
+    if index == len(starts):
+        return False
+    blanks = _blank_lines(source)
+    blank = bisect.bisect_right(blanks, line)
+    last = max(ends[index], blanks[blank] if blank < len(blanks) else ends[index])
+    first = bisect.bisect_right(argument_lines, line)
+    return first < len(argument_lines) and argument_lines[first] <= last
+
+
+@lru_cache(maxsize=_KNOWN_TREES)
+def _blank_lines(source: str) -> list[int]:
+    """The numbers of the lines holding nothing but spaces, in order."""
+    return [
+        number for number, text in enumerate(_LINE_END.split(source), start=1) if not text.strip()
+    ]
+
+
+@lru_cache(maxsize=_KNOWN_TREES)
+def _statement_spans(source: str, tree: ast.Module | None) -> tuple[list[int], list[int]]:
+    """The first and last line of every statement, ordered by first line (of statements that
+    start on one line, the outermost first)."""
+    if tree is None:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return [], []
+    spans: list[tuple[int, int]] = []
+    pending: list[Sequence[ast.AST]] = [tree.body]
+    while pending:
+        for node in pending.pop():
+            start: int = getattr(node, "lineno", 0)
+            spans.append((start, -(getattr(node, "end_lineno", None) or start)))
+            names = _BODIES_OF.get(type(node))
+            if names is None:
+                kind = type(node)
+                names = _BODIES_OF[kind] = tuple(n for n in _COMPOUND_BODIES if n in kind._fields)
+            pending.extend(getattr(node, name) for name in names)
+    spans.sort()
+    return [start for start, _ in spans], [-end for _, end in spans]
+
+
+def site_section(source: str, site: CallSite, argument_lines: Sequence[int] = ()) -> str | None:
     """The section of a call site. A field declared in a class and added by a generic helper
     (`site.fallback` names the class) is sectioned by the block framed by rules above it in
     its class (`# ---- Title ----`), else by its class: a plain comment between fields is a
-    note on the field, not a title."""
+    note on the field, not a title. `argument_lines`: see `section_of`."""
     if site.fallback is None:
-        return section_of(source, site.line, site.function_start)
+        return section_of(source, site.line, site.function_start, argument_lines)
     markers, lines, framed = _markers(source, _known_trees.get(source))
     index = bisect.bisect_left(lines, site.line) - 1
     while index >= 0 and markers[index][0] >= site.function_start:
