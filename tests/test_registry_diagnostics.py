@@ -11,7 +11,6 @@ the Python-Markdown extension log the first as their engine's warning, so a stri
 from __future__ import annotations
 
 import json
-
 import shutil
 from pathlib import Path
 
