@@ -89,7 +89,12 @@ TARGETS: dict[str, Target] = {
     "hypercorn.__main__:main": Target("argparse", least=35),
     "gunicorn.app.wsgiapp:run": Target(
         "argparse",
-        ("gunicorn/app/wsgiapp.py:60", "does not build an argparse.ArgumentParser"),
+        # its parser is built by the application object's methods, its settings registered
+        # by a metaclass
+        (
+            "gunicorn/app/wsgiapp.py:66",
+            "the first statement it does not follow is `WSGIApplication(",
+        ),
         least=80,
     ),
 }

@@ -110,11 +110,12 @@ def test_a_click_module_whose_target_runs_nothing_says_so(mode: Mode, tmp_path: 
         *(["--static"] if mode == "static" else []),
         cwd=tmp_path,
     )
-    if mode == "static":
+    if mode == "static":  # located at the first statement it does not follow
         one_error_line(
             result,
-            "runs_nothing.py:7:",
+            "runs_nothing.py:8:",
             "does not build an argparse.ArgumentParser, nor run a Click command or a Typer app,",
+            "the first statement it does not follow is `print(1)`",
         )
     else:
         assert result.code == 2, result.err
@@ -321,6 +322,29 @@ def test_a_parser_subclass_adding_a_second_spelling_and_an_action_passing_its_ty
     assert (name["flags"], name["type"]) == (["--served_name", "--served-name"], "str")
 
 
+def test_a_runner_of_an_object_static_reading_does_not_make_stops_at_its_line(
+    tmp_path: Path,
+) -> None:
+    """gunicorn's shape: the parser is built by a method of an application object; static
+    reading names the statement it could not follow, not only the function."""
+    (tmp_path / "app.py").write_text(
+        "import argparse\n\nclass Application:\n    def run(self):\n"
+        "        parser = argparse.ArgumentParser()\n        parser.add_argument('--bind')\n"
+        "        parser.parse_args()\n\ndef run(prog=None):\n    # the command line runner\n"
+        "    Application().run()\n",
+        encoding="utf-8",
+    )
+    result = run_cli_in_subprocess("export", "--static", "--registry", "app:run", cwd=tmp_path)
+    one_error_line(
+        result,
+        "app.py:11: app:run does not build an argparse.ArgumentParser that static reading can"
+        " follow: the first statement it does not follow is `Application().run()` (calls"
+        " `Application`, which static reading does not run)",
+    )
+    live = run_cli_in_subprocess("export", "--registry", "app:run", cwd=tmp_path)
+    assert json.loads(live.out)["registry"]["arguments"][0]["flags"] == ["--bind"]
+
+
 @pytest.mark.parametrize(
     ("source", "line", "words"),
     [
@@ -346,6 +370,99 @@ def test_a_command_setting_static_reading_cannot_compute_stops(
     one_error_line(result, f"guess.py:{line}:", words)
 
 
+GROUP = (
+    "import os\nimport click\n\n@click.group()\ndef cli():\n    pass\n\n"
+    "@cli.command()\n@click.option('--port', type=int)\ndef serve(port):\n    pass\n\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("tail", "line", "words"),
+    [
+        (  # a name only running computes: the function's name would be a guess
+            "@cli.command(os.environ['NAME'])\ndef work():\n    pass\n",
+            13,
+            "the command 'work': `name=` cannot be computed statically: `os.environ['NAME']`"
+            " (it is read from $NAME when the program runs)",
+        ),
+        (
+            "@cli.command(name=os.path.basename(os.getcwd()))\ndef work():\n    pass\n",
+            13,
+            "the command 'work': `name=` cannot be computed statically:"
+            " `os.path.basename(os.getcwd())`",
+        ),
+        ("serve.hidden = True\n", 13, "`serve.hidden` changes the Click command 'serve'"),
+        ("del serve.short_help\n", 13, "`serve.short_help` changes the Click command 'serve'"),
+        (
+            "cli.commands['s'] = serve\n",
+            13,
+            "`cli.commands['s']` changes the Click command 'cli'",
+        ),
+        (
+            "@cli.command()\ndef work():\n    pass\n\ncli.commands.pop('serve')\n",
+            17,
+            "`cli.commands` changes the subcommands of the Click command 'cli'",
+        ),
+        (  # a function of the module registering on the group, run at import
+            "def add_tools(name):\n    @cli.command(name)\n    def tool():\n        pass\n\n"
+            "for name in ('a', 'b'):\n    add_tools(name)\n",
+            18,
+            "`add_tools(name)` runs `add_tools`, a function registering on or changing the Click"
+            " command 'cli' that static reading does not follow",
+        ),
+    ],
+)
+def test_a_command_changed_in_a_way_static_reading_does_not_follow_stops_there(
+    tmp_path: Path, tail: str, line: int, words: str
+) -> None:
+    """Live reading sees what these statements do (Python runs them at import); static reading
+    stops at their line rather than give the command as first made."""
+    write(tmp_path, GROUP + tail)
+    result = run_cli_in_subprocess("export", "--static", "--registry", "guess:cli", cwd=tmp_path)
+    one_error_line(result, f"guess.py:{line}: static reading stopped: {words}")
+    live = run_cli_in_subprocess("export", "--registry", "guess:cli", cwd=tmp_path)
+    assert live.code == (2 if "NAME" in tail else 0), live.err
+
+
+def test_what_does_not_change_a_command_is_read(tmp_path: Path) -> None:
+    """Reading a command's attributes, a function of the module using it (not run at import),
+    a command's own body using the group: nothing changes what Click holds."""
+    write(
+        tmp_path,
+        GROUP + "print(serve.name)\nNAMES = [serve.name]\n\n"
+        "def main():\n    cli.main(prog_name='tool')\n\n"
+        "@cli.command(hidden=1)\ndef debug():\n    cli.commands.clear()\n",
+    )
+    static = load_dict("guess:cli", "static", base_dir=tmp_path)
+    assert "diagnostics" not in static
+    assert static == load_dict("guess:cli", "live", base_dir=tmp_path)
+    assert [(s["name"], s.get("hidden", False)) for s in static["subcommands"]] == [
+        ("serve", False),
+        ("debug", True),  # hidden=1 hides it, as Click takes it by its truth
+    ]
+
+
+def test_a_command_text_static_reading_cannot_compute_is_said(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "import os\nimport click\n\n"
+        "@click.command(epilog=os.environ.get('EPILOG', 'Docs.'), help=os.getcwd(),\n"
+        "               options_metavar=os.environ['METAVAR'])\n"
+        "@click.option('--port', type=int)\ndef serve(port):\n    pass\n",
+    )
+    read = load_dict("guess:serve", "static", base_dir=tmp_path)
+    said = sorted(d["message"] for d in read["diagnostics"])
+    assert said == [
+        "the command 'serve': `options_metavar=` not shown, it cannot be computed statically:"
+        " `os.environ['METAVAR']`; the usage shows Click's own",
+        "the command 'serve': epilog kept as source text: `os.environ.get('EPILOG', 'Docs.')`"
+        " (it is read from $EPILOG when the program runs)",
+        "the command 'serve': help kept as source text: `os.getcwd()` (calls `os.getcwd`,"
+        " which static reading does not run)",
+    ]
+    assert read["epilog"] == "os.environ.get('EPILOG', 'Docs.')"  # its source, as said
+
+
 def test_an_auto_envvar_prefix_static_reading_cannot_compute_is_said(tmp_path: Path) -> None:
     write(
         tmp_path,
@@ -357,3 +474,44 @@ def test_an_auto_envvar_prefix_static_reading_cannot_compute_is_said(tmp_path: P
     [said] = read["diagnostics"]
     assert "its auto_envvar_prefix read from $APP when the program runs" in said["message"]
     assert read["arguments"][0]["extra"] == {}
+
+
+TYPER_APP = (
+    "import typer\n\napp = typer.Typer()\n\n@app.command()\ndef serve(port: int = 1):\n"
+    "    pass\n\n@app.command()\ndef stop():\n    pass\n\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("tail", "line", "words"),
+    [
+        (
+            "def more():\n    @app.command()\n    def extra():\n        pass\n\nmore()\n",
+            18,
+            "`more()` runs `more`, a function registering on or changing the Typer app 'app'",
+        ),
+        (
+            "app.registered_commands.pop()\n",
+            13,
+            "`app.registered_commands` changes the subcommands of the Typer app 'app'",
+        ),
+        ("app.info.help = 'Tools.'\n", 13, "`app.info.help` changes the Typer app 'app'"),
+    ],
+)
+def test_a_typer_app_changed_in_a_way_static_reading_does_not_follow_stops_there(
+    tmp_path: Path, tail: str, line: int, words: str
+) -> None:
+    """(Typer itself is not installed here: its live reading is in tests/test_typer_registry.py.)"""
+    (tmp_path / "tools.py").write_text(TYPER_APP + tail, encoding="utf-8")
+    result = run_cli_in_subprocess("export", "--static", "--registry", "tools:app", cwd=tmp_path)
+    one_error_line(result, f"tools.py:{line}: static reading stopped: {words}")
+
+
+def test_a_typer_app_only_looked_at_is_read(tmp_path: Path) -> None:
+    (tmp_path / "tools.py").write_text(
+        TYPER_APP + "command = typer.main.get_command(app)\nprint(app.info.help)\n",
+        encoding="utf-8",
+    )
+    read = load_dict("tools:app", "static", base_dir=tmp_path)
+    assert [s["name"] for s in read["subcommands"]] == ["serve", "stop"]
+    assert "diagnostics" not in read

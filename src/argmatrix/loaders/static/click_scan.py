@@ -107,6 +107,7 @@ class ClickScanner:
         groups = {name for name, command in found.items() if command.kind == "group"}
         report_unfollowed(module, statements, followed, groups, _REGISTERING, "subcommands")
         report_unfollowed(module, statements, followed, set(found), _PARAMS, "parameters")
+        report_changed(module, statements, followed, set(found))
         report_handed(module, statements, followed, set(found))
         return found
 
@@ -442,7 +443,9 @@ class ClickScanner:
 
 
 _REGISTERING = frozenset({"command", "group", "add_command"})
+_COMMANDS = frozenset({"commands"})  # a group's own table of subcommands
 _PARAMS = frozenset({"params"})
+_CHANGING = _REGISTERING | _COMMANDS | _PARAMS
 _NOT_REGISTERING = (ast.Import, ast.ImportFrom, ast.ClassDef)
 
 
@@ -532,6 +535,122 @@ def report_handed(
                     stops=True,
                 )
                 break
+
+
+def report_changed(
+    module: ModuleContext,
+    statements: list[ast.stmt | Undecided],
+    followed: set[int],
+    names: set[str],
+    kind: str = "Click command",
+    tables: frozenset[str] = frozenset({"commands"}),
+) -> None:
+    """A top-level statement static reading did not follow that changes a command or app once
+    it is made (`serve.hidden = True`, `del cli.short_help`, `app.info.help = ...`, its table
+    of subcommands, `tables`), or calls a function of the module whose body registers on or
+    changes one (`def add_tools(): @cli.command() ...` then `add_tools()`): what the command
+    is then is not known, said at its line (which stops the read)."""
+    if not names:
+        return
+    functions = _registering_functions(module, names, tables | _CHANGING)
+    for entry in statements:
+        statement = entry.statement if isinstance(entry, Undecided) else entry
+        if id(statement) in followed or isinstance(statement, _NOT_REGISTERING):
+            continue
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if isinstance(statement, ast.If) and is_main_test(statement.test):
+            continue
+        for node in ast.walk(statement):
+            module.loader.budget.visit(1)
+            what = _change(node, names, functions, kind, tables)
+            if what is not None:
+                module.loader.report(
+                    str(module.path),
+                    statement.lineno,
+                    f"`{short_source(module.segment(node))}` {what}: what the command is then"
+                    " is not known",
+                    stops=True,
+                )
+                break
+
+
+def _change(
+    node: ast.AST,
+    names: set[str],
+    functions: dict[str, tuple[str, int]],
+    kind: str,
+    tables: frozenset[str],
+) -> str | None:
+    """What a node of an unfollowed statement does to one of the commands `names`, if it
+    changes one: sets or deletes something of it, changes its table of subcommands, or calls
+    a function registering on it."""
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id in names
+        and node.attr in tables
+    ):
+        return (
+            f"changes the subcommands of the {kind} {node.value.id!r} in a way static"
+            " reading does not follow"
+        )
+    root = _stored_root(node)
+    if root in names:
+        return f"changes the {kind} {root!r} in a statement static reading does not follow"
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        command, defined = functions.get(node.func.id, (None, 0))
+        if command is not None and defined < node.lineno:  # a name of the def, not before it
+            return (
+                f"runs `{node.func.id}`, a function registering on or changing the {kind}"
+                f" {command!r} that static reading does not follow"
+            )
+    return None
+
+
+def _stored_root(node: ast.AST) -> str | None:
+    """The name at the root of an attribute or item being set or deleted (`app` of
+    `app.info.help = ...`), if `node` is one."""
+    if not isinstance(node, (ast.Attribute, ast.Subscript)):
+        return None
+    if not isinstance(node.ctx, (ast.Store, ast.Del)):
+        return None
+    value: ast.expr = node.value
+    while isinstance(value, (ast.Attribute, ast.Subscript)):
+        value = value.value
+    return value.id if isinstance(value, ast.Name) else None
+
+
+def _registering_functions(
+    module: ModuleContext, names: set[str], changing: frozenset[str]
+) -> dict[str, tuple[str, int]]:
+    """The module's top-level functions, but decorated ones (a command's body runs when the
+    command runs), whose body registers on or changes one of the commands `names` (a
+    module-level name, not one of its own): function -> the command and the line of its
+    `def` (the last one)."""
+    assert module.tree is not None
+    found: dict[str, tuple[str, int]] = {}
+    for statement in module.tree.body:
+        if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        found.pop(statement.name, None)  # a later def of the name replaces an earlier one
+        if statement.decorator_list or statement.name in names:
+            continue
+        own = {a.arg for a in ast.walk(statement.args) if isinstance(a, ast.arg)}
+        for node in ast.walk(statement):
+            module.loader.budget.visit(1)
+            root = _stored_root(node)
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in names
+                and node.attr in changing
+            ):
+                root = node.value.id
+            if root in names and root not in own:
+                found[statement.name] = (root, statement.lineno)
+                break
+    return found
 
 
 def as_assign(statement: ast.stmt | Undecided) -> ast.Assign | None:

@@ -24,6 +24,7 @@ from argmatrix.loaders.static.click_scan import (
     Found,
     as_assign,
     imported_module,
+    report_changed,
     report_unfollowed,
     undecided,
 )
@@ -46,7 +47,7 @@ from argmatrix.loaders.static.values import (
     settle,
     short_source,
 )
-from argmatrix.model.registry import Unevaluated
+from argmatrix.model.registry import FromEnvironment, Unevaluated
 
 if TYPE_CHECKING:
     from argmatrix.loaders.static.context import ModuleContext
@@ -56,6 +57,7 @@ __all__ = [
     "Found",
     "as_assign",
     "imported_module",
+    "report_changed",
     "report_unfollowed",
     "undecided",
 ]
@@ -121,8 +123,8 @@ class ClickReader(ClickScanner):
             is_group=command.kind == "group",
             subcommands=tuple(subcommands.items()),
             auto_envvar_prefix=prefix if type(prefix) is str else None,
-            hidden=settings.get("hidden") is True,
-            deprecated=bool(settings.get("deprecated")) is True,
+            hidden=switched(settings, "hidden"),
+            deprecated=switched(settings, "deprecated"),
             **_usage_settings(settings),
         )
 
@@ -223,17 +225,34 @@ class ClickReader(ClickScanner):
                 )
         label = f"the command {command.binding!r}"
         for key in ("name", "hidden", "deprecated", "cls", "invoke_without_command", "chain"):
-            if type(settings.get(key)) is Unevaluated:
+            if key not in settings:
+                continue
+            reason = _undecided_setting(key, settings[key])
+            if reason is not None:
                 self._said(
                     command,
-                    f"{label}: `{key}=` cannot be computed statically: `{short_source(settings[key].source)}` ({settings[key].reason})",
+                    f"{label}: `{key}=` cannot be computed statically:"
+                    f" `{short_source(_source_of(module, call, key))}` ({reason})",
                     stops=True,
                 )
-        for key in ("help", "short_help"):
+        for key in ("help", "short_help", "epilog"):
+            value = settings.get(key)
+            if key in settings and value is not None and type(value) not in (str, Unevaluated):
+                reason = _undecided_setting(key, value) or f"{describe(value)} is not a text"
+                settings[key] = Unevaluated(_source_of(module, call, key), reason)
             if type(settings.get(key)) is Unevaluated:
                 self._said(
                     command,
                     f"{label}: {key} kept as source text: `{short_source(settings[key].source)}` ({settings[key].reason})",
+                )
+        for key in ("options_metavar", "subcommand_metavar"):
+            value = settings.get(key)
+            if key in settings and value is not None and type(value) is not str:
+                self._said(
+                    command,
+                    f"{label}: `{key}=` not shown, it cannot be computed statically:"
+                    f" `{short_source(_source_of(module, call, key))}`; the usage shows"
+                    " Click's own",
                 )
         return settings
 
@@ -448,9 +467,45 @@ def _usage_settings(settings: dict[str, Any]) -> dict[str, Any]:
     subcommand = settings.get("subcommand_metavar")
     if type(subcommand) is str:
         found["subcommand_metavar"] = subcommand
-    found["chain"] = settings.get("chain") is True
-    found["invoke_without_command"] = settings.get("invoke_without_command") is True
+    found["chain"] = switched(settings, "chain")
+    found["invoke_without_command"] = switched(settings, "invoke_without_command")
     return found
+
+
+def _source_of(module: ModuleContext, call: ast.Call, key: str) -> str:
+    """The source text of a command decorator's setting (`name` may be its first argument)."""
+    if key == "name" and call.args:
+        return module.segment(call.args[0])
+    return next(module.segment(k.value) for k in call.keywords if k.arg == key)
+
+
+def switched(settings: dict[str, Any], key: str) -> bool:
+    """A command's switch as Click takes it: by its truth (`hidden=1` hides)."""
+    value = settings.get(key)
+    return type(value) in (bool, int, str) and bool(value)
+
+
+# The types a deciding setting of a command may have (`deprecated=` may be a text from 8.2).
+_SETTING_TYPES: dict[str, tuple[type, ...]] = {
+    "name": (str, type(None)),
+    "hidden": (bool, int, type(None)),
+    "deprecated": (bool, int, str, type(None)),
+    "invoke_without_command": (bool, int, type(None)),
+    "chain": (bool, int, type(None)),
+}
+
+
+def _undecided_setting(key: str, value: Any) -> str | None:
+    """Why a command's setting that decides what it is cannot be taken as written (computed
+    only when the program runs, or not a value of it); None where it can."""
+    if type(value) is Unevaluated:
+        return value.reason or "only running the program would tell"
+    if type(value) is FromEnvironment:
+        return f"it is read from ${value.variable} when the program runs"
+    allowed = _SETTING_TYPES.get(key)
+    if allowed is not None and type(value) not in allowed:
+        return f"{describe(value)} is not a value of it"
+    return None
 
 
 def _string(value: Any) -> str | Unevaluated | None:

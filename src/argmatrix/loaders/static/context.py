@@ -111,6 +111,10 @@ class ReadContext(Protocol):
     # set_defaults(key=value kept as source text): parser, key, file, line, message.
     unknown_defaults: list[tuple[Any, str, str, int | None, str]]
     class_values: dict[tuple[int, str], tuple[ast.ClassDef, Any]]
+    # The target function being run: its module's file and its definition.
+    target_function: tuple[str, ast.FunctionDef | ast.AsyncFunctionDef] | None
+    # The first statement of its own body whose value could not be computed.
+    unfollowed: tuple[int, str, str] | None
 
     def walked(self, node: ast.AST, test: Callable[[Any], bool]) -> bool: ...
 

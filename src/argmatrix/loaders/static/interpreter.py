@@ -190,7 +190,22 @@ class Interpreter:
                     f" ({exc.reason}): what it adds is missing",
                     stops=True,
                 )
+            self._note_unfollowed(node, exc.reason)
             return Unevaluated(self.module.segment(node), exc.reason)
+
+    def _note_unfollowed(self, node: ast.expr, reason: str) -> None:
+        """The first statement of the target function's own body not followed: where a read
+        finding no parser says it stopped."""
+        loader = self.loader
+        if loader.unfollowed is not None or loader.target_function is None:
+            return
+        path, function = loader.target_function
+        if (
+            self.depth == 0
+            and str(self.module.path) == path
+            and function.lineno < node.lineno <= (function.end_lineno or 0)
+        ):
+            loader.unfollowed = (node.lineno, self.module.segment(node), reason)
 
     def try_eval(self, node: ast.expr) -> Any:
         try:

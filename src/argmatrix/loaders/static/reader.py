@@ -62,6 +62,7 @@ from argmatrix.loaders.static.values import (
     ParserHandle,
     SourceObject,
     settle,
+    short_source,
 )
 from argmatrix.loaders.target import split_target
 from argmatrix.model.registry import Diagnostic
@@ -154,6 +155,11 @@ class StaticLoader:
         # run such bodies in the order it imports them, once the first of them is read.
         self.class_bodies: dict[int, tuple[ast.ClassDef, dict[str, Any] | None]] = {}
         self.target: SourceModule | None = None
+        # The target function being run, and the first statement of its own body whose value
+        # static reading could not compute (line, source, reason): where a read that finds no
+        # parser stops.
+        self.target_function: tuple[str, ast.FunctionDef | ast.AsyncFunctionDef] | None = None
+        self.unfollowed: tuple[int, str, str] | None = None
         self._imports_run = False
         self._imports_seen = False  # the modules the target's module imports were looked for
         self._listed: dict[Path, frozenset[str]] = {}  # a package's folder: its module names
@@ -651,6 +657,7 @@ def _build(
             fix="remove parser_class, or name the function that fills a parser it is given",
         )
     given: ParserHandle | None = None
+    loader.target_function = (str(module.path), function.node)
     try:
         if required >= 1:
             made = _given_parser(loader, parser_class)
@@ -667,11 +674,17 @@ def _build(
         nor = (
             ", nor run a Click command or a Typer app," if names_click_or_typer(module.text) else ""
         )
+        line, where = function.node.lineno, ""
+        if loader.unfollowed is not None:  # the line it could not follow
+            line, source, reason = loader.unfollowed
+            where = (
+                f": the first statement it does not follow is `{short_source(source)}` ({reason})"
+            )
         raise ArgmatrixError.at(
             f"{target} does not build an argparse.ArgumentParser{nor} that static reading can"
-            " follow",
+            f" follow{where}",
             file=str(module.path),
-            line=function.node.lineno,
+            line=line,
             fix="name a function that returns an ArgumentParser or fills one it is given,"
             " or load the registry live",
         )

@@ -21,6 +21,7 @@ from argmatrix.loaders.static.clicks import (
     ClickReader,
     as_assign,
     imported_module,
+    report_changed,
     report_unfollowed,
 )
 from argmatrix.loaders.static.declared import docstring
@@ -53,6 +54,8 @@ _EXTERNAL = {
 }
 _FILES = ("FileText", "FileTextWrite", "FileBinaryRead", "FileBinaryWrite")
 _REGISTERING = frozenset({"command", "callback", "add_typer"})
+# What a Typer app keeps its commands, sub-apps and callback in.
+_TABLES = frozenset({"registered_commands", "registered_groups", "registered_callback"})
 _CONTEXTS = ("typer.Context", "click.Context", "click.core.Context", "typer.models.Context")
 # What a later setting falls back on, key by key (`solve_typer_info_defaults`).
 _INFO_KEYS = ("name", "context_settings", "hidden", "deprecated", "short_help", "callback")
@@ -138,6 +141,7 @@ class TyperReader:
             ):
                 followed.add(id(statement))
         report_unfollowed(module, statements, followed, set(apps), _REGISTERING, "commands")
+        report_changed(module, statements, followed, set(apps), "Typer app", _TABLES)
         return apps
 
     def _assigned(self, module: ModuleContext, node: ast.Assign, apps: dict[str, App]) -> None:
