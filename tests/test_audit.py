@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from argmatrix.adoption.audit import KINDS, audit_page, default_agrees, registry_kind, types_agree
+from argmatrix.adoption.audit import KINDS, audit_page
+from argmatrix.adoption.audit_values import registry_kind, types_agree
 from argmatrix.adoption.handwritten import Cell, parse_page, read_page, type_hint, wrapped_flags
+from argmatrix.adoption.page_defaults import default_agrees
 from argmatrix.loaders.load import RegistrySpec, load_registry
 from argmatrix.model.registry import Argument
 from helpers import (

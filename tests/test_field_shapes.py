@@ -496,6 +496,12 @@ TYPER_APP = (
             "`app.registered_commands` changes the subcommands of the Typer app 'app'",
         ),
         ("app.info.help = 'Tools.'\n", 13, "`app.info.help` changes the Typer app 'app'"),
+        (  # a plugin hook handed the app
+            "import pluggy\n\npluggy.PluginManager('tools').hook.register(app=app)\n",
+            15,
+            "`pluggy.PluginManager('tools').hook.register(app=app)` hands a Typer app to code"
+            " static reading does not follow",
+        ),
     ],
 )
 def test_a_typer_app_changed_in_a_way_static_reading_does_not_follow_stops_there(
@@ -509,7 +515,8 @@ def test_a_typer_app_changed_in_a_way_static_reading_does_not_follow_stops_there
 
 def test_a_typer_app_only_looked_at_is_read(tmp_path: Path) -> None:
     (tmp_path / "tools.py").write_text(
-        TYPER_APP + "command = typer.main.get_command(app)\nprint(app.info.help)\n",
+        TYPER_APP + "command = typer.main.get_command(app)\nprint(app.info.help)\n"
+        "from typer.main import get_command\n\nagain = get_command(app)\n",
         encoding="utf-8",
     )
     read = load_dict("tools:app", "static", base_dir=tmp_path)

@@ -181,7 +181,8 @@ def _show_printed(printed: str) -> None:
 def _live_child(spec: RegistrySpec, verbose: bool, end: Callable[[Any], NoReturn]) -> NoReturn:
     """In the read's own process: import and build, and end with the model of what was found,
     where the target parses or when it returns (`end` never returns)."""
-    from argmatrix.loaders.live.importing import LiveSettings, load_live
+    from argmatrix.loaders.live.importing import load_live
+    from argmatrix.loaders.live.settings import LiveSettings
 
     settings = LiveSettings(
         mock=spec.mock,
@@ -210,7 +211,8 @@ def _live_outcome(spec: RegistrySpec, result: LiveResult) -> LiveOutcome:
     """The model of what a live read found, with what is said of it, and the files of the
     modules imported (the target's module first)."""
     from argmatrix.loaders.clicks import kept_as_source
-    from argmatrix.loaders.live.importing import LiveOutcome, unresolved_stand_ins
+    from argmatrix.loaders.live.argparse_parsers import unresolved_stand_ins
+    from argmatrix.loaders.live.importing import LiveOutcome
 
     framework = framework_of(spec, result.framework)
     parser = framework.descend(result.parser, spec.subcommand, spec.target)

@@ -1,9 +1,8 @@
 """Live loading: import `module:callable`, let it build its parser, and record every call.
 
-Every argument container created while the target runs gets a recording `add_argument`, so the
-model learns where each argument was added (for comment sections) and which keyword arguments a
-custom parser subclass, or a wrapper around a group, accepted beyond argparse's own (kept as
-`extra`, taken from the outermost `add_argument` call, where the registry wrote them).
+Every argument container created while the target runs records where each argument was added
+(`argparse_parsers.Recorder`); a Click command or Typer app is read from its object
+(`click_commands`, `typer_apps`), never run.
 
 The registry runs as a program would: under the environment and `sys.argv` the configuration
 gives, with the parser class it expects, and stopped at the moment it would parse its command line
@@ -17,7 +16,6 @@ argmatrix's output.
 from __future__ import annotations
 
 import argparse
-import dis
 import importlib
 import importlib.machinery
 import importlib.metadata
@@ -27,7 +25,7 @@ import os
 import runpy
 import sys
 import traceback
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -35,60 +33,45 @@ from typing import Any, NoReturn, cast
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.clicks import CLICK, CommandFacts
-from argmatrix.loaders.convert import ARGPARSE, ARGPARSE_KEYWORDS
-from argmatrix.loaders.live.clicks import (
+from argmatrix.loaders.convert import ARGPARSE
+from argmatrix.loaders.live.argparse_parsers import (
+    KNOWN_ONLY,
+    ParseCaptured,
+    Recorder,
+    later_parser,
+    merged_parser,
+    parse_captured,
+    pre_parser_error,
+)
+from argmatrix.loaders.live.click_commands import (
     ClickCaptured,
     click_parse_captured,
     command_facts,
     framework_command,
-    is_typer_app,
     runner_warning,
-    typer_command,
 )
-from argmatrix.loaders.live.fields import FieldFinder
+from argmatrix.loaders.live.failures import (
+    ARGMATRIX_FOLDER,
+    compiled_module_error,
+    framework_folders,
+    is_compiled,
+    missing_module_error,
+    user_code_error,
+)
 from argmatrix.loaders.live.mocking import (
-    StubModule,
-    failed_in_stand_in,
-    is_stand_in,
-    stand_in_names,
     stand_ins,
-    unmarked,
 )
+from argmatrix.loaders.live.settings import LiveSettings
+from argmatrix.loaders.live.typer_apps import is_typer_app, typer_command
 from argmatrix.loaders.sections import CallSite
 from argmatrix.loaders.target import split_target
-from argmatrix.model.registry import Diagnostic, Registry, Unevaluated
+from argmatrix.model.registry import Diagnostic, Registry
 
-_original_init: Callable[..., None] = argparse._ActionsContainer.__init__
 MAIN = "__main__"  # `module:__main__`: the parser the module builds when run as a script
 TARGET_FIX = (
     "name a function that returns an ArgumentParser or fills one it is given, a Click command"
     " or group, a Typer app, or module:__main__"
 )
-_PARSE_METHODS = (
-    "parse_args",
-    "parse_known_args",
-    "parse_intermixed_args",
-    "parse_known_intermixed_args",
-)
-_KNOWN_ONLY = ("parse_known_args", "parse_known_intermixed_args")  # the rest left to others
-
-
-@dataclass(frozen=True)
-class LiveSettings:
-    """How the registry is imported and built: `registry:` of argmatrix.yaml, live mode."""
-
-    mock: tuple[str, ...] = ()
-    auto_mock: bool = False
-    parser_class: str | None = None  # module:Class, the parser a filler is handed
-    env: tuple[tuple[str, str], ...] = ()
-    argv: tuple[str, ...] | None = None  # the words after the program name
-    args: tuple[Any, ...] = ()  # more positional arguments for the builder
-    kwargs: tuple[tuple[str, Any], ...] = ()
-    versions: tuple[tuple[str, str], ...] = ()  # distributions stood in for: their versions
-    verbose: bool = False
-    # The registry's own packages (`_owners`, set by load_live): what `mock: auto` stands in
-    # for when they fail to import it, and where an error of theirs is located.
-    owners: tuple[str, ...] = ()
 
 
 @dataclass
@@ -113,132 +96,6 @@ class LiveOutcome:
 # Where a stop goes: the process's end with what was found (or the error it makes); it never
 # returns. Without one (a read in this process), a stop is raised as an exception.
 End = Callable[["LiveResult | ArgmatrixError"], NoReturn]
-
-
-class Recorder:
-    """Maps id(action) to the call site of the outermost `add_argument` that made it."""
-
-    def __init__(self) -> None:
-        self.sites: dict[int, CallSite] = {}
-        self._keep: list[argparse.Action] = []  # keep actions alive so ids stay unique
-        self.fields = FieldFinder()
-
-    def wrap(self, container: argparse._ActionsContainer) -> None:
-        method = type(container).add_argument
-        recorder = self
-
-        def add_argument(*args: Any, **kwargs: Any) -> Any:
-            action = method(container, *args, **kwargs)
-            if isinstance(action, argparse.Action):
-                recorder._keep.append(action)
-                site = _outermost_site(sys._getframe(1), kwargs, recorder.fields)
-                recorder.sites[id(action)] = site
-            return action
-
-        container.add_argument = add_argument  # type: ignore[method-assign]
-
-    @contextmanager
-    def recording(self) -> Iterator[Recorder]:
-        recorder = self
-
-        def init(container: argparse._ActionsContainer, *args: Any, **kwargs: Any) -> None:
-            _original_init(container, *args, **kwargs)
-            recorder.wrap(container)
-
-        argparse._ActionsContainer.__init__ = init  # type: ignore[method-assign,assignment]
-        try:
-            yield self
-        finally:
-            argparse._ActionsContainer.__init__ = _original_init  # type: ignore[method-assign]
-
-
-_RECORDING_CODE: Any = None  # the code of Recorder.wrap's add_argument, set below
-
-
-def _outermost_site(frame: Any, kwargs: Mapping[str, Any], fields: FieldFinder) -> CallSite:
-    """The call site of the outermost of the nested `add_argument` calls that made an action,
-    and the keyword arguments argparse does not know, as that call passed them: a wrapper
-    (RTP-LLM's group wrapper) takes `env_name=` and calls the group without it. An argument
-    a generic helper makes of a declared field is placed where the field is declared."""
-    extra = {k: v for k, v in kwargs.items() if k not in ARGPARSE_KEYWORDS}
-    while frame is not None and frame.f_code.co_name == "add_argument":
-        extra = {**extra, **_keywords_of(frame)}  # the outer call's words win
-        frame = frame.f_back
-    if frame is None:
-        return CallSite("", 0, 0, tuple(extra.items()))
-    declared = fields.declaration(frame)
-    if declared is not None:
-        return declared.site(tuple(extra.items()))
-    return CallSite(
-        frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_firstlineno, tuple(extra.items())
-    )
-
-
-def _keywords_of(frame: Any) -> dict[str, Any]:
-    """The keyword arguments outside argparse's own that an `add_argument` frame was given: its
-    keyword-only parameters (`*args, env_name=None`; a None is an unset default, left out) and
-    its `**kwargs`. Positional parameters are the flags, never keywords."""
-    code, local = frame.f_code, frame.f_locals
-    if code is _RECORDING_CODE:
-        kwargs = local.get("kwargs", {})
-        return {k: v for k, v in kwargs.items() if k not in ARGPARSE_KEYWORDS}
-    named = code.co_argcount + code.co_kwonlyargcount
-    found: dict[str, Any] = {}
-    for name in code.co_varnames[code.co_argcount : named]:
-        value = local.get(name)
-        if name not in ARGPARSE_KEYWORDS and value is not None:
-            found[name] = value
-    if code.co_flags & inspect.CO_VARKEYWORDS:
-        varkw = code.co_varnames[named + (1 if code.co_flags & inspect.CO_VARARGS else 0)]
-        kwargs = local.get(varkw)
-        if isinstance(kwargs, dict):
-            found.update({k: v for k, v in kwargs.items() if k not in ARGPARSE_KEYWORDS})
-    return found
-
-
-def _recording_code() -> Any:
-    recorder = Recorder()
-    container = argparse.ArgumentParser(add_help=False)
-    recorder.wrap(container)
-    return container.add_argument.__code__
-
-
-_RECORDING_CODE = _recording_code()
-
-
-class _Captured(BaseException):
-    """Stops the registry's code at the moment it would parse its command line (a read without
-    a process of its own: see `End`). A BaseException, so the registry's own `except
-    Exception` does not swallow it."""
-
-    def __init__(self, parser: argparse.ArgumentParser) -> None:
-        super().__init__()
-        self.parser = parser
-
-
-@contextmanager
-def parse_captured(
-    on_parse: Callable[[argparse.ArgumentParser, str, Any], Any] | None = None,
-) -> Iterator[None]:
-    """While the block runs, a parser asked to parse calls `on_parse(parser, method, frame of
-    the call)`, which ends the read (without it, it raises `_Captured` with itself)."""
-    saved = {name: getattr(argparse.ArgumentParser, name) for name in _PARSE_METHODS}
-
-    def capturing(method: str) -> Callable[..., Any]:
-        def capture(self: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> Any:
-            if on_parse is not None:
-                on_parse(self, method, sys._getframe(1))
-            raise _Captured(self)
-
-        return capture
-
-    for name in _PARSE_METHODS:
-        setattr(argparse.ArgumentParser, name, capturing(name))
-    try:
-        yield
-    finally:
-        for name, method in saved.items():
-            setattr(argparse.ArgumentParser, name, method)
 
 
 @contextmanager
@@ -339,12 +196,12 @@ class _Stops:
         """An argparse parser asked to parse. A pre-parser (`parse_known_args` on a parser
         without `--help`, with another parse after it in the same code) is merged into the
         parser of that later parse when that one is built already, and stopped at otherwise."""
-        if method in _KNOWN_ONLY and not parser.add_help:
-            later = _later_parser(frame, parser)
+        if method in KNOWN_ONLY and not parser.add_help:
+            later = later_parser(frame, parser)
             if isinstance(later, argparse.ArgumentParser):
-                parser = _merged(later, parser)
+                parser = merged_parser(later, parser)
             elif later is not None:
-                self.finish(_pre_parser_error(self.target, frame, parser))
+                self.finish(pre_parser_error(self.target, frame, parser))
         self.finish(self.result(parser))
 
     def clicked(self, found: Any, settings: dict[str, Any], frame: Any) -> None:
@@ -367,72 +224,10 @@ class _Stops:
 def _project_frame(frame: Any) -> Any:
     """The innermost frame outside Click, Typer and argmatrix, from `frame` outwards: the
     project's code that ran a command (`typer.run(main)` calls the app it makes)."""
-    outside = (_ARGMATRIX, *_framework_folders())
+    outside = (ARGMATRIX_FOLDER, *framework_folders())
     while frame is not None and frame.f_code.co_filename.startswith(outside):
         frame = frame.f_back
     return frame
-
-
-def _later_parser(frame: Any, parser: argparse.ArgumentParser) -> Any:
-    """The parser of the next parse written in the code of `frame` after the current one (what
-    the name it is called on holds now: None where no parse follows, `...` where the name holds
-    no other parser yet)."""
-    if frame is None:
-        return None
-    instructions = list(dis.get_instructions(frame.f_code))
-    before = None
-    for instruction in instructions:
-        if (
-            instruction.offset > frame.f_lasti
-            and instruction.opname in ("LOAD_ATTR", "LOAD_METHOD")
-            and instruction.argval in _PARSE_METHODS
-        ):
-            holder = _bound(frame, before)
-            if isinstance(holder, argparse.ArgumentParser) and holder is not parser:
-                return holder
-            return ...
-        before = instruction
-    return None
-
-
-def _bound(frame: Any, instruction: Any) -> Any:
-    """What the name an instruction loads is bound to in `frame` now (None: not a name)."""
-    if instruction is None or not instruction.opname.startswith(_NAME_LOADS):
-        return None
-    name = instruction.argval
-    if isinstance(name, tuple):  # LOAD_FAST_LOAD_FAST (3.13): the second is the receiver
-        name = name[-1]
-    for scope in (frame.f_locals, frame.f_globals):
-        if name in scope:
-            return scope[name]
-    return None
-
-
-_NAME_LOADS = ("LOAD_NAME", "LOAD_FAST", "LOAD_GLOBAL", "LOAD_DEREF")
-
-
-def _merged(
-    parser: argparse.ArgumentParser, pre: argparse.ArgumentParser
-) -> argparse.ArgumentParser:
-    """`parser` with the options of the pre-parser it does not have: the whole command line."""
-    known = set(parser._option_string_actions)
-    for action in pre._actions:
-        if action.option_strings and not known.intersection(action.option_strings):
-            parser._add_action(action)
-    return parser
-
-
-def _pre_parser_error(target: str, frame: Any, pre: argparse.ArgumentParser) -> ArgmatrixError:
-    flags = ", ".join(a.option_strings[0] for a in pre._actions if a.option_strings) or "none"
-    return ArgmatrixError.at(
-        f"{target} parses a pre-parser ({flags}) with parse_known_args and builds the parser of"
-        " the rest of its command line after that, when it runs: live reading stops at the"
-        " pre-parse, before any of it runs",
-        file=frame.f_code.co_filename if frame is not None else None,
-        line=frame.f_lineno if frame is not None else None,
-        fix="name the function that builds the whole parser (module:function), or build it"
-        " before the pre-parse",
-    )
 
 
 def _runs_at_import(module_name: str, command: Any, frame: Any) -> ArgmatrixError:
@@ -489,75 +284,11 @@ def _import(module_name: str, settings: LiveSettings) -> Any:
             ) from None
         raise missing_module_error(f"importing {module_name!r}", exc, settings) from None
     except ImportError as exc:
-        if _compiled(exc) and not settings.auto_mock:
-            raise _compiled_module_error(f"importing {module_name!r}", exc) from None
-        raise _user_code_error(f"importing {module_name!r}", exc, settings) from None
+        if is_compiled(exc) and not settings.auto_mock:
+            raise compiled_module_error(f"importing {module_name!r}", exc) from None
+        raise user_code_error(f"importing {module_name!r}", exc, settings) from None
     except (Exception, SystemExit) as exc:  # a module that exits on import is an error too
-        raise _user_code_error(f"importing {module_name!r}", exc, settings) from None
-
-
-def _compiled(exc: ImportError) -> bool:
-    return bool(exc.path) and str(exc.path).endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
-
-
-def _compiled_module_error(doing: str, exc: ImportError) -> ArgmatrixError:
-    return ArgmatrixError.at(
-        f"{doing}: the compiled module {exc.name or exc.path!r} cannot be loaded here ({exc})",
-        file=str(exc.path),
-        fix="use 'mock: auto' (--mock auto) to stand in for it, or build it for this machine",
-    )
-
-
-def missing_module_error(
-    doing: str, exc: ModuleNotFoundError, settings: LiveSettings
-) -> ArgmatrixError:
-    """A module the registry needs is not installed: say which, and how to stand in for it."""
-    if isinstance(exc, importlib.metadata.PackageNotFoundError):  # a ModuleNotFoundError too
-        return _missing_distribution_error(doing, exc, settings)
-    missing = exc.name or "?"
-    root = missing.split(".", 1)[0]
-    where = _registry_frame(exc, settings.owners)
-    if root != missing and _installed(root):
-        fix = (
-            f"{missing!r} is a submodule of the installed package {root!r} (a compiled module"
-            " not built here?): use 'mock: auto' (--mock auto) to stand in for it"
-        )
-    else:
-        fix = (
-            f"add {root!r} to registry.mock in argmatrix.yaml or pass --mock {root}"
-            " (or 'mock: auto' for every module that fails to import, or use --static)"
-        )
-    return ArgmatrixError.at(
-        f"{doing} needs {missing!r}, which is not installed",
-        file=where.filename if where else None,
-        line=where.lineno if where else None,
-        fix=fix,
-    )
-
-
-def _missing_distribution_error(
-    doing: str, exc: importlib.metadata.PackageNotFoundError, settings: LiveSettings
-) -> ArgmatrixError:
-    """`importlib.metadata` found no distribution the registry asked the version of: a
-    distribution, not a module (its package may well be stood in for)."""
-    name = exc.name or "?"
-    where = _registry_frame(exc, settings.owners)
-    stood_in = isinstance(sys.modules.get(name.replace("-", "_")), StubModule)
-    return ArgmatrixError.at(
-        f"{doing} asked importlib.metadata for the distribution {name!r}, which is not installed"
-        + (" (a stand-in takes the place of its package)" if stood_in else ""),
-        file=where.filename if where else None,
-        line=where.lineno if where else None,
-        fix=f"give its version in argmatrix.yaml ('registry: versions: {{{name}: X.Y}}'), or"
-        " install it",
-    )
-
-
-def _installed(root: str) -> bool:
-    try:
-        return importlib.util.find_spec(root) is not None
-    except (ImportError, ValueError):
-        return False
+        raise user_code_error(f"importing {module_name!r}", exc, settings) from None
 
 
 def _resolve(module: Any, module_name: str, attr: str) -> Callable[..., Any]:
@@ -608,7 +339,7 @@ def _import_object(spec: str, what: str, settings: LiveSettings) -> Any:
     except ModuleNotFoundError as exc:
         raise missing_module_error(f"importing the {what} {spec!r}", exc, settings) from None
     except (Exception, SystemExit) as exc:
-        raise _user_code_error(f"importing the {what} {spec!r}", exc, settings) from None
+        raise user_code_error(f"importing the {what} {spec!r}", exc, settings) from None
     obj: Any = module
     for part in attr.split("."):
         if not hasattr(obj, part):
@@ -633,7 +364,7 @@ def _given_parser(settings: LiveSettings) -> argparse.ArgumentParser:
     try:
         return cls(add_help=False)
     except (Exception, SystemExit) as exc:
-        raise _user_code_error(f"creating a {settings.parser_class}", exc, settings) from None
+        raise user_code_error(f"creating a {settings.parser_class}", exc, settings) from None
 
 
 def _value(value: Any, settings: LiveSettings) -> Any:
@@ -643,7 +374,7 @@ def _value(value: Any, settings: LiveSettings) -> Any:
         try:
             return factory()
         except (Exception, SystemExit) as exc:
-            raise _user_code_error(f"calling {value['call']}", exc, settings) from None
+            raise user_code_error(f"calling {value['call']}", exc, settings) from None
     return value
 
 
@@ -667,14 +398,14 @@ def _build(
             stops.running = stops.function = True
             result = builder(*args, **kwargs)
             stops.running = False
-    except _Captured as captured:
+    except ParseCaptured as captured:
         return captured.parser, None
     except ClickCaptured as captured:  # it runs a Click command: that command is the registry
         return None, command_facts(captured.command, settings=captured.settings)
     except ModuleNotFoundError as exc:
         raise missing_module_error(f"building the parser with {target}", exc, settings) from None
     except (Exception, SystemExit) as exc:  # sys.exit() in the builder
-        raise _user_code_error(f"building the parser with {target}", exc, settings) from None
+        raise user_code_error(f"building the parser with {target}", exc, settings) from None
     parser = result if isinstance(result, argparse.ArgumentParser) else given
     if parser is None:
         with click_parse_captured(stops.clicked):
@@ -702,16 +433,16 @@ def _run_as_main(
             stops.running = True
             runpy.run_module(module_name, run_name=MAIN, alter_sys=False)
             stops.running = False
-    except _Captured as captured:
+    except ParseCaptured as captured:
         return captured.parser, None
     except ClickCaptured as captured:
         return None, command_facts(captured.command, settings=captured.settings)
     except ModuleNotFoundError as exc:
         raise missing_module_error(f"running {module_name!r} as a script", exc, settings) from None
     except ImportError as exc:  # `python -m pkg` of a package without __main__.py
-        raise _user_code_error(f"running {module_name!r} as a script", exc, settings) from None
+        raise user_code_error(f"running {module_name!r} as a script", exc, settings) from None
     except (Exception, SystemExit) as exc:
-        raise _user_code_error(f"running {module_name!r} as a script", exc, settings) from None
+        raise user_code_error(f"running {module_name!r} as a script", exc, settings) from None
     raise ArgmatrixError.at(
         f"{target}: running {module_name!r} as a script ended without parsing a command line",
         file=origin,
@@ -734,180 +465,3 @@ def _script_file(module_name: str) -> str | None:
             fix="check the registry target, or run from the folder that holds the module",
         )
     return spec.origin
-
-
-def _registry_frame(
-    exc: BaseException, owners: Sequence[str] = ()
-) -> traceback.FrameSummary | None:
-    """The innermost frame of the traceback in the registry's own packages (`owners`): where
-    its code called what failed (pydantic validating a default, `copy.deepcopy`, a stand-in).
-    Without one, the innermost frame that is not argmatrix's nor the import system's."""
-    own = [
-        traceback.FrameSummary(frame.f_code.co_filename, line, frame.f_code.co_name)
-        for frame, line in traceback.walk_tb(exc.__traceback__)
-        if _module_of(frame).split(".", 1)[0] in owners
-    ]
-    if own:
-        return own[-1]
-    frames = traceback.extract_tb(exc.__traceback__)
-    outside = [
-        f
-        for f in frames
-        if not f.filename.startswith((_ARGMATRIX, "<", *_framework_folders()))
-        and f.filename != argparse.__file__  # argparse refusing a call: the call is the place
-    ]
-    return outside[-1] if outside else (frames[-1] if frames else None)
-
-
-def _module_of(frame: Any) -> str:
-    """The module a frame runs in, by its import name (a module run as `__main__` too)."""
-    spec = frame.f_globals.get("__spec__")
-    return str(getattr(spec, "name", None) or frame.f_globals.get("__name__", ""))
-
-
-_ARGMATRIX = str(Path(__file__).resolve().parents[2])  # frames of argmatrix itself
-
-
-def _framework_folders() -> tuple[str, ...]:
-    """Click's and Typer's folders: Click exiting on a usage error is the caller's place."""
-    found = []
-    for name in ("click", "typer"):
-        file = getattr(sys.modules.get(name), "__file__", None)
-        if file:
-            found.append(str(Path(file).parent) + os.sep)
-    return tuple(found)
-
-
-def _user_code_error(doing: str, exc: BaseException, settings: LiveSettings) -> ArgmatrixError:
-    """An error raised by the registry's own code: say so, and where. One that argmatrix's
-    stand-ins raised themselves is argmatrix's, and said so."""
-    if settings.verbose:
-        traceback.print_exception(exc)
-    where = _registry_frame(exc, settings.owners)
-    raised = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    if failed_in_stand_in(exc):
-        return ArgmatrixError.at(
-            f"{doing}: argmatrix's stand-in failed with {raised}",
-            file=where.filename if where else None,
-            line=where.lineno if where else None,
-            fix="a defect of argmatrix, not of the registry's code: please report it with the"
-            " traceback --verbose prints; installing the module stood in for avoids it",
-        )
-    return ArgmatrixError.at(
-        f"{doing} raised {raised}",
-        file=where.filename if where else None,
-        line=where.lineno if where else None,
-        fix="this is an error in the registry's own code; run with --verbose for the traceback",
-    )
-
-
-# ------------------------------------------------------------------ values made of stand-ins
-
-_CHECKED = ("help", "default", "const", "choices", "metavar", "type")
-
-
-def unresolved_stand_ins(parser: Any, sites: dict[int, CallSite]) -> list[Diagnostic]:
-    """Every value of the parser built from a stand-in becomes `Unevaluated` (its text, with
-    the stand-in's name), and is reported: a stand-in's text never reads as the project's.
-    A keyword outside argparse's (`bind_to=`) made of stand-ins on many arguments is reported
-    once, with the first argument's place and how many there are."""
-    diagnostics: list[Diagnostic] = []
-    if not isinstance(parser, argparse.ArgumentParser):  # a Click command: read as it is
-        return diagnostics
-    keywords: dict[str, list[tuple[str, CallSite | None, str]]] = {}
-    for action in _all_actions(parser):
-        label = action.option_strings[0] if action.option_strings else action.dest
-        site = sites.get(id(action))
-        for name in _CHECKED:
-            text = _stand_in_text(getattr(action, name, None))
-            if text is None:
-                continue
-            setattr(action, name, unmarked(text) if name == "type" else Unevaluated(unmarked(text)))
-            diagnostics.append(_unresolved(label, site, f"the {name}", text))
-        for name, text in _unresolved_keywords(action, sites):
-            keywords.setdefault(name, []).append((label, site, text))
-    for name, found in keywords.items():
-        label, site, text = found[0]
-        if len(found) > 1:
-            label += f" and {len(found) - 1} other argument{'s' if len(found) > 2 else ''}"
-        diagnostics.append(_unresolved(label, site, f"'{name}'", text, attribute=name))
-    return diagnostics
-
-
-def _unresolved(
-    label: str, site: CallSite | None, what: str, text: str, attribute: str = ""
-) -> Diagnostic:
-    names = ", ".join(dict.fromkeys(stand_in_names(text) or [text]))
-    return Diagnostic(
-        site.file if site else "<live>",
-        site.line if site else None,
-        f"{label}: {what} comes from a stand-in ({unmarked(names)}), kept as unresolved;"
-        " install the module for the real value",
-        attribute=attribute,
-    )
-
-
-def _unresolved_keywords(
-    action: argparse.Action, sites: dict[int, CallSite]
-) -> list[tuple[str, str]]:
-    """The keywords outside argparse's own (recorded at the call, or set on the action) that
-    hold a stand-in: each is replaced by `Unevaluated`; returns their names and texts."""
-    found: list[tuple[str, str]] = []
-    site = sites.get(id(action))
-    if site is not None and site.extra:
-        extra = []
-        for key, value in site.extra:
-            text = _stand_in_text(value)
-            if text is not None:
-                found.append((key, text))
-                value = Unevaluated(unmarked(text))
-            extra.append((key, value))
-        sites[id(action)] = replace(site, extra=tuple(extra))
-    for key, value in list(vars(action).items()):
-        if key.startswith("_") or key in _CHECKED or key in ARGPARSE_KEYWORDS:
-            continue
-        text = _stand_in_text(value)
-        if text is not None:
-            setattr(action, key, Unevaluated(unmarked(text)))
-            if key not in dict(found):
-                found.append((key, text))
-    return found
-
-
-def _all_actions(parser: argparse.ArgumentParser) -> Iterator[argparse.Action]:
-    seen: set[int] = set()
-    pending = [parser]
-    while pending:
-        current = pending.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        for action in current._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                pending.extend(action._name_parser_map.values())
-            else:
-                yield action
-
-
-def _stand_in_text(value: Any, depth: int = 0) -> str | None:
-    """The text of `value` (marks kept) if it is, or holds, or was written from a stand-in."""
-    if value is None or isinstance(value, (bool, int, float, Unevaluated)) or depth > 8:
-        return None
-    if is_stand_in(value):
-        name = getattr(value, "_stub_name", None) or getattr(value, "__name__", "?")
-        return f"<stand-in {name}>"
-    if isinstance(value, str):
-        return value if stand_in_names(value) else None
-    if isinstance(value, (list, tuple, set, frozenset, dict)):
-        items = list(value.items()) if isinstance(value, dict) else list(value)
-        flat = [i for pair in items for i in (pair if isinstance(value, dict) else (pair,))]
-        if any(_stand_in_text(item, depth + 1) is not None for item in flat[:10_000]):
-            return unmarked(repr(value))
-        return None
-    if callable(value) or isinstance(value, type):
-        return None
-    try:
-        text = str(value)  # a lazy text (a translation proxy) reads as what it becomes
-    except Exception:
-        return None
-    return text if stand_in_names(text) else None

@@ -8,7 +8,9 @@ registers is read from the object; and while any other target runs, a Click comm
 parse or run in any of the ways Click offers (`cli()`, `Command.main`, `make_context`,
 `parse_args`, `Command.invoke`, `Context.invoke` and `Context.forward`, and a Typer app called,
 which `typer.run` does too) stops it, as `parse_args` stops an argparse builder: that command is
-the registry. Click as Typer vendors it (`typer._click`) is met the same way as Click itself.
+the registry. Click as Typer vendors it (`typer._click`) is met the same way as Click itself;
+what Typer adds (recognising its apps, building their command, its parameters' types) is in
+`typer_apps.py`.
 """
 
 from __future__ import annotations
@@ -18,9 +20,7 @@ import importlib.abc
 import importlib.machinery
 import inspect
 import os
-import pathlib
 import sys
-import typing
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -30,7 +30,20 @@ from typing import Any
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.clicks import MISSING, TYPE_NAMES, CommandFacts, ParamFacts, TypeFacts
-from argmatrix.loaders.markup import MARKUP_MODES
+from argmatrix.loaders.live.typer_apps import (
+    TYPER_COMPLETION,
+    TYPER_MAIN,
+    as_typer_run,
+    classes_of,
+    enum_value,
+    is_typer_app,
+    made_by_typer,
+    markup_mode,
+    registered_command,
+    typer_command,
+    typer_signature,
+    typer_type_facts,
+)
 from argmatrix.model.registry import Diagnostic, SourceLine, Unevaluated
 
 # Click's types argmatrix knows by name: those the model names (`TYPE_NAMES`), and a Tuple.
@@ -39,7 +52,6 @@ TYPE_NAMES_KNOWN = frozenset({*TYPE_NAMES, "Tuple"})
 # The modules that define Click's Command: Click's own, and the copy Typer 0.2x vendors.
 CLICK_CORES = ("click.core", "typer._click.core")
 _COMMAND_CLASSES = ("Command", "BaseCommand")
-_TYPER_MAIN = "typer.main"
 # The ways a Click command is parsed or run, by the classes that define them: Click's own
 # (Click 8.1's BaseCommand and MultiCommand too), Typer's, which override `main`, and a Typer
 # app's call. Each stops the read where it is defined: a subclass of the project's own reaches
@@ -56,7 +68,7 @@ _STOPS: dict[str, tuple[str, ...]] = {
     "click.core": _CLICK_CLASSES,
     "typer._click.core": _CLICK_CLASSES,
     "typer.core": ("TyperCommand", "TyperGroup"),
-    _TYPER_MAIN: ("Typer",),
+    TYPER_MAIN: ("Typer",),
 }
 _STOP_METHODS = ("__call__", "main", "make_context", "parse_args", "invoke", "forward")
 # `main()`'s own parameters; every other keyword is a setting of the context it makes.
@@ -67,8 +79,6 @@ _MAKE_CONTEXT_PARAMETERS = frozenset({"info_name", "args", "parent"})
 # Where Click defines its own help option (`help_option`, `HelpOption`): a parameter whose
 # callback is defined there is Click's help, left out as argparse's --help is.
 _HELP_MODULES = ("click.decorators", "typer._click.decorators")
-# Options Typer adds to an app's top command for shell completion: the shell's, not the server's.
-_TYPER_COMPLETION = ("install_completion", "show_completion")
 
 
 class ClickCaptured(BaseException):
@@ -84,16 +94,8 @@ class ClickCaptured(BaseException):
 # ------------------------------------------------------------------ what a target is
 
 
-def _classes(obj: Any) -> list[tuple[str, str]]:
-    return [(c.__module__, c.__name__) for c in type(obj).__mro__]
-
-
 def is_click_command(obj: Any) -> bool:
-    return any(m in CLICK_CORES and n in _COMMAND_CLASSES for m, n in _classes(obj))
-
-
-def is_typer_app(obj: Any) -> bool:
-    return (_TYPER_MAIN, "Typer") in _classes(obj)
+    return any(m in CLICK_CORES and n in _COMMAND_CLASSES for m, n in classes_of(obj))
 
 
 def framework_command(obj: Any, module: ModuleType, target: str) -> Any | None:
@@ -107,7 +109,7 @@ def framework_command(obj: Any, module: ModuleType, target: str) -> Any | None:
         return typer_command(obj, target)
     if not inspect.isfunction(obj):
         return None
-    registered = _registered_command(obj, module, target)
+    registered = registered_command(obj, module, target)
     if registered is not None:
         return registered
     if getattr(obj, "__click_params__", None):
@@ -118,96 +120,14 @@ def framework_command(obj: Any, module: ModuleType, target: str) -> Any | None:
             fix="name the command the decorators are applied to (the function under"
             " @click.command or @group.command)",
         )
-    if _typer_signature(obj):
-        return _as_typer_run(obj, target)
+    if typer_signature(obj):
+        return as_typer_run(obj, target)
     return None
 
 
 def _line_of(obj: Any) -> int | None:
     code = getattr(obj, "__code__", None)
     return code.co_firstlineno if code is not None else None
-
-
-def _typer_module() -> Any:
-    return sys.modules[_TYPER_MAIN]
-
-
-def typer_command(app: Any, target: str) -> Any:
-    """`typer.main.get_command(app)`: the Click command Typer builds when the app is run."""
-    try:
-        return _typer_module().get_command(app)
-    except (RuntimeError, AssertionError):  # Typer 0.9 asserts
-        raise ArgmatrixError.at(
-            f"{target} is a Typer app with no command",
-            fix="register a command with @app.command(), or name the app that has them",
-        ) from None
-
-
-def _typer_apps(module: ModuleType) -> list[Any]:
-    return [value for value in vars(module).values() if is_typer_app(value)]
-
-
-def _registered_command(function: Any, module: ModuleType, target: str) -> Any | None:
-    """The command a Typer app of the module makes of `function` (`@app.command()` returns
-    the function itself), or the group whose `@app.callback()` it is."""
-    for app in _typer_apps(module):
-        path = _path_to(app, function, ())
-        if path is None:
-            continue
-        command = typer_command(app, target)
-        for name in path:
-            commands = getattr(command, "commands", None)
-            if not isinstance(commands, dict) or name not in commands:
-                return command  # an app of one command is that command
-            command = commands[name]
-        return command
-    return None
-
-
-def _path_to(app: Any, function: Any, path: tuple[str, ...]) -> tuple[str, ...] | None:
-    """The names leading from `app`'s command to the one built from `function`."""
-    callback = getattr(app, "registered_callback", None)
-    if callback is not None and callback.callback is function:
-        return path
-    for info in getattr(app, "registered_commands", ()):
-        if info.callback is function:
-            return (*path, info.name or _typer_module().get_command_name(function.__name__))
-    for group in getattr(app, "registered_groups", ()):
-        sub = group.typer_instance
-        name = group.name or getattr(sub.info, "name", None)
-        if not isinstance(name, str):
-            continue
-        found = _path_to(sub, function, (*path, name))
-        if found is not None:
-            return found
-    return None
-
-
-def _typer_signature(function: Any) -> bool:
-    """Whether a function's parameters are declared with `typer.Option`/`typer.Argument`
-    (as a default, or in `Annotated[...]`): a function written for `typer.run`."""
-    if _TYPER_MAIN not in sys.modules:
-        return False
-    try:
-        parameters = inspect.signature(function).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    for parameter in parameters:
-        found = [parameter.default, *getattr(parameter.annotation, "__metadata__", ())]
-        if any(_is_parameter_info(value) for value in found):
-            return True
-    return False
-
-
-def _is_parameter_info(value: Any) -> bool:
-    return any(n == "ParameterInfo" and m.startswith("typer") for m, n in _classes(value))
-
-
-def _as_typer_run(function: Any, target: str) -> Any:
-    typer = _typer_module()
-    app = typer.Typer(add_completion=False)
-    app.command()(function)
-    return typer_command(app, target)
 
 
 # ------------------------------------------------------------------ stopping at the parse
@@ -402,18 +322,8 @@ def command_facts(
         else None,
         chain=bool(getattr(command, "chain", False)),
         invoke_without_command=bool(getattr(command, "invoke_without_command", False)),
-        markup=_markup(command),
+        markup=markup_mode(command),
     )
-
-
-def _markup(command: Any) -> str | None:
-    """How Typer shows the command's help: its `rich_markup_mode` where Typer formats with Rich
-    (Rich installed), else None (the text as it is)."""
-    mode = getattr(command, "rich_markup_mode", None)
-    if mode not in MARKUP_MODES or not _is_typer(command):
-        return None
-    rich = sys.modules.get("typer.core")
-    return str(mode) if getattr(rich, "HAS_RICH", True) else None
 
 
 def _context(command: Any, name: str | None, parent: Any, settings: dict[str, Any]) -> Any:
@@ -529,13 +439,13 @@ def _plumbing(param: Any) -> bool:
         getattr(callback, "__qualname__", "")
     ).startswith(("help_option.", "HelpOption.")):
         return True
-    if any(m in _HELP_MODULES and n == "HelpOption" for m, n in _classes(param)):
+    if any(m in _HELP_MODULES and n == "HelpOption" for m, n in classes_of(param)):
         return True
     if _option_group_package(param) and type(param).__name__ == "_GroupTitleFakeOption":
         return True  # click-option-group's stand-in for a group's title in the help
     return (
         not getattr(param, "expose_value", True)
-        and param.name in _TYPER_COMPLETION
+        and param.name in TYPER_COMPLETION
         and str(getattr(callback, "__module__", "")).startswith("typer.")
     )
 
@@ -565,7 +475,9 @@ def param_facts(param: Any, defaults: Any = None, origin: SourceLine | None = No
         required=bool(param.required),
         nargs=int(param.nargs),
         multiple=bool(param.multiple),
-        default=_enum_value(_default(default)) if _is_typer(param) else _shown(_default(default)),
+        default=enum_value(_default(default))
+        if made_by_typer(param)
+        else _shown(_default(default)),
         envvar=tuple(envvar) if isinstance(envvar, (list, tuple)) else envvar,
         help=_text(getattr(param, "help", None)),
         hidden=bool(getattr(param, "hidden", False)),
@@ -613,19 +525,6 @@ def _default(value: Any) -> Any:
     return value
 
 
-def _is_typer(param: Any) -> bool:
-    return type(param).__module__.split(".", 1)[0] == "typer"
-
-
-def _enum_value(value: Any) -> Any:
-    """Typer reads an enum by its members' values, and shows a default as its value."""
-    if isinstance(value, enum.Enum):
-        return value.value
-    if isinstance(value, (list, tuple)):
-        return type(value)(_enum_value(v) for v in value)
-    return value
-
-
 def _enum_name(value: Any) -> Any:
     """Click (8.2 and later) reads an enum choice by its member's name."""
     return value.name if isinstance(value, enum.Enum) else value
@@ -649,54 +548,6 @@ def _click_names_members() -> bool:
 def _is_version_option(param: Any) -> bool:
     callback = getattr(param, "callback", None)
     return getattr(callback, "__qualname__", "").startswith("version_option.")
-
-
-# The annotations Typer 0.2x reads without a Click type (`type_descriptor`), as Click names them.
-_ANNOTATION_TYPES = {
-    "str": ("String", "text"),
-    "int": ("Int", "integer"),
-    "float": ("Float", "float"),
-    "bool": ("Bool", "boolean"),
-    "UUID": ("UUID", "uuid"),
-    "datetime": ("DateTime", "datetime"),
-}
-
-
-def typer_type_facts(param: Any) -> TypeFacts:
-    """The type of a parameter Typer 0.2x made (it vendors Click without its parameter types,
-    and keeps the annotation in a `type_descriptor`): said as Click's type would be."""
-    descriptor = param.type_descriptor
-    annotation = descriptor.annotation
-    if descriptor.is_list:
-        annotation = typing.get_args(annotation)[0]
-    choices = descriptor.choices
-    if choices is not None:
-        return TypeFacts(
-            "Choice",
-            "choice",
-            choices=tuple(_enum_value(c) for c in choices),
-            case_sensitive=getattr(descriptor, "case_sensitive", True) is not False,
-        )
-    if descriptor.is_tuple and not descriptor.is_list:
-        items = tuple(_annotation_type(a, param) for a in typing.get_args(annotation))
-        return TypeFacts("Tuple", "<" + " ".join(i.name for i in items) + ">", items=items)
-    return _annotation_type(annotation, param, descriptor)
-
-
-def _annotation_type(annotation: Any, param: Any, descriptor: Any = None) -> TypeFacts:
-    name = getattr(annotation, "__name__", str(annotation))
-    if descriptor is not None and descriptor.is_ranged:
-        kind = "IntRange" if name == "int" else "FloatRange"
-        label = "integer range" if name == "int" else "float range"
-        return TypeFacts(kind, label, min=param.min, max=param.max)
-    if descriptor is not None and descriptor.is_file:
-        return TypeFacts("File", "filename")
-    if descriptor is not None and descriptor.is_path:
-        return TypeFacts("Path", "path")
-    if isinstance(annotation, type) and issubclass(annotation, pathlib.PurePath):
-        return TypeFacts("Path", "path")
-    kind, label = _ANNOTATION_TYPES.get(name, (name, name))
-    return TypeFacts(kind, label)
 
 
 def type_facts(param_type: Any) -> TypeFacts:
