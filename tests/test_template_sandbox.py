@@ -18,6 +18,7 @@ import pytest
 import argmatrix.render.sandbox as sandbox
 from argmatrix.config import load_config
 from argmatrix.project import project_from_config
+from argmatrix.render.formats.markdown import REGION as MARKDOWN_REGION
 from argmatrix.render.template_files import MAX_TEMPLATE_BYTES, read_templates
 from argmatrix.render.views import server_page
 from helpers import (
@@ -145,7 +146,7 @@ def test_a_template_reads_what_it_is_given(project: Path) -> None:
     assert (project / "docs" / "guide" / "evil.md").read_text(encoding="utf-8") == (
         f"# {registry.arguments[0].name} none\n{len(registry.arguments)} a-3 12345678901"
         f" {model} {len(server_page(registry).sections)} {len(loaded.platforms)} a [0, 1, 2]"
-        " 1024\n"
+        f" 1024\n\n{MARKDOWN_REGION.generated}\n"  # the line every page argmatrix writes ends with
     )
 
 

@@ -509,10 +509,12 @@ def report_handed(
     statements: list[ast.stmt | Undecided],
     followed: set[int],
     names: set[str],
+    what: str = "a Click command or group",
 ) -> None:
     """A statement static reading did not follow that hands a command or group to other
     code (`pm.hook.register_commands(cli=cli)`, a plugin loader): what that code adds to it
-    is missing, said at its line (which stops the read)."""
+    is missing, said at its line (which stops the read). Click's and Typer's own functions
+    (`typer.main.get_command(app)`) only look at it."""
     if not names:
         return
     for entry in statements:
@@ -525,13 +527,17 @@ def report_handed(
             continue
         for node in ast.walk(statement):
             module.loader.budget.visit(1)
-            if isinstance(node, ast.Call) and _handed(node, names):
+            if (
+                isinstance(node, ast.Call)
+                and _handed(node, names)
+                and not _frameworks_own(module, node.func)
+            ):
                 module.loader.report(
                     str(module.path),
                     statement.lineno,
-                    f"`{short_source(module.segment(node))}` hands a Click command or group to"
-                    " code static reading does not follow: the subcommands or parameters it"
-                    " may add are missing",
+                    f"`{short_source(module.segment(node))}` hands {what} to code static"
+                    " reading does not follow: the subcommands or parameters it may add are"
+                    " missing",
                     stops=True,
                 )
                 break
@@ -651,6 +657,20 @@ def _registering_functions(
                 found[statement.name] = (root, statement.lineno)
                 break
     return found
+
+
+_FRAMEWORKS = ("click", "typer")
+
+
+def _frameworks_own(module: ModuleContext, func: ast.expr) -> bool:
+    """Whether a callee is a function of Click or Typer (`typer.main.get_command`, or
+    `get_command` imported from `typer.main`): the name it starts from is imported from one."""
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    if not isinstance(func, ast.Name):
+        return False
+    imported = module.imports.get(func.id)
+    return imported is not None and imported[0].split(".", 1)[0] in _FRAMEWORKS
 
 
 def as_assign(statement: ast.stmt | Undecided) -> ast.Assign | None:

@@ -25,6 +25,7 @@ from argmatrix.loaders.static.click_scan import (
     as_assign,
     imported_module,
     report_changed,
+    report_handed,
     report_unfollowed,
     undecided,
 )
@@ -58,6 +59,7 @@ __all__ = [
     "as_assign",
     "imported_module",
     "report_changed",
+    "report_handed",
     "report_unfollowed",
     "undecided",
 ]

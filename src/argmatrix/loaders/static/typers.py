@@ -22,6 +22,7 @@ from argmatrix.loaders.static.clicks import (
     as_assign,
     imported_module,
     report_changed,
+    report_handed,
     report_unfollowed,
 )
 from argmatrix.loaders.static.declared import docstring
@@ -142,6 +143,7 @@ class TyperReader:
                 followed.add(id(statement))
         report_unfollowed(module, statements, followed, set(apps), _REGISTERING, "commands")
         report_changed(module, statements, followed, set(apps), "Typer app", _TABLES)
+        report_handed(module, statements, followed, set(apps), "a Typer app")
         return apps
 
     def _assigned(self, module: ModuleContext, node: ast.Assign, apps: dict[str, App]) -> None:
