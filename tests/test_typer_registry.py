@@ -120,8 +120,8 @@ def export(target: str, folder: Path, static: bool, cwd: Path = REGISTRIES) -> d
     registry: dict[str, Any] = json.loads(result.out)["registry"]
     if said:  # the warnings above (at the parameter's line statically, its function's live)
         assert [d["message"] for d in registry.pop("diagnostics")] == [
-            line.split(": ", 3)[-1] for line in lines
-        ]
+            line.split(": ", 3)[-1].split(" (fix: ", 1)[0] for line in lines
+        ]  # a warning line ends with the setting that answers it
     return registry
 
 
@@ -342,3 +342,69 @@ def test_an_app_without_commands_is_one_line(typer_path: Path, tmp_path: Path) -
         [line] = result.err.splitlines()
         assert "empty_app:app is a Typer app with no command" in line
         assert "Traceback" not in result.err
+
+
+# Each command's usage as the Click command Typer builds prints it (`get_usage`, without its
+# `Usage: `), by the command's path under the target, in Typer's process.
+USAGES = r"""
+import json, typer, typer.main
+import {module} as m
+
+def _single(function):
+    app = typer.Typer(add_completion=False)
+    app.command()(function)
+    return typer.main.get_command(app)
+
+def usages(command, context, path):
+    yield " ".join(path), command.get_usage(context)[len("Usage: "):]
+    for name, sub in getattr(command, "commands", {{}}).items():
+        child = sub.make_context(name, [], parent=context, resilient_parsing=True)
+        yield from usages(sub, child, path + [name])
+
+command = {expression}
+print(json.dumps(dict(usages(command, command.make_context("prog", [], resilient_parsing=True), []))))
+"""
+APPS = [target for target, (_, path) in OWN.items() if not path and "__main__" not in target]
+
+
+def model_usages(registry: dict[str, Any]) -> dict[str, str]:
+    """Each command's usage on the pages, by its path, the program named `prog`."""
+    from argmatrix.model.registry import registry_from_dict
+    from argmatrix.model.usage import usage_parts
+
+    found: dict[str, str] = {}
+
+    def walk(model: Any, path: list[str]) -> None:
+        found[" ".join(path)] = " ".join(usage_parts(model, " ".join(["prog", *path])))
+        for command in model.subcommands:
+            walk(command.registry, [*path, command.name])
+
+    walk(registry_from_dict(registry), [])
+    return found
+
+
+@pytest.mark.parametrize("target", APPS)
+def test_a_typer_commands_usage_is_the_one_click_prints(target: str) -> None:
+    """The usage synopsis of every command of a Typer app, read live and statically, is what
+    Click's `get_usage` prints for the command Typer 0.9.4 builds (Typer 0.29, which vendors
+    its own Click, writes arguments its own way: `{model}`, `[name]...`)."""
+    folder = TYPERS["0.9.4"]
+    if not (folder / ".installed").is_file():
+        pytest.fail(f"Typer 0.9.4 is not installed in {folder} (fix: run `make typer-libs`)")
+    expression, _ = OWN[target]
+    script = USAGES.format(module=target.split(":")[0], expression=expression)
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=REGISTRIES,
+        env=environment(folder),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    own: dict[str, str] = json.loads(done.stdout)
+    for static in (False, True):
+        usages = model_usages(export(target, folder, static=static))
+        assert usages == {path: own[path] for path in usages}, static
+        assert all(usage.startswith("prog") for usage in usages.values())

@@ -32,7 +32,7 @@ from markdown_it import MarkdownIt
 from argmatrix.loaders.convert import registry_from_parser
 from argmatrix.model.registry import ExclusiveGroup, Registry
 from argmatrix.model.usage import usage_lines, usage_parts, value_form
-from helpers import GOLDEN, REGISTRIES, flag_of, run_cli_in_process, tables
+from helpers import GOLDEN, REGISTRIES, flag_of, load, run_cli_in_process, tables
 
 ARGPARSE_TARGET = "shape_server:build_parser"
 CLICK_TARGET = "shape_click:cli"
@@ -530,12 +530,44 @@ def test_sphinx_builds_the_myst_pages_with_every_usage(
             if self.depth:
                 self.found[-1] += data
 
+    class Index(HTMLParser):
+        """The words of the general index's links (its entries and sub-entries)."""
+
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.depth, self.words = 0, set()
+
+        def handle_starttag(self, tag: str, attrs: Any) -> None:
+            self.depth += tag == "a"
+
+        def handle_endtag(self, tag: str) -> None:
+            self.depth -= tag == "a"
+
+        def handle_data(self, data: str) -> None:
+            if self.depth:
+                self.words.add(data.strip())
+
+    targets = {"shape_server": ARGPARSE_TARGET, "shape_click": CLICK_TARGET}
     for fixture, expected in (("shape_server", argparse_usages()), ("shape_click", click_usages())):
         out = build(fixture)
         for name in ("server.myst", "cli.myst"):
             reader = Blocks()
             reader.feed((out / f"{name}.html").read_text(encoding="utf-8"))
             assert [block.split() for block in reader.found] == expected, (fixture, name)
+        # The general index lists every flag of every command (subcommands' included).
+        index = Index()
+        index.feed((out / "genindex.html").read_text(encoding="utf-8"))
+        flags = set(every_flag(load(targets[fixture], "static")))
+        assert len(flags) > 20 and flags <= index.words, sorted(flags - index.words)
+
+
+def every_flag(registry: Registry) -> Iterator[str]:
+    """The flags of every shown argument of a command and of its subcommands."""
+    for argument in registry.arguments:
+        if not argument.hidden:
+            yield from argument.flags
+    for command in registry.subcommands:
+        yield from every_flag(command.registry)
 
 
 def test_a_page_may_leave_the_usages_out(tmp_path: Path) -> None:
