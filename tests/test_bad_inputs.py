@@ -569,6 +569,65 @@ CASES = [
         "hook.register_commands",
     ),
     Case(
+        "a Click command changed once made in a statement static reading does not follow (static)",
+        _both(
+            _write(
+                "changed_click.py",
+                "import click\n\n\n@click.command()\ndef serve():\n    pass\n\n\n"
+                "serve.hidden = True\n",
+            ),
+            _replace(CONFIG, "tinyserver:ServerArgs.add_cli_args", "changed_click:serve"),
+        ),
+        "static reading stopped: `serve.hidden` changes the Click command 'serve'",
+        "changed_click.py",
+        "serve.hidden = True",
+    ),
+    Case(
+        "a Typer app handed to code static reading does not follow, a plugin hook (static)",
+        _both(
+            _write(
+                "hooked_typer.py",
+                "import typer\nfrom plugins import hook\n\napp = typer.Typer()\n\n\n"
+                "@app.command()\ndef serve(port: int = 1):\n    pass\n\n\n"
+                "hook.register_commands(app=app)\n",
+            ),
+            _replace(CONFIG, "tinyserver:ServerArgs.add_cli_args", "hooked_typer:app"),
+        ),
+        "static reading stopped: `hook.register_commands(app=app)` hands a Typer app",
+        "hooked_typer.py",
+        "hook.register_commands",
+    ),
+    Case(
+        "a target function that builds no parser static reading can follow (static)",
+        _both(
+            _write(
+                "runs_app.py",
+                "class Application:\n    def run(self):\n        pass\n\n\n"
+                "def run():\n    Application().run()\n",
+            ),
+            _replace(CONFIG, "tinyserver:ServerArgs.add_cli_args", "runs_app:run"),
+        ),
+        "runs_app:run does not build an argparse.ArgumentParser that static reading can follow:"
+        " the first statement it does not follow is `Application().run()`",
+        "runs_app.py",
+        "    Application().run()",
+    ),
+    Case(
+        "a Click command registered under what is not a text (live)",
+        _both(
+            _write(
+                "numbered_click.py",
+                "import click\n\n\n@click.group()\ndef cli():\n    pass\n\n\n"
+                "@cli.command(name=2)\ndef serve():\n    pass\n",
+            ),
+            _replace(CONFIG, "tinyserver:ServerArgs.add_cli_args", "numbered_click:cli"),
+            _replace(CONFIG, "  mode: static\n", "  mode: live\n"),
+        ),
+        "the Click group 'cli' registers a command under 2, which is not a name",
+        "numbered_click.py",
+        "@cli.command(name=2)",
+    ),
+    Case(
         "a command defined in two branches of an if static reading cannot decide (static)",
         _both(
             _write(

@@ -52,10 +52,27 @@ FIXTURES: dict[str, tuple[str, ...]] = {
     "uses_optional_cli:build_parser": (),
     "worker_script:__main__": (),
     "wrapper_cli:setup_args": (),
-    "typer_app_cli:app": (),  # static: Typer is not installed here (tests/test_typer_registry.py)
+    "help_shape_cli:serve": (),
+    "option_groups_cli:serve": (),
+    "shape_click:cli": (),
+    # the shapes the field writes (issue 31)
+    "field31.serve:cli": (),
+    "field31.guarded:cli": (),
+    "field31.runners:proxy_server": (),
+    "field31.runners:main": (),
+    "field31.tools:cli": (),
+    "field31.commands:serve": (),
+    "field31.argparse_shapes:build": (),
+    # static: Typer is not installed here (tests/test_typer_registry.py reads them live)
+    "typer_app_cli:app": (),
     "typer_run_cli:main": (),
+    "typer_commands_cli:app": (),
+    "typer_guarded_cli:tp": (),
+    "typer_field.cli:app": (),
+    "typer_markup_cli:app": (),
+    "typer_unnamed_cli:app": (),
 }
-STATIC_ONLY = {"typer_app_cli:app", "typer_run_cli:main"}
+STATIC_ONLY = {target for target in FIXTURES if target.startswith("typer_")}
 
 
 def exported(target: str, static: bool, mock: tuple[str, ...]) -> tuple[dict, str] | None:

@@ -135,6 +135,7 @@ def test_a_server_in_the_fields_shapes_reads_as_click_itself_reads_it(
     static = load_dict("field31.serve:cli", "static")
     assert "diagnostics" not in static, static["diagnostics"]
     assert model_view(static) == own_view("field31.serve:cli")
+    assert static == load_dict("field31.serve:cli", "live")
     [serve, status] = static["subcommands"]
     by = {a["flags"][0]: a for a in serve["registry"]["arguments"]}
     assert list(by)[:5] == ["--port", "--host", "--verbose", "--log-level", "--workers"]
@@ -522,3 +523,37 @@ def test_a_typer_app_only_looked_at_is_read(tmp_path: Path) -> None:
     read = load_dict("tools:app", "static", base_dir=tmp_path)
     assert [s["name"] for s in read["subcommands"]] == ["serve", "stop"]
     assert "diagnostics" not in read
+
+
+def test_a_name_and_alias_registration_on_a_plain_group_is_clicks_one_name(
+    tmp_path: Path,
+) -> None:
+    """Click itself splits no `"name | alias"`: a plain group lists and runs the command under
+    the whole text, and both readings say so (a group class of the project's that splits it is
+    read live, and stopped at statically: tests/test_click_runtime.py)."""
+    write(
+        tmp_path,
+        "import click\n\n@click.group()\ndef cli():\n    pass\n\n"
+        "@cli.command('list | ls')\ndef list_models():\n    pass\n\n"
+        "@cli.command(name='run|r')\n@click.option('--n', type=int)\ndef run(n):\n    pass\n",
+    )
+    static = load_dict("guess:cli", "static", base_dir=tmp_path)
+    assert static == load_dict("guess:cli", "live", base_dir=tmp_path)
+    assert [(s["name"], s["aliases"]) for s in static["subcommands"]] == [
+        ("list | ls", []),
+        ("run|r", []),
+    ]
+
+
+def test_a_command_registered_under_what_is_not_a_text_is_one_line_live(tmp_path: Path) -> None:
+    """Click's help fails on it; live reading says so at the command's function, statically
+    the name cannot be computed."""
+    write(
+        tmp_path,
+        "import os\nimport click\n\n@click.group()\ndef cli():\n    pass\n\n"
+        "@cli.command(name=os.cpu_count())\ndef work():\n    pass\n",
+    )
+    live = run_cli_in_subprocess("export", "--registry", "guess:cli", cwd=tmp_path)
+    one_error_line(live, "guess.py:8:", "the Click group 'cli' registers a command under")
+    static = run_cli_in_subprocess("export", "--static", "--registry", "guess:cli", cwd=tmp_path)
+    one_error_line(static, "guess.py:8:", "`name=` cannot be computed statically")

@@ -10,6 +10,7 @@ the Python-Markdown extension log the first as their engine's warning, so a stri
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -37,8 +38,36 @@ def write_project(root: Path, extra: str = "") -> Path:
 @pytest.mark.parametrize("command", ["generate", "check", "export"])
 def test_the_command_line_says_only_what_reaches_an_output(tmp_path: Path, command: str) -> None:
     result = run_cli_in_process(command, cwd=write_project(tmp_path / "p"))
-    assert HELP in result.err
-    assert BIND_TO not in result.err
+    said = result.out if command == "check" else result.err  # check: one of its findings
+    assert HELP in said and "say it in words in argmatrix.yaml: 'computed:" in said
+    assert BIND_TO not in said
+
+
+def test_check_counts_the_warnings_and_annotates_them(tmp_path: Path) -> None:
+    """check reports a registry's warning once, as a finding: in its summary, as a GitHub
+    annotation, in JSON, with the setting that answers it; never also on stderr."""
+    root = write_project(tmp_path / "p")
+    assert run_cli_in_process("generate", cwd=root).code == 0
+    text = run_cli_in_process("check", cwd=root)
+    assert text.code == 0 and text.err == "", text.err
+    warned = [line for line in text.out.splitlines() if "registry-warning" in line]
+    assert len(warned) == 1 and HELP in warned[0] and warned[0].startswith("kept_source.py:")
+    assert text.out.splitlines()[-1] == "argmatrix check: 0 error(s), 1 warning(s)"
+    github = run_cli_in_process("check", "--format", "github", cwd=root)
+    (annotation,) = github.out.splitlines()
+    assert annotation.startswith("::warning file=kept_source.py,line=")
+    assert "title=argmatrix registry-warning::" in annotation and HELP in annotation
+    found = json.loads(run_cli_in_process("check", "--format", "json", cwd=root).out)
+    assert [(f["kind"], f["severity"], f["file"]) for f in found] == [
+        ("registry-warning", "warning", "kept_source.py")
+    ]
+    assert "computed: {--tool-parser: {help: ...}}" in found[0]["fix"]
+    answered = write_project(
+        tmp_path / "q", "computed: {--tool-parser: {help: Chosen when the server starts.}}\n"
+    )
+    assert run_cli_in_process("generate", cwd=answered).code == 0
+    quiet = run_cli_in_process("check", cwd=answered)
+    assert quiet.out == "argmatrix check: everything agrees\n" and quiet.err == ""
 
 
 def test_verbose_says_every_diagnostic(tmp_path: Path) -> None:

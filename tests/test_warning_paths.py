@@ -38,7 +38,8 @@ def test_a_warning_names_the_file_from_the_current_folder(tmp_path: Path) -> Non
     assert at_root.code == 0, at_root.err
     assert warning_lines(at_root.err) == [
         f"argmatrix: warning: srv/server_args.py:7: {MESSAGE}: `os.cpu_count()` (calls"
-        " `os.cpu_count`, which static reading does not run)"
+        " `os.cpu_count`, which static reading does not run) (fix: say it in words in"
+        " argmatrix.yaml: 'computed: {--workers: {default: ...}}')"
     ]
     snapshot = root / "registry.json"
     made = run_cli_in_process("snapshot", *target, "-o", str(snapshot), cwd=root)

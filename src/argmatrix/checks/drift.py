@@ -161,3 +161,30 @@ def unclassified(project: Project, name: str) -> list[Finding]:
                 )
             )
     return found
+
+
+def registry_warnings(project: Project, verbose: bool = False) -> list[Finding]:
+    """What the registry's reading says of what reaches a page (a value kept as source text
+    that no `computed:` answers; every diagnostic with `verbose`): the warnings every other
+    command prints, as findings `check` counts, annotates (`--format github`) and weighs by
+    `checks.severity` (`registry-warning`)."""
+    import os
+
+    from argmatrix.loaders.load import diagnostic_fix, said_diagnostics
+    from argmatrix.project import shown_keywords
+
+    config, registry = project.config, project.registry
+    said = said_diagnostics(registry, verbose, shown_keywords(config), config.display.configured())
+    return [
+        Finding(
+            "registry-warning",
+            d.message,
+            file=d.file
+            if "!" in d.file or not d.file
+            else os.path.normpath(os.path.join(config.project, d.file)),
+            line=d.line,
+            fix=diagnostic_fix(d, registry),
+            severity="warning",
+        )
+        for d in said
+    ]

@@ -49,14 +49,22 @@ def _check(args: argparse.Namespace) -> int:
     from argmatrix._runtime import outcome
     from argmatrix.checks.report import emit
     from argmatrix.checks.run import check, pages_to_check
+    from argmatrix.loaders.load import warnings_to
     from argmatrix.project import load_project
 
     options = source_options(args)
-    project = load_project(options)
+    with warnings_to(None):  # the registry's warnings are findings of the check: counted
+        project = load_project(options)
     if not args.fix and project.inputs().complete:
         outcome.replayable()  # what it finds depends on the files it reads alone
     fix = _fix(options) if args.fix else None
-    report = check(project, pages_to_check(project, fix is not None), fix, more=_coverage_values)
+
+    def more(project: Project) -> list[Finding]:
+        from argmatrix.checks.drift import registry_warnings
+
+        return [*registry_warnings(project, options.verbose), *_coverage_values(project)]
+
+    report = check(project, pages_to_check(project, fix is not None), fix, more=more)
     emit(report, args.format, sys.stdout)
     return EXIT_FINDINGS if report.failed else EXIT_OK
 

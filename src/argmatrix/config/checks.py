@@ -22,6 +22,9 @@ CHECK_KINDS = (
     "duplicate-manifest-entry",
     "impossible-entry",
     "dead-flag",
+    # What the registry's reading says of what reaches a page (a value kept as source text):
+    # the warning every command prints, a finding of `check`.
+    "registry-warning",
     # The coverage check of hand-maintained pages (checks/coverage.py, `checks.coverage`).
     "undocumented-flag",
     "stale-allowlist-entry",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import replace
@@ -78,16 +79,40 @@ def load_registry_and_files(
     _not_empty(registry, spec)
     if _warn is not None:
         for diagnostic in said_diagnostics(registry, verbose, shown, configured):
-            _warn(warning_text(diagnostic, project or spec.base_dir))
+            _warn(warning_text(diagnostic, project or spec.base_dir, registry))
     return registry, files
 
 
-def warning_text(diagnostic: Diagnostic, project: Path) -> str:
-    """A diagnostic as a warning line says it, `FILE:LINE: message`, whichever way the registry
-    was read: its file relative to the current folder (`../mysrv/args.py` from `docs/`), never
-    `proj/../srv/...`; a snapshot's file (relative to the project that wrote it) read from
-    `project`; a file outside the project as its absolute path."""
-    return str(replace(diagnostic, file=shown_file(diagnostic.file, project)))
+def warning_text(diagnostic: Diagnostic, project: Path, registry: Registry | None = None) -> str:
+    """A diagnostic as a warning line says it, `FILE:LINE: message (fix: ...)`, whichever way
+    the registry was read: its file relative to the current folder (`../mysrv/args.py` from
+    `docs/`), never `proj/../srv/...`; a snapshot's file (relative to the project that wrote
+    it) read from `project`; a file outside the project as its absolute path."""
+    text = str(replace(diagnostic, file=shown_file(diagnostic.file, project)))
+    fix = diagnostic_fix(diagnostic, registry)
+    return f"{text} (fix: {fix})" if fix else text
+
+
+# "--flag: default kept as source text: ..." (static reading's `report_unevaluated`), the
+# fields a page shows that `computed:` in argmatrix.yaml can say in words.
+_KEPT = re.compile(r"(?P<flag>-[^\s:]*): (?P<field>default|help|choices) kept as source text\b")
+
+
+def diagnostic_fix(diagnostic: Diagnostic, registry: Registry | None = None) -> str | None:
+    """The setting that answers a diagnostic, where one does: a value kept as source text is
+    said in words by `computed:` (which then silences it), the argument spelled as the
+    configuration spells it (`serve --port` for a subcommand's; `registry`: where it is)."""
+    found = _KEPT.match(diagnostic.message)
+    if found is None:
+        return None
+    flag, field = found["flag"], found["field"]
+    if registry is not None:
+        from argmatrix.model.spelling import find_argument
+
+        named = find_argument(registry, flag)
+        spellings = (named.spelled,) if named.argument is not None else named.ambiguous
+        flag = " or ".join(spellings) or flag
+    return f"say it in words in argmatrix.yaml: 'computed: {{{flag}: {{{field}: ...}}}}'"
 
 
 def shown_file(file: str, project: Path) -> str:

@@ -363,6 +363,8 @@ def _subcommands(
         list(group.list_commands(ctx)) if _own(group, "list_commands") and ctx else list(commands)
     )
     for name in dict.fromkeys(names):
+        if not isinstance(name, str):
+            raise _not_a_name(group, name, commands.get(name))
         command = _selected(group, ctx, name)
         if command is None:
             continue
@@ -371,6 +373,19 @@ def _subcommands(
             a for a in _alias_names(commands, name) if _selected(group, ctx, a) is command
         )
         yield name, replace(facts, aliases=aliases) if aliases else facts
+
+
+def _not_a_name(group: Any, name: Any, command: Any) -> ArgmatrixError:
+    """A command registered under something else than a text (`name=os.cpu_count()`): Click's
+    own help fails on it."""
+    where = _origin(command) if command is not None else None
+    return ArgmatrixError.at(
+        f"the Click group {group.name!r} registers a command under {name!r}, which is not a"
+        " name: Click's help fails on it",
+        file=where.file if where is not None else None,
+        line=where.line if where is not None else None,
+        fix="register the command under a text (name=...)",
+    )
 
 
 def _selected(group: Any, ctx: Any, name: str) -> Any:
