@@ -163,3 +163,16 @@ def test_a_module_importing_many_modules_that_register(tmp_path: Path) -> None:
         )
     outcome = read_hostile_tree(tmp_path, files, "pkg.cli:build", generate=False)
     assert outcome.export.code in (0, 2)
+
+
+def test_many_functions_changing_the_command_run_at_import(tmp_path: Path) -> None:
+    """Thousands of functions of the module changing the command, each run at import: every
+    function body is walked once, and the read stops at the first call."""
+    functions = "".join(f"def f{i}():\n    serve.help = 'x{i}'\n\n" for i in range(3000))
+    calls = "".join(f"f{i}()\n" for i in range(3000))
+    source = CLICK_HEAD + functions + calls + "\ndef build():\n    serve()\n"
+    stopped(
+        read_hostile(tmp_path, source),
+        "static reading stopped: `f0()` runs `f0`, a function registering on or changing the"
+        " Click command 'serve'",
+    )

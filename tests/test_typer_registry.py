@@ -408,3 +408,59 @@ def test_a_typer_commands_usage_is_the_one_click_prints(target: str) -> None:
         usages = model_usages(export(target, folder, static=static))
         assert usages == {path: own[path] for path in usages}, static
         assert all(usage.startswith("prog") for usage in usages.values())
+
+
+GATE = r"""
+import json, os, sys
+from pathlib import Path
+from argmatrix.checks.compatibility import command_line_breaks
+from argmatrix.loaders.load import RegistrySpec, load_registry
+from argmatrix.model.registry import registry_from_dict, registry_to_dict
+
+read = []
+for folder in sys.argv[1:]:
+    os.chdir(folder)
+    registry = load_registry(RegistrySpec("server:app", MODE, base_dir=Path(folder)))
+    read.append(registry_from_dict(registry_to_dict(registry)))  # the old one as a baseline is
+print(json.dumps([[b.kind, b.name] for b in command_line_breaks(*read)]))
+"""
+
+
+@pytest.mark.parametrize("mode", ["live", "static"])
+def test_the_gate_holds_typers_range_and_switches(
+    typer_path: Path, tmp_path: Path, mode: str
+) -> None:
+    """Item 10 with Typer itself: `max=` narrowed and a switch now taking a value break a
+    command line, `str` -> `Path` does not; read live (Typer builds the command) and
+    statically, each Typer's way."""
+    app = (
+        "import pathlib\n\nimport typer\n\napp = typer.Typer()\n\n\n@app.command()\n"
+        "def serve(\n    workers: int = typer.Option(1, min=1, max={high}),\n"
+        "    stream: {stream} = typer.Option({flag}, '--stream'),\n    out: {out} = typer.Option('x'),\n"
+        ") -> None:\n    open('ran.txt', 'w').write('ran')\n"
+    )
+    folders = []
+    for name, high, stream, flag, out in (
+        ("old", 64, "bool", "False", "str"),
+        ("new", 8, "int", "0", "pathlib.Path"),
+    ):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "server.py").write_text(
+            app.format(high=high, stream=stream, flag=flag, out=out), encoding="utf-8"
+        )
+        folders.append(str(folder))
+    done = subprocess.run(
+        [sys.executable, "-c", GATE.replace("MODE", repr(mode)), *folders],
+        env={**environment(typer_path, tmp_path), "ARGMATRIX_NO_CACHE": "1"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert sorted(map(tuple, json.loads(done.stdout))) == [
+        ("rejected-value", "--stream"),
+        ("rejected-value", "--workers"),
+    ]
+    assert not list(tmp_path.glob("*/ran.txt"))
