@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from e2e.site import build_site
-from helpers import REGISTRIES, run_cli_in_process
+from helpers import REGISTRIES, Run, run_cli_in_process
 
 SOURCE = REGISTRIES / "kept_source.py"
 HELP = "--tool-parser: help kept as source text"
@@ -203,3 +203,34 @@ def test_a_bad_computed_entry_is_one_located_line(tmp_path: Path, entry: str, sa
     [line] = [n for n in result.err.splitlines() if "error:" in n]
     assert says in line and f"argmatrix.yaml:{CONFIG.count(chr(10)) + 1}:" in line, line
     assert not (root / "docs").exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("generate",),
+        ("check",),
+        ("export",),
+        ("snapshot", "-o", "snap.json"),
+        ("audit", "docs/args.md"),
+        ("import", "docs/args.md", "--platform", "x", "-o", "x.yaml"),
+    ],
+    ids=lambda command: command[0],
+)
+def test_every_command_says_the_same_warnings(tmp_path: Path, command: tuple[str, ...]) -> None:
+    """A value kept as source text is said by every command alike, and by none once the
+    configuration answers it (`computed:`)."""
+    root = write_project(tmp_path / "p")
+    assert run_cli_in_process("generate", cwd=root).code == 0
+
+    def told(run: Run) -> str:  # what the user reads: check's findings, else stderr
+        return run.out if command[0] == "check" else run.err
+
+    said = told(run_cli_in_process(*command, cwd=root))
+    assert said.count(HELP) == 1 and BIND_TO not in said, said
+    answered = write_project(
+        tmp_path / "q", "computed: {--tool-parser: {help: Chosen when the server starts.}}\n"
+    )
+    assert run_cli_in_process("generate", cwd=answered).code == 0
+    quiet = told(run_cli_in_process(*command, cwd=answered))
+    assert "kept as source text" not in quiet, quiet

@@ -17,7 +17,6 @@ from argmatrix.config import CONFIG_NAME, Config, find_config, load_config
 from argmatrix.errors import ArgmatrixError, Problem
 from argmatrix.loaders.load import (
     RegistrySpec,
-    load_registry,
     load_registry_and_files,
     split_mock,
 )
@@ -335,9 +334,20 @@ def shown_keywords(config: Config) -> tuple[str, ...]:
 
 def load_registry_only(options: SourceOptions) -> Registry:
     """The registry alone (no manifest read), for the commands that need nothing else."""
-    config = config_with(options)
+    return configured_registry(config_with(options), options.verbose)
+
+
+def configured_registry(config: Config, verbose: bool = False) -> Registry:
+    """The registry of `config`, saying the warnings `generate` and `check` say for it (what
+    reaches a page, less what the configuration answers: `computed:`), as every command does."""
     assert config.registry is not None
-    return load_registry(config.registry, options.verbose, config.project)
+    return load_registry_and_files(
+        config.registry,
+        verbose,
+        shown_keywords(config),
+        config.display.configured(),
+        config.project,
+    )[0]
 
 
 def portable_snapshot(options: SourceOptions, cwd: Path | None = None) -> str:
@@ -347,8 +357,7 @@ def portable_snapshot(options: SourceOptions, cwd: Path | None = None) -> str:
     from argmatrix.loaders.snapshot import snapshot_text
 
     config = config_with(options, cwd)
-    assert config.registry is not None
-    registry = load_registry(config.registry, options.verbose, config.project)
+    registry = configured_registry(config, options.verbose)
     return snapshot_text(with_portable_paths(registry, config.project))
 
 

@@ -48,10 +48,9 @@ from argmatrix.adoption.handwritten import (
 )
 from argmatrix.checks.report import finding_dict, text_line
 from argmatrix.errors import json_for_log, printable
-from argmatrix.loaders.load import load_registry
 from argmatrix.model.findings import Finding, closest
 from argmatrix.model.registry import Argument, Registry
-from argmatrix.project import Project, SourceOptions, config_with
+from argmatrix.project import Project, SourceOptions, config_with, configured_registry
 
 KINDS = (
     "broken-row",
@@ -82,8 +81,7 @@ def audit_file(path: Path, options: SourceOptions) -> AuditReport:
     `options` over it) names; the page is read first."""
     page = read_page(path)
     config = config_with(options)
-    assert config.registry is not None
-    registry = load_registry(config.registry, options.verbose, config.project)
+    registry = configured_registry(config, options.verbose)
     # Defaults the configuration says are computed at run time may be said in words.
     computed = config.display.facts(registry, str(config.file or "argmatrix.yaml")).computed
     return audit_page(page, registry, computed)
