@@ -155,7 +155,7 @@ def test_a_target_that_is_not_a_module_name_reads_no_file(tmp_path: Path, target
 
 
 def test_module_names_that_are_not_python_names_are_never_looked_for(tmp_path: Path) -> None:
-    from argmatrix.loaders.static.source import find_module_file
+    from argmatrix.loaders.static.module_files import find_module_file
 
     (tmp_path / "x").mkdir()
     (tmp_path / "x.py").write_text("")
@@ -555,6 +555,7 @@ def test_the_time_backstop_counts_the_reading_threads_processor_time() -> None:
 
 def _steps_of(target: str, base_dir: Path | None, search_path: list[str] | None) -> int:
     from argmatrix.loaders.static import budget as static_budget
+    from argmatrix.loaders.static import loader as static_loader
     from argmatrix.loaders.static import reader as static
 
     budgets: list[static_budget.Budget] = []
@@ -564,12 +565,12 @@ def _steps_of(target: str, base_dir: Path | None, search_path: list[str] | None)
             super().__init__(*args, **kwargs)  # type: ignore[arg-type]
             budgets.append(self)
 
-    original = static.Budget
-    static.Budget = Counted  # type: ignore[misc]
+    original = static.Budget, static_loader.Budget
+    static.Budget = static_loader.Budget = Counted  # type: ignore[misc]
     try:
         static.load_static(target, base_dir, search_path)
     finally:
-        static.Budget = original  # type: ignore[misc]
+        static.Budget, static_loader.Budget = original  # type: ignore[misc]
     return budgets[0].steps
 
 

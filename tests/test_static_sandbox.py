@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from argmatrix.loaders.static.reader import MAX_DIAGNOSTICS
+from argmatrix.loaders.static.loader import MAX_DIAGNOSTICS
 from helpers import (
     HOSTILE,
     SANDBOX_MODULE,

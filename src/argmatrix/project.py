@@ -74,7 +74,15 @@ class Project:
 
     @cached_property
     def resolved(self) -> dict[str, ResolvedPlatform]:
-        return {name: resolve_platform(p, self.registry) for name, p in self.platforms.items()}
+        resolved = {name: resolve_platform(p, self.registry) for name, p in self.platforms.items()}
+        if any(f.flag for r in resolved.values() for f in r.findings if f.kind == STALE_ENTRY):
+            renames = renamed_since_baseline(self.config, self.registry)
+            if renames:
+                resolved = {
+                    name: replace(r, findings=tuple(_renamed(f, renames) for f in r.findings))
+                    for name, r in resolved.items()
+                }
+        return resolved
 
     def inputs(self) -> ProjectInputs:
         """Every file the project is read from: the configuration, the manifests, the history
@@ -163,6 +171,48 @@ class Project:
 
         add(self.registry, "")
         return shown
+
+
+STALE_ENTRY = "stale-manifest-entry"
+
+
+def renamed_since_baseline(config: Config, registry: Registry) -> dict[str, str]:
+    """Each spelling of the compatibility baseline (`checks.compatibility`) the registry no
+    longer has, with the spelling of the argument it became (`serve --tp-size` ->
+    `serve --tensor-parallel-size`): what a manifest entry naming the old one is to name. None
+    without a baseline."""
+    spec = config.compatibility
+    if spec is None or not os.path.isfile(spec.baseline):
+        return {}
+    from argmatrix.loaders.snapshot import read_snapshot
+    from argmatrix.model.pairing import flatten, pair_arguments
+
+    old, new = flatten(read_snapshot(spec.baseline)), flatten(registry)
+    kept, renamed = pair_arguments(old, new)
+    return {
+        flag: after.name
+        for before, after in (*kept, *renamed)
+        for flag in before.flags
+        if flag not in after.flags
+    }
+
+
+def _renamed(finding: Any, renames: dict[str, str]) -> Any:
+    """A stale manifest entry whose flag the baseline knows was renamed: said, and the entry's
+    new spelling given, so that following the advice keeps the platform's fact."""
+    if finding.kind != STALE_ENTRY or not finding.flag:
+        return finding
+    now = renames.get(finding.flag)
+    if now is None:  # a bare flag of a subcommand's
+        found = {new for old, new in renames.items() if old.endswith(f" {finding.flag}")}
+        now = found.pop() if len(found) == 1 else None
+    if now is None:
+        return finding
+    return replace(
+        finding,
+        message=f"{finding.flag} is not an argument of the registry: it was renamed {now}",
+        fix=f"write {now} instead (the compatibility baseline has {finding.flag})",
+    )
 
 
 def _shown(path: str | Path, root: Path) -> str:

@@ -18,9 +18,7 @@ from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.clicks import CommandFacts, ParamFacts
 from argmatrix.loaders.static import framework_calls
 from argmatrix.loaders.static.classes import ancestors
-from argmatrix.loaders.static.click_scan import (
-    CLICK,
-    ClickScanner,
+from argmatrix.loaders.static.click_registrations import (
     Found,
     as_assign,
     imported_module,
@@ -29,6 +27,7 @@ from argmatrix.loaders.static.click_scan import (
     report_unfollowed,
     undecided,
 )
+from argmatrix.loaders.static.click_scan import CLICK, ClickScanner
 from argmatrix.loaders.static.declared import docstring
 from argmatrix.loaders.static.framework_calls import DIRECT_DECORATORS, framework_base
 from argmatrix.loaders.static.framework_values import (

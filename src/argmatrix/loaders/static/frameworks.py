@@ -23,8 +23,8 @@ from argmatrix.loaders.static.budget import Limits
 from argmatrix.loaders.static.context import ModuleContext
 from argmatrix.loaders.static.evaluator import Evaluator
 from argmatrix.loaders.static.interpreter import Interpreter
+from argmatrix.loaders.static.loader import StaticLoader
 from argmatrix.loaders.static.reader import (
-    StaticLoader,
     StaticRead,
     budgeted,
     finished_read,

@@ -18,18 +18,16 @@ from argmatrix.loaders.static import (
     framework_values,
     objects,
 )
-from argmatrix.loaders.static.argparse_names import argparse_attribute
+from argmatrix.loaders.static.attributes import attribute_of
 from argmatrix.loaders.static.budget import FIX, BudgetExceeded
-from argmatrix.loaders.static.builtins import BUILTIN_TYPES, LIBRARY_FUNCTIONS
+from argmatrix.loaders.static.builtins import LIBRARY_FUNCTIONS
 from argmatrix.loaders.static.classes import (
-    ancestors,
-    class_attribute,
     is_parser_class,
     runs_body,
 )
 from argmatrix.loaders.static.context import ModuleContext, ReadContext
 from argmatrix.loaders.static.formatting import format_value
-from argmatrix.loaders.static.ops import binary, compare, method, unary, unbound_method
+from argmatrix.loaders.static.ops import binary, compare, unary
 from argmatrix.loaders.static.recording import Recording
 from argmatrix.loaders.static.replay import new_parser, parser_call
 from argmatrix.loaders.static.statements import (
@@ -43,7 +41,6 @@ from argmatrix.loaders.static.statements import (
 from argmatrix.loaders.static.syntax import calls_parser, function_start
 from argmatrix.loaders.static.values import (
     KNOWN_FUNCTIONS,
-    PLAIN_TYPES,
     SIZED,
     UNDECIDABLE,
     ArgparseRef,
@@ -51,12 +48,10 @@ from argmatrix.loaders.static.values import (
     CannotEvaluate,
     ClassRef,
     Deferred,
-    EnumMember,
     ExternalRef,
     FunctionRef,
     LambdaRef,
     MethodRef,
-    ModuleRef,
     ParserHandle,
     ParserMethod,
     SourceObject,
@@ -297,47 +292,7 @@ class Interpreter:
         return self.attribute(base, node.attr)
 
     def attribute(self, base: Any, attr: str) -> Any:
-        base = resolve(base)
-        kind = type(base)
-        if kind in PLAIN_TYPES:
-            return method(base, attr)
-        if kind is ModuleRef:
-            return self.loader.imported(base.name, attr)
-        if kind is ExternalRef:
-            return declared.external(f"{base.dotted}.{attr}")
-        if kind in declared.VALUES:
-            return declared.attribute(self, base, attr)
-        if kind is ArgparseRef:
-            if not base.name:
-                return argparse_attribute(attr)
-            return ExternalRef(f"argparse.{base.name}.{attr}")
-        if attr == "__doc__" and kind in (ClassRef, FunctionRef):
-            return declared.docstring(base.node)
-        if kind is ClassRef:
-            if attr == "__annotations__":
-                return declared.class_annotations(self, base)
-            if attr in declared.MODEL_ATTRIBUTES:
-                return declared.model_attribute(self, base, attr)
-            return class_attribute(base, attr)
-        if kind is SuperRef:
-            for ancestor in ancestors(base.owner):
-                if isinstance(ancestor, ClassRef):
-                    try:
-                        return class_attribute(ancestor, attr)
-                    except CannotEvaluate:
-                        continue
-            raise CannotEvaluate(f"no base class defines `{attr}` in the source read")
-        if kind is EnumMember and attr in ("name", "value"):
-            return getattr(base, attr)
-        if kind is BuiltinRef and base.name in BUILTIN_TYPES:
-            return unbound_method(BUILTIN_TYPES[base.name], attr)
-        if kind is ParserHandle:
-            return objects.parser_attribute(base, attr)
-        if kind is SourceObject:
-            return objects.attribute(self, base, attr)
-        if kind is SuperOf:
-            return objects.super_attribute(self, base, attr)
-        raise CannotEvaluate(f"{describe(base)} has no attribute `{attr}` static reading follows")
+        return attribute_of(self, base, attr)
 
     def eval_List(self, node: ast.List) -> list[Any]:
         return self.elements(node.elts)

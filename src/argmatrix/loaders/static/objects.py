@@ -25,17 +25,13 @@ import ast
 from typing import Any
 
 from argmatrix.loaders.convert import ARGPARSE_KEYWORDS
+from argmatrix.loaders.static.argparse_values import final_value
 from argmatrix.loaders.static.calls import lenient_arguments
 from argmatrix.loaders.static.classes import ancestors, class_attribute
 from argmatrix.loaders.static.context import WrapperCall
 from argmatrix.loaders.static.evaluator import Evaluator
 from argmatrix.loaders.static.framework_values import FRAMEWORK_INIT, FrameworkInit
-from argmatrix.loaders.static.replay import (
-    ACTION_INIT,
-    final_value,
-    parser_from_keywords,
-    report_keyword,
-)
+from argmatrix.loaders.static.replay import ACTION_INIT, parser_from_keywords, report_keyword
 from argmatrix.loaders.static.syntax import PARSER_METHODS
 from argmatrix.loaders.static.values import (
     ActionHandle,

@@ -214,3 +214,30 @@ def _occurrences(text: str, name: str) -> Iterator[int]:
         if not (before.isalnum() or before in "_.") and not (after.isalnum() or after == "_"):
             yield position
         position = text.find(name, position + 1)
+
+
+# `alias.NAME = v` (or `alias.sub.NAME += v`) at the start of a line: the top level. Looked for
+# at the text's start, then after each line end (a pattern that begins with the line end is
+# found by a fast search for it; `^` is tried at every character).
+_ATTRIBUTE_WRITE = (
+    r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\.([A-Za-z_]\w*)[ \t]*(?:[-+*/%|&^@]|//|\*\*|<<|>>)?=(?!=)"
+)
+
+
+_FIRST_ATTRIBUTE_WRITE = re.compile(_ATTRIBUTE_WRITE)
+
+
+_TOP_ATTRIBUTE_WRITE = re.compile("\n" + _ATTRIBUTE_WRITE)
+
+
+def is_word_character(char: str) -> bool:
+    """What `\\w` matches in a pattern over text (a `\\b` lies between it and another)."""
+    return char.isalnum() or char == "_"
+
+
+def top_attribute_writes(text: str) -> Iterator[re.Match[str]]:
+    """The matches of `_ATTRIBUTE_WRITE` at the start of a line, in order."""
+    first = _FIRST_ATTRIBUTE_WRITE.match(text)
+    if first is not None:
+        yield first
+    yield from _TOP_ATTRIBUTE_WRITE.finditer(text, first.end() if first is not None else 0)

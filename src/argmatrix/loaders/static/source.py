@@ -13,10 +13,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import importlib.machinery
-import os
 import re
-from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +24,11 @@ from argmatrix.loaders.static.budget import FIX, BudgetExceeded, parse_cost
 from argmatrix.loaders.static.builtins import BUILTINS
 from argmatrix.loaders.static.context import ReadContext, StarImport
 from argmatrix.loaders.static.interpreter import Interpreter
-from argmatrix.loaders.static.outline import StatementOutline
+from argmatrix.loaders.static.outline import (
+    StatementOutline,
+    is_word_character,
+    top_attribute_writes,
+)
 from argmatrix.loaders.static.star_imports import (
     NOT_BOUND,
     after_own,
@@ -61,124 +62,6 @@ BUILTIN_CONSTANTS: dict[str, Any] = {"None": None, "True": True, "False": False}
 OPAQUE_BUILTINS = frozenset({"bytes", "complex", "object", "type"})
 
 
-# What one read found of a package on its search path, by dotted name (see `find_module_file`):
-# its folder, or why the name stops there (not found, or not a package).
-Packages = dict[str, list[str] | str]
-_NOT_FOUND, _NOT_A_PACKAGE = "not found", "not a package"
-
-
-def find_module_file(
-    name: str,
-    search_path: Sequence[str],
-    missing: list[str] | None = None,
-    packages: Packages | None = None,
-) -> Path | None:
-    """The source file of a dotted module, found on the path without importing any package.
-
-    `packages`: what earlier lookups of the same read found of the packages on the way (kept
-    there): `pkg.a` and `pkg.b` look for `pkg` once. Where it is not found, the files that
-    would have been it are added to `missing`. A name that is not a dotted Python name (`..`,
-    `a/b`) is never looked for. A package without `__init__.py` is followed in the folder it is
-    first found in only: Python would join the folders of that name everywhere on the path, and
-    a pull request could name its own package after a folder elsewhere to have static reading
-    publish what a module there assigns.
-    """
-    locations: list[str] | None = list(search_path)
-    parts = name.split(".")
-    if not all(part.isidentifier() for part in parts):
-        return None
-    for index, part in enumerate(parts):
-        last = index == len(parts) - 1
-        prefix = ".".join(parts[: index + 1])
-        found = packages.get(prefix) if packages is not None and not last else None
-        if found is None:
-            spec = importlib.machinery.PathFinder.find_spec(part, locations)
-            if spec is not None and missing is not None:
-                missing += _shadowing(part, locations or (), spec)
-            if spec is None:
-                found = _NOT_FOUND
-            elif last:
-                return _source_of(spec.origin)
-            else:
-                found = list(spec.submodule_search_locations or [])[:1] or _NOT_A_PACKAGE
-            if packages is not None and not last:
-                packages[prefix] = found
-        if found == _NOT_FOUND:
-            if missing is not None and index > 0:  # inside a package: where it would appear
-                for location in locations or ():
-                    missing += [f"{location}/{part}.py", f"{location}/{part}/__init__.py"]
-            return None
-        if found == _NOT_A_PACKAGE:
-            return None
-        assert not isinstance(found, str)
-        locations = found
-    return None
-
-
-def _source_of(origin: str | None) -> Path | None:
-    """The Python source a module is loaded from: its `.py` file, or the `.py` file mypyc
-    compiled a compiled module from, which its wheel ships beside it (`black/__init__.py` beside
-    `black/__init__.cpython-311-x86_64-linux-gnu.so`); None for a compiled module without one."""
-    if not origin:
-        return None
-    if origin.endswith(".py"):
-        return Path(origin)
-    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-        if origin.endswith(suffix):
-            source = Path(origin[: -len(suffix)] + ".py")
-            return source if source.is_file() else None
-    return None
-
-
-def _shadowing(
-    part: str, locations: Sequence[str], spec: importlib.machinery.ModuleSpec
-) -> list[str]:
-    """The files that would be found instead of the module or package `spec` found for `part`,
-    were they to appear: its name in each folder of `locations` before the one it was found in
-    and, in that folder, a package of the name, to which a module file yields (a namespace
-    package yields to a module anywhere). They must still be missing for a read to be reused."""
-    if spec.origin is None or spec.origin == "namespace":  # a namespace package
-        where = None
-    elif spec.submodule_search_locations:  # a package: .../part/__init__.py
-        where = os.path.dirname(os.path.dirname(spec.origin))
-    else:
-        where = os.path.dirname(spec.origin)
-    shadowing: list[str] = []
-    for location in locations:
-        same = where is not None and os.path.abspath(location or ".") == os.path.abspath(where)
-        if same and spec.submodule_search_locations:
-            break  # in its own folder, a package yields to nothing
-        shadowing.append(f"{location}/{part}/__init__.py")
-        if same:  # a source module yields to a package and to a compiled extension there
-            shadowing += [f"{location}/{part}{s}" for s in importlib.machinery.EXTENSION_SUFFIXES]
-            break
-        shadowing += [f"{location}/{part}{suffix}" for suffix in importlib.machinery.all_suffixes()]
-    return shadowing
-
-
-def inside_search_folder(path: Path, search_path: Sequence[str]) -> Path | None:
-    """The real file behind a module file found on the search path, if it lies inside the
-    folder it was found in and not in a hidden folder there; None if a link (of the file or of
-    a folder on the way) leads elsewhere.
-
-    A pull request may add `settings.py -> /home/runner/.config/app/settings.py`, or a link to
-    `.git/config` (where a CI checkout may keep its token): static reading would publish what
-    such a file assigns. A link to another module of the folder is fine.
-    """
-    path = Path(os.path.abspath(path))
-    parents = set(path.parents)  # a set: looked up once per folder of the search path
-    folders = [Path(os.path.abspath(entry or ".")) for entry in search_path]
-    found = [folder for folder in folders if folder in parents]
-    if not found:
-        return None
-    folder = max(found, key=lambda f: len(f.parts))  # site-packages inside the project's .venv
-    real, real_folder = Path(os.path.realpath(path)), Path(os.path.realpath(folder))
-    if real_folder not in set(real.parents):
-        return None
-    hidden = any(part.startswith(".") for part in real.relative_to(real_folder).parts)
-    return None if hidden else real
-
-
 _NEWLINE = re.compile(r"\r\n?|\n")  # the line ends of the syntax tree's line numbers
 _PADDED_LINES = 8  # a statement read alone is parsed after at most 8 line ends a character
 # Text that may be a star import (`from m import *`, `import` a whole word): such a module is
@@ -200,14 +83,6 @@ def _occurrences(text: str, anchor: str) -> list[int]:
     return found
 
 
-# `alias.NAME = v` (or `alias.sub.NAME += v`) at the start of a line: the top level. Looked for
-# at the text's start, then after each line end (a pattern that begins with the line end is
-# found by a fast search for it; `^` is tried at every character).
-_ATTRIBUTE_WRITE = (
-    r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\.([A-Za-z_]\w*)[ \t]*(?:[-+*/%|&^@]|//|\*\*|<<|>>)?=(?!=)"
-)
-_FIRST_ATTRIBUTE_WRITE = re.compile(_ATTRIBUTE_WRITE)
-_TOP_ATTRIBUTE_WRITE = re.compile("\n" + _ATTRIBUTE_WRITE)
 # An indented line changing NAME in place or declaring it global (NAME stands for the name).
 _CHANGED_IN_FUNCTION = (
     r"^[ \t]+(?:global\b[^\n]*\bNAME\b"
@@ -571,7 +446,7 @@ class SourceModule:
             self.loader.budget.work(len(self.text))
             found: list[tuple[str, str, int]] = []
             line, counted = 1, 0
-            for match in _top_attribute_writes(self.text):
+            for match in top_attribute_writes(self.text):
                 line += self.text.count("\n", counted, match.start(1))
                 counted = match.start(1)
                 found.append((match.group(1), match.group(2), line))
@@ -616,7 +491,7 @@ class SourceModule:
         if self._has_star is None:
             text = self.text
             self._has_star = any(
-                not (start and _is_word_character(text[start - 1]))
+                not (start and is_word_character(text[start - 1]))
                 for start in (match.start() for match in _STAR_IMPORT.finditer(text))
             )
         return self._has_star
@@ -748,47 +623,3 @@ class SourceModule:
             if self.tree is not None:
                 self._filled = filled_by_calls(self.tree, self.definitions, self.history)
         return self._filled
-
-
-def _is_word_character(char: str) -> bool:
-    """What `\\w` matches in a pattern over text (a `\\b` lies between it and another)."""
-    return char.isalnum() or char == "_"
-
-
-def _top_attribute_writes(text: str) -> Iterator[re.Match[str]]:
-    """The matches of `_ATTRIBUTE_WRITE` at the start of a line, in order."""
-    first = _FIRST_ATTRIBUTE_WRITE.match(text)
-    if first is not None:
-        yield first
-    yield from _TOP_ATTRIBUTE_WRITE.finditer(text, first.end() if first is not None else 0)
-
-
-class AttributeWrites:
-    """`alias.NAME = v` at the top level of the modules a read loaded, by NAME (see
-    `SourceModule.attribute_assignments`), indexed as modules are loaded: a name read is
-    looked up once, not against every module."""
-
-    def __init__(self) -> None:
-        self.by_name: dict[str, list[tuple[SourceModule, str, int]]] = {}
-        self.indexed: set[str] = set()
-
-    def add(self, modules: list[SourceModule]) -> None:
-        for other in modules:
-            if other.name in self.indexed or other.is_stub:
-                continue
-            self.indexed.add(other.name)
-            for path, attr, line in other.attribute_assignments():
-                self.by_name.setdefault(attr, []).append((other, path, line))
-
-    def why(self, module: str, name: str) -> str | None:
-        """Why `module.name` may hold another value than its module gives it: a module the
-        read has loaded assigns it at its top level (`consts.PORT = 9000`, in the target's
-        module or one it imports), which Python runs when that module is imported. Modules
-        the read never loaded are not looked at."""
-        for other, path, line in self.by_name.get(name, ()):
-            if other.name != module and other.imported_module(path) == module:
-                return (
-                    f"`{module}.{name}` is assigned again in {other.path.name} at line {line},"
-                    " when that module is imported; static reading does not follow that"
-                )
-        return None
