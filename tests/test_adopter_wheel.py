@@ -136,7 +136,8 @@ nav:
     "docs/index.md": """\
 # mysrv
 
-A model server, and `mysrv-admin` to manage it: see the reference pages.
+Start it with `mysrv serve --model m --port 9000` (`--api-key` from `$MYSRV_API_KEY`), and manage
+it with `mysrv-admin status --host h --timeout 60`.
 
 <!-- argmatrix section="serve General" platform="tpx" -->
 """,

@@ -173,3 +173,45 @@ def test_an_unknown_section_lists_the_subcommands_sections(tmp_path: Path) -> No
         "serve LoRA",
         "download Model",
     )
+
+
+@pytest.mark.engine  # sphinx-build
+def test_the_sphinx_directive_embeds_a_subcommands_section(tmp_path: Path) -> None:
+    """`.. argmatrix::` with `:section: serve LoRA`: one subcommand's section, spelled as the
+    configuration and manifests spell it."""
+    from test_sphinx_build import read_page, sphinx_build
+
+    root = tmp_path / "project"
+    (root / "docs").mkdir(parents=True)
+    (root / "srv.py").write_text(
+        "import argparse\n\n\ndef build():\n    parser = argparse.ArgumentParser(prog='srv')\n"
+        "    commands = parser.add_subparsers(dest='command')\n"
+        "    serve = commands.add_parser('serve')\n"
+        "    lora = serve.add_argument_group('LoRA')\n"
+        "    lora.add_argument('--lora-rank', type=int, default=8, help='Rank.')\n"
+        "    bench = commands.add_parser('bench')\n"
+        "    bench.add_argument_group('LoRA').add_argument('--lora-paths', help='Adapters.')\n"
+        "    return parser\n",
+        encoding="utf-8",
+    )
+    (root / "argmatrix.yaml").write_text(
+        "registry: {target: 'srv:build', mode: static}\ndocs_dir: docs\npages:\n"
+        "  - {template: server_arguments.myst.j2, output: reference.md, format: myst,"
+        " committed: false}\n",
+        encoding="utf-8",
+    )
+    (root / "docs" / "conf.py").write_text(
+        "project = 'srv'\nextensions = ['myst_parser', 'argmatrix.sphinx']\n"
+        "argmatrix_config = '../argmatrix.yaml'\n",
+        encoding="utf-8",
+    )
+    (root / "docs" / "index.rst").write_text(
+        "srv\n===\n\n.. toctree::\n\n   reference\n\n"
+        ".. argmatrix::\n   :section: serve LoRA\n   :no-index:\n",
+        encoding="utf-8",
+    )
+    result = sphinx_build(root / "docs", tmp_path / "out")
+    assert result.returncode == 0, result.stderr
+    table = read_page(tmp_path / "out" / "index.html").tables[-1]
+    flags = [row.cells[0] for row in table.rows]
+    assert len(flags) == 1 and flags[0].startswith("--lora-rank"), flags

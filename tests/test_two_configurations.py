@@ -93,10 +93,30 @@ def test_the_regions_of_an_in_place_page_are_not_prose(tmp_path: Path) -> None:
     assert "argmatrix:generated" not in guide.read_text(encoding="utf-8")  # no churn in place
     for config in ("argmatrix.yaml", "argmatrix-cli.yaml"):
         result = run_cli_in_process("check", "--config", config, cwd=root)
-        if config == "argmatrix.yaml":
-            assert result.code == 0, result.out
-        else:  # the CLI's check reads the server's flag in the page's own prose
-            assert result.code == 1 and "guide.md:3:" in result.out and "--api-key" in result.out
+        assert result.code == 0, result.out  # the server's flag: documented by its own pages
+    guide.write_text(guide.read_text().replace("`--api-key`", "`--api-kye`"), encoding="utf-8")
+    for config in ("argmatrix.yaml", "argmatrix-cli.yaml"):
+        result = run_cli_in_process("check", "--config", config, cwd=root)
+        dead = [line for line in result.out.splitlines() if "dead-flag" in line]
+        assert len(dead) == 1 and "guide.md:3:" in dead[0] and "--api-kye" in dead[0], result.out
+
+
+def test_prose_may_name_the_flags_of_every_command_line_of_the_project(tmp_path: Path) -> None:
+    """A home page introducing both command lines: each configuration's check knows the other's
+    flags from the pages the other generated; a misspelled one is still dead to both."""
+    root = project(tmp_path)
+    home = root / "docs" / "index.md"
+    home.write_text(
+        "# Home\n\nServe on `--port 9000`; manage with `manage --profile prod`.\n",
+        encoding="utf-8",
+    )
+    for config in ("argmatrix.yaml", "argmatrix-cli.yaml"):
+        result = run_cli_in_process("check", "--config", config, cwd=root)
+        assert result.out == "argmatrix check: everything agrees\n", result.out
+    home.write_text("# Home\n\nManage with `--proflie prod`.\n", encoding="utf-8")
+    for config in ("argmatrix.yaml", "argmatrix-cli.yaml"):
+        result = run_cli_in_process("check", "--config", config, cwd=root)
+        assert result.code == 1 and "index.md:3:" in result.out and "--proflie" in result.out
 
 
 def test_a_generated_page_out_of_date_says_regenerate_with_its_configuration(

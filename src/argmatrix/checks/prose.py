@@ -70,16 +70,28 @@ def _matches(relative: str, pattern: str) -> bool:
 
 
 def dead_flags(project: Project, generated: set[Path]) -> list[Finding]:
+    """The flags hand-written pages name that the registry lacks. A page another configuration
+    of the project generated is not prose, and the flags it documents are those of the
+    project's other command line: hand-written prose naming them (a home page introducing the
+    server and its management tool) is not dead."""
+    texts = [
+        (path, read_prose(path, project.config.project)) for path in prose_files(project, generated)
+    ]
+    others = {
+        match.group(1)
+        for _, text in texts
+        if generated_page(text)
+        for match in FLAG_IN_PROSE.finditer(text)
+    }
     known = project.registry.all_flags() | set(project.config.ignore_flags)
     candidates = sorted(known)
     found = []
-    for path in prose_files(project, generated):
-        text = read_prose(path, project.config.project)
+    for path, text in texts:
         if generated_page(text):
             continue  # a page a configuration generated: its own check compares it
         for number, line in prose_lines(text):
             for flag in dict.fromkeys(m.group(1) for m in FLAG_IN_PROSE.finditer(line)):
-                if flag in known:
+                if flag in known or flag in others:
                     continue
                 suggestion = closest(flag, candidates)
                 found.append(

@@ -186,7 +186,20 @@ def source_options(args: argparse.Namespace) -> SourceOptions:
     )
 
 
+_WARNED: set[str] = set()  # the warnings of this run, said once each
+
+
+def new_run() -> None:
+    """A run of a command starts (another one in the same process, as tests run them)."""
+    _WARNED.clear()
+
+
 def warn(text: str) -> None:
     """One warning line on stderr (what static reading could not follow, a manifest entry that
-    does not fit), control characters escaped; flushed at once, as a forked reader writes too."""
+    does not fit), control characters escaped; flushed at once, as a forked reader writes too.
+    Once a run: a command reading one source twice (`diff` of two targets in one file) says
+    each warning once."""
+    if text in _WARNED:
+        return
+    _WARNED.add(text)
     print(printable(f"argmatrix: warning: {text}"), file=sys.stderr, flush=True)

@@ -47,8 +47,10 @@ def command_named(argv: Sequence[str]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from argmatrix.cli.common import EXIT_BAD_INPUT, Handler, warn
+    from argmatrix.cli.common import EXIT_BAD_INPUT, Handler, new_run, warn
     from argmatrix.errors import ArgmatrixError
+
+    new_run()
 
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(only=command_named(argv))

@@ -213,6 +213,7 @@ def _stale_committed_page(path: Path, missing: bool, config_path: Path) -> str:
     """The warning for a committed page (`committed: true`, the default) the build finds
     missing or out of date: a missing one is most often a page never meant to be committed."""
     generate = f"argmatrix generate --config {os.path.relpath(config_path)}"
+    path = Path(os.path.relpath(path))  # as every warning names a file: from the current folder
     if missing:
         return (
             f"{path} is missing: the page is marked committed (the default) (fix: run"

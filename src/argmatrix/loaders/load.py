@@ -143,7 +143,7 @@ def said_diagnostics(
         return list(registry.diagnostics)
     # As static reading says a value kept as source text (loaders/static/replay.py,
     # report_unevaluated): "--flag: help kept as source text: ...", under any of its flags.
-    from argmatrix.model.spelling import find_argument
+    from argmatrix.model.spelling import find_argument, scopes
 
     found = [(find_argument(registry, name).argument, field) for name, field in configured]
     hidden = tuple(
@@ -152,12 +152,24 @@ def said_diagnostics(
         if argument is not None
         for flag in argument.flags
     )
+    read = {flag for scope in scopes(registry) for flag in scope.registry.by_flag()}
     return [
         d
         for d in registry.diagnostics
         if (shown is None or not d.attribute or d.attribute in shown)
         and not d.message.startswith(hidden or ("\0",))
+        and _of_an_argument_read(d, read)
     ]
+
+
+_KEPT_ANY = re.compile(r"(?P<flag>-[^\s:]*): [\w ]+ kept as source text\b")
+
+
+def _of_an_argument_read(diagnostic: Diagnostic, flags: set[str]) -> bool:
+    """Whether a value kept as source text belongs to an argument of the registry read: one of
+    a subcommand left out of the target (`build serve` reads no `bench`) reaches no page."""
+    found = _KEPT_ANY.match(diagnostic.message)
+    return found is None or found["flag"] in flags
 
 
 # The loaders below import their module when first used: a run that reads a snapshot, or finds

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 
 from argmatrix.config import DisplayFacts
 from argmatrix.model.registry import (
@@ -118,12 +119,13 @@ class Cells:
             self._values[id(argument)] = value
         exclusive = _exclusive_note(fmt, registry, argument) if registry is not None else ""
         configured = display.help_of(argument) if display else None
-        description = _description(fmt, argument, configured, shaped=True)
+        computed = display.computed_of(argument) if display else None
+        helped = _help_with_computed_default(argument, computed)
+        description = _description(fmt, helped, configured, shaped=True)
         plain_description = (
-            _description(fmt, argument, configured) if _has_shape(argument) else description
+            _description(fmt, helped, configured) if _has_shape(helped) else description
         )
         variable = display.variable_of(argument) if display else ""
-        computed = display.computed_of(argument) if display else None
         computed_cell = fmt.FILTERS["cell"](computed) if computed else ""
         tag = display.stability_of(argument) if display else ""
         choices_text = display.choices_of(argument) if display else None
@@ -222,6 +224,17 @@ def _description(
     if shaped:
         return shaped_cell(fmt.FILTERS["prose"], argument.help, fmt.LINE_BREAK)
     return fmt.FILTERS["prose"](argument.help)
+
+
+def _help_with_computed_default(argument: Argument, computed: str | None) -> Argument:
+    """The argument with its help saying the configuration's words for a default computed at
+    run time (`computed_defaults:`) where `%(default)s` put the default's source text:
+    "Workers (default: one per GPU)", as the Default cell says."""
+    default, text = argument.default, argument.help
+    if not computed or not isinstance(default, Unevaluated) or not isinstance(text, str):
+        return argument
+    source = str(default)
+    return replace(argument, help=text.replace(source, computed)) if source in text else argument
 
 
 def _has_shape(argument: Argument) -> bool:
