@@ -107,6 +107,29 @@ def test_no_module_imports_itself_through_others() -> None:
     assert circles(import_graph()) == []
 
 
+def private_imports(package: str) -> list[tuple[str, str, str]]:
+    """(importer, module, name) of every `from module import _name` inside `package` whose
+    module is another of argmatrix's: a module's private names are its own."""
+    found = []
+    for name, path in modules().items():
+        if not (name == package or name.startswith(package + ".")):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("argmatrix"):
+                found += [
+                    (name, node.module or "", alias.name)
+                    for alias in node.names
+                    if alias.name.startswith("_") and not alias.name.startswith("__")
+                ]
+    return found
+
+
+def test_no_loader_imports_another_modules_private_names() -> None:
+    """A reader of a framework (live or static) uses what the evaluator, the value model or a
+    converter offer by their public names, so each can change its own private ones."""
+    assert private_imports("argmatrix.loaders") == []
+
+
 def test_the_graph_sees_every_kind_of_import(tmp_path: Path) -> None:
     """A circle made only of annotation imports, function-level imports or relative imports is
     found: the check reads every import of the source."""

@@ -28,7 +28,7 @@ from argmatrix.loaders.static.values import (
     ParserHandle,
     ParserMethod,
     SourceObject,
-    _deeper,
+    one_deeper,
     resolve,
     settle,
     weigh,
@@ -87,13 +87,13 @@ def final_value(value: Any, depth: int = 0, default: bool = False) -> Any:
             name = callable_name(value)
         return Unevaluated(name, "only running the code would give its value")
     if kind is list:
-        return [final_value(v, _deeper(depth)) for v in value]
+        return [final_value(v, one_deeper(depth)) for v in value]
     if kind is tuple:
-        return tuple(final_value(v, _deeper(depth)) for v in value)
+        return tuple(final_value(v, one_deeper(depth)) for v in value)
     if kind in (set, frozenset):
-        return kind(final_value(v, _deeper(depth)) for v in value)
+        return kind(final_value(v, one_deeper(depth)) for v in value)
     if kind is dict:
-        return {k: final_value(v, _deeper(depth)) for k, v in value.items()}
+        return {k: final_value(v, one_deeper(depth)) for k, v in value.items()}
     return value
 
 

@@ -53,7 +53,7 @@ def _keys(ctx: Caller, items: list[Any], key: Any) -> list[Any]:
     return [ctx.call_value(key, [item]) for item in items]
 
 
-def _order(ctx: Caller, items: list[Any], key: Any, reverse: Any) -> list[Any]:
+def sorted_items(ctx: Caller, items: list[Any], key: Any, reverse: Any) -> list[Any]:
     ctx.budget.work(len(items) * max(1, len(items).bit_length()))
     keys = _keys(ctx, items, key)
     weigh(keys, "the items compared")
@@ -81,7 +81,7 @@ def _b_sorted(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
     _no_keywords(kwargs, ("key", "reverse"))
     items = iterate(args[0], ctx.budget)
     ctx.budget.size(len(items), "a sorted list")
-    return _order(ctx, items, kwargs.get("key"), kwargs.get("reverse"))
+    return sorted_items(ctx, items, kwargs.get("key"), kwargs.get("reverse"))
 
 
 def _b_range(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
@@ -117,7 +117,7 @@ def _b_frozenset(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
     return frozenset(hashable(_b_list(ctx, args, kwargs)))
 
 
-def _pairs(value: Any, budget: Budget) -> list[tuple[Any, Any]]:
+def dict_pairs(value: Any, budget: Budget) -> list[tuple[Any, Any]]:
     value = resolve(value)
     if type(value) is dict:
         budget.work(len(value))
@@ -136,7 +136,7 @@ def _pairs(value: Any, budget: Budget) -> list[tuple[Any, Any]]:
 
 def _b_dict(ctx: Caller, args: list[Any], kwargs: dict[str, Any]) -> Any:
     _arity(args, 0, 1)
-    result = dict(_pairs(args[0], ctx.budget)) if args else {}
+    result = dict(dict_pairs(args[0], ctx.budget)) if args else {}
     ctx.budget.size(len(result) + len(kwargs), "a dict")
     result.update(kwargs)
     return result

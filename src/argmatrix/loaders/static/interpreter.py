@@ -32,9 +32,9 @@ from argmatrix.loaders.static.recording import Recording
 from argmatrix.loaders.static.replay import new_parser, parser_call
 from argmatrix.loaders.static.statements import (
     EXECUTORS,
-    _Break,
-    _Continue,
-    _Return,
+    FunctionReturn,
+    LoopBreak,
+    LoopContinue,
     bind,
     exec_other,
 )
@@ -130,7 +130,7 @@ class Interpreter:
     def run(self, body: list[ast.stmt]) -> Any:
         try:
             self.exec_block(body)
-        except _Return as result:
+        except FunctionReturn as result:
             return result.value
         return None
 
@@ -142,7 +142,7 @@ class Interpreter:
         try:
             self.budget.step()
             EXECUTORS.get(type(node), exec_other)(self, node)
-        except (_Return, _Break, _Continue, ArgmatrixError):
+        except (FunctionReturn, LoopBreak, LoopContinue, ArgmatrixError):
             raise
         except BudgetExceeded as exc:
             raise self.stopped(exc, node) from None

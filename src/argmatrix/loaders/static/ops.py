@@ -9,16 +9,16 @@ from collections.abc import Callable
 from typing import Any
 
 from argmatrix.loaders.static.budget import Budget
-from argmatrix.loaders.static.builtins import Caller, _order, _pairs
+from argmatrix.loaders.static.builtins import Caller, dict_pairs, sorted_items
 from argmatrix.loaders.static.formatting import format_map, format_string, percent_format
 from argmatrix.loaders.static.values import (
-    _UNBOUND,
     NUMBERS,
     PLAIN_TYPES,
     SIZED,
+    UNBOUND,
+    BaseRef,
     CannotEvaluate,
     MethodRef,
-    _Ref,
     describe,
     hashable,
     iterate,
@@ -158,7 +158,7 @@ def call_method(ctx: Caller, ref: MethodRef, args: list[Any], kwargs: dict[str, 
     receiver = ref.receiver
     if ref.name == "fromkeys":
         return _fromkeys(ctx.budget, args, kwargs)
-    if receiver is _UNBOUND:
+    if receiver is UNBOUND:
         if not args or type(resolve(args[0])) is not ref.owner:
             raise CannotEvaluate(f"{ref.owner.__name__}.{ref.name} needs a {ref.owner.__name__}")
         receiver, args = resolve(args[0]), args[1:]
@@ -168,7 +168,7 @@ def call_method(ctx: Caller, ref: MethodRef, args: list[Any], kwargs: dict[str, 
     if ref.owner is list and ref.name == "sort":
         if args:
             raise CannotEvaluate("sort() takes keywords only")
-        receiver[:] = _order(ctx, list(receiver), kwargs.get("key"), kwargs.get("reverse"))
+        receiver[:] = sorted_items(ctx, list(receiver), kwargs.get("key"), kwargs.get("reverse"))
         return None
     return _container_method(ctx.budget, receiver, ref.name, args, kwargs)
 
@@ -283,7 +283,7 @@ def _update(budget: Budget, receiver: Any, args: list[Any], kwargs: dict[str, An
         return
     if len(args) > 1:
         raise CannotEvaluate("update() takes one mapping")
-    pairs = _pairs(args[0], budget) if args else []  # its keys weighed
+    pairs = dict_pairs(args[0], budget) if args else []  # its keys weighed
     budget.size(len(receiver) + len(pairs) + len(kwargs), "a dict", added=len(pairs) + len(kwargs))
     receiver.update(pairs)
     receiver.update(kwargs)
@@ -379,7 +379,7 @@ def compare(op: type, left: Any, right: Any, budget: Budget) -> bool:
         return bool(left == right) == (op is ast.Eq)
     if op is ast.Is or op is ast.IsNot:
         same = left is right
-        if not same and isinstance(left, _Ref) and type(left) is type(right):
+        if not same and isinstance(left, BaseRef) and type(left) is type(right):
             same = bool(left == right)  # two references to one thing of the source
         return same == (op is ast.Is)
     if op is ast.In or op is ast.NotIn:

@@ -27,15 +27,15 @@ from argmatrix.loaders.static.records import (
 )
 from argmatrix.loaders.static.typeforms import UNDEFINED, FieldInfo, Modeled, TypeForm
 from argmatrix.loaders.static.values import (
+    BaseRef,
     CannotEvaluate,
     ClassRef,
-    _Ref,
     is_plain,
     resolve,
 )
 
 
-class ModelField(_Ref):
+class ModelField(BaseRef):
     """One field of a pydantic model, as `Model.model_fields[name]` describes it. `unknown`: the
     attributes static reading cannot know (set by a generator of the config), with the reason."""
 

@@ -27,10 +27,10 @@ from argmatrix.loaders.static.typeforms import (
     strip_annotated,
 )
 from argmatrix.loaders.static.values import (
+    BaseRef,
     CannotEvaluate,
     ClassRef,
     ExternalRef,
-    _Ref,
     describe,
     resolve,
 )
@@ -38,7 +38,7 @@ from argmatrix.loaders.static.values import (
 ABSENT: Any = object()  # a keyword `field(...)` was not given (its default may be None)
 
 
-class FieldSpec(_Ref):
+class FieldSpec(BaseRef):
     """What `dataclasses.field(...)` or `msgspec.field(...)` returns: a default or a factory."""
 
     __slots__ = ("default", "factory")
@@ -49,7 +49,7 @@ class FieldSpec(_Ref):
         self.factory = factory
 
 
-class ModelFieldSpec(_Ref):
+class ModelFieldSpec(BaseRef):
     """What `pydantic.Field(...)` returns: the default or factory, and what it says of the
     field. `constrained`: it was given a constraint (`gt=0`), which pydantic keeps in the
     field's `metadata` as objects static reading does not build."""
@@ -73,7 +73,7 @@ FIELD_GENERATORS = ("field_title_generator",)
 FIELD_KEYWORDS = frozenset({"default", "default_factory", *MODEL_FIELD_SAYS, *FIELD_GENERATORS})
 
 
-class Instance(_Ref):
+class Instance(BaseRef):
     """An instance of a record class of the source (`Opt(help="...")`): its field values."""
 
     __slots__ = ("cls", "values")

@@ -47,9 +47,9 @@ from argmatrix.loaders.static.values import (
     ParserHandle,
     ParserMethod,
     SourceObject,
-    _deeper,
     contains_unevaluated,
     first_unevaluated,
+    one_deeper,
     resolve,
     settle,
     short_source,
@@ -88,11 +88,14 @@ def _signature(value: Any, depth: int = 0) -> Any:
     value = settle(value, depth)
     kind = type(value)
     if kind in (list, tuple):
-        return (kind.__name__, *(_signature(v, _deeper(depth)) for v in value))
+        return (kind.__name__, *(_signature(v, one_deeper(depth)) for v in value))
     if kind is dict:
-        return ("dict", *sorted((repr(k), _signature(v, _deeper(depth))) for k, v in value.items()))
+        return (
+            "dict",
+            *sorted((repr(k), _signature(v, one_deeper(depth))) for k, v in value.items()),
+        )
     if kind in (set, frozenset):
-        return (kind.__name__, *sorted(repr(_signature(v, _deeper(depth))) for v in value))
+        return (kind.__name__, *sorted(repr(_signature(v, one_deeper(depth))) for v in value))
     if isinstance(value, (ParserHandle, ActionHandle)):
         return ("handle", id(value.target))
     if isinstance(value, (*REFS, Unevaluated)):

@@ -34,16 +34,16 @@ from argmatrix.loaders.static.values import (
 from argmatrix.model.registry import Unevaluated
 
 
-class _Return(Exception):
+class FunctionReturn(Exception):
     def __init__(self, value: Any) -> None:
         self.value = value
 
 
-class _Break(Exception):
+class LoopBreak(Exception):
     pass
 
 
-class _Continue(Exception):
+class LoopContinue(Exception):
     pass
 
 
@@ -120,7 +120,7 @@ def in_place(it: Evaluator, node: ast.AugAssign, current: Any, value: Any) -> An
 
 
 def exec_return(it: Evaluator, node: ast.Return) -> None:
-    raise _Return(it.statement_value(node.value) if node.value else None)
+    raise FunctionReturn(it.statement_value(node.value) if node.value else None)
 
 
 def exec_if(it: Evaluator, node: ast.If) -> None:
@@ -205,9 +205,9 @@ def branch(it: Evaluator, body: list[ast.stmt]) -> str:
     """Run one branch of an undecided `if`; what ended it early, if something did."""
     try:
         it.exec_block(body)
-    except _Return:
+    except FunctionReturn:
         return "returns"
-    except (_Break, _Continue):
+    except (LoopBreak, LoopContinue):
         return "leaves the loop"
     return ""
 
@@ -277,9 +277,9 @@ def loop_body(it: Evaluator, body: list[ast.stmt]) -> bool:
     """Run one pass of a loop body; False when it breaks out of the loop."""
     try:
         it.exec_block(body)
-    except _Break:
+    except LoopBreak:
         return False
-    except _Continue:
+    except LoopContinue:
         pass
     return True
 
@@ -321,11 +321,11 @@ def exec_import(it: Evaluator, node: ast.Import | ast.ImportFrom) -> None:
 
 
 def exec_break(it: Evaluator, node: ast.Break) -> None:
-    raise _Break
+    raise LoopBreak
 
 
 def exec_continue(it: Evaluator, node: ast.Continue) -> None:
-    raise _Continue
+    raise LoopContinue
 
 
 def exec_delete(it: Evaluator, node: ast.Delete) -> None:

@@ -9,11 +9,11 @@ from typing import Any
 
 from argmatrix.loaders.static.context import Site
 from argmatrix.loaders.static.values import (
+    BaseRef,
     BuiltinRef,
     CannotEvaluate,
     ClassRef,
     ExternalRef,
-    _Ref,
     describe,
 )
 from argmatrix.model.registry import Unevaluated
@@ -74,7 +74,7 @@ BUILTIN_NAMES = frozenset({"isinstance", "issubclass", "hasattr", "vars", "type"
 TYPE_MODULES = ("typing.", "types.", "collections.abc.")
 
 
-class Modeled(_Ref):
+class Modeled(BaseRef):
     """A name of `typing`, `dataclasses`, `msgspec`, `pydantic` or a builtin, as this module
     models it; `bound`: the value a modelled method is read from (`field.is_required`)."""
 
@@ -91,7 +91,7 @@ BASE_MODEL = Modeled("pydantic.BaseModel")
 UNDEFINED = Modeled("pydantic_core.PydanticUndefined")
 
 
-class TypeForm(_Ref):
+class TypeForm(BaseRef):
     """A subscripted type: `origin[args]` (`Annotated[int, Opt()]`, `list[str]`, a union)."""
 
     __slots__ = ("args", "origin")
@@ -102,7 +102,7 @@ class TypeForm(_Ref):
         self.args = args
 
 
-class FieldInfo(_Ref):
+class FieldInfo(BaseRef):
     """One field, as `dataclasses.fields()` or `msgspec.structs.fields()` describe it."""
 
     __slots__ = ("default", "default_factory", "name", "site", "type")
@@ -116,7 +116,7 @@ class FieldInfo(_Ref):
         self.site = site
 
 
-class Record(_Ref):
+class Record(BaseRef):
     """A class built by `msgspec.defstruct` or `dataclasses.make_dataclass`: its fields and its
     namespace; `kind` "struct" or "dataclass"."""
 

@@ -41,7 +41,7 @@ class CannotEvaluate(Exception):
 # ------------------------------------------------------------------ references
 
 
-class _Ref:
+class BaseRef:
     """Base of the interpreter's references: compared and hashed by the fields named in
     `_compared` (plain classes with slots: a module of a dozen dataclasses took 10 ms to
     import, a tenth of a static read)."""
@@ -62,7 +62,7 @@ class _Ref:
         return f"{type(self).__name__}({fields})"
 
 
-class ModuleRef(_Ref):
+class ModuleRef(BaseRef):
     """A module of the registry's own package, read from source on demand."""
 
     __slots__ = ("name",)
@@ -72,7 +72,7 @@ class ModuleRef(_Ref):
         self.name = name
 
 
-class ExternalRef(_Ref):
+class ExternalRef(BaseRef):
     """A name from a module whose source is not read (outside the package, or not found)."""
 
     __slots__ = ("dotted",)
@@ -86,7 +86,7 @@ class ExternalRef(_Ref):
         return self.dotted.rsplit(".", 1)[-1]
 
 
-class ClassRef(_Ref):
+class ClassRef(BaseRef):
     """A class of the source."""
 
     __slots__ = ("module", "node")
@@ -97,7 +97,7 @@ class ClassRef(_Ref):
         self.node = node
 
 
-class FunctionRef(_Ref):
+class FunctionRef(BaseRef):
     """A function of the source; `enclosing`: the scopes of the functions it is defined in,
     innermost first (a helper defined inside the builder sees the builder's names)."""
 
@@ -117,7 +117,7 @@ class FunctionRef(_Ref):
         self.enclosing = enclosing
 
 
-class SuperRef(_Ref):
+class SuperRef(BaseRef):
     """`super()` inside a method of `owner`: attribute lookups start at its bases."""
 
     __slots__ = ("owner",)
@@ -127,7 +127,7 @@ class SuperRef(_Ref):
         self.owner = owner
 
 
-class EnumMember(_Ref):
+class EnumMember(BaseRef):
     """`Level.LOW` of an Enum class read from source: its name and its value. `plain` when the
     class derives from `enum.Enum` alone, so that `str()` of a member is `Class.NAME`."""
 
@@ -162,7 +162,7 @@ class LambdaRef:
         self.owner = owner
 
 
-class BuiltinRef(_Ref):
+class BuiltinRef(BaseRef):
     """One of the builtins static reading implements (`sorted`, `len`, `str`, ...)."""
 
     __slots__ = ("name",)
@@ -172,7 +172,7 @@ class BuiltinRef(_Ref):
         self.name = name
 
 
-class ArgparseRef(_Ref):
+class ArgparseRef(BaseRef):
     """`argparse` itself (name "") or one of its public names on the whitelist."""
 
     __slots__ = ("name",)
@@ -182,7 +182,7 @@ class ArgparseRef(_Ref):
         self.name = name
 
 
-_UNBOUND: Any = object()
+UNBOUND: Any = object()
 
 
 class MethodRef:
@@ -190,7 +190,7 @@ class MethodRef:
 
     __slots__ = ("name", "owner", "receiver")
 
-    def __init__(self, owner: type, name: str, receiver: Any = _UNBOUND) -> None:
+    def __init__(self, owner: type, name: str, receiver: Any = UNBOUND) -> None:
         self.owner = owner
         self.name = name
         self.receiver = receiver
@@ -354,7 +354,7 @@ class Deferred:
         return self.interpreter.try_eval(self.node)
 
 
-def _deeper(depth: int) -> int:
+def one_deeper(depth: int) -> int:
     if depth >= _MAX_NESTING:
         raise BudgetExceeded("the value nesting budget", f"depth {depth + 1}, limit {_MAX_NESTING}")
     return depth + 1
@@ -441,12 +441,12 @@ def settle(value: Any, depth: int = 0) -> Any:
     if depth == 0 and kind in _NESTED:
         weigh(value)
     if kind is dict:
-        inner = _deeper(depth)
+        inner = one_deeper(depth)
         for key, item in value.items():
             if type(item) in (Deferred, dict, list):
                 value[key] = settle(item, inner)
     elif kind is list:
-        inner = _deeper(depth)
+        inner = one_deeper(depth)
         for index, item in enumerate(value):
             if type(item) in (Deferred, dict, list):
                 value[index] = settle(item, inner)
@@ -459,10 +459,10 @@ def contains_unevaluated(value: Any, depth: int = 0) -> bool:
     if kind is Unevaluated:
         return True
     if kind in (list, tuple, set, frozenset):
-        inner = _deeper(depth)
+        inner = one_deeper(depth)
         return any(contains_unevaluated(v, inner) for v in value)
     if kind is dict:
-        inner = _deeper(depth)
+        inner = one_deeper(depth)
         return any(contains_unevaluated(v, inner) for v in value.values())
     return False
 
@@ -475,7 +475,7 @@ def first_unevaluated(value: Any, depth: int = 0) -> Unevaluated | None:
     if kind in _NESTED:
         if depth == 0:
             weigh(value)
-        inner = _deeper(depth)
+        inner = one_deeper(depth)
         for item in value.values() if kind is dict else value:
             found = first_unevaluated(item, inner)
             if found is not None:
@@ -493,7 +493,7 @@ def is_plain(value: Any, depth: int = 0) -> bool:
     if kind in CONTAINERS:
         if depth == 0:
             weigh(value)
-        inner = _deeper(depth)
+        inner = one_deeper(depth)
         if kind is dict:
             settle(value, inner)
             return all(is_plain(k, inner) and is_plain(v, inner) for k, v in value.items())
