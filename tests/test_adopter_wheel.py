@@ -192,13 +192,18 @@ def _pip(*args: str) -> None:
 class User:
     """The user's shell: .venv's Python with the installed wheel in front of its path."""
 
-    def __init__(self, lib: Path) -> None:
+    def __init__(self, lib: Path, cache: Path) -> None:
         self.env = {
             k: v
             for k, v in os.environ.items()
             if not k.startswith(("COV_CORE_", "COVERAGE_", "ARGMATRIX_"))
         }
-        self.env.update(PYTHONPATH=str(lib), NO_MKDOCS_2_WARNING="1", NO_COLOR="1")
+        self.env.update(
+            PYTHONPATH=str(lib),
+            NO_MKDOCS_2_WARNING="1",
+            NO_COLOR="1",
+            ARGMATRIX_CACHE_DIR=str(cache),  # the user's cache, in this test's own folder
+        )
 
     def run(self, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -221,13 +226,14 @@ class User:
 @pytest.fixture(scope="module")
 def user(tmp_path_factory: pytest.TempPathFactory) -> tuple[User, Path]:
     lib = installed_wheel()
-    project = tmp_path_factory.mktemp("adopter") / "mysrv-project"
+    home = tmp_path_factory.mktemp("adopter")
+    project = home / "mysrv-project"
     for name, text in FILES.items():
         path = project / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     (project / ".git").mkdir()  # the project's repository: where a configuration is looked for
-    shell = User(lib)
+    shell = User(lib, home / "cache")
     where = shell.run("-c", "import argmatrix; print(argmatrix.__file__)", cwd=project)
     assert Path(where.stdout.strip()).is_relative_to(lib), where  # the wheel, not the sources
     return shell, project
