@@ -67,3 +67,17 @@ def test_a_default_said_in_words_is_said_in_the_help_too(tmp_path: Path) -> None
     page = (root / "docs" / "args.md").read_text(encoding="utf-8")
     assert "| Workers (default: one per GPU). | one per GPU |" in page
     assert "cpu_count" not in page
+
+
+def test_the_fix_names_the_configuration_in_use(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    (root / "argmatrix-cli.yaml").write_text(
+        "registry: {target: 'srv:build serve', mode: static}\ndocs_dir: docs\n"
+        "pages:\n  - {template: server_arguments.md.j2, output: args.md}\n",
+        encoding="utf-8",
+    )
+    generated = run_cli_in_process("generate", "--config", "argmatrix-cli.yaml", cwd=root)
+    (said,) = warnings(generated.err)
+    assert "say it in words in argmatrix-cli.yaml: 'computed: {--workers:" in said
+    checked = run_cli_in_process("check", "--config", "argmatrix-cli.yaml", cwd=root)
+    assert "say it in words in argmatrix-cli.yaml" in checked.out, checked.out

@@ -371,7 +371,9 @@ def project_from_config(config: Config, verbose: bool = False) -> Project:
     shown = shown_keywords(config)
     configured = config.display.configured()
     platforms = load_platforms(config.manifests)
-    registry, files = load_registry_and_files(spec, verbose, shown, configured, config.project)
+    registry, files = load_registry_and_files(
+        spec, verbose, shown, configured, config.project, config_name(config)
+    )
     return Project(config, registry, platforms, files)
 
 
@@ -397,7 +399,13 @@ def configured_registry(config: Config, verbose: bool = False) -> Registry:
         shown_keywords(config),
         config.display.configured(),
         config.project,
+        config_name(config),
     )[0]
+
+
+def config_name(config: Config) -> str:
+    """The configuration's file name, as advice names it (`argmatrix-cli.yaml`)."""
+    return config.file.name if config.file is not None else CONFIG_NAME
 
 
 def portable_snapshot(options: SourceOptions, cwd: Path | None = None) -> str:

@@ -171,7 +171,7 @@ def registry_warnings(project: Project, verbose: bool = False) -> list[Finding]:
     import os
 
     from argmatrix.loaders.load import diagnostic_fix, said_diagnostics
-    from argmatrix.project import shown_keywords
+    from argmatrix.project import config_name, shown_keywords
 
     config, registry = project.config, project.registry
     said = said_diagnostics(registry, verbose, shown_keywords(config), config.display.configured())
@@ -183,7 +183,7 @@ def registry_warnings(project: Project, verbose: bool = False) -> list[Finding]:
             if "!" in d.file or not d.file
             else os.path.normpath(os.path.join(config.project, d.file)),
             line=d.line,
-            fix=diagnostic_fix(d, registry),
+            fix=diagnostic_fix(d, registry, config_name(config)),
             severity="warning",
         )
         for d in said

@@ -65,6 +65,7 @@ def load_registry_and_files(
     shown: Collection[str] | None = None,
     configured: Collection[tuple[str, str]] = (),
     project: Path | None = None,
+    config_name: str = "argmatrix.yaml",
 ) -> Loaded:
     """The registry and the files it was read from, as data (a read done in another process
     returns both). Each diagnostic said goes to the sink of `warnings_to` (`warning_text`; a
@@ -79,17 +80,22 @@ def load_registry_and_files(
     _not_empty(registry, spec)
     if _warn is not None:
         for diagnostic in said_diagnostics(registry, verbose, shown, configured):
-            _warn(warning_text(diagnostic, project or spec.base_dir, registry))
+            _warn(warning_text(diagnostic, project or spec.base_dir, registry, config_name))
     return registry, files
 
 
-def warning_text(diagnostic: Diagnostic, project: Path, registry: Registry | None = None) -> str:
+def warning_text(
+    diagnostic: Diagnostic,
+    project: Path,
+    registry: Registry | None = None,
+    config_name: str = "argmatrix.yaml",
+) -> str:
     """A diagnostic as a warning line says it, `FILE:LINE: message (fix: ...)`, whichever way
     the registry was read: its file relative to the current folder (`../mysrv/args.py` from
     `docs/`), never `proj/../srv/...`; a snapshot's file (relative to the project that wrote
     it) read from `project`; a file outside the project as its absolute path."""
     text = str(replace(diagnostic, file=shown_file(diagnostic.file, project)))
-    fix = diagnostic_fix(diagnostic, registry)
+    fix = diagnostic_fix(diagnostic, registry, config_name)
     return f"{text} (fix: {fix})" if fix else text
 
 
@@ -98,7 +104,9 @@ def warning_text(diagnostic: Diagnostic, project: Path, registry: Registry | Non
 _KEPT = re.compile(r"(?P<flag>-[^\s:]*): (?P<field>default|help|choices) kept as source text\b")
 
 
-def diagnostic_fix(diagnostic: Diagnostic, registry: Registry | None = None) -> str | None:
+def diagnostic_fix(
+    diagnostic: Diagnostic, registry: Registry | None = None, config_name: str = "argmatrix.yaml"
+) -> str | None:
     """The setting that answers a diagnostic, where one does: a value kept as source text is
     said in words by `computed:` (which then silences it), the argument spelled as the
     configuration spells it (`serve --port` for a subcommand's; `registry`: where it is)."""
@@ -112,7 +120,7 @@ def diagnostic_fix(diagnostic: Diagnostic, registry: Registry | None = None) -> 
         named = find_argument(registry, flag)
         spellings = (named.spelled,) if named.argument is not None else named.ambiguous
         flag = " or ".join(spellings) or flag
-    return f"say it in words in argmatrix.yaml: 'computed: {{{flag}: {{{field}: ...}}}}'"
+    return f"say it in words in {config_name}: 'computed: {{{flag}: {{{field}: ...}}}}'"
 
 
 def shown_file(file: str, project: Path) -> str:
