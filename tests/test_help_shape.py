@@ -49,6 +49,17 @@ def test_the_blocks_of_a_help_are_its_paragraphs_items_and_kept_lines() -> None:
     )
 
 
+@pytest.mark.parametrize("marker", ["1.", "-", "*", "2)"])
+def test_a_list_marker_with_no_words_after_it_is_text(marker: str) -> None:
+    """A line that is only a list marker is no empty list item: a reader sees the marker (a
+    help "1. " on a line of its own once rendered as an empty cell)."""
+    assert help_blocks(f"\n{marker} ") == [(PARAGRAPH, (marker,))]
+    assert help_blocks(f"Steps:\n{marker} \n{marker} load") == [
+        (PARAGRAPH, (f"Steps: {marker}",)),
+        (ITEMS, ("load",)),
+    ]
+
+
 def test_both_readings_give_the_same_help() -> None:
     static = load("help_shape_cli:serve", mode="static")
     live = load("help_shape_cli:serve", mode="live")

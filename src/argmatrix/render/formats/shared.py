@@ -172,8 +172,8 @@ def markdown_prose(cell: Callable[[Any], str], code: Callable[[Any], str]) -> Pr
 PARAGRAPH, LINES, ITEMS = "paragraph", "lines", "items"
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 # A list item's marker at a line's start: a bullet (`-`, `*`, `+`, `•`) or a number (`1.`,
-# `2)`), then white space.
-_ITEM = re.compile(r"[ \t]*(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+")
+# `2)`), then white space and the words of the item (a marker alone is text).
+_ITEM = re.compile(r"[ \t]*(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+(?=\S)")
 NO_REWRAP = "\b"  # Click: a paragraph whose first line is this is printed as written
 
 
