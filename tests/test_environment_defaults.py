@@ -45,7 +45,7 @@ WORKERS = FromEnvironment("APP_WORKERS", 4)  # os.environ.get(f"APP_{dest.upper(
 # How a Markdown page (and MyST, and the MDX page with its own code elements) says each.
 CELLS = {
     "--port": "`8000`, or `$MYSRV_PORT` when set",
-    "--api-key": "`None`, or `$MYSRV_API_KEY` when set",
+    "--api-key": "unset, or `$MYSRV_API_KEY`",
     "--host": "`127.0.0.1`, or `$MYSRV_HOST` when set",
     "--log-level": "`info`, or `$MYSRV_LOG_LEVEL` when set",
     "--model-dir": "`$MYSRV_MODEL_DIR` (must be set)",

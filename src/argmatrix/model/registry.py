@@ -51,7 +51,7 @@ class FromEnvironment:
     variable without a fallback (`os.environ["X"]`) and stops when it is not set.
 
     A fact of the source, never the value of the environment argmatrix runs in: a page says
-    "d, or `$X` when set" on every machine."""
+    "d, or `$X` when set" (with no d: "unset, or `$X`") on every machine."""
 
     variable: str
     otherwise: Any = None
@@ -61,6 +61,8 @@ class FromEnvironment:
         """What `%(default)s` in a help says: `8000, or $PORT when set`."""
         if self.required:
             return f"${self.variable} (must be set)"
+        if self.otherwise is None:  # `os.environ.get("X")`
+            return f"unset, or ${self.variable}"
         return f"{_plain_text(self.otherwise)}, or ${self.variable} when set"
 
     __repr__ = __str__  # inside a list default, as inside a help

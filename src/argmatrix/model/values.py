@@ -29,6 +29,8 @@ def value_text(value: Any) -> str:
     if isinstance(value, FromEnvironment):
         if value.required:
             return f"${value.variable} (must be set)"
+        if value.otherwise is None:
+            return f"unset, or ${value.variable}"
         return f"{value_text(value.otherwise)}, or ${value.variable} when set"
     if isinstance(value, str):
         return value if value.isprintable() else visible_controls(value)

@@ -327,6 +327,8 @@ class CellWriter(NamedTuple):
         variable = self.code("$" + value.variable)
         if value.required:
             return f"{variable} (must be set)"
+        if value.otherwise is None:  # `os.environ.get("X")`: nothing without the variable
+            return f"unset, or {variable}"
         return f"{self.code(value_text(value.otherwise))}, or {variable} when set"
 
     def type_options_cell(
