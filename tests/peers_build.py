@@ -94,7 +94,7 @@ def argmatrix_yaml(target: str, pages: list[str]) -> str:
 
 def mkdocs_yml(plugins: str, extensions: str = "") -> str:
     return (
-        "site_name: llmserve\nuse_directory_urls: false\ntheme: {name: material}\n"
+        "site_name: llmserve\nuse_directory_urls: false\ntheme: {name: material, font: false}\n"
         f"plugins: [{plugins}]\nmarkdown_extensions: [{extensions}tables, attr_list,"
         " md_in_html, admonition, {toc: {permalink: true}}]\n"
     )
@@ -663,10 +663,19 @@ def page_tables(page: str) -> dict[str, dict[str, dict[str, str]]]:
 TABLE_OF = {"argparse": "argparse registry", "click": "Click registry"}
 
 
-def disagreements(readings: list[Reading], page: str) -> list[str]:
+# Rows whose counts fall where a line happens to end: they follow the machine's fonts (a code
+# block of 60 characters scrolls on a phone with one monospace font and not with another), so
+# the suite leaves them to `make peers`, which measures them on the machine it runs on.
+FONT_METRICS = (
+    "Code blocks scrolling sideways, 1400 / 390 px",
+    "Flags broken over two lines in a description, 1400 / 390 px",
+)
+
+
+def disagreements(readings: list[Reading], page: str, every_row: bool = True) -> list[str]:
     """Each cell of the page's tables that the build does not show, for the builds given: the
-    page's table and column of a build, every row of `ROWS` for it, and no row the code does not
-    know."""
+    page's table and column of a build, every row of `ROWS` for it (all but `FONT_METRICS`
+    without `every_row`), and no row the code does not know."""
     tables = page_tables(page)
     found = []
     for reading in readings:
@@ -679,6 +688,8 @@ def disagreements(readings: list[Reading], page: str) -> list[str]:
         for label in column.keys() - measured.keys():
             found.append(f"{table} table: row {label!r} is not one the build reads")
         for label, value in measured.items():
+            if not every_row and label in FONT_METRICS:
+                continue
             said = column.get(label)
             if said != value:
                 found.append(

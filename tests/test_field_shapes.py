@@ -381,10 +381,10 @@ GROUP = (
     ("tail", "line", "words"),
     [
         (  # a name only running computes: the function's name would be a guess
-            "@cli.command(os.environ['NAME'])\ndef work():\n    pass\n",
+            "@cli.command(os.environ['ARGMATRIX_TEST_UNSET_NAME'])\ndef work():\n    pass\n",
             13,
-            "the command 'work': `name=` cannot be computed statically: `os.environ['NAME']`"
-            " (it is read from $NAME when the program runs)",
+            "the command 'work': `name=` cannot be computed statically: `os.environ['ARGMATRIX_TEST_UNSET_NAME']`"
+            " (it is read from $ARGMATRIX_TEST_UNSET_NAME when the program runs)",
         ),
         (
             "@cli.command(name=os.path.basename(os.getcwd()))\ndef work():\n    pass\n",
@@ -422,7 +422,7 @@ def test_a_command_changed_in_a_way_static_reading_does_not_follow_stops_there(
     result = run_cli_in_subprocess("export", "--static", "--registry", "guess:cli", cwd=tmp_path)
     one_error_line(result, f"guess.py:{line}: static reading stopped: {words}")
     live = run_cli_in_subprocess("export", "--registry", "guess:cli", cwd=tmp_path)
-    assert live.code == (2 if "NAME" in tail else 0), live.err
+    assert live.code == (2 if "ARGMATRIX_TEST_UNSET_NAME" in tail else 0), live.err
 
 
 def test_what_does_not_change_a_command_is_read(tmp_path: Path) -> None:

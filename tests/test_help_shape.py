@@ -38,10 +38,10 @@ def test_the_blocks_of_a_help_are_its_paragraphs_items_and_kept_lines() -> None:
         (PARAGRAPH, ("The tensor layout.",)),
         (LINES, ("row    rows first", "column columns first")),
     ]
-    # Items right after a paragraph's first line, numbered ones too.
+    # Items right after a paragraph's first line, numbered ones too (their numbers kept).
     assert help_blocks(str(helps["--steps"])) == [
         (PARAGRAPH, ("Warm-up steps:",)),
-        (ITEMS, ("compile", "capture graphs", "serve a dummy request")),
+        (ITEMS, ("1. compile", "2. capture graphs", "3. serve a dummy request")),
     ]
     assert help_blocks(registry.description)[-1] == (
         LINES,
@@ -54,9 +54,10 @@ def test_a_list_marker_with_no_words_after_it_is_text(marker: str) -> None:
     """A line that is only a list marker is no empty list item: a reader sees the marker (a
     help "1. " on a line of its own once rendered as an empty cell)."""
     assert help_blocks(f"\n{marker} ") == [(PARAGRAPH, (marker,))]
+    numbered = f"{marker} " if marker[0].isdigit() else ""
     assert help_blocks(f"Steps:\n{marker} \n{marker} load") == [
         (PARAGRAPH, (f"Steps: {marker}",)),
-        (ITEMS, ("load",)),
+        (ITEMS, (f"{numbered}load",)),
     ]
 
 

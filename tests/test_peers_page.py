@@ -42,7 +42,10 @@ def readings(tmp_path_factory: pytest.TempPathFactory) -> list[Reading]:
 
 
 def test_every_cell_about_argmatrix_is_what_the_build_shows(readings: list[Reading]) -> None:
-    wrong = disagreements(readings, PAGE.read_text(encoding="utf-8"))
+    """Every cell but those that follow the machine's fonts (`FONT_METRICS`: `make peers`
+    checks them where it runs); what argmatrix promises of its fit is held exactly by
+    `test_every_argmatrix_page_fits_its_screen`."""
+    wrong = disagreements(readings, PAGE.read_text(encoding="utf-8"), every_row=False)
     assert not wrong, "docs/guide/peers.md is out of date (fix: run `make peers`):\n" + "\n".join(
         wrong
     )

@@ -76,13 +76,23 @@ class Project:
     def resolved(self) -> dict[str, ResolvedPlatform]:
         resolved = {name: resolve_platform(p, self.registry) for name, p in self.platforms.items()}
         if any(f.flag for r in resolved.values() for f in r.findings if f.kind == STALE_ENTRY):
-            renames = renamed_since_baseline(self.config, self.registry)
+            renames = self.renames
             if renames:
                 resolved = {
                     name: replace(r, findings=tuple(_renamed(f, renames) for f in r.findings))
                     for name, r in resolved.items()
                 }
         return resolved
+
+    @cached_property
+    def renames(self) -> dict[str, Rename]:
+        """Each spelling the registry no longer has that the project's records say became
+        another: the history facts' earlier spellings, then the compatibility baseline's
+        renames (which win)."""
+        return {
+            **renamed_in_history(self.config, self.registry),
+            **renamed_since_baseline(self.config, self.registry),
+        }
 
     def inputs(self) -> ProjectInputs:
         """Every file the project is read from: the configuration, the manifests, the history
@@ -176,7 +186,14 @@ class Project:
 STALE_ENTRY = "stale-manifest-entry"
 
 
-def renamed_since_baseline(config: Config, registry: Registry) -> dict[str, str]:
+class Rename(NamedTuple):
+    """The spelling an old one became, and which record of the project says so."""
+
+    now: str
+    because: str  # "the compatibility baseline has --tp-size"
+
+
+def renamed_since_baseline(config: Config, registry: Registry) -> dict[str, Rename]:
     """Each spelling of the compatibility baseline (`checks.compatibility`) the registry no
     longer has, with the spelling of the argument it became (`serve --tp-size` ->
     `serve --tensor-parallel-size`): what a manifest entry naming the old one is to name. None
@@ -190,28 +207,57 @@ def renamed_since_baseline(config: Config, registry: Registry) -> dict[str, str]
     old, new = flatten(read_snapshot(spec.baseline)), flatten(registry)
     kept, renamed = pair_arguments(old, new)
     return {
-        flag: after.name
+        flag: Rename(after.name, f"the compatibility baseline has {flag}")
         for before, after in (*kept, *renamed)
         for flag in before.flags
         if flag not in after.flags
     }
 
 
-def _renamed(finding: Any, renames: dict[str, str]) -> Any:
-    """A stale manifest entry whose flag the baseline knows was renamed: said, and the entry's
-    new spelling given, so that following the advice keeps the platform's fact."""
+def renamed_in_history(config: Config, registry: Registry) -> dict[str, Rename]:
+    """Each earlier spelling the history facts (`history:` of a page) record for an argument
+    the registry still has under its newest name, when the registry no longer has it."""
+    if not config.history_files():
+        return {}
+    from argmatrix.model.pairing import flatten
+    from argmatrix.render.pages import read_histories
+
+    spelled = {flag for argument in flatten(registry).arguments for flag in argument.flags}
+    found: dict[str, Rename] = {}
+    for path, history in sorted(read_histories(config).items(), key=lambda item: str(item[0])):
+        for entry in history.entries:
+            if entry.removed is not None or entry.name not in spelled:
+                continue
+            for flag in entry.flags:
+                if flag not in spelled:
+                    because = f"the history facts {_shown(path or '', config.root)} have {flag}"
+                    found.setdefault(flag, Rename(entry.name, because))
+    return found
+
+
+def rename_of(flag: str, renames: dict[str, Rename]) -> Rename | None:
+    """What a manifest's spelling became: looked up as written, or as a bare flag of one
+    subcommand's (`--tp-size` for `serve --tp-size`)."""
+    found = renames.get(flag)
+    if found is None:
+        near = {r for old, r in renames.items() if old.endswith(f" {flag}")}
+        found = near.pop() if len(near) == 1 else None
+    return found
+
+
+def _renamed(finding: Any, renames: dict[str, Rename]) -> Any:
+    """A stale manifest entry whose flag the project's records say was renamed: said, and the
+    entry's new spelling given (`check --fix` writes it), so that following the advice keeps
+    the platform's fact."""
     if finding.kind != STALE_ENTRY or not finding.flag:
         return finding
-    now = renames.get(finding.flag)
-    if now is None:  # a bare flag of a subcommand's
-        found = {new for old, new in renames.items() if old.endswith(f" {finding.flag}")}
-        now = found.pop() if len(found) == 1 else None
-    if now is None:
+    rename = rename_of(finding.flag, renames)
+    if rename is None:
         return finding
     return replace(
         finding,
-        message=f"{finding.flag} is not an argument of the registry: it was renamed {now}",
-        fix=f"write {now} instead (the compatibility baseline has {finding.flag})",
+        message=f"{finding.flag} is not an argument of the registry: it was renamed {rename.now}",
+        fix=f"write {rename.now} instead ({rename.because}; `check --fix` writes it)",
     )
 
 

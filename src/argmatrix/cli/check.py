@@ -32,7 +32,8 @@ def register(commands: Commands) -> None:
     check.add_argument(
         "--fix",
         action="store_true",
-        help="Regenerate stale pages instead of reporting them, and remove stale entries from"
+        help="Regenerate stale pages instead of reporting them, write a manifest entry naming"
+        " a renamed flag under its new spelling, and remove stale entries from"
         " the allowlists of checks.coverage and the accept list of checks.compatibility in"
         " argmatrix.yaml (never adding one).",
     )
@@ -58,6 +59,10 @@ def _check(args: argparse.Namespace) -> int:
     if not args.fix and project.inputs().complete:
         outcome.replayable()  # what it finds depends on the files it reads alone
     fix = _fix(options) if args.fix else None
+    if fix is not None:
+        from argmatrix.checks.fix import with_renamed_entries
+
+        project = with_renamed_entries(project, fix)  # before the pages state their facts
 
     def more(project: Project) -> list[Finding]:
         from argmatrix.checks.drift import registry_warnings
@@ -92,4 +97,6 @@ def _say_fixed(fixed: Fixed) -> None:
     what = relative_path(str(fixed.file))
     if fixed.removed:
         what += f": removed {', '.join(fixed.removed)} from {fixed.listed_in}"
+    if fixed.renamed:
+        what += ": renamed " + ", ".join(f"{old} to {new}" for old, new in fixed.renamed)
     print(printable(f"wrote {what}"), file=sys.stderr)

@@ -138,7 +138,12 @@ def _not_an_argument(
     else:
         suggestion = closest(flag, argument_spellings(registry))
         message = f"{flag} is not an argument of the registry"
-        fix = f"did you mean {suggestion}?" if suggestion else "remove the entry"
+        fix = (
+            f"did you mean {suggestion}?"
+            if suggestion
+            else "write the flag it was renamed to, if it was (the fact is kept), else remove"
+            " the entry"
+        )
     return Finding(
         "stale-manifest-entry",
         message,

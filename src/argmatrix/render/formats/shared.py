@@ -210,14 +210,33 @@ def _dedented(lines: list[str]) -> tuple[str, ...]:
 
 
 def _items(lines: list[str]) -> tuple[str, ...]:
+    """The items' words; a numbered item keeps its number (`1. compile`): the order is said."""
     items: list[str] = []
     for line in lines:
         start = _ITEM.match(line)
         if start is not None:
-            items.append(line[start.end() :])
+            marker = line[: start.end()].strip()
+            items.append((f"{marker} " if marker[0].isdigit() else "") + line[start.end() :])
         else:
             items[-1] += " " + line
     return tuple(shown for item in items if (shown := folded(item).strip()))
+
+
+# A numbered item as `_items` keeps it: its number, then its words.
+_NUMBERED = re.compile(r"(\d{1,3}[.)]) (.*)", re.DOTALL)
+
+
+def _item_in_cell(prose: Callable[[Any], str], item: str, bullet: str) -> str:
+    """An item on a line of a table cell: after the bullet, or after its own number."""
+    return prose(item) if _NUMBERED.fullmatch(item) else bullet + prose(item)
+
+
+def _item_in_list(prose: Callable[[Any], str], item: str) -> str:
+    """An item of a Markdown list: a bullet item (`- `), or a numbered one (`1. `)."""
+    numbered = _NUMBERED.fullmatch(item)
+    if numbered is None:
+        return "- " + prose(item)
+    return f"{numbered.group(1)} {prose(numbered.group(2))}"
 
 
 def shaped(prose: Callable[[Any], str], text: str, line_break: str, bullet: str = "\u2022 ") -> str:
@@ -229,7 +248,7 @@ def shaped(prose: Callable[[Any], str], text: str, line_break: str, bullet: str 
     written = []
     for kind, lines in help_blocks(text):
         if kind == ITEMS:
-            written.append(line_break.join(bullet + prose(item) for item in lines))
+            written.append(line_break.join(_item_in_cell(prose, item, bullet) for item in lines))
         else:
             written.append(line_break.join(prose(line) for line in lines))
     return (line_break * 2).join(written)
@@ -239,14 +258,14 @@ def shaped_paragraphs(
     prose: Callable[[Any], str], text: str, code_block: Callable[..., str]
 ) -> str:
     """A help text with its shape as blocks of a page (Markdown, MyST, MDX): a paragraph each,
-    a list's items as a Markdown list (`- item`), the lines Click keeps as written as a code
+    a list's items as a Markdown list (`- item`, `1. item`), the lines Click keeps as written as a code
     block (`code_block`: its lines and their indentation, as Click prints them)."""
     if "\n" not in text and "\r" not in text:
         return prose(text)
     written = []
     for kind, lines in help_blocks(text):
         if kind == ITEMS:
-            written.append("\n".join("- " + prose(item) for item in lines))
+            written.append("\n".join(_item_in_list(prose, item) for item in lines))
         elif kind == LINES:
             written.append(code_block("\n".join(lines), "text"))  # words, not a language
         else:
