@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from argmatrix.errors import ArgmatrixError
-from argmatrix.loaders.clicks import BOOL, STRING, CommandFacts, ParamFacts, TypeFacts
+from argmatrix.loaders.clicks import CommandFacts, ParamFacts
 from argmatrix.loaders.markup import MARKUP_MODES, RICH
 from argmatrix.loaders.static.clicks import (
     ClickReader,
@@ -40,24 +40,9 @@ if TYPE_CHECKING:
 
 TYPER = "typer"
 Function = ast.FunctionDef | ast.AsyncFunctionDef
-_NUMBERS = {"int": ("IntRange", "integer range"), "float": ("FloatRange", "float range")}
-_SIMPLE = {
-    "str": STRING,
-    "int": TypeFacts("Int", "integer"),
-    "float": TypeFacts("Float", "float"),
-    "bool": BOOL,
-}
-_EXTERNAL = {
-    "pathlib.Path": TypeFacts("Path", "path"),
-    "pathlib.PurePath": TypeFacts("Path", "path"),
-    "datetime.datetime": TypeFacts("DateTime", "datetime"),
-    "uuid.UUID": TypeFacts("UUID", "uuid"),
-}
-_FILES = ("FileText", "FileTextWrite", "FileBinaryRead", "FileBinaryWrite")
 _REGISTERING = frozenset({"command", "callback", "add_typer"})
 # What a Typer app keeps its commands, sub-apps and callback in.
 _TABLES = frozenset({"registered_commands", "registered_groups", "registered_callback"})
-_CONTEXTS = ("typer.Context", "click.Context", "click.core.Context", "typer.models.Context")
 # What a later setting falls back on, key by key (`solve_typer_info_defaults`).
 _INFO_KEYS = ("name", "context_settings", "hidden", "deprecated", "short_help", "callback")
 
