@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from argmatrix.loaders.static import declared, objects
+from argmatrix.loaders.static import declared, framework_calls, objects
 from argmatrix.loaders.static.argparse_names import argparse_attribute
 from argmatrix.loaders.static.builtins import BUILTIN_TYPES
 from argmatrix.loaders.static.classes import ancestors, class_attribute
@@ -73,5 +73,5 @@ def attribute_of(it: Evaluator, base: Any, attr: str) -> Any:
     if kind is SourceObject:
         return objects.attribute(it, base, attr)
     if kind is SuperOf:
-        return objects.super_attribute(it, base, attr)
+        return objects.super_attribute(it, base, attr, framework_calls.framework_init)
     raise CannotEvaluate(f"{describe(base)} has no attribute `{attr}` static reading follows")

@@ -9,14 +9,12 @@ body left, the same parser handles at every read."""
 
 from __future__ import annotations
 
-import argparse
 import ast
 import functools
 import re
 from collections.abc import Iterator
 from typing import Any
 
-from argmatrix.loaders.static.argparse_names import argparse_class, is_action_class
 from argmatrix.loaders.static.syntax import DEFINITION, PARSER_METHODS, assigned_value, subnodes
 from argmatrix.loaders.static.values import (
     ArgparseRef,
@@ -129,15 +127,6 @@ def init_default(cls: ClassRef, parameter: str) -> Any:
         node = defaults.get(parameter)
         return node.value if isinstance(node, ast.Constant) else None
     return None
-
-
-def argparse_base(cls: ClassRef) -> type:
-    for base in ancestors(cls):
-        if is_action_class(base):
-            found = argparse_class(base)
-            assert found is not None
-            return found
-    return argparse.Action
 
 
 def enum_kind(cls: ClassRef) -> str | None:

@@ -10,7 +10,6 @@ from typing import Any, Protocol
 
 from argmatrix.loaders.static.budget import Budget
 from argmatrix.loaders.static.context import ModuleContext, ReadContext
-from argmatrix.loaders.static.recording import Recording
 from argmatrix.loaders.static.values import ClassRef, FunctionRef
 
 
@@ -24,7 +23,6 @@ class Evaluator(Protocol):
     module: ModuleContext
     loader: ReadContext
     budget: Budget
-    recording: Recording
     scope: dict[str, Any]
     enclosing: tuple[dict[str, Any], ...]  # scopes of the functions this one is defined in
     owner: ClassRef | None  # the class a method runs for

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+from collections.abc import Callable
 from typing import Any
 
 from argmatrix.loaders.convert import ARGPARSE_KEYWORDS
@@ -30,7 +31,6 @@ from argmatrix.loaders.static.calls import lenient_arguments
 from argmatrix.loaders.static.classes import ancestors, class_attribute
 from argmatrix.loaders.static.context import WrapperCall
 from argmatrix.loaders.static.evaluator import Evaluator
-from argmatrix.loaders.static.framework_values import FRAMEWORK_INIT, FrameworkInit
 from argmatrix.loaders.static.replay import ACTION_INIT, parser_from_keywords, report_keyword
 from argmatrix.loaders.static.syntax import PARSER_METHODS
 from argmatrix.loaders.static.values import (
@@ -307,14 +307,17 @@ def _group_append(it: Evaluator, function: GroupAppend, node: ast.Call) -> None:
     function.handle.target._group_actions.append(action.target)
 
 
-def super_attribute(it: Evaluator, base: SuperOf, attr: str) -> Any:
+def super_attribute(
+    it: Evaluator, base: SuperOf, attr: str, other_init: Callable[[SourceObject], Any]
+) -> Any:
+    """`super().attr` in a method of the source. `other_init`: the `__init__` another framework's
+    class has when the object derives from one (Click's, Typer's), or None: argparse's."""
     method = _method(base.receiver.cls, attr, after=base.owner)
     if method is not None:
         return _bound(method, base.receiver)
     if attr == "__init__":
-        if FRAMEWORK_INIT in base.receiver.attrs:  # a class deriving from Click's or Typer's
-            return FrameworkInit(base.receiver)
-        return ArgparseInit(base.receiver)
+        found = other_init(base.receiver)
+        return ArgparseInit(base.receiver) if found is None else found
     if base.receiver.parser is None:
         raise CannotEvaluate(f"`super().{attr}` of an object that is no parser yet")
     return parser_attribute(base.receiver.parser, attr)

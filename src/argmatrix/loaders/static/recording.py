@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from argmatrix.loaders.sections import CallSite
 from argmatrix.loaders.static.values import ActionHandle, ParserHandle, contains_unevaluated
 from argmatrix.model.registry import Unevaluated
+
+if TYPE_CHECKING:
+    from argmatrix.loaders.static.evaluator import Evaluator
 
 
 class Recording:
@@ -77,3 +80,9 @@ class Recording:
             formatter = result._get_formatter()
             result._get_formatter = lambda: formatter
         return ParserHandle(result)
+
+
+def recording_of(it: Evaluator) -> Recording:
+    """The recording of the read `it` runs in: the evaluator knows no parser, so what was
+    replayed is the read's (`ReadContext.recording`)."""
+    return cast(Recording, it.loader.recording)

@@ -34,9 +34,9 @@ from argmatrix.loaders.static.argparse_values import (
 )
 from argmatrix.loaders.static.budget import FIX, BudgetExceeded
 from argmatrix.loaders.static.calls import lenient_arguments, unreadable
-from argmatrix.loaders.static.classes import ancestors, argparse_base, init_default
+from argmatrix.loaders.static.classes import ancestors, init_default
 from argmatrix.loaders.static.evaluator import Evaluator
-from argmatrix.loaders.static.recording import Recording
+from argmatrix.loaders.static.recording import Recording, recording_of
 from argmatrix.loaders.static.values import (
     PLAIN_TYPES,
     REFS,
@@ -70,6 +70,16 @@ PARSER_KEYWORDS = (
 )
 # Keywords of add_parser/add_subparsers that name classes: they change nothing the model shows.
 CLASS_KEYWORDS = ("formatter_class", "parser_class", "action")
+
+
+def argparse_base(cls: ClassRef) -> type:
+    """The argparse action class a custom action of the source derives from."""
+    for base in ancestors(cls):
+        if is_action_class(base):
+            found = argparse_class(base)
+            assert found is not None
+            return found
+    return argparse.Action
 
 
 # ------------------------------------------------------------------ calls inside an undecided branch
@@ -117,7 +127,7 @@ _USUAL_ITEMS = 8  # what the steps of a call above count already
 def new_parser(it: Evaluator, node: ast.Call, kind: Any = None) -> ParserHandle:
     it.budget.visit(REPLAY_STEPS["ArgumentParser"])
     report_parser_class(it, node, kind)
-    note_call(it.recording, "ArgumentParser", [], {"at": node.lineno})
+    note_call(recording_of(it), "ArgumentParser", [], {"at": node.lineno})
     kwargs: dict[str, Any] = {}
     for keyword in node.keywords:
         if keyword.arg not in PARSER_KEYWORDS:
@@ -132,7 +142,7 @@ def new_parser(it: Evaluator, node: ast.Call, kind: Any = None) -> ParserHandle:
             continue
         kwargs[keyword.arg] = value
     try:
-        return it.recording.parser(**kwargs)
+        return recording_of(it).parser(**kwargs)
     except (BudgetExceeded, ArgmatrixError):
         raise
     except Exception as exc:
@@ -143,7 +153,7 @@ def parser_from_keywords(it: Evaluator, node: ast.Call, given: dict[str, Any]) -
     """The parser a subclass of the source makes when its `__init__` reaches argparse's
     (`super().__init__(*args, **kwargs)`): argparse's keywords of those it was given."""
     it.budget.visit(REPLAY_STEPS["ArgumentParser"])
-    note_call(it.recording, "ArgumentParser", [], {"at": node.lineno})
+    note_call(recording_of(it), "ArgumentParser", [], {"at": node.lineno})
     kwargs: dict[str, Any] = {}
     for key, value in given.items():
         if key not in PARSER_KEYWORDS:
@@ -157,7 +167,7 @@ def parser_from_keywords(it: Evaluator, node: ast.Call, given: dict[str, Any]) -
             continue
         kwargs[key] = value
     try:
-        return it.recording.parser(**kwargs)
+        return recording_of(it).parser(**kwargs)
     except (BudgetExceeded, ArgmatrixError):
         raise
     except Exception as exc:
@@ -187,7 +197,7 @@ def parser_call(it: Evaluator, method: ParserMethod, node: ast.Call) -> Any:
     it.budget.visit(_ITEM_STEPS * max(0, items - _USUAL_ITEMS))
     if name == "add_argument":
         return add_argument(it, method.handle, node, args, kwargs)
-    note_call(it.recording, name, [method.handle, *args], kwargs)
+    note_call(recording_of(it), name, [method.handle, *args], kwargs)
     if name == "add_parser" and (not args or type(args[0]) is not str):
         raise unreadable(it, node, "a subcommand's name")
     plain_args: list[Any] = []
@@ -206,7 +216,7 @@ def parser_call(it: Evaluator, method: ParserMethod, node: ast.Call) -> Any:
         else:
             plain_kwargs[key] = replay_value(it, node, name, key, value)
     try:
-        return it.recording.call(method.handle, name, plain_args, plain_kwargs)
+        return recording_of(it).call(method.handle, name, plain_args, plain_kwargs)
     except (BudgetExceeded, ArgmatrixError):
         raise
     except Exception as exc:
@@ -256,7 +266,7 @@ def add_argument(
             line=node.lineno,
             fix="use literal flag strings or constants, or load the registry live",
         )
-    note_call(it.recording, "add_argument", [handle, *flags], kwargs)
+    note_call(recording_of(it), "add_argument", [handle, *flags], kwargs)
     wrappers = it.loader.wrapper_calls
     if not wrappers:
         return _add_argument(it, handle, node, flags, kwargs)
@@ -276,7 +286,7 @@ def _add_argument(
         if key not in ARGPARSE_KEYWORDS:
             extra[key] = final_value(value)
             report_keyword(it, node, label, key, extra[key])
-    prog = getattr(handle.target, "prog", None) or it.recording.prog  # a group has none
+    prog = getattr(handle.target, "prog", None) or recording_of(it).prog  # a group has none
     names = sum(len(flag) + 4 for flag in flags) + len(str(prog))
     given = {k: v for k, v in kwargs.items() if k in ARGPARSE_KEYWORDS}
     action = resolve(given.get("action"))
@@ -307,7 +317,7 @@ def _add_argument(
             declaring.file, declaring.line, declaring.start, tuple(extra.items()), declaring.cls
         )
     try:
-        return it.recording.add_argument(handle, flags, ready, site)
+        return recording_of(it).add_argument(handle, flags, ready, site)
     except argparse.ArgumentError as exc:
         if it.alternatives and "conflicting option" in str(exc):
             return None  # the other branch's one stands
@@ -370,7 +380,9 @@ def replay_action(it: Evaluator, node: ast.Call, label: str, kwargs: dict[str, A
     if is_action_class(action):
         kwargs["action"] = argparse_class(action)
     elif isinstance(action, ClassRef):
-        kwargs["action"] = it.recording.placeholder_action(action.node.name, argparse_base(action))
+        kwargs["action"] = recording_of(it).placeholder_action(
+            action.node.name, argparse_base(action)
+        )
         for key in ("nargs", "default", "const"):  # as the class's own __init__ would
             if key not in kwargs:
                 value = init_default(action, key)
@@ -379,7 +391,7 @@ def replay_action(it: Evaluator, node: ast.Call, label: str, kwargs: dict[str, A
     else:
         if type(action) is Unevaluated:
             report_unevaluated(it, node, label, "action", action)
-        kwargs["action"] = it.recording.placeholder_action(callable_name(action))
+        kwargs["action"] = recording_of(it).placeholder_action(callable_name(action))
 
 
 # An object of the source that is an argument being made: what its `super().__init__` gave
@@ -496,7 +508,7 @@ def _action_class(
     ):
         raise unreadable(it, node, "the option strings of the action")
     _check_nargs(it, values.get("nargs"))
-    names = sum(len(flag) + 4 for flag in values["option_strings"]) + len(it.recording.prog)
+    names = sum(len(flag) + 4 for flag in values["option_strings"]) + len(recording_of(it).prog)
     check_help({**values, **after}, names, it.budget)
 
     base_init = cast(Any, base).__init__
