@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from argmatrix.loaders.static import declared, framework_calls, objects
-from argmatrix.loaders.static.argparse_names import argparse_attribute
-from argmatrix.loaders.static.builtins import BUILTIN_TYPES
-from argmatrix.loaders.static.classes import ancestors, class_attribute
-from argmatrix.loaders.static.evaluator import Evaluator
-from argmatrix.loaders.static.ops import method, unbound_method
-from argmatrix.loaders.static.values import (
+from argmatrix.loaders.static.argparse_parsers import objects
+from argmatrix.loaders.static.argparse_parsers.argparse_names import argparse_attribute
+from argmatrix.loaders.static.click_commands import framework_calls
+from argmatrix.loaders.static.declared_fields import declared
+from argmatrix.loaders.static.python.builtins import BUILTIN_TYPES
+from argmatrix.loaders.static.python.classes import ancestors, class_attribute
+from argmatrix.loaders.static.python.evaluator import Evaluator
+from argmatrix.loaders.static.python.ops import method, unbound_method
+from argmatrix.loaders.static.python.values import (
     PLAIN_TYPES,
     ArgparseRef,
     BuiltinRef,

@@ -14,12 +14,12 @@ from collections.abc import Callable
 from typing import Any
 
 from argmatrix.errors import ArgmatrixError
-from argmatrix.loaders.static.budget import FIX
-from argmatrix.loaders.static.calls import reaches_parser
-from argmatrix.loaders.static.evaluator import Evaluator
-from argmatrix.loaders.static.recording import recording_of
-from argmatrix.loaders.static.typeforms import FieldInfo
-from argmatrix.loaders.static.values import (
+from argmatrix.loaders.static.argparse_parsers.recording import recording_of
+from argmatrix.loaders.static.declared_fields.typeforms import FieldInfo
+from argmatrix.loaders.static.python.budget import FIX
+from argmatrix.loaders.static.python.calls import reaches_parser
+from argmatrix.loaders.static.python.evaluator import Evaluator
+from argmatrix.loaders.static.python.values import (
     PLAIN_TYPES,
     ActionHandle,
     CannotEvaluate,
