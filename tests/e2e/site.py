@@ -62,7 +62,9 @@ def build_site(
     if python is not None:
         # Another environment's argmatrix may be another checkout's (the docs environment is
         # shared between worktrees): the build uses the sources under test.
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "src"), env.get("PYTHONPATH")]))
+        env["PYTHONPATH"] = os.pathsep.join(
+            filter(None, [str(ROOT / "src"), env.get("PYTHONPATH")])
+        )
     result = subprocess.run(
         command + (["--strict"] if strict else []),
         cwd=mkdocs_yml.parent,
