@@ -15,6 +15,9 @@ LIVE_0523 := .cache/live-sglang-0.5.23
 # The real MDX compiler (npm), with the frontmatter and GFM syntax Mintlify reads: every .mdx page
 # the tests generate must compile with it (tests/test_mdx_*.py run it through node).
 MDX := .cache/mdx
+# The same compiler with React, in an environment of its own: the browser test of MDX pages
+# (tests/test_browser_mdx.py) renders each page to HTML with it (tests/e2e/mdx_render.mjs).
+MDX_RENDER := .cache/mdx-render
 
 # The other supported Pythons: the model and the pages must come out the same on each
 # (tests/test_python_versions.py). Each gets .cache/pyX.Y with argmatrix installed editable.
@@ -155,6 +158,13 @@ $(MDX)/.installed: $(LOCKS)/mdx/package.json $(LOCKS)/mdx/package-lock.json
 	npm ci --prefix $(MDX) --no-audit --no-fund --silent
 	touch $@
 
+$(MDX_RENDER)/.installed: $(LOCKS)/mdx-render/package.json $(LOCKS)/mdx-render/package-lock.json
+	$(call need,npm,the browser test of MDX pages renders them with React through Node.js,apt-get install nodejs npm)
+	mkdir -p $(MDX_RENDER)
+	cp $(LOCKS)/mdx-render/package.json $(LOCKS)/mdx-render/package-lock.json $(MDX_RENDER)/
+	npm ci --prefix $(MDX_RENDER) --no-audit --no-fund --silent
+	touch $@
+
 old-sglang: $(OLD_SGLANG)/.installed
 
 $(OLD_SGLANG)/.installed:
@@ -270,6 +280,8 @@ lock: $(UV)
 	  -o $(LOCKS)/docs.txt --upgrade
 	rm -f $(LOCKS)/mdx/package-lock.json
 	cd $(LOCKS)/mdx && npm install --package-lock-only --no-audit --no-fund --silent
+	rm -f $(LOCKS)/mdx-render/package-lock.json
+	cd $(LOCKS)/mdx-render && npm install --package-lock-only --no-audit --no-fund --silent
 
 # The showcase of sglang 0.5.23 (showcase/sglang-0.5.23/) reads the sources `new-sglang` installs.
 SHOWCASE_0523 := showcase/sglang-0.5.23/argmatrix.yaml
@@ -335,11 +347,11 @@ lint: install
 	$(BIN)/lint-imports
 
 # What the full suite needs beside .venv: the heavy live environments, the other Pythons, older
-# and newer sglang sources, lmdeploy's sources, ProperDocs, pydantic, two Typers and the MDX
-# compiler.
+# and newer sglang sources, lmdeploy's sources, ProperDocs, pydantic, two Typers, the MDX
+# compiler and, for the browser test of MDX pages, the same compiler with React.
 TEST_NEEDS := browser-tools live-env live-env-0523 live-env-vllm vllm-notorch docs-env pythons \
               old-sglang new-sglang lmdeploy-cli properdocs pydantic-lib typer-libs corpus \
-              $(MDX)/.installed
+              $(MDX)/.installed $(MDX_RENDER)/.installed
 # The browser tests drive Debian's Chromium through its ChromeDriver.
 .PHONY: browser-tools
 browser-tools:

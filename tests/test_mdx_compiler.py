@@ -9,6 +9,7 @@ tells a page MDX rejects, and code or markup, from plain text.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -156,6 +157,31 @@ def elements(tree: dict[str, Any]) -> list[tuple[str, tuple[tuple[str, str], ...
         for node in walk(tree)
         if node["type"] in JSX_NODES
     ]
+
+
+# What the bundled MDX pages make of their own: tables, anchors, code and line breaks, and the
+# value form after a flag in pieces (<span>, <wbr />). Their only attributes: an anchor's id, the
+# classes and the long flag's length that argmatrix-mintlify.css reads.
+OUR_ELEMENTS = {"table", "thead", "tbody", "tr", "th", "td", "a", "code", "br", "span", "wbr"}
+_OUR_ATTRIBUTES = {
+    "table": {(("className", "argmatrix-table"),)},
+    "code": {(), (("className", "am-value"),)},
+    "span": {(("className", "am-piece"),)},
+}
+_ANCHOR = re.compile(r"^[A-Za-z0-9_.-]+$")
+_FLAG_LENGTH = re.compile(r"^[1-9][0-9]*[05]$")
+
+
+def ours(name: str, attributes: tuple[tuple[str, str], ...]) -> bool:
+    """Whether an element and its attributes are one argmatrix writes (`elements` gives them)."""
+    if name == "a":
+        return [key for key, _ in attributes] == ["id"] and bool(_ANCHOR.match(attributes[0][1]))
+    if name == "td":
+        return attributes == () or (
+            [key for key, _ in attributes] == ["data-am-flag"]
+            and bool(_FLAG_LENGTH.match(attributes[0][1]))
+        )
+    return name in OUR_ELEMENTS and attributes in _OUR_ATTRIBUTES.get(name, {()})
 
 
 def node_types(tree: dict[str, Any]) -> set[str]:

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from argmatrix.config import PageSpec, load_config
 from argmatrix.manifests.resolve import resolve_platform
 from argmatrix.model.platform import Capability, Platform
-from argmatrix.model.registry import Registry
+from argmatrix.model.registry import Argument, Registry
 from argmatrix.model.values import value_text
 from argmatrix.render.environment import environment
 from argmatrix.render.formats import mdx as mdx_format
@@ -37,6 +37,7 @@ from test_mdx_compiler import (
     frontmatter,
     jsx_tables,
     node_types,
+    ours,
     text,
     walk,
 )
@@ -103,11 +104,8 @@ def folded(value: str) -> str:
     return _WHITESPACE.sub(" ", value).strip()
 
 
-# What the bundled MDX pages make of their own: tables, anchors, code and line breaks.
-OUR_ELEMENTS = {"table", "thead", "tbody", "tr", "th", "td", "a", "code", "br"}
 OUR_NODES = {"root", "yaml", "heading", "paragraph", "text", "mdxJsxFlowElement"}
 OUR_NODES |= {"mdxJsxTextElement", "link"}  # link: what GFM makes of a bare address, see below
-ANCHOR = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 
 def assert_plain(tree: dict[str, Any]) -> None:
@@ -116,11 +114,7 @@ def assert_plain(tree: dict[str, Any]) -> None:
     assert code_in(tree) == []
     assert node_types(tree) <= OUR_NODES, node_types(tree) - OUR_NODES
     for name, attributes in elements(tree):
-        assert name in OUR_ELEMENTS, name
-        if name == "a":
-            assert [key for key, _ in attributes] == ["id"] and ANCHOR.match(attributes[0][1])
-        else:
-            assert attributes == ()
+        assert ours(name, attributes), (name, attributes)
     for node in walk(tree):
         if node["type"] == "link":
             assert re.match(r"(https?|mailto):", node["url"]), node["url"]
@@ -213,7 +207,7 @@ def test_a_text_is_plain_text_in_a_paragraph_a_heading_a_cell_and_code(
     mdx: MdxCompiler, value: str
 ) -> None:
     cell, code = mdx_format.cell(value), mdx_format.code(value)
-    page = f"{cell}\n\n## {cell}\n\n<table>\n  <tbody>\n    <tr>\n      <td>{cell}</td>\n"
+    page = f'{cell}\n\n## {cell}\n\n<table className="argmatrix-table">\n  <tbody>\n    <tr>\n      <td>{cell}</td>\n'
     page += f"      <td>{code}</td>\n    </tr>\n  </tbody>\n</table>\n"
     tree = compiled(mdx, page)
     assert_plain(tree)
@@ -244,6 +238,42 @@ def test_a_code_block_shows_its_text_exactly(mdx: MdxCompiler, value: str) -> No
     else:  # a <pre> element, for what a fence would keep as written
         assert block["name"] == "pre" and text(block) == value
         assert "{/*" not in mdx_format.code_block(value, "console")
+
+
+@pytest.mark.parametrize(
+    ("flags", "value", "attributes"),
+    [
+        (("--dtype",), "{auto,auto-round,a_b}", ""),
+        (("-n", "--served-model-name"), "NAME [NAME ...]", ""),
+        (("--x",), "{a,,b} <c> & {{ d }}", ""),
+        (
+            ("--remote-instance-weight-loader-start-seed-via-transfer-engine",),
+            "",
+            ' data-am-flag="65"',
+        ),
+        (("-s", "--" + "s" * 28), "S", ""),  # 30 characters fit any column at the running size
+        (("-s", "--" + "s" * 29), "S", ' data-am-flag="35"'),
+    ],
+)
+def test_an_argument_cell_keeps_sglangs_flags_and_its_value_forms_text(
+    mdx: MdxCompiler, flags: tuple[str, ...], value: str, attributes: str
+) -> None:
+    """Each flag a bare <code> (SGLang's coverage test reads `<code>--flag</code>`); the value
+    form after them reads as written, in pieces that break only after a comma or at a space; a
+    long flag's length on its <td>, for argmatrix-mintlify.css."""
+    argument = Argument(flags=flags, dest="x")
+    cell = mdx_format.flags_cell(argument, "", value)
+    for flag in flags:
+        assert f"<code>{flag}</code>" in cell
+    written = mdx_format.flag_attributes(cell)
+    assert written == attributes
+    page = f"<table>\n  <tbody>\n    <tr>\n      <td{written}>{cell}</td>\n    </tr>\n"
+    tree = compiled(mdx, page + "  </tbody>\n</table>\n")
+    assert code_in(tree) == []
+    shown = "\n".join(flags) + (f" {folded(value)}" if value else "")
+    assert jsx_tables(tree)[0].rows == [[shown]]
+    pieces = re.findall(r'<span className="am-piece">(.*?)</span>', cell)
+    assert all(" " not in piece and "," not in piece[:-1] for piece in pieces), pieces
 
 
 @pytest.mark.parametrize(

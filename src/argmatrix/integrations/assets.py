@@ -7,7 +7,11 @@ anything built on Python-Markdown) gets them copied into its docs folder:
 
     python -m argmatrix.integrations.assets docs/assets/argmatrix
 
-and lists them in `extra_css` and `extra_javascript` (docs/guide/zensical.md).
+and lists them in `extra_css` and `extra_javascript` (docs/guide/zensical.md). A Mintlify site
+runs no script of argmatrix's and applies every .css file of its docs repository: it gets the
+stylesheet of the MDX pages' tables alone (docs/guide/mintlify.md):
+
+    python -m argmatrix.integrations.assets --mintlify .   # in the folder of docs.json
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ ASSET_NAMES = (STYLESHEET, SCRIPT)
 # What the Sphinx extension adds to an HTML build (its tables are docutils nodes, not the HTML
 # the stylesheet above is written for).
 SPHINX_STYLESHEET = "argmatrix-sphinx.css"
+# What a Mintlify site needs: the MDX pages' tables laid out to fit, without a script.
+MINTLIFY_STYLESHEET = "argmatrix-mintlify.css"
 # Where the plugin puts them in a built site (and where the guides suggest copying them).
 SITE_FOLDER = "assets/argmatrix"
 
@@ -41,11 +47,11 @@ def site_uri(name: str) -> str:
     return f"{SITE_FOLDER}/{name}"
 
 
-def copy_assets(folder: Path) -> list[Path]:
+def copy_assets(folder: Path, names: tuple[str, ...] = ASSET_NAMES) -> list[Path]:
     """Write the shipped assets into `folder` (created when missing); return their paths."""
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    for name in ASSET_NAMES:
+    for name in names:
         path = folder / name
         path.write_bytes(asset_bytes(name))
         written.append(path)
@@ -53,14 +59,18 @@ def copy_assets(folder: Path) -> list[Path]:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
+    mintlify = argv[:1] == ["--mintlify"]
+    folders = argv[1:] if mintlify else argv
+    if len(folders) != 1 or folders[0].startswith("-"):
         print(
-            "usage: python -m argmatrix.integrations.assets FOLDER"
-            " (fix: name the folder to copy argmatrix.css and argmatrix.js into)",
+            "usage: python -m argmatrix.integrations.assets [--mintlify] FOLDER"
+            " (fix: name the folder to copy argmatrix.css and argmatrix.js into, or with"
+            f" --mintlify the folder of docs.json to copy {MINTLIFY_STYLESHEET} into)",
             file=sys.stderr,
         )
         return 2
-    for path in copy_assets(Path(argv[0])):
+    names = (MINTLIFY_STYLESHEET,) if mintlify else ASSET_NAMES
+    for path in copy_assets(Path(folders[0]), names):
         print(path)
     return 0
 

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+from argmatrix.model.registry import Argument
 from argmatrix.render.formats.shared import (
     GENERATED_TEXT,
     CellWriter,
@@ -157,7 +158,50 @@ def _flags(scope: str, anchor_id: str, names: tuple[str, ...]) -> str:
 
 
 _CELLS = CellWriter(cell=cell, code=code, flags=_flags)
-flags_cell = _CELLS.flags_cell
+
+
+def flags_cell(argument: Argument, scope: str = "", value: str = "") -> str:
+    """The Argument cell: the flags, each a bare `<code>` (what SGLang's coverage test reads:
+    `<code>--flag</code>`, never an attribute), then the value form in a `<code>` marked
+    `am-value`, its pieces (`{auto,` `float16,` `bfloat16}`; `NAME` `[NAME` `...]`) each in a
+    `<span className="am-piece">`, a line-break opportunity (`<wbr />`) after each comma: the
+    Mintlify stylesheet lets it wrap between its pieces, never inside one (`auto-round`)."""
+    names = _CELLS.flags_cell(argument, scope)
+    return f"{names} {_value_code(value)}" if value else names
+
+
+_PIECE = re.compile(r"[^ ,]+,?|,")
+
+
+def _value_code(value: str) -> str:
+    words = []
+    for word in folded(value).split(" "):
+        pieces = [f'<span className="am-piece">{_escaped(p)}</span>' for p in _PIECE.findall(word)]
+        words.append("<wbr />".join(pieces))
+    return f'<code className="am-value">{" ".join(words)}</code>'
+
+
+# A flag of more characters than this may not fit a phone's column at the running size: its
+# Argument cell says how long it is (`flag_attributes`), for the Mintlify stylesheet to make it
+# smaller as far as the column needs, on one line.
+LONG_FLAG = 30
+_FLAG_CODE = re.compile(r"(?:</a>|<br />)<code>([^<]*)</code>")
+
+
+def flag_attributes(cell_text: str) -> str:
+    """The attributes of an Argument cell's `<td>`: ` data-am-flag="N"` when its longest flag
+    is longer than LONG_FLAG characters, N its length rounded up to a multiple of 5 (the
+    stylesheet has a rule for each), else nothing. A `<td>` with attributes is still a
+    `<td[^>]*>` for a coverage test."""
+    longest = max(
+        (len(_WRITTEN.sub(_read_back, flag)) for flag in _FLAG_CODE.findall(cell_text)),
+        default=0,
+    )
+    if longest <= LONG_FLAG:
+        return ""
+    return f' data-am-flag="{-(-longest // 5) * 5}"'
+
+
 default_cell = _CELLS.default_cell
 type_options_cell = _CELLS.type_options_cell
 status_cell = _CELLS.status_cell
@@ -177,6 +221,7 @@ FILTERS: dict[str, Callable[..., str]] = {
     "anchor": anchor,
     "code_block": code_block,
     "frontmatter_value": frontmatter_value,
+    "flag_attributes": flag_attributes,
 }
 
 # The bundled table macros of this format (see `markdown.TABLE_MACROS`).
