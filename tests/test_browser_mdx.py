@@ -30,8 +30,9 @@ Measured (tests/e2e/mdx_fit.py): no sideways scroll of the page, every header ce
 inside the content column and inside its scroll box, every flag on one line (and no smaller
 than 8 px), each value form broken only after a choice's comma or at a space. On the Mintlify
 fixture's pages (sglang 0.5.7's registry, its Ascend page, a guide with one section's tables:
-tests/fixtures/mintlify after `argmatrix generate`) and the shape fixture (shape_server.py) as MDX:
-its server arguments in both layouts and its command-line reference. The same pages without the
+tests/fixtures/mintlify after `argmatrix generate`), the Click showcase's committed page
+(showcase/click-server) and the shape fixture (shape_server.py) as MDX: its server arguments in
+both layouts and its command-line reference. The same pages without the
 stylesheet are measured too: at 390 px they do not fit (the measure can fail, and the stylesheet
 is what makes them fit). Screenshots are kept in tests/artifacts/ (fit-mdx-*.png).
 """
@@ -52,7 +53,7 @@ from e2e.fit import DESKTOP, PHONE
 from e2e.mdx_fit import check_mdx_fits, measure, problems
 from e2e.mdx_site import MdxRenderer, write_site
 from e2e.site import serve
-from helpers import REGISTRIES, run_cli_in_process
+from helpers import REGISTRIES, REPO, run_cli_in_process
 from test_mdx_mintlify import ASCEND_PAGE, GUIDE, SERVER_PAGE, copy_mintlify
 
 pytestmark = pytest.mark.browser  # Debian's Chromium and ChromeDriver
@@ -72,7 +73,9 @@ pages:
 """
 SHAPE_PAGES = ["shape_server", "shape_compact", "shape_cli"]
 MINTLIFY_PAGES = [SERVER_PAGE, GUIDE, ASCEND_PAGE]
-PAGES = [*SHAPE_PAGES, *(page.removesuffix(".mdx") for page in MINTLIFY_PAGES)]
+# The Click showcase's committed MDX page (an environment variable a line of the description).
+CLICK_SHOWCASE = REPO / "showcase" / "click-server" / "docs" / "server_arguments.mdx"
+PAGES = [*SHAPE_PAGES, *(page.removesuffix(".mdx") for page in MINTLIFY_PAGES), "click_server"]
 
 
 def mdx_pages(tmp_path: Path) -> dict[str, str]:
@@ -93,6 +96,7 @@ def mdx_pages(tmp_path: Path) -> dict[str, str]:
     for page in MINTLIFY_PAGES:
         text = (mintlify / "docs" / page).read_text(encoding="utf-8")
         pages[page.removesuffix(".mdx")] = text
+    pages["click_server"] = CLICK_SHOWCASE.read_text(encoding="utf-8")
     return pages
 
 

@@ -167,6 +167,7 @@ _OUR_ATTRIBUTES = {
     "table": {(("className", "argmatrix-table"),)},
     "code": {(), (("className", "am-value"),)},
     "span": {(("className", "am-piece"),)},
+    "th": {(), (("className", "am-prose"),)},
 }
 _ANCHOR = re.compile(r"^[A-Za-z0-9_.-]+$")
 _FLAG_LENGTH = re.compile(r"^[1-9][0-9]*[05]$")
