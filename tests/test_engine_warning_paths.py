@@ -69,9 +69,7 @@ def run(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 def mkdocs_project(tmp_path: Path) -> Path:
     root = project(tmp_path, "{template: server_arguments.md.j2, output: reference/args.md}")
     (root / "docs" / "index.md").write_text("# Home\n", encoding="utf-8")
-    (root / "mkdocs.yml").write_text(
-        "site_name: proj\nplugins:\n  - argmatrix\n", encoding="utf-8"
-    )
+    (root / "mkdocs.yml").write_text("site_name: proj\nplugins:\n  - argmatrix\n", encoding="utf-8")
     return root
 
 
@@ -118,9 +116,7 @@ def test_mkdocs_names_a_second_configuration_from_the_project_root(tmp_path: Pat
 
 @pytest.mark.parametrize("where", ["parent", "subfolder"])
 def test_sphinx_names_files_from_the_project_root(tmp_path: Path, where: str) -> None:
-    root = project(
-        tmp_path, "{template: server_arguments.myst.j2, output: args.md, format: myst}"
-    )
+    root = project(tmp_path, "{template: server_arguments.myst.j2, output: args.md, format: myst}")
     docs = root / "docs"
     (docs / "conf.py").write_text(
         'project = "proj"\nextensions = ["myst_parser", "argmatrix.sphinx"]\n'
