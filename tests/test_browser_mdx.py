@@ -31,9 +31,10 @@ inside the content column and inside its scroll box, every flag on one line (and
 than 8 px), each value form broken only after a choice's comma or at a space. On the Mintlify
 fixture's pages (sglang 0.5.7's registry, its Ascend page, a guide with one section's tables:
 tests/fixtures/mintlify after `argmatrix generate`), the Click showcase's committed page
-(showcase/click-server) and the shape fixture (shape_server.py) as MDX: its server arguments in
-both layouts and its command-line reference. The same pages without the
-stylesheet are measured too: at 390 px they do not fit (the measure can fail, and the stylesheet
+(showcase/click-server), sglang 0.5.23's reference (531 arguments, the showcase's configuration,
+in the default layout and the compact one) and the shape fixture (shape_server.py) as MDX: its
+server arguments in both layouts and its command-line reference. Two of the pages are measured
+without the stylesheet too: at 390 px they do not fit (the measure can fail, and the stylesheet
 is what makes them fit). Screenshots are kept in tests/artifacts/ (fit-mdx-*.png).
 """
 
@@ -75,7 +76,18 @@ SHAPE_PAGES = ["shape_server", "shape_compact", "shape_cli"]
 MINTLIFY_PAGES = [SERVER_PAGE, GUIDE, ASCEND_PAGE]
 # The Click showcase's committed MDX page (an environment variable a line of the description).
 CLICK_SHOWCASE = REPO / "showcase" / "click-server" / "docs" / "server_arguments.mdx"
-PAGES = [*SHAPE_PAGES, *(page.removesuffix(".mdx") for page in MINTLIFY_PAGES), "click_server"]
+# sglang 0.5.23's 531 arguments with the showcase's configuration (its section titles, computed
+# defaults, history facts: the MDX tables keep SGLang's four cells, no "Added in"), in the
+# default layout and the compact one (`make new-sglang`).
+SGLANG_0523 = REPO / ".cache" / "sglang-0.5.23"
+SHOWCASE_0523 = REPO / "showcase" / "sglang-0.5.23"
+SGLANG_PAGES = ["sglang_0523", "sglang_0523_compact"]
+PAGES = [
+    *SHAPE_PAGES,
+    *(page.removesuffix(".mdx") for page in MINTLIFY_PAGES),
+    "click_server",
+    *SGLANG_PAGES,
+]
 
 
 def mdx_pages(tmp_path: Path) -> dict[str, str]:
@@ -97,7 +109,39 @@ def mdx_pages(tmp_path: Path) -> dict[str, str]:
         text = (mintlify / "docs" / page).read_text(encoding="utf-8")
         pages[page.removesuffix(".mdx")] = text
     pages["click_server"] = CLICK_SHOWCASE.read_text(encoding="utf-8")
+    sglang = sglang_project(tmp_path / "sglang")
+    result = run_cli_in_process("generate", cwd=sglang)
+    assert result.code == 0, result.err
+    for name in SGLANG_PAGES:
+        pages[name] = (sglang / "docs" / f"{name}.mdx").read_text(encoding="utf-8")
     return pages
+
+
+def sglang_project(root: Path) -> Path:
+    """The sglang 0.5.23 showcase's configuration, its pages written as MDX."""
+    if not (SGLANG_0523 / "sglang").is_dir():
+        pytest.fail(f"sglang 0.5.23 is not in {SGLANG_0523} (fix: run `make new-sglang`)")
+    (root / "docs").mkdir(parents=True)
+    (root / ".git").mkdir()
+    config = (SHOWCASE_0523 / "argmatrix.yaml").read_text(encoding="utf-8")
+    replacements = {
+        "../../.cache/sglang-0.5.23": str(SGLANG_0523),
+        "docs_dir: ../../docs": "docs_dir: docs",
+        "history: history.json": f"history: {SHOWCASE_0523 / 'history.json'}",
+        "template: server_arguments.md.j2": "template: server_arguments.mdx.j2",
+        "output: showcase-0.5.23/server_arguments.md": "output: sglang_0523_compact.mdx",
+        "options: {html: true, layout: compact}": "options: {layout: compact}",
+    }
+    for old, new in replacements.items():
+        assert old in config, old
+        config = config.replace(old, new)
+    default = (
+        "  - {template: server_arguments.mdx.j2, output: sglang_0523.mdx, committed: false,"
+        f" history: {SHOWCASE_0523 / 'history.json'}}}\n"
+    )
+    config = config.replace("pages:\n", "pages:\n" + default, 1)
+    (root / "argmatrix.yaml").write_text(config, encoding="utf-8")
+    return root
 
 
 def the_users_stylesheet(folder: Path) -> Path:
@@ -139,6 +183,8 @@ def test_every_mdx_page_fits_with_the_stylesheet(
     assert fit.flags >= fit.rows  # every row's flags measured
     if page.startswith("shape"):
         assert fit.values >= 10, f"{fit}: {fit.values} value forms"
+    if page in SGLANG_PAGES:
+        assert fit.tables > 50 and fit.flags > 550, str(fit)
     if page == SERVER_PAGE.removesuffix(".mdx"):
         # SGLang's columns, in every table but the deprecated arguments'.
         assert fit.tables > 10 and fit.rows > 250, str(fit)
