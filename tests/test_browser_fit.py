@@ -328,6 +328,9 @@ def shape_fits(fit: Fit, page: str, size: tuple[int, int]) -> None:
     """What the shape fixture's pages show beside fitting: the value forms after the flags
     (measured: each on its lines, broken only between its pieces), and tables at 1400 px."""
     assert fit.values >= 10, f"{fit}: {fit.values} value forms"
+    # The exclusive groups' notes ("one of `--enable-prefix-caching`, ...") and the deprecated
+    # flags' replacements name flags in other cells: each was measured on one line.
+    assert fit.named >= 4, f"{fit}: {fit.named} flags named in other cells"
     if size == PHONE:
         assert fit.cards == fit.tables, f"{fit}: a table on a phone"
     else:  # short flags: every table stands as a table beside them, five columns included
@@ -456,3 +459,67 @@ def test_the_shape_fixtures_pages_fit_in_sphinx(
     theme, url = sphinx_shape
     fit = check_fits(browser, f"{url}{page}.html", size, f"{theme}-{page}")
     shape_fits(fit, page, size)
+
+
+# ------------------------------------------------------------------ a long flag named in a cell
+
+# A registry whose exclusive pair has a flag longer than a phone's card is wide: the note "At
+# most one of `--...`, `--...`" names it in the description of both rows, where it must stay on
+# one line without making the page wider than a phone's screen.
+LONG_FLAG_REGISTRY = """\
+import argparse
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="llmserve")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--LONG", action="store_true", help="Turn the long feature on.")
+    group.add_argument("--off", action="store_true", help="Turn it off.")
+    parser.add_argument("--port", type=int, default=8000, help="Port.")
+    return parser
+"""
+# Longer than any of sglang 0.5.23's (44 letters): on a card it gets smaller, still readable.
+LONG_NAMED_FLAG = "--enable-experimental-overlapped-scheduling-of-prefill-batches"
+LONG_FLAG_CONFIG = """\
+registry: {{target: 'long_flag:build_parser', mode: static, search_path: ['{root}']}}
+docs_dir: docs
+pages:
+  - {{template: server_arguments.{suffix}, output: long.md, committed: false, {extra}}}
+"""
+
+
+@pytest.mark.parametrize("engine", ["material", "alabaster", "furo"])
+def test_a_long_flag_named_in_a_description_stays_whole_on_a_phone(
+    browser: Any, tmp_path: Path, engine: str
+) -> None:
+    assert len(LONG_NAMED_FLAG) > 60
+    root = tmp_path / "project"
+    (root / "docs").mkdir(parents=True)
+    (root / ".git").mkdir()
+    registry = LONG_FLAG_REGISTRY.replace("--LONG", LONG_NAMED_FLAG)
+    (root / "long_flag.py").write_text(registry, encoding="utf-8")
+    mkdocs = engine == "material"
+    suffix, extra = ("md.j2", "options: {html: true}") if mkdocs else ("myst.j2", "format: myst")
+    config = LONG_FLAG_CONFIG.format(root=root, suffix=suffix, extra=extra)
+    (root / "argmatrix.yaml").write_text(config, encoding="utf-8")
+    if mkdocs:
+        (root / "docs" / "index.md").write_text("# llmserve\n", encoding="utf-8")
+        (root / "mkdocs.yml").write_text(MKDOCS_YML, encoding="utf-8")
+        result = build_site(root / "mkdocs.yml", tmp_path / "site")
+        assert result.code == 0, result.output
+        site, page = result.site, "long/"
+    else:
+        index = "# llmserve\n\n```{toctree}\nlong\n```\n"
+        (root / "docs" / "index.md").write_text(index, encoding="utf-8")
+        site, page = sphinx_site(root, engine, tmp_path / "html"), "long.html"
+    with serve(site) as url:
+        for size in SIZES:
+            fit = check_fits(browser, url + page, size, f"{engine}-long-flag")
+            # Named in both rows of the pair; check_fits failed on any broken over two lines,
+            # outside the text column, or a page wider than the screen.
+            assert fit.named >= 2, str(fit)
+            sizes = browser.execute_script(
+                "return [...document.querySelectorAll('table code.am-flag')]"
+                ".map(code => parseFloat(getComputedStyle(code).fontSize))"
+            )
+            assert sizes and min(sizes) >= 7, f"{fit}: a flag made too small to read: {sizes}"

@@ -1,6 +1,7 @@
 """Whether a built page's argument tables fit, measured in the browser: the page does not scroll
 sideways, every header cell and every cell is inside the theme's text column, and every flag is
-on one line (a value form after it wraps only after a choice's comma or at a space). Shared by
+on one line (a value form after it wraps only after a choice's comma or at a space), and so is
+every flag named in another cell (`--enable-foo` in a description, "one of `--a`, `--b`"). Shared by
 the browser tests of MkDocs (Material), Zensical and Sphinx (alabaster, Furo).
 
 The text column is Material's article, Furo's article or alabaster's body. A theme's own
@@ -41,8 +42,9 @@ const area = el => {
   return [Math.max(left, 0), Math.min(right, width)];
 };
 const shown = el => el.getClientRects().length > 0;
+const FLAG = /^--?[A-Za-z][A-Za-z0-9_-]*$/;
 const out = {width: width, scroll: document.documentElement.scrollWidth, tables: [], outside: [],
-             broken: [], unlabelled: [], flags: 0, values: 0, headings: [], header_rows: []};
+             broken: [], unlabelled: [], flags: 0, named: 0, values: 0, headings: [], header_rows: []};
 for (const table of document.querySelectorAll('table')) {
   if (!shown(table) || !table.closest(CONTENT)) continue;
   const first = table.querySelector('thead th');
@@ -86,6 +88,18 @@ for (const table of document.querySelectorAll('table')) {
         out.broken.push(`${code.textContent}: broken inside ${piece.textContent}`);
     }
   }
+  // A flag named anywhere else in the table (a description's `--enable-foo`, "one of `--a`,
+  // `--b`", a replacement) is on one line too, and inside the column.
+  for (const code of table.querySelectorAll('tbody tr > td:not(:first-child) code')) {
+    if (!shown(code) || !FLAG.test(code.textContent.trim())) continue;
+    out.named += 1;
+    const lines = new Set([...code.getClientRects()].map(r => Math.round(r.top)));
+    if (lines.size > 1) out.broken.push('named in a cell: ' + code.textContent);
+    const box = code.getBoundingClientRect();
+    if (box.right > right + 0.5 || box.left < left - 0.5)
+      out.outside.push(`${name}: named flag ${code.textContent} at ${Math.round(box.left)}-`
+                       + `${Math.round(box.right)}, column ${Math.round(left)}-${Math.round(right)}`);
+  }
   for (const code of table.querySelectorAll('tbody tr > td:first-child code:not(.am-value)')) {
     if (!shown(code)) continue;
     out.flags += 1;
@@ -115,6 +129,7 @@ class Fit:
     card_flags: tuple[int, ...] = ()
     values: int = 0  # value forms after a flag (`N`, `{auto,pt}`), each measured
     header_rows: tuple[tuple[str, ...], ...] = ()  # each table's headings, shown as a table
+    named: int = 0  # flags named in the other cells (descriptions, notes), each measured
 
     def __str__(self) -> str:
         return f"{self.url} at {self.width} px: {self.tables} tables ({self.cards} as cards)"
@@ -149,4 +164,5 @@ def check_fits(driver: Any, url: str, size: tuple[int, int], name: str) -> Fit:
         cards,
         data["values"],
         tuple(tuple(row) for row in data["header_rows"]),
+        data["named"],
     )

@@ -59,6 +59,12 @@ def build_site(
     command = [str(python or sys.executable), "-m", "mkdocs", "build", "-f", str(mkdocs_yml)]
     command += ["-d", str(site_dir)]
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "NO_COLOR": "1"}
+    if python is not None:
+        # Another environment's argmatrix may be another checkout's (the docs environment is
+        # shared between worktrees): the build uses the sources under test.
+        env["PYTHONPATH"] = os.pathsep.join(
+            filter(None, [str(ROOT / "src"), env.get("PYTHONPATH")])
+        )
     result = subprocess.run(
         command + (["--strict"] if strict else []),
         cwd=mkdocs_yml.parent,

@@ -192,6 +192,18 @@
     });
   }
 
+  // A flag named in another cell (a description's `--enable-foo`, "one of `--a`, `--b`", a
+  // replacement) is never broken inside either: its code is marked (am-flag, argmatrix.css keeps
+  // it on one line; fitNamedFlags makes it fit). Only code that is a flag alone: a value or a
+  // command line in code wraps.
+  var FLAG = /^--?[A-Za-z][A-Za-z0-9_-]*$/;
+
+  function markNamedFlags(table) {
+    table.querySelectorAll("tbody tr > td:not(:first-child) code").forEach(function (code) {
+      if (FLAG.test(code.textContent.trim())) code.classList.add("am-flag");
+    });
+  }
+
   // Cells with nothing in them (a Note column where only some rows have a note) are not shown
   // as an empty "Note:" line on a card.
   function markEmptyCells(table) {
@@ -217,7 +229,12 @@
   }
 
   function fitTables(tables) {
-    tables.forEach(function (table) { table.removeAttribute("data-am-cards"); });
+    tables.forEach(function (table) {
+      table.removeAttribute("data-am-cards");
+      table.setAttribute("data-am-measuring", "");  // flags named in cells wrap meanwhile
+    });
+    document.querySelectorAll("table[data-am-arguments] code.am-flag")
+      .forEach(function (code) { code.style.fontSize = ""; });
     var phone = PHONE !== null && PHONE.matches;
     var cards = tables.filter(function (table) { return phone || tooWide(table); });
     cards.forEach(function (table) {
@@ -227,6 +244,33 @@
       });
     });
     fitFlags(cards);
+    fitNamedFlags(tables);
+  }
+
+  // A flag named in a cell (am-flag) is kept on one line only once the tables are laid out
+  // without it (data-am-measuring): its column is as wide as the other cells make it, never
+  // widened by the flag, so no table turns into cards or scrolls for it. One longer than its
+  // cell (a 40-letter flag in a phone's card) gets smaller until it fits; its width on one line
+  // is the sum of its pieces' on the lines it wraps over meanwhile.
+  function fitNamedFlags(tables) {
+    var named = [];
+    tables.forEach(function (table) {
+      table.querySelectorAll("tbody td code.am-flag").forEach(function (code) { named.push(code); });
+    });
+    var sizes = named.map(function (code) {
+      var cell = code.closest("td");
+      if (!code.getClientRects().length) return 0;
+      var style = getComputedStyle(cell);
+      var room = cell.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+      var width = 0;
+      Array.prototype.forEach.call(code.getClientRects(), function (rect) { width += rect.width; });
+      if (width <= room - 1 || room <= 0) return 0;
+      return parseFloat(getComputedStyle(code).fontSize) * (room - 1) / width;
+    });
+    named.forEach(function (code, i) {
+      if (sizes[i]) code.style.fontSize = Math.floor(sizes[i] * 10) / 10 + "px";
+    });
+    tables.forEach(function (table) { table.removeAttribute("data-am-measuring"); });
   }
 
   // A flag is never broken inside: on a card narrower than the flag (a phone, a 60-letter flag)
@@ -293,6 +337,7 @@
       // Material's and Zensical's tables; a Sphinx theme's keep their order.
       if (table.closest(".md-typeset") && table.hasAttribute("data-am-support")) supportFirst(table);
       markValueForms(table);
+      markNamedFlags(table);
       markEmptyCells(table);
     });
     fitTables(tables);
