@@ -166,7 +166,7 @@ def said_diagnostics(
     `verbose`."""
     if verbose:
         return list(registry.diagnostics)
-    # As static reading says a value kept as source text (loaders/static/replay.py,
+    # As static reading says a value kept as source text (loaders/static/argparse_parsers/replay.py,
     # report_unevaluated): "--flag: help kept as source text: ...", under any of its flags.
     from argmatrix.model.spelling import find_argument, scopes
 
