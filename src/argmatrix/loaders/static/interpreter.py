@@ -11,7 +11,6 @@ import ast
 from typing import Any
 
 from argmatrix.loaders.static.argparse_parsers import objects
-from argmatrix.loaders.static.argparse_parsers.recording import Recording
 from argmatrix.loaders.static.argparse_parsers.replay import new_parser, parser_call
 from argmatrix.loaders.static.attributes import reader_attribute
 from argmatrix.loaders.static.click_commands import framework_calls, framework_values
@@ -19,7 +18,6 @@ from argmatrix.loaders.static.declared_fields import declared
 from argmatrix.loaders.static.python import calls
 from argmatrix.loaders.static.python import interpreter as python_interpreter
 from argmatrix.loaders.static.python.classes import is_parser_class
-from argmatrix.loaders.static.python.context import ModuleContext
 from argmatrix.loaders.static.python.interpreter import UNHANDLED, PythonInterpreter
 from argmatrix.loaders.static.python.values import (
     ArgparseRef,
@@ -39,11 +37,9 @@ class Interpreter(PythonInterpreter):
     """The interpreter of a read: Python, and the values of argparse, Click, Typer and declared
     fields handed to their readers."""
 
-    def __init__(
-        self, module: ModuleContext, scope: dict[str, Any], *args: Any, **kwargs: Any
-    ) -> None:
-        super().__init__(module, scope, *args, **kwargs)
-        self.recording: Recording = self.loader.recording
+    node_attribute_kinds = frozenset({ParserHandle, objects.GroupActions})
+    call_kinds = frozenset({ParserMethod, ClassRef, ArgparseRef, declared.Modeled, *objects.CALLED})
+    form_kinds = frozenset({declared.Modeled, BuiltinRef})
 
     def reader_attribute(self, base: Any, node: ast.Attribute) -> Any:
         if (
@@ -68,12 +64,11 @@ class Interpreter(PythonInterpreter):
         return super().attribute(base, attr) if found is UNHANDLED else found
 
     def framework_call(self, function: Any, node: ast.Call) -> Any:
-        if self.loader.framework_calls:  # a read of a Click command or a Typer app
-            if type(function) in framework_values.VALUES:  # a decorator of Click applied, ...
-                args, kwargs = calls.call_arguments(self, node)
-                return framework_calls.call(self, function, args, kwargs)
-            if framework_calls.records(self, function):  # `click.option(...)`, `typer.Option`
-                return framework_calls.make(self, function, node)
+        if type(function) in framework_values.VALUES:  # a decorator of Click applied, `wraps`...
+            args, kwargs = calls.call_arguments(self, node)
+            return framework_calls.call(self, function, args, kwargs)
+        if framework_calls.records(self, function):  # `click.option(...)`, `typer.Option`
+            return framework_calls.make(self, function, node)
         return UNHANDLED
 
     def reader_call(self, function: Any, node: ast.Call) -> Any:
@@ -106,9 +101,8 @@ class Interpreter(PythonInterpreter):
         return UNHANDLED
 
     def framework_call_value(self, value: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
-        if self.loader.framework_calls and (
-            type(value) in framework_values.VALUES
-            or (type(value) is ExternalRef and framework_calls.records(self, value))
+        if type(value) in framework_values.VALUES or (
+            type(value) is ExternalRef and framework_calls.records(self, value)
         ):
             return framework_calls.call(self, value, args, kwargs)
         return UNHANDLED

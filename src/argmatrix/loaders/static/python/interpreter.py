@@ -270,9 +270,10 @@ class PythonInterpreter:
 
     def eval_Attribute(self, node: ast.Attribute) -> Any:
         base = self.eval(node.value)
-        found = self.reader_attribute(base, node)
-        if found is not UNHANDLED:
-            return found
+        if type(base) in self.node_attribute_kinds:
+            found = self.reader_attribute(base, node)
+            if found is not UNHANDLED:
+                return found
         return self.attribute(base, node.attr)
 
     def attribute(self, base: Any, attr: str) -> Any:
@@ -303,6 +304,13 @@ class PythonInterpreter:
         raise CannotEvaluate(f"{describe(base)} has no attribute `{attr}` static reading follows")
 
     # -------------------------------------------------------------- the readers' hooks
+    # Each hook is asked only for the kinds of value its reader declares (the sets below) or, for
+    # the framework hooks, in a framework read (`ReadContext.framework_calls`): a hook costs a call
+    # on every expression of its kind, and the evaluator runs hundreds of thousands of them.
+
+    node_attribute_kinds: frozenset[type] = frozenset()  # asked of `reader_attribute`
+    call_kinds: frozenset[type] = frozenset()  # asked of `reader_call`
+    form_kinds: frozenset[type] = frozenset()  # asked of `subscript_form`
 
     def reader_attribute(self, base: Any, node: ast.Attribute) -> Any:
         """`base.attr` as a reader reads it from the expression itself, or `UNHANDLED`."""
@@ -435,9 +443,10 @@ class PythonInterpreter:
     def eval_Subscript(self, node: ast.Subscript) -> Any:
         base = resolve(self.eval(node.value))
         key = self.eval(node.slice)
-        form = self.subscript_form(base, key)
-        if form is not None:
-            return form
+        if type(base) in self.form_kinds:
+            form = self.subscript_form(base, key)
+            if form is not None:
+                return form
         if type(base) is ExternalRef and base.dotted == environment.MAPPING:
             return environment.required(key)
         if type(base) not in SIZED:
@@ -525,14 +534,16 @@ class PythonInterpreter:
             calls.parser_passed(self, node, exc.reason)
             raise
         kind = type(function)
-        found = self.framework_call(function, node)
-        if found is not UNHANDLED:
-            return found
+        if self.loader.framework_calls:  # a read of a Click command or a Typer app
+            found = self.framework_call(function, node)
+            if found is not UNHANDLED:
+                return found
         if kind is ExternalRef:
             calls.runs_text(self, node, function)
-        found = self.reader_call(function, node)
-        if found is not UNHANDLED:
-            return found
+        if kind in self.call_kinds:
+            found = self.reader_call(function, node)
+            if found is not UNHANDLED:
+                return found
         if kind is FunctionRef:
             owner = function.owner
             return calls.call_function(
@@ -554,9 +565,10 @@ class PythonInterpreter:
         """Call a value of the source (see `calls.call_value`): what builtins and methods
         given a function (`key=`, `map`) call back, and decorators applied."""
         value = resolve(function)
-        found = self.framework_call_value(value, args, kwargs or {})
-        if found is not UNHANDLED:
-            return found
+        if self.loader.framework_calls:
+            found = self.framework_call_value(value, args, kwargs or {})
+            if found is not UNHANDLED:
+                return found
         return calls.call_value(self, function, args, kwargs)
 
     def follow(self, function: FunctionRef, args: list[Any], kwargs: dict[str, Any]) -> Any:
