@@ -6,7 +6,9 @@ and a second instance of the MkDocs plugin, one platform manifest naming a subco
 
 `generate` and `check` for each configuration, `mkdocs build --strict`, `check` from a
 subfolder, `export --registry` of the other target, and `snapshot` from two folders
-(byte-identical): all green, and not one warning.
+(byte-identical): all green, and not one warning. Then the pages from before argmatrix: `audit`
+of a hand-written page about the subcommands (a flag two share told apart by its heading) and
+`import` of a support page into a manifest the project can use.
 
 The wheel is built and installed (`pip install --no-deps --target`) once per content of the
 sources, into `.cache/adopter-wheel/<key>/`; the project's commands run .venv's Python with only
@@ -277,3 +279,90 @@ def test_the_second_day_of_an_adopter(user: tuple[User, Path]) -> None:
     first = (project / "compat" / "baseline.json").read_bytes()
     assert first == (project / "compat" / "again.json").read_bytes()
     assert str(project).encode() not in first and b"/tmp" not in first
+
+
+# The maintainer's hand-written page from before argmatrix, kept outside docs/ while they move:
+# a heading per subcommand, flags bare, `--revision` in both (serve's and bench's).
+OLD_PAGE = """\
+# mysrv command line
+
+## serve
+
+| Argument | Description | Default |
+| --- | --- | --- |
+| `--model` | The model to serve. | required |
+| `--revision` | The model's revision. | `main` |
+| `--cuda-graph` | Capture CUDA graphs. | `True` |
+| `--max-tokens` | The longest answer. | `256` |
+
+## bench
+
+| Argument | Description | Default |
+| --- | --- | --- |
+| `--revision` | The model's revision. | `v1` |
+| `--requests` | How many at once. | one per CPU |
+"""
+
+OLD_SUPPORT = """\
+# Supported features on TPX accelerator
+
+## serve
+
+| Argument | Supported |
+| --- | --- |
+| `--port` | Supported |
+| `--revision` | Supported |
+
+## bench
+
+| Argument | Supported |
+| --- | --- |
+| `--revision` | Planned |
+"""
+
+
+def test_the_adopter_audits_and_imports_old_pages_of_subcommands(user: tuple[User, Path]) -> None:
+    """`audit` of the old page names each broken row once, in the configuration's spelling of a
+    subcommand's flag; `import` of the old support page writes entries in that spelling, which
+    the registry resolves (the shared --revision told apart by the heading it sits under)."""
+    shell, project = user
+    legacy = project / "legacy"
+    legacy.mkdir(exist_ok=True)
+    (legacy / "cli.md").write_text(OLD_PAGE, encoding="utf-8")
+    audited = shell.run("-m", "argmatrix", "audit", "legacy/cli.md", cwd=project)
+    assert audited.returncode == 1 and audited.stderr == "", audited.stderr
+    assert audited.stdout.splitlines()[:-1] == [
+        "legacy/cli.md:9: error[wrong-default]: serve --cuda-graph: the page says the default is"
+        " 'True', the registry says 'False' (write 'False')",
+        "legacy/cli.md:10: error[unknown-flag]: --max-tokens is not an argument of the registry"
+        " (remove the row, or update it to the argument that replaced it)",
+        "legacy/cli.md:16: error[wrong-default]: bench --revision: the page says the default is"
+        " 'v1', the registry says 'main' (write 'main')",
+        "legacy/cli.md:3: error[missing-flag]: serve --port is in the registry but not on the"
+        " page (add a row for it under 'General' of 'serve')",
+        "legacy/cli.md:3: error[missing-flag]: serve --api-key is in the registry but not on the"
+        " page (add a row for it under 'General' of 'serve')",
+    ]
+    assert audited.stdout.splitlines()[-1] == (
+        "argmatrix audit: 5 finding(s) on 6 rows: 1 unknown-flag, 2 wrong-default, 2 missing-flag"
+    )
+    (legacy / "tpx.md").write_text(OLD_SUPPORT, encoding="utf-8")
+    imported = shell.argmatrix(
+        "import", "legacy/tpx.md", "--platform", "tpx", "-o", "legacy/tpx.yaml", cwd=project
+    )
+    assert imported.stderr == "argmatrix import: wrote legacy/tpx.yaml with 3 entries; 0 note(s)\n"
+    manifest = (legacy / "tpx.yaml").read_text(encoding="utf-8")
+    assert manifest.partition("arguments:\n")[2].splitlines() == [
+        "  # serve General",
+        "  serve --port: supported",
+        "  serve --revision: supported",
+        "  # bench General",
+        "  bench --revision: planned",
+    ]
+    # The manifest works as the project's: in a copy of the project, in place of the one written
+    # by hand, every entry resolves (a stale one would be an error of `generate` and `check`).
+    moved = project.with_name("mysrv-imported")
+    shutil.copytree(project, moved, ignore=shutil.ignore_patterns("site", "compat"))
+    (moved / "capabilities" / "tpx.yaml").write_text(manifest, encoding="utf-8")
+    shell.argmatrix("generate", cwd=moved)
+    assert shell.argmatrix("check", cwd=moved).stdout == AGREES

@@ -41,7 +41,7 @@ def _code_version(root: Path) -> str:
     [
         "cli/main.py",
         "errors.py",
-        "loaders/static/values.py",
+        "loaders/static/python/values.py",
         "render/formats/markdown.py",
         "model/registry.py",
     ],

@@ -196,7 +196,7 @@ def test_doc_is_the_running_pythons(source: str) -> None:
     """`f.__doc__` as this Python compiles it (3.13 strips the indentation)."""
     import ast
 
-    from argmatrix.loaders.static.declared import docstring
+    from argmatrix.loaders.static.declared_fields.declared import docstring
 
     namespace: dict[str, Any] = {}
     exec(compile(source, "<docstring>", "exec"), namespace)  # our own literal source

@@ -19,7 +19,10 @@ print(json.dumps([len(registry.arguments), sorted(set(sys.modules) - before)]))
 """
 
 # Only a Click or Typer target needs these; only live reading needs the others.
-CLICK_READERS = ("argmatrix.loaders.static.clicks", "argmatrix.loaders.static.typers")
+CLICK_READERS = (
+    "argmatrix.loaders.static.click_commands.clicks",
+    "argmatrix.loaders.static.typer_apps.typers",
+)
 LIVE_ONLY = ("threading", "argmatrix.loaders.live")
 
 
@@ -40,4 +43,4 @@ def test_an_argparse_read_loads_no_click_reader_and_nothing_of_live_reading(
 def test_a_click_read_loads_the_click_reader(tmp_path: Path) -> None:
     arguments, imported = _static_read("click_server:serve", tmp_path / "cache")
     assert arguments
-    assert "argmatrix.loaders.static.clicks" in imported
+    assert "argmatrix.loaders.static.click_commands.clicks" in imported

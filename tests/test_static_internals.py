@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from argmatrix.errors import ArgmatrixError
-from argmatrix.loaders.static.budget import Limits
+from argmatrix.loaders.static.python.budget import Limits
 from argmatrix.loaders.static.reader import (
     StaticLoader,
     load_static,
@@ -311,8 +311,8 @@ def test_whether_a_read_stops_is_said_by_the_reader_not_read_from_the_wording(
 def test_a_long_tuple_weighs_the_same_every_time_and_one_holding_a_list_as_it_is() -> None:
     """A tuple of no containers is walked once per read (a registry may pass its fields
     around a thousand times); one holding a list is walked again, for the list may grow."""
-    from argmatrix.loaders.static.budget import Budget, BudgetExceeded
-    from argmatrix.loaders.static.values import weigh
+    from argmatrix.loaders.static.python.budget import Budget, BudgetExceeded
+    from argmatrix.loaders.static.python.values import weigh
 
     budget = Budget(Limits(value_size=1_000))
     flat = tuple(f"field{i}" for i in range(100))

@@ -5,7 +5,8 @@
 import-linter 2.16 has no setting per contract. The static reader's layers must hold for those
 too: its parts name the interpreter, the read and the module being read by the protocols of
 `evaluator` and `context`, never by importing `interpreter`, `reader` or `source`, so a change
-to one part never needs the whole package. This test checks the contract of `loaders/static` in
+to one part never needs the whole package. This test checks the contracts of `loaders/static`
+and of each of its packages (the evaluator `python/`, one per framework reader) in
 `pyproject.toml` on the import graph with annotation imports counted (grimp, import-linter's own
 graph builder).
 """
@@ -27,12 +28,18 @@ ROOT = Path(__file__).resolve().parents[1]
 STATIC = "argmatrix.loaders.static"
 
 
-def static_layers() -> list[list[str]]:
-    """The layers of the contract on `loaders/static`, high to low, as module names."""
+def static_contracts() -> dict[str, list[list[str]]]:
+    """The layers of each contract on `loaders/static` and its packages, high to low, as
+    module names, by container."""
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     contracts = config["tool"]["importlinter"]["contracts"]
-    (contract,) = [c for c in contracts if c.get("containers") == [STATIC]]
-    return [[name.strip() for name in layer.split("|")] for layer in contract["layers"]]
+    return {
+        container: [[name.strip() for name in layer.split("|")] for layer in c["layers"]]
+        for c in contracts
+        if c["type"] == "layers"
+        for container in c.get("containers", [])
+        if container == STATIC or container.startswith(STATIC + ".")
+    }
 
 
 def upward_imports(package: str, container: str, layers: list[list[str]]) -> list[str]:
@@ -44,15 +51,29 @@ def upward_imports(package: str, container: str, layers: list[list[str]]) -> lis
     return sorted(f"{d.importer} -> {d.imported}" for d in illegal)
 
 
+def children(container: str) -> set[str]:
+    """The modules and packages directly inside a package of the static reader."""
+    folder = ROOT / "src" / Path(*container.split("."))
+    modules = {p.stem for p in folder.glob("*.py")} - {"__init__"}
+    return modules | {p.parent.name for p in folder.glob("*/__init__.py")}
+
+
 def test_every_module_of_the_static_reader_has_a_layer() -> None:
-    modules = {p.stem for p in (ROOT / "src/argmatrix/loaders/static").glob("*.py")}
-    listed = {name for layer in static_layers() for name in layer}
-    assert modules - {"__init__"} - listed == set()  # a new module gets its place in the contract
-    assert listed - modules == set()
+    contracts = static_contracts()
+    packages = {STATIC} | {
+        f"{STATIC}.{p.parent.name}"
+        for p in (ROOT / "src" / Path(*STATIC.split("."))).glob("*/__init__.py")
+    }
+    assert set(contracts) == packages  # a new package of static/ gets its own contract
+    for container, layers in contracts.items():
+        listed = {name for layer in layers for name in layer}
+        assert children(container) - listed == set(), container  # a new module gets its place
+        assert listed - children(container) == set(), container
 
 
 def test_the_static_reader_has_no_import_circle_not_even_in_annotations() -> None:
-    assert upward_imports("argmatrix", STATIC, static_layers()) == []
+    for container, layers in static_contracts().items():
+        assert upward_imports("argmatrix", container, layers) == [], container
 
 
 def test_an_annotation_import_upward_is_caught(

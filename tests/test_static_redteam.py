@@ -155,7 +155,7 @@ def test_a_target_that_is_not_a_module_name_reads_no_file(tmp_path: Path, target
 
 
 def test_module_names_that_are_not_python_names_are_never_looked_for(tmp_path: Path) -> None:
-    from argmatrix.loaders.static.module_files import find_module_file
+    from argmatrix.loaders.static.python.module_files import find_module_file
 
     (tmp_path / "x").mkdir()
     (tmp_path / "x.py").write_text("")
@@ -541,7 +541,7 @@ def test_a_loop_deep_in_helpers_stops_in_time(tmp_path: Path, helpers: int) -> N
 
 def test_the_time_backstop_counts_the_reading_threads_processor_time() -> None:
     # A loaded machine (or a host's other threads) must not stop a legitimate read.
-    from argmatrix.loaders.static.budget import Budget, BudgetExceeded, Limits
+    from argmatrix.loaders.static.python.budget import Budget, BudgetExceeded, Limits
 
     budget = Budget(Limits(seconds=0.2))
     time.sleep(0.4)  # waiting is not working
@@ -554,9 +554,9 @@ def test_the_time_backstop_counts_the_reading_threads_processor_time() -> None:
 
 
 def _steps_of(target: str, base_dir: Path | None, search_path: list[str] | None) -> int:
-    from argmatrix.loaders.static import budget as static_budget
     from argmatrix.loaders.static import loader as static_loader
     from argmatrix.loaders.static import reader as static
+    from argmatrix.loaders.static.python import budget as static_budget
 
     budgets: list[static_budget.Budget] = []
 
@@ -575,7 +575,7 @@ def _steps_of(target: str, base_dir: Path | None, search_path: list[str] | None)
 
 
 def test_real_and_large_registries_stay_far_below_the_step_budget(tmp_path: Path) -> None:
-    from argmatrix.loaders.static.budget import DEFAULT_LIMITS
+    from argmatrix.loaders.static.python.budget import DEFAULT_LIMITS
 
     (tmp_path / "synthetic.py").write_text(bench_synth().registry_source(10_000))
     synthetic = _steps_of("synthetic:add_cli_args", tmp_path, [])

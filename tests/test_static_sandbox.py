@@ -457,7 +457,7 @@ CANARY = {canary!r}
                 fan(p, depth - 1)
         fan(parser, 12)
     """),
-        # Steps, or processor time where CPython's frame stack thrashes (see loaders/static/budget.py).
+        # Steps, or processor time where CPython's frame stack thrashes (see loaders/static/python/budget.py).
         _stops("budget exceeded"),
     ),
     Case(
@@ -850,7 +850,7 @@ def test_each_read_has_its_own_state(tmp_path: Path) -> None:
 
 def test_each_budget_names_itself_and_its_numbers(tmp_path: Path) -> None:
     from argmatrix.errors import ArgmatrixError
-    from argmatrix.loaders.static.budget import Limits
+    from argmatrix.loaders.static.python.budget import Limits
     from argmatrix.loaders.static.reader import load_static
 
     (tmp_path / "small.py").write_text(

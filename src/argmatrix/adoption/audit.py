@@ -45,11 +45,20 @@ from argmatrix.adoption.handwritten import (
     ArgumentRow,
     parse_page,
     read_page,
+    section_key,
+)
+from argmatrix.adoption.page_arguments import (
+    ReadRow,
+    RegistryFlags,
+    RowFlags,
+    heading_scopes,
+    read_rows,
 )
 from argmatrix.checks.report import finding_dict, text_line
 from argmatrix.errors import json_for_log, printable
 from argmatrix.model.findings import Finding, closest
 from argmatrix.model.registry import Argument, Registry
+from argmatrix.model.spelling import scopes
 from argmatrix.project import Project, SourceOptions, config_with, configured_registry
 
 KINDS = (
@@ -61,6 +70,7 @@ KINDS = (
     "wrong-options",
     "wrong-type",
     "raw-html",
+    "ambiguous-flag",
     "missing-flag",
 )
 FORMATS = AUDIT_FORMATS
@@ -91,15 +101,28 @@ def audit_page(
     page: ArgumentPage, registry: Registry, computed: Mapping[int, str] | None = None
 ) -> AuditReport:
     """`computed`: defaults computed at run time (id(argument) -> the configuration's text,
-    `computed_defaults:`), which a page may say in words instead of the registry's value."""
+    `computed_defaults:`), which a page may say in words instead of the registry's value.
+
+    A program with subcommands is audited in the spelling the configuration uses for a
+    subcommand's flag (`serve --port`); which argument a row documents is read from the page
+    (`page_arguments`)."""
     flags = RegistryFlags.of(registry)
     findings: list[Finding] = []
     first_line: dict[str, int] = {}
-    for row in page.rows:
-        findings.extend(_row_findings(page, row, flags, first_line, computed or {}))
-    documented = {name for name in first_line if name in flags.index}
+    documented: set[str] = set()
+    for read in read_rows(page, flags):
+        findings.extend(_row_findings(page, read, flags, first_line, computed or {}))
+        documented.update(_documented(read.flags))
     findings.extend(missing_flags(page, registry, documented))
     return AuditReport(page, tuple(findings))
+
+
+def _documented(found: RowFlags) -> set[str]:
+    """The spellings a row documents: its argument's, or every one of a flag the page does not
+    tell apart (its finding says so; they are not missing as well)."""
+    if found.argument is not None:
+        return {found.argument.spelled}
+    return {spelled for _, spellings in found.ambiguous for spelled in spellings}
 
 
 # The coverage check's comparisons (`compare:` of a `checks.coverage` page) and their findings.
@@ -124,12 +147,14 @@ def coverage_value_findings(project: Project) -> list[Finding]:
             read_user_file(spec.path, "page", "check checks.coverage"), str(spec.path)
         )
         seen: set[str] = set()
-        for row in page.rows:  # none when audit's reader finds no table it reads
-            argument = flags.resolve(row).argument
-            if argument is None or argument.name in seen or row.broken:
+        for read in read_rows(page, flags):  # none when audit's reader finds no table it reads
+            scoped, row = read.flags.argument, read.row
+            if scoped is None or scoped.spelled in seen or row.broken:
                 continue  # a misshapen row is the coverage check's own finding
-            seen.add(argument.name)
-            for finding in value_findings(page, row, argument, computed.get(id(argument))):
+            seen.add(scoped.spelled)
+            argument = scoped.argument
+            shown = computed.get(id(argument))
+            for finding in value_findings(page, row, argument, shown, scoped.spelled):
                 if finding.kind in kinds:
                     found.append(finding)
     return found
@@ -137,27 +162,32 @@ def coverage_value_findings(project: Project) -> list[Finding]:
 
 def _row_findings(
     page: ArgumentPage,
-    row: ArgumentRow,
+    read: ReadRow,
     flags: RegistryFlags,
     first_line: dict[str, int],
     computed: Mapping[int, str],
 ) -> list[Finding]:
-    found = flags.resolve(row)
+    row, found = read.row, read.flags
     key = found.key()
-    if key in first_line:
+    if key is not None and key in first_line:
         return [duplicate_row(page, row, key, first_line[key])]
-    first_line[key] = row.line
+    if key is not None:
+        first_line[key] = row.line
     findings = [
         *broken_row(page, row),
-        *unknown_flags(page, row, found.unknown, flags.candidates),
+        *unknown_flags(page, row, found.unknown, flags, read.scope),
+        *ambiguous_flags(page, row, found.ambiguous),
         *respelled_flags(page, row, found.respelled),
         *raw_html(page, row),
     ]
-    argument = found.argument
-    if argument is None or registry_kind(argument) is None:
+    scoped = found.argument
+    if scoped is None or registry_kind(scoped.argument) is None:
         findings.extend(self_contradicting_type(page, row))
-    if argument is not None:
-        findings.extend(value_findings(page, row, argument, computed.get(id(argument))))
+    if scoped is not None:
+        argument = scoped.argument
+        findings.extend(
+            value_findings(page, row, argument, computed.get(id(argument)), scoped.spelled)
+        )
     return findings
 
 
@@ -189,72 +219,24 @@ def broken_row(page: ArgumentPage, row: ArgumentRow) -> list[Finding]:
 
 
 def value_findings(
-    page: ArgumentPage, row: ArgumentRow, argument: Argument, computed: str | None = None
+    page: ArgumentPage,
+    row: ArgumentRow,
+    argument: Argument,
+    computed: str | None = None,
+    name: str | None = None,
 ) -> list[Finding]:
-    """What the row says about the argument's values: default, options, type."""
-    found = wrong_default(page, row, argument, computed)
+    """What the row says about the argument's values: default, options, type. `name`: the
+    argument's spelling (`serve --port` for a subcommand's)."""
+    shown = name or argument.name
+    found = wrong_default(page, row, argument, computed, shown)
     options = row.cell(OPTIONS)
     if options is not None:
-        found += wrong_options(page, row, argument, options)
-        found += wrong_type(page, row, argument, options)
+        found += wrong_options(page, row, argument, options, shown)
+        found += wrong_type(page, row, argument, options, shown)
     return found
 
 
 # ------------------------------------------------------------------ flags
-
-
-def separator_key(flag: str) -> str:
-    """A flag with `_` and `-` alike: `--tp-size` and `--tp_size` are one key (argparse is not
-    so lenient: it accepts only the spelling the registry declares)."""
-    return flag.replace("_", "-")
-
-
-@dataclass(frozen=True)
-class RowFlags:
-    """How a row's flags meet the registry: the argument they name, flags written with the other
-    separator (page spelling, registry spelling) and flags the registry does not have."""
-
-    argument: Argument | None
-    respelled: tuple[tuple[str, str], ...]
-    unknown: tuple[str, ...]
-
-    def key(self) -> str:
-        """What makes two rows the same: their argument, else their first unknown flag."""
-        if self.argument is not None:
-            return self.argument.name
-        return separator_key(self.unknown[0])
-
-
-@dataclass(frozen=True)
-class RegistryFlags:
-    """The registry's flags, by spelling and by spelling with either separator."""
-
-    index: Mapping[str, Argument]
-    by_separator_key: Mapping[str, str]  # only keys that one registry flag has
-    candidates: list[str]
-
-    @classmethod
-    def of(cls, registry: Registry) -> RegistryFlags:
-        index = registry.by_flag()
-        keyed = Counter(separator_key(flag) for flag in index)
-        by_key = {separator_key(f): f for f in index if keyed[separator_key(f)] == 1}
-        return cls(index, by_key, sorted(index))
-
-    def resolve(self, row: ArgumentRow) -> RowFlags:
-        argument: Argument | None = None
-        respelled: list[tuple[str, str]] = []
-        unknown: list[str] = []
-        for flag in row.flags:
-            spelling = (
-                flag if flag in self.index else self.by_separator_key.get(separator_key(flag))
-            )
-            if spelling is None:
-                unknown.append(flag)
-                continue
-            if spelling != flag:
-                respelled.append((flag, spelling))
-            argument = argument or self.index[spelling]
-        return RowFlags(argument, tuple(respelled), tuple(unknown))
 
 
 def respelled_flags(
@@ -275,7 +257,11 @@ def respelled_flags(
 
 
 def unknown_flags(
-    page: ArgumentPage, row: ArgumentRow, unknown: tuple[str, ...], candidates: list[str]
+    page: ArgumentPage,
+    row: ArgumentRow,
+    unknown: tuple[str, ...],
+    flags: RegistryFlags,
+    scope: str = "",
 ) -> list[Finding]:
     found = []
     for flag in unknown:
@@ -291,7 +277,7 @@ def unknown_flags(
                 )
             )
             continue
-        suggestion = closest(flag, candidates)
+        suggestion = flags.suggestion(closest(flag, flags.candidates), scope)
         found.append(
             row_finding(
                 page,
@@ -307,25 +293,91 @@ def unknown_flags(
     return found
 
 
-def missing_flags(page: ArgumentPage, registry: Registry, documented: set[str]) -> list[Finding]:
-    """Registry arguments without a row, at the heading of their section when the page has it."""
+def ambiguous_flags(
+    page: ArgumentPage, row: ArgumentRow, ambiguous: tuple[tuple[str, tuple[str, ...]], ...]
+) -> list[Finding]:
+    """A flag several subcommands have, on a row the page does not place under one of them:
+    a finding naming every spelling it could mean, never a guess."""
     found = []
-    for argument in registry.arguments:
-        # A page's rows are found by their --flags; positionals are not audited.
-        if argument.hidden or argument.positional or argument.name in documented:
-            continue
-        line = page.section_line(argument.section)
+    for flag, spellings in ambiguous:
+        named = ", ".join(repr(s) for s in spellings)
         found.append(
             row_finding(
                 page,
-                "missing-flag",
-                f"{argument.name} is in the registry but not on the page",
-                argument.name,
-                line,
-                f"add a row for it under '{argument.section}'",
+                "ambiguous-flag",
+                f"{flag} is an argument of several subcommands ({named}): the page does not say"
+                " which one the row documents",
+                flag,
+                row.line,
+                f"put the row under a heading naming its subcommand (e.g. '## "
+                f"{spellings[0].rsplit(' ', 1)[0]}'), or write {spellings[0]!r} in its cell",
             )
         )
     return found
+
+
+def missing_flags(page: ArgumentPage, registry: Registry, documented: set[str]) -> list[Finding]:
+    """Registry arguments without a row, at the heading of their section when the page has it.
+    The top level's are audited, and those of each subcommand the page documents (a page about
+    `serve` alone is not missing `bench`'s)."""
+    after = heading_scopes(page, registry) if registry.subcommands else []
+    audited = {""} | {
+        words for spelled in documented for words in _enclosing(spelled.rsplit(" ", 1)[0])
+    }
+    found = []
+    for scope in scopes(registry):
+        if scope.words not in audited:
+            continue
+        for argument in scope.registry.arguments:
+            spelled = scope.words + argument.name
+            # A page's rows are found by their --flags; positionals are not audited.
+            if argument.hidden or argument.positional or spelled in documented:
+                continue
+            found.append(_missing(page, after, scope.words, argument))
+    return found
+
+
+def _enclosing(words: str) -> list[str]:
+    """`serve api` -> ["serve ", "serve api "]: the subcommand scopes a spelling sits in (a
+    top-level spelling, a bare flag, has none)."""
+    names = [w for w in words.split() if not w.startswith("-")]
+    return [" ".join(names[:count]) + " " for count in range(1, len(names) + 1)]
+
+
+def _missing(
+    page: ArgumentPage, after: list[tuple[int, str]], words: str, argument: Argument
+) -> Finding:
+    spelled = words + argument.name
+    where = f"'{argument.section}'" + (f" of '{words.strip()}'" if words else "")
+    return row_finding(
+        page,
+        "missing-flag",
+        f"{spelled} is in the registry but not on the page",
+        spelled,
+        page_line_of(page, after, words, argument.section),
+        f"add a row for it under {where}",
+    )
+
+
+def page_line_of(
+    page: ArgumentPage, scopes_after: list[tuple[int, str]], words: str, section: str
+) -> int | None:
+    """The line of the heading of `section` of the subcommand `words` on the page: among the
+    headings under the subcommand's first heading, else the first heading of that title; the
+    subcommand's own heading; or None."""
+    headings = page.page.headings
+    own = next((i for i, (_, scope) in enumerate(scopes_after) if scope == words), None)
+    if not words or own is None:
+        return page.section_line(section)
+    level = headings[own][2]
+    wanted = section_key(section)
+    for index in range(own + 1, len(headings)):
+        text, line, deeper = headings[index]
+        if scopes_after[index][1] != words or (deeper <= level and page.layout != "text"):
+            break
+        if section_key(text) == wanted:
+            return line
+    return headings[own][1]
 
 
 # ------------------------------------------------------------------ cells that lose text

@@ -38,8 +38,14 @@ def row_finding(
 
 
 def wrong_default(
-    page: ArgumentPage, row: ArgumentRow, argument: Argument, computed: str | None = None
+    page: ArgumentPage,
+    row: ArgumentRow,
+    argument: Argument,
+    computed: str | None = None,
+    name: str | None = None,
 ) -> list[Finding]:
+    """`name`, here and below: the argument's spelling (`serve --port` for a subcommand's)."""
+    name = name or argument.name
     cell = row.cell(DEFAULT)
     if cell is None or default_agrees(cell.text, argument, computed) is not False:
         return []
@@ -53,8 +59,8 @@ def wrong_default(
         row_finding(
             page,
             "wrong-default",
-            f"{argument.name}: the page says the default is {_quoted(cell.text)}, {says}",
-            argument.name,
+            f"{name}: the page says the default is {_quoted(cell.text)}, {says}",
+            name,
             row.line,
             f"write {_quoted(expected)}; a platform's own default belongs in its manifest"
             if page.states_support
@@ -76,8 +82,9 @@ def _quoted(text: str) -> str:
 
 
 def wrong_options(
-    page: ArgumentPage, row: ArgumentRow, argument: Argument, cell: Cell
+    page: ArgumentPage, row: ArgumentRow, argument: Argument, cell: Cell, name: str | None = None
 ) -> list[Finding]:
+    name = name or argument.name
     values = option_values(cell)
     choices = argument.choices
     if not values or not isinstance(choices, tuple):
@@ -89,9 +96,9 @@ def wrong_options(
             row_finding(
                 page,
                 "wrong-options",
-                f"{argument.name}: {', '.join(outside)} {'is' if len(outside) == 1 else 'are'} not"
+                f"{name}: {', '.join(outside)} {'is' if len(outside) == 1 else 'are'} not"
                 " among the registry's choices",
-                argument.name,
+                name,
                 row.line,
                 f"list only registry choices: {choice_list}",
             )
@@ -102,8 +109,8 @@ def wrong_options(
             row_finding(
                 page,
                 "wrong-options",
-                f"{argument.name}: the page leaves out the choices {', '.join(missing)}",
-                argument.name,
+                f"{name}: the page leaves out the choices {', '.join(missing)}",
+                name,
                 row.line,
                 f"list every choice: {choice_list}",
             )
@@ -167,8 +174,9 @@ def describe_kind(kind: TypeHint, argument: Argument) -> str:
 
 
 def wrong_type(
-    page: ArgumentPage, row: ArgumentRow, argument: Argument, cell: Cell
+    page: ArgumentPage, row: ArgumentRow, argument: Argument, cell: Cell, name: str | None = None
 ) -> list[Finding]:
+    name = name or argument.name
     hint = type_hint(cell)
     expected = registry_kind(argument)
     if hint is None or expected is None or types_agree(hint, expected):
@@ -177,9 +185,9 @@ def wrong_type(
         row_finding(
             page,
             "wrong-type",
-            f"{argument.name}: the page says {_quoted(hint.text)}, but the argument"
+            f"{name}: the page says {_quoted(hint.text)}, but the argument"
             f" {describe_kind(expected, argument)}",
-            argument.name,
+            name,
             row.line,
             f"write {_quoted(value_description(argument))}",
         )

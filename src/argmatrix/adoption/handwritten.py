@@ -209,13 +209,13 @@ class ArgumentPage:
         return any(table.states_support for table in self.tables)
 
     def section_line(self, title: str) -> int | None:
-        wanted = _section_key(title)
+        wanted = section_key(title)
         return next(
-            (line for name, line in self.page.sections if _section_key(name) == wanted), None
+            (line for name, line in self.page.sections if section_key(name) == wanted), None
         )
 
 
-def _section_key(title: str) -> str:
+def section_key(title: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", title.lower()).strip()
 
 

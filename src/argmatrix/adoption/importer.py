@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +36,7 @@ from argmatrix.adoption.handwritten import (
     option_values,
     read_page,
 )
+from argmatrix.adoption.page_arguments import ReadRow, RegistryFlags, Scoped, read_rows
 from argmatrix.adoption.page_defaults import comparable, default_agrees
 from argmatrix.errors import ArgmatrixError, Problem
 from argmatrix.manifests.load import PLATFORM_NAME, Problems, parse_manifest
@@ -44,6 +44,7 @@ from argmatrix.manifests.resolve import in_choices
 from argmatrix.model.findings import closest
 from argmatrix.model.platform import STATUS_ICONS, STATUS_LABELS
 from argmatrix.model.registry import Argument, Registry
+from argmatrix.model.spelling import argument_spellings, scopes
 from argmatrix.model.values import value_text
 from argmatrix.project import SourceOptions, load_registry_only
 
@@ -73,7 +74,9 @@ class Imported:
     platform: str
     title: str
     variants: tuple[str, ...]  # from the per-variant columns and the status cells
-    entries: dict[str, Entry]  # keyed by Argument.name, in registry order
+    # keyed by the argument's spelling (`--port`, `serve --port` for a subcommand's), in
+    # registry order
+    entries: dict[str, Entry]
     notes: list[Problem] = field(default_factory=list)  # what was left out, and why
 
 
@@ -221,9 +224,11 @@ def entry_of_row(row: ArgumentRow, page: ArgumentPage) -> tuple[Entry | None, tu
 
 
 def options_subset(
-    row: ArgumentRow, argument: Argument, notes: list[Problem], file: str
+    row: ArgumentRow, argument: Argument, notes: list[Problem], file: str, name: str = ""
 ) -> tuple[Any, ...] | None:
-    """The page's option values that are registry choices, when they are a strict subset."""
+    """The page's option values that are registry choices, when they are a strict subset.
+    `name`, here and below: the argument's spelling in notes (`serve --port`)."""
+    name = name or argument.name
     cell = row.cell(OPTIONS)
     choices = argument.choices
     if cell is None or not isinstance(choices, tuple):
@@ -234,7 +239,7 @@ def options_subset(
     if dropped:
         notes.append(
             Problem(
-                f"{argument.name}: {', '.join(dropped)} {'is' if len(dropped) == 1 else 'are'} not"
+                f"{name}: {', '.join(dropped)} {'is' if len(dropped) == 1 else 'are'} not"
                 " among the registry's choices; left out of 'options'",
                 file,
                 row.line,
@@ -246,9 +251,10 @@ def options_subset(
 
 
 def platform_default(
-    row: ArgumentRow, argument: Argument, notes: list[Problem], file: str
+    row: ArgumentRow, argument: Argument, notes: list[Problem], file: str, name: str = ""
 ) -> tuple[bool, Any]:
     """(True, value) when the page's default differs from the registry and can be typed."""
+    name = name or argument.name
     cell = row.cell(DEFAULT)
     if cell is None or default_agrees(cell.text, argument) is not False:
         return False, None
@@ -257,7 +263,7 @@ def platform_default(
     if value is None:
         notes.append(
             Problem(
-                f"{argument.name}: the page's default {cell.text!r} differs from the registry's"
+                f"{name}: the page's default {cell.text!r} differs from the registry's"
                 f" {registry_text} but cannot be read as {_kind_name(argument)}; left out",
                 file,
                 row.line,
@@ -267,7 +273,7 @@ def platform_default(
         return False, None
     notes.append(
         Problem(
-            f"{argument.name}: platform default {value!r} taken from the page (the registry's is"
+            f"{name}: platform default {value!r} taken from the page (the registry's is"
             f" {registry_text})",
             file,
             row.line,
@@ -349,26 +355,21 @@ def import_page(
             fix="import a platform support page; audit a generic page with 'argmatrix audit'",
         )
     imported = Imported(platform, title or page_title(page, platform), page.variants, {})
-    index = registry.by_flag()
-    candidates = sorted(index)
-    for row in page.rows:
-        argument = _argument_of(row, index, candidates, imported.notes, page.file)
-        if argument is not None:
-            _import_row(row, argument, page, imported)
-    order = {a.name: i for i, a in enumerate(registry.arguments)}
+    flags = RegistryFlags.of(registry)
+    for read in read_rows(page, flags):
+        scoped = _argument_of(read, flags, imported.notes, page.file)
+        if scoped is not None:
+            _import_row(read.row, scoped, page, imported)
+    order = {spelled: i for i, spelled in enumerate(argument_spellings(registry))}
     imported.entries = dict(sorted(imported.entries.items(), key=lambda item: order[item[0]]))
     return imported
 
 
-def _import_row(
-    row: ArgumentRow, argument: Argument, page: ArgumentPage, imported: Imported
-) -> None:
-    notes = imported.notes
-    if argument.name in imported.entries:
+def _import_row(row: ArgumentRow, scoped: Scoped, page: ArgumentPage, imported: Imported) -> None:
+    notes, name, argument = imported.notes, scoped.spelled, scoped.argument
+    if name in imported.entries:
         notes.append(
-            Problem(
-                f"{argument.name} is on the page twice; the first row is kept", page.file, row.line
-            )
+            Problem(f"{name} is on the page twice; the first row is kept", page.file, row.line)
         )
         return
     if row.broken:
@@ -378,9 +379,7 @@ def _import_row(
             else ("its missing cells were read as empty")
         )
         notes.append(
-            Problem(
-                f"{argument.name}: {row.broken}; {repair}, check the entry", page.file, row.line
-            )
+            Problem(f"{name}: {row.broken}; {repair}, check the entry", page.file, row.line)
         )
     entry, variants = entry_of_row(row, page)
     imported.variants = tuple(dict.fromkeys((*imported.variants, *variants)))
@@ -388,45 +387,58 @@ def _import_row(
     if entry is None and status is not None and mark_of(status.text) is None:
         notes.append(
             Problem(
-                f"{argument.name}: the status {status.text!r} is not understood; left out",
+                f"{name}: the status {status.text!r} is not understood; left out",
                 page.file,
                 row.line,
                 "write e.g. 'A2, A3', 'Planned', 'Experimental' or 'Special for GPU'",
             )
         )
     if entry is not None:
-        imported.entries[argument.name] = _with_values(entry, row, argument, notes, page.file)
+        imported.entries[name] = _with_values(entry, row, argument, notes, page.file, name)
 
 
 def _argument_of(
-    row: ArgumentRow,
-    index: Mapping[str, Argument],
-    candidates: list[str],
-    notes: list[Problem],
-    file: str,
-) -> Argument | None:
-    argument = next((index[f] for f in row.flags if f in index), None)
-    if argument is None:
-        flag = row.flags[0]
-        suggestion = closest(flag, candidates)
+    read: ReadRow, flags: RegistryFlags, notes: list[Problem], file: str
+) -> Scoped | None:
+    """The argument the row documents, in its spelling (`serve --port`); None, with a note,
+    for a flag the registry lacks or one the page does not place under one subcommand."""
+    found, row = read.flags, read.row
+    if found.argument is not None:
+        return found.argument
+    if found.ambiguous:
+        flag, spellings = found.ambiguous[0]
+        named = ", ".join(repr(s) for s in spellings)
         notes.append(
             Problem(
-                f"{flag} is not an argument of the registry; left out",
+                f"{flag} is an argument of several subcommands ({named}) and the page does not"
+                " say which one the row is about; left out",
                 file,
                 row.line,
-                f"did you mean {suggestion}?" if suggestion else None,
+                f"put the row under a heading naming its subcommand, or write {spellings[0]!r}"
+                " in its cell",
             )
         )
-    return argument
+        return None
+    flag = row.flags[0]
+    suggestion = flags.suggestion(closest(flag, flags.candidates), read.scope)
+    notes.append(
+        Problem(
+            f"{flag} is not an argument of the registry; left out",
+            file,
+            row.line,
+            f"did you mean {suggestion}?" if suggestion else None,
+        )
+    )
+    return None
 
 
 def _with_values(
-    entry: Entry, row: ArgumentRow, argument: Argument, notes: list[Problem], file: str
+    entry: Entry, row: ArgumentRow, argument: Argument, notes: list[Problem], file: str, name: str
 ) -> Entry:
     if entry.status not in ("supported", "experimental"):
         return entry
-    options = options_subset(row, argument, notes, file)
-    has_default, default = platform_default(row, argument, notes, file)
+    options = options_subset(row, argument, notes, file, name)
+    has_default, default = platform_default(row, argument, notes, file, name)
     return Entry(entry.status, entry.variants, options, default, has_default, entry.reason)
 
 
@@ -455,14 +467,16 @@ def manifest_text(imported: Imported, registry: Registry, source: str) -> str:
     if imported.entries:
         lines.append("arguments:")
     section = None
-    for argument in registry.arguments:
-        entry = imported.entries.get(argument.name)
-        if entry is None:
-            continue
-        if argument.section != section:
-            section = argument.section
-            lines.append(f"  # {' '.join(section.split())}")
-        lines.append(f"  {scalar(argument.name)}: {entry_yaml(entry, imported.variants)}")
+    for scope in scopes(registry):
+        for argument in scope.registry.arguments:
+            spelled = scope.words + argument.name
+            entry = imported.entries.get(spelled)
+            if entry is None:
+                continue
+            if (scope.words, argument.section) != section:
+                section = (scope.words, argument.section)
+                lines.append(f"  # {' '.join((scope.words + argument.section).split())}")
+            lines.append(f"  {scalar(spelled)}: {entry_yaml(entry, imported.variants)}")
     return "\n".join(lines) + "\n"
 
 

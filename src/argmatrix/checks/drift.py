@@ -47,21 +47,28 @@ def regenerate_fix(config_file: Path | None) -> str:
     the configuration is not the one a command finds by itself from the current folder (a
     project's second configuration, `argmatrix-cli.yaml`), so the advice regenerates the right
     pages."""
+    command = generate_command(config_file)
+    return f"run '{command}' (or '{command.replace('generate', 'check', 1)} --fix')"
+
+
+def generate_command(config_file: Path | None, cwd: Path | None = None) -> str:
+    """`argmatrix generate`, run from `cwd` (by default the current folder), with `--config`
+    (named from `cwd`) when the command would not find `config_file` by itself."""
     import os
 
     from argmatrix.config import find_config
 
-    command = "argmatrix generate"
-    if config_file is not None:
-        cwd = Path.cwd()
-        found = find_config(None, cwd)
-        if found is None or found.resolve() != config_file.resolve():
-            try:
-                name = os.path.relpath(config_file, cwd)
-            except ValueError:  # another drive
-                name = str(config_file)
-            command = f"argmatrix generate --config {name}"
-    return f"run '{command}' (or '{command.replace('generate', 'check', 1)} --fix')"
+    if config_file is None:
+        return "argmatrix generate"
+    cwd = cwd or Path.cwd()
+    found = find_config(None, cwd)
+    if found is not None and found.resolve() == config_file.resolve():
+        return "argmatrix generate"
+    try:
+        name = os.path.relpath(config_file, cwd)
+    except ValueError:  # another drive
+        name = str(config_file)
+    return f"argmatrix generate --config {name}"
 
 
 def stale_page(

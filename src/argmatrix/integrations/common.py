@@ -26,7 +26,9 @@ def load_engine_project(
 
     `fresh_modules`: a registry whose code runs has its module imported afresh (a rebuild while
     serving). `warn`: where each diagnostic of the registry that reaches an output goes (a value
-    kept as source text), as the engine's own warning, so a strict build fails on it."""
+    kept as source text), as the engine's own warning, so a strict build fails on it; its file
+    named from the project's root (the folder of `argmatrix.yaml`), as `argmatrix check` run
+    there names it, from whichever folder the build runs."""
     settings = load_config(config_path, config_path.parent)
     if settings.registry is None:
         raise ArgmatrixError.at(
@@ -36,7 +38,7 @@ def load_engine_project(
         )
     if fresh_modules and settings.registry.loader.runs_code:
         sys.modules.pop(settings.registry.target.partition(":")[0], None)
-    with warnings_to(warn):
+    with warnings_to(warn, shown_from=settings.root):
         return project_from_config(settings)
 
 

@@ -44,6 +44,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 from argmatrix._runtime.files import read_page
+from argmatrix.checks.drift import generate_command
 from argmatrix.errors import ArgmatrixError, printable
 from argmatrix.integrations.assets import ASSET_NAMES, STYLESHEET, asset_bytes, site_uri
 from argmatrix.integrations.common import load_engine_project, watched_paths
@@ -211,9 +212,12 @@ def plugin_errors() -> Iterator[None]:
 
 def _stale_committed_page(path: Path, missing: bool, config_path: Path) -> str:
     """The warning for a committed page (`committed: true`, the default) the build finds
-    missing or out of date: a missing one is most often a page never meant to be committed."""
-    generate = f"argmatrix generate --config {os.path.relpath(config_path)}"
-    path = Path(os.path.relpath(path))  # as every warning names a file: from the current folder
+    missing or out of date: a missing one is most often a page never meant to be committed.
+    Paths are named from the project's root (the folder of the configuration), as `argmatrix
+    check` run there names them, from whichever folder the build runs."""
+    root = config_path.parent
+    generate = generate_command(config_path, root)
+    path = Path(os.path.relpath(path, root))
     if missing:
         return (
             f"{path} is missing: the page is marked committed (the default) (fix: run"

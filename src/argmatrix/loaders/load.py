@@ -41,16 +41,25 @@ if TYPE_CHECKING:
 _warn: Callable[[str], None] | None = None
 
 
+# The folder a warning's file is named from: None for the current folder (the command line),
+# the project's root for a docs engine (a build run from any folder names the same file).
+_shown_from: Path | None = None
+
+
 @contextlib.contextmanager
-def warnings_to(sink: Callable[[str], None] | None) -> Iterator[None]:
+def warnings_to(
+    sink: Callable[[str], None] | None, shown_from: Path | None = None
+) -> Iterator[None]:
     """Send each diagnostic of every registry loaded inside the block to `sink`, as one line
-    (`FILE:LINE: message`). A registry read in a forked process sends its own."""
-    global _warn
+    (`FILE:LINE: message`), its file named from `shown_from` (by default the current folder).
+    A registry read in a forked process sends its own."""
+    global _warn, _shown_from
     previous, _warn = _warn, sink
+    previous_from, _shown_from = _shown_from, shown_from
     try:
         yield
     finally:
-        _warn = previous
+        _warn, _shown_from = previous, previous_from
 
 
 def load_registry(
@@ -80,7 +89,11 @@ def load_registry_and_files(
     _not_empty(registry, spec)
     if _warn is not None:
         for diagnostic in said_diagnostics(registry, verbose, shown, configured):
-            _warn(warning_text(diagnostic, project or spec.base_dir, registry, config_name))
+            _warn(
+                warning_text(
+                    diagnostic, project or spec.base_dir, registry, config_name, _shown_from
+                )
+            )
     return registry, files
 
 
@@ -89,12 +102,14 @@ def warning_text(
     project: Path,
     registry: Registry | None = None,
     config_name: str = "argmatrix.yaml",
+    shown_from: Path | None = None,
 ) -> str:
     """A diagnostic as a warning line says it, `FILE:LINE: message (fix: ...)`, whichever way
     the registry was read: its file relative to the current folder (`../mysrv/args.py` from
-    `docs/`), never `proj/../srv/...`; a snapshot's file (relative to the project that wrote
-    it) read from `project`; a file outside the project as its absolute path."""
-    text = str(replace(diagnostic, file=shown_file(diagnostic.file, project)))
+    `docs/`), or to `shown_from`, never `proj/../srv/...`; a snapshot's file (relative to the
+    project that wrote it) read from `project`; a file outside the project as its absolute
+    path."""
+    text = str(replace(diagnostic, file=shown_file(diagnostic.file, project, shown_from)))
     fix = diagnostic_fix(diagnostic, registry, config_name)
     return f"{text} (fix: {fix})" if fix else text
 
@@ -123,12 +138,14 @@ def diagnostic_fix(
     return f"say it in words in {config_name}: 'computed: {{{flag}: {{{field}: ...}}}}'"
 
 
-def shown_file(file: str, project: Path) -> str:
+def shown_file(file: str, project: Path, shown_from: Path | None = None) -> str:
+    """`file` (relative to `project`, or absolute) as a warning names it: from `shown_from`,
+    by default the current folder."""
     if not file or "!" in file:  # a member of a release archive: `x.whl!pkg/args.py`
         return file
     path = os.path.normpath(os.path.join(project, file))  # an absolute `file` stays itself
     try:
-        relative = os.path.relpath(path, os.getcwd())
+        relative = os.path.relpath(path, shown_from or os.getcwd())
         inside = os.path.commonpath([os.path.realpath(path), os.path.realpath(project)])
     except ValueError:  # another drive
         return path
@@ -149,7 +166,7 @@ def said_diagnostics(
     `verbose`."""
     if verbose:
         return list(registry.diagnostics)
-    # As static reading says a value kept as source text (loaders/static/replay.py,
+    # As static reading says a value kept as source text (loaders/static/argparse_parsers/replay.py,
     # report_unevaluated): "--flag: help kept as source text: ...", under any of its flags.
     from argmatrix.model.spelling import find_argument, scopes
 

@@ -77,9 +77,11 @@ class PageTable:
 
 @dataclass(frozen=True)
 class Page:
-    """A page's outline (its title, its section headings and their lines) and its tables."""
+    """A page's outline (its title, its section headings and their lines) and its tables;
+    `headings`: every heading as (text, line, level), in page order."""
 
     file: str
     title: str
     sections: tuple[tuple[str, int], ...]
     tables: tuple[PageTable, ...]
+    headings: tuple[tuple[str, int, int], ...] = ()

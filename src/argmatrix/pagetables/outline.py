@@ -17,8 +17,10 @@ class Outline:
     section: str = ""
     caption: str = ""  # the sub-heading or paragraph just read; a table takes it as caption
     sections: list[tuple[str, int]] = field(default_factory=list)
+    headings: list[tuple[str, int, int]] = field(default_factory=list)  # (text, line, level)
 
     def heading(self, text: str, line: int, level: int) -> None:
+        self.headings.append((text, line, level))
         if level == 1 and not self.title:
             self.title = text
         elif level <= 2 or not self.section:
@@ -28,4 +30,4 @@ class Outline:
             self.caption = text
 
     def page(self, file: str, tables: list[PageTable]) -> Page:
-        return Page(file, self.title, tuple(self.sections), tuple(tables))
+        return Page(file, self.title, tuple(self.sections), tuple(tables), tuple(self.headings))

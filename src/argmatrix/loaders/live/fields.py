@@ -9,7 +9,7 @@ field it is working on: a `for` loop whose variable holds a `dataclasses.Field` 
 then placed where the field is declared: the line of its annotation in the body of the class that
 declares it (a base class, or, for a class assembled by `defstruct`/`make_dataclass`, the
 namespace class of the same module that declares a field of that name and annotation). Static
-reading places it at the same line (`loaders/static/declared.py`), and both modes name the section
+reading places it at the same line (`loaders/static/declared_fields/declared.py`), and both modes name the section
 with `sections.site_section`.
 """
 

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from argmatrix.loaders.static import declared, objects
-from argmatrix.loaders.static.argparse_names import argparse_attribute
-from argmatrix.loaders.static.builtins import BUILTIN_TYPES
-from argmatrix.loaders.static.classes import ancestors, class_attribute
-from argmatrix.loaders.static.evaluator import Evaluator
-from argmatrix.loaders.static.ops import method, unbound_method
-from argmatrix.loaders.static.values import (
+from argmatrix.loaders.static.argparse_parsers import objects
+from argmatrix.loaders.static.argparse_parsers.argparse_names import argparse_attribute
+from argmatrix.loaders.static.click_commands import framework_calls
+from argmatrix.loaders.static.declared_fields import declared
+from argmatrix.loaders.static.python.builtins import BUILTIN_TYPES
+from argmatrix.loaders.static.python.classes import ancestors, class_attribute
+from argmatrix.loaders.static.python.evaluator import Evaluator
+from argmatrix.loaders.static.python.ops import method, unbound_method
+from argmatrix.loaders.static.python.values import (
     PLAIN_TYPES,
     ArgparseRef,
     BuiltinRef,
@@ -73,5 +75,5 @@ def attribute_of(it: Evaluator, base: Any, attr: str) -> Any:
     if kind is SourceObject:
         return objects.attribute(it, base, attr)
     if kind is SuperOf:
-        return objects.super_attribute(it, base, attr)
+        return objects.super_attribute(it, base, attr, framework_calls.framework_init)
     raise CannotEvaluate(f"{describe(base)} has no attribute `{attr}` static reading follows")

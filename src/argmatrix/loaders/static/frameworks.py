@@ -19,11 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from argmatrix.errors import ArgmatrixError
-from argmatrix.loaders.static.budget import Limits
-from argmatrix.loaders.static.context import ModuleContext
-from argmatrix.loaders.static.evaluator import Evaluator
 from argmatrix.loaders.static.interpreter import Interpreter
 from argmatrix.loaders.static.loader import StaticLoader
+from argmatrix.loaders.static.python.budget import Limits
+from argmatrix.loaders.static.python.context import ModuleContext
+from argmatrix.loaders.static.python.evaluator import Evaluator
+from argmatrix.loaders.static.python.scripts import MAIN, main_blocks
+from argmatrix.loaders.static.python.values import CannotEvaluate, short_source
 from argmatrix.loaders.static.reader import (
     StaticRead,
     budgeted,
@@ -31,15 +33,13 @@ from argmatrix.loaders.static.reader import (
     new_loader,
     script_module,
 )
-from argmatrix.loaders.static.scripts import MAIN, main_blocks
 from argmatrix.loaders.static.source import SourceModule
-from argmatrix.loaders.static.values import CannotEvaluate, short_source
 from argmatrix.loaders.target import split_target
 
 if TYPE_CHECKING:
     from argmatrix.loaders.clicks import CommandFacts
-    from argmatrix.loaders.static.clicks import ClickReader
-    from argmatrix.loaders.static.typers import TyperReader
+    from argmatrix.loaders.static.click_commands.clicks import ClickReader
+    from argmatrix.loaders.static.typer_apps.typers import TyperReader
 
 # A module that names neither is not read a second time (the argparse reader reads it).
 _MENTIONS = re.compile(r"\b(?:click|typer)\b")
@@ -88,9 +88,9 @@ def _target_command(
 ) -> CommandFacts | None:
     # The readers of Click and Typer, imported once a module names either: an argparse target
     # (most of them) never loads them.
-    from argmatrix.loaders.static.click_params import installed_rules
-    from argmatrix.loaders.static.clicks import ClickReader
-    from argmatrix.loaders.static.typers import TyperReader
+    from argmatrix.loaders.static.click_commands.click_params import installed_rules
+    from argmatrix.loaders.static.click_commands.clicks import ClickReader
+    from argmatrix.loaders.static.typer_apps.typers import TyperReader
 
     module.parse()  # the target's module: its syntax errors are said, as importing it would
     clicks = ClickReader(loader, _top_level, installed_rules(loader))

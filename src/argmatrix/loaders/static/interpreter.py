@@ -10,36 +10,24 @@ from collections.abc import Callable
 from typing import Any
 
 from argmatrix.errors import ArgmatrixError
-from argmatrix.loaders.static import (
-    calls,
-    declared,
-    environment,
-    framework_calls,
-    framework_values,
-    objects,
-)
+from argmatrix.loaders.static.argparse_parsers import objects
+from argmatrix.loaders.static.argparse_parsers.recording import Recording
+from argmatrix.loaders.static.argparse_parsers.replay import new_parser, parser_call
 from argmatrix.loaders.static.attributes import attribute_of
-from argmatrix.loaders.static.budget import FIX, BudgetExceeded
-from argmatrix.loaders.static.builtins import LIBRARY_FUNCTIONS
-from argmatrix.loaders.static.classes import (
+from argmatrix.loaders.static.click_commands import framework_calls, framework_values
+from argmatrix.loaders.static.declared_fields import declared
+from argmatrix.loaders.static.python import calls, environment
+from argmatrix.loaders.static.python.budget import FIX, BudgetExceeded
+from argmatrix.loaders.static.python.builtins import LIBRARY_FUNCTIONS
+from argmatrix.loaders.static.python.classes import (
     is_parser_class,
     runs_body,
 )
-from argmatrix.loaders.static.context import ModuleContext, ReadContext
-from argmatrix.loaders.static.formatting import format_value
-from argmatrix.loaders.static.ops import binary, compare, unary
-from argmatrix.loaders.static.recording import Recording
-from argmatrix.loaders.static.replay import new_parser, parser_call
-from argmatrix.loaders.static.statements import (
-    EXECUTORS,
-    FunctionReturn,
-    LoopBreak,
-    LoopContinue,
-    bind,
-    exec_other,
-)
-from argmatrix.loaders.static.syntax import calls_parser, function_start
-from argmatrix.loaders.static.values import (
+from argmatrix.loaders.static.python.context import ModuleContext, ReadContext
+from argmatrix.loaders.static.python.formatting import format_value
+from argmatrix.loaders.static.python.ops import binary, compare, unary
+from argmatrix.loaders.static.python.syntax import calls_parser, function_start
+from argmatrix.loaders.static.python.values import (
     KNOWN_FUNCTIONS,
     SIZED,
     UNDECIDABLE,
@@ -66,6 +54,14 @@ from argmatrix.loaders.static.values import (
     settle,
     short_source,
     truth,
+)
+from argmatrix.loaders.static.statements import (
+    EXECUTORS,
+    FunctionReturn,
+    LoopBreak,
+    LoopContinue,
+    bind,
+    exec_other,
 )
 from argmatrix.model.registry import FromEnvironment, Unevaluated
 

@@ -18,23 +18,27 @@ from typing import Any
 
 from argmatrix._runtime.files import read_regular_file
 from argmatrix.errors import ArgmatrixError
-from argmatrix.loaders.static.argparse_names import argparse_attribute
-from argmatrix.loaders.static.budget import Budget
-from argmatrix.loaders.static.classes import runs_body
-from argmatrix.loaders.static.context import ModuleContext, Site, WrapperCall
-from argmatrix.loaders.static.declared import external
+from argmatrix.loaders.static.argparse_parsers.argparse_names import argparse_attribute
+from argmatrix.loaders.static.argparse_parsers.recording import Recording
+from argmatrix.loaders.static.declared_fields.declared import external
 from argmatrix.loaders.static.interpreter import Interpreter
-from argmatrix.loaders.static.module_files import Packages, find_module_file, inside_search_folder
-from argmatrix.loaders.static.recording import Recording
-from argmatrix.loaders.static.source import SourceModule
-from argmatrix.loaders.static.syntax import class_members
-from argmatrix.loaders.static.values import (
+from argmatrix.loaders.static.python.budget import Budget
+from argmatrix.loaders.static.python.classes import runs_body
+from argmatrix.loaders.static.python.context import ModuleContext, Site, WrapperCall
+from argmatrix.loaders.static.python.module_files import (
+    Packages,
+    find_module_file,
+    inside_search_folder,
+)
+from argmatrix.loaders.static.python.syntax import class_members
+from argmatrix.loaders.static.python.values import (
     ArgparseRef,
     CannotEvaluate,
     ClassRef,
     ExternalRef,
     ModuleRef,
 )
+from argmatrix.loaders.static.source import SourceModule
 from argmatrix.model.registry import Diagnostic
 
 MAX_DIAGNOSTICS = 200  # per read; beyond, one line says how many more there were

@@ -30,18 +30,17 @@ from typing import Any
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.convert import ARGPARSE, SourceReader
 from argmatrix.loaders.sections import CallSite, remember_tree
-from argmatrix.loaders.static.budget import FIX, Budget, BudgetExceeded, Limits
-from argmatrix.loaders.static.classes import is_parser_class
+from argmatrix.loaders.static.argparse_parsers.objects import Captured, new_object, writes_methods
+from argmatrix.loaders.static.argparse_parsers.replay import new_parser
 from argmatrix.loaders.static.interpreter import Interpreter, run_function
 from argmatrix.loaders.static.loader import StaticLoader
-from argmatrix.loaders.static.module_files import find_module_file
-from argmatrix.loaders.static.objects import Captured, new_object, writes_methods
-from argmatrix.loaders.static.outline import StatementOutline
-from argmatrix.loaders.static.replay import new_parser
-from argmatrix.loaders.static.scripts import MAIN, main_function
-from argmatrix.loaders.static.source import SourceModule
-from argmatrix.loaders.static.syntax import parameters, skips_first
-from argmatrix.loaders.static.values import (
+from argmatrix.loaders.static.python.budget import FIX, Budget, BudgetExceeded, Limits
+from argmatrix.loaders.static.python.classes import is_parser_class
+from argmatrix.loaders.static.python.module_files import find_module_file
+from argmatrix.loaders.static.python.outline import StatementOutline
+from argmatrix.loaders.static.python.scripts import MAIN, main_function
+from argmatrix.loaders.static.python.syntax import parameters, skips_first
+from argmatrix.loaders.static.python.values import (
     CannotEvaluate,
     ClassRef,
     FunctionRef,
@@ -50,6 +49,7 @@ from argmatrix.loaders.static.values import (
     settle,
     short_source,
 )
+from argmatrix.loaders.static.source import SourceModule
 from argmatrix.loaders.target import split_target
 from argmatrix.model.registry import Diagnostic
 

@@ -19,24 +19,24 @@ from typing import Any
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.sections import remember_tree
-from argmatrix.loaders.static import declared
-from argmatrix.loaders.static.budget import FIX, BudgetExceeded, parse_cost
-from argmatrix.loaders.static.builtins import BUILTINS
-from argmatrix.loaders.static.context import ReadContext, StarImport
+from argmatrix.loaders.static.declared_fields import declared
 from argmatrix.loaders.static.interpreter import Interpreter
-from argmatrix.loaders.static.outline import (
+from argmatrix.loaders.static.python.budget import FIX, BudgetExceeded, parse_cost
+from argmatrix.loaders.static.python.builtins import BUILTINS
+from argmatrix.loaders.static.python.context import ReadContext, StarImport
+from argmatrix.loaders.static.python.outline import (
     StatementOutline,
     is_word_character,
     top_attribute_writes,
 )
-from argmatrix.loaders.static.star_imports import (
+from argmatrix.loaders.static.python.star_imports import (
     NOT_BOUND,
     after_own,
     before_own,
     lookup,
     star_imports,
 )
-from argmatrix.loaders.static.syntax import (
+from argmatrix.loaders.static.python.syntax import (
     COMPOUND,
     DEFINITION,
     aliases,
@@ -48,7 +48,7 @@ from argmatrix.loaders.static.syntax import (
     namespace_writes,
     touched_names,
 )
-from argmatrix.loaders.static.values import (
+from argmatrix.loaders.static.python.values import (
     BuiltinRef,
     CannotEvaluate,
     ClassRef,

@@ -14,11 +14,12 @@ from collections.abc import Callable
 from typing import Any
 
 from argmatrix.errors import ArgmatrixError
-from argmatrix.loaders.static.budget import FIX
-from argmatrix.loaders.static.calls import reaches_parser
-from argmatrix.loaders.static.evaluator import Evaluator
-from argmatrix.loaders.static.typeforms import FieldInfo
-from argmatrix.loaders.static.values import (
+from argmatrix.loaders.static.argparse_parsers.recording import recording_of
+from argmatrix.loaders.static.declared_fields.typeforms import FieldInfo
+from argmatrix.loaders.static.python.budget import FIX
+from argmatrix.loaders.static.python.calls import reaches_parser
+from argmatrix.loaders.static.python.evaluator import Evaluator
+from argmatrix.loaders.static.python.values import (
     PLAIN_TYPES,
     ActionHandle,
     CannotEvaluate,
@@ -140,7 +141,7 @@ def undecided_if(it: Evaluator, node: ast.If, reason: str) -> None:
     """Both branches may add arguments: read both, in source order. Where both add the same
     flag (a platform-dependent default), the first one stands. A name the branches set to
     different values is unknown after the `if`."""
-    recording = it.recording
+    recording = recording_of(it)
     it.budget.visit(3 * len(it.scope))  # two copies of the scope and a look at each name
     before = dict(it.scope)
     containers = {n: v for n, v in before.items() if type(v) in _CHANGED_IN_PLACE}
@@ -255,7 +256,7 @@ def exec_while(it: Evaluator, node: ast.While) -> None:
 def once(it: Evaluator, node: ast.For | ast.AsyncFor | ast.While, what: str, reason: str) -> None:
     """A loop static reading cannot follow: its body is read once, and that is said if the
     body replays parser calls."""
-    calls = it.recording.calls
+    calls = recording_of(it).calls
     try:
         loop_body(it, node.body)
     except ArgmatrixError as exc:
@@ -269,7 +270,7 @@ def once(it: Evaluator, node: ast.For | ast.AsyncFor | ast.While, what: str, rea
             fix="declare the arguments in source static reading can follow, or load the"
             " registry live (registry.mode: live)",
         ) from None
-    if it.recording.calls > calls:
+    if recording_of(it).calls > calls:
         it.report(node, f"{what} cannot be followed statically ({reason}): its body was read once")
 
 

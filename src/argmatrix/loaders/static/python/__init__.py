@@ -1,0 +1,36 @@
+"""The evaluator of static reading: a small, bounded interpreter of Python source that never runs it.
+
+What it evaluates. A module's syntax tree, from the source files on the search path
+(`module_files`; a compiled module's `.pyi` stub where there is no source): the statements of its
+top level that run at import (`branches`: an `if` it can decide, a `try`, the
+`if __name__ == "__main__":` blocks of `scripts`), its names and `from x import *`
+(`star_imports`), and within a function the expressions, operators (`ops`), the builtins and the
+methods of plain data it implements (`builtins`, `formatting`: `sorted`, `str.format`, f-strings,
+`os.environ.get` as `environment` models it), calls of the project's own functions, lambdas and
+classes (`calls`, `classes`: bases, members, Enum members, the class body's values). Its values
+are those of `values`: plain data (exactly `str`, `int`, `list`, `dict`, ...; never a subclass),
+references to what the source names (a class, a function, a module, a name of the standard
+library), and `Unevaluated` source text for everything else. The parts above it call back on the
+interpreter through the `Evaluator` protocol (`evaluator`) and reach the read and a module being
+read through `ReadContext` and `ModuleContext` (`context`).
+
+What it refuses. It imports, opens, calls and executes nothing of the project: a name of another
+library is a reference, never the object; an operation it cannot do on plain data raises
+`CannotEvaluate` with a reason a reader can understand, and the reader above says it (the value is
+kept as source text, or the read stops at that line when arguments would be missing). No object
+of argmatrix's own process is ever handed to the project's code.
+
+How it is bounded. Every read has a `Budget` (`budget`): steps (the same on every machine),
+call depth, expression nesting, the size of each value built and of all of them together,
+integer bit length, the cost of parsing a module, checked before the work is done, and
+processor time as the backstop. Exceeding one stops the read with a located error.
+
+It knows no framework's rules: the readers of argparse (`argparse_parsers`), Click
+(`click_commands`), Typer (`typer_apps`) and declared fields (`declared_fields`) sit above it and
+import it, never the reverse (the contracts of `loaders.static` in `pyproject.toml`). What it
+still knows of argparse is a vocabulary, not a rule: the value kinds a replayed parser call gives
+back (`values.ParserHandle`, `ActionHandle`, `ArgparseRef`, ...: opaque handles only the argparse
+reader looks into), the method names that mark a statement as one that builds a parser
+(`syntax.PARSER_METHODS`), and whether a class of the source derives from `ArgumentParser`
+(`classes.is_parser_class`).
+"""
