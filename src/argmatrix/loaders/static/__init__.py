@@ -11,9 +11,9 @@ fields). On top, the read: `frameworks` (the entry of a Click or Typer read,
 too) -> `reader` (the entry point: `load_static` returns a `StaticRead`, the parser with the files
 read and what could not be followed) -> `loader` (the `StaticLoader`, which owns everything one
 read keeps) -> `source` (the modules of the registry's package, parsed and followed name by
-name) -> `interpreter` (expressions over the syntax tree, each call and attribute handed to the
-reader it belongs to) -> `attributes` (an attribute of a value, by its kind) and `statements` (a
-function's statements). No module imports one above it, not even for annotations (the contracts
+name) -> `interpreter` (the evaluator's `PythonInterpreter` with the readers' hooks filled in:
+each call and attribute of a reader's kind handed to that reader) -> `attributes` (the readers'
+kinds of attribute). No module imports one above it, not even for annotations (the contracts
 of `pyproject.toml`, `tests/test_static_layers.py`). The package may import `argmatrix.model`,
 `argmatrix.errors`, `argmatrix._runtime.files` and `argmatrix.loaders.convert`, `.clicks`,
 `.sections` and `.target`, nothing above them; and it never imports, executes or calls anything

@@ -55,6 +55,7 @@ from argmatrix.loaders.static.declared_fields.typeforms import (
     subscript,
     union,
 )
+from argmatrix.loaders.static.python import statements
 from argmatrix.loaders.static.python import values as values_module
 from argmatrix.loaders.static.python.builtins import BUILTIN_TYPES
 from argmatrix.loaders.static.python.classes import (
@@ -515,6 +516,7 @@ def _ignored_names(cls: ClassRef) -> frozenset[str]:
 
 
 values_module.class_items = enum_members
+statements.DECLARED_ITEMS.add(FieldInfo)
 
 
 def docstring(node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:

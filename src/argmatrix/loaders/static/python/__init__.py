@@ -1,6 +1,7 @@
 """The evaluator of static reading: a small, bounded interpreter of Python source that never runs it.
 
-What it evaluates. A module's syntax tree, from the source files on the search path
+What it evaluates. `interpreter.PythonInterpreter` runs a function's statements (`statements`)
+and evaluates its expressions over a module's syntax tree, from the source files on the search path
 (`module_files`; a compiled module's `.pyi` stub where there is no source): the statements of its
 top level that run at import (`branches`: an `if` it can decide, a `try`, the
 `if __name__ == "__main__":` blocks of `scripts`), its names and `from x import *`
@@ -27,7 +28,12 @@ processor time as the backstop. Exceeding one stops the read with a located erro
 
 It knows no framework's rules: the readers of argparse (`argparse_parsers`), Click
 (`click_commands`), Typer (`typer_apps`) and declared fields (`declared_fields`) sit above it and
-import it, never the reverse (the contracts of `loaders.static` in `pyproject.toml`). What it
+import it, never the reverse (the contracts of `loaders.static` in `pyproject.toml`). Where a
+value may be a reader's (a call, an attribute, a `|` or `[...]` of typing forms, a loop over
+declared fields), the interpreter asks a hook of its own that answers "not mine" here; the read's
+interpreter (`loaders/static/interpreter.py`) overrides the hooks to hand the value to its
+reader, and a reader registers what the evaluator must recognise (`statements.DECLARED_ITEMS`,
+`values.class_items`). What it
 still knows of argparse is a vocabulary, not a rule: the value kinds a replayed parser call gives
 back (`values.ParserHandle`, `ActionHandle`, `ArgparseRef`, ...: opaque handles only the argparse
 reader looks into), the method names that mark a statement as one that builds a parser

@@ -14,8 +14,6 @@ from collections.abc import Callable
 from typing import Any
 
 from argmatrix.errors import ArgmatrixError
-from argmatrix.loaders.static.argparse_parsers.recording import recording_of
-from argmatrix.loaders.static.declared_fields.typeforms import FieldInfo
 from argmatrix.loaders.static.python.budget import FIX
 from argmatrix.loaders.static.python.calls import reaches_parser
 from argmatrix.loaders.static.python.evaluator import Evaluator
@@ -33,6 +31,10 @@ from argmatrix.loaders.static.python.values import (
     truth,
 )
 from argmatrix.model.registry import Unevaluated
+
+# The kinds of value a loop may go over that say where a field is declared (`.site`): those of
+# the declared fields' reader (`dataclasses.fields()` gives them), which registers them.
+DECLARED_ITEMS: set[type] = set()
 
 
 class FunctionReturn(Exception):
@@ -141,7 +143,7 @@ def undecided_if(it: Evaluator, node: ast.If, reason: str) -> None:
     """Both branches may add arguments: read both, in source order. Where both add the same
     flag (a platform-dependent default), the first one stands. A name the branches set to
     different values is unknown after the `if`."""
-    recording = recording_of(it)
+    recording = it.loader.recording  # the parser calls replayed, logged to compare branches
     it.budget.visit(3 * len(it.scope))  # two copies of the scope and a look at each name
     before = dict(it.scope)
     containers = {n: v for n, v in before.items() if type(v) in _CHANGED_IN_PLACE}
@@ -227,8 +229,8 @@ def exec_for(it: Evaluator, node: ast.For | ast.AsyncFor) -> None:
     try:
         for item in items:
             bind(it, node.target, item)
-            if type(item) is FieldInfo:  # a loop over declared fields: the arguments it adds
-                loader.declaring = item.site  # are sectioned where each field is declared
+            if type(item) in DECLARED_ITEMS:  # a loop over declared fields: the arguments it
+                loader.declaring = item.site  # adds are sectioned where each field is declared
             if not loop_body(it, node.body):
                 break
         else:
@@ -256,7 +258,7 @@ def exec_while(it: Evaluator, node: ast.While) -> None:
 def once(it: Evaluator, node: ast.For | ast.AsyncFor | ast.While, what: str, reason: str) -> None:
     """A loop static reading cannot follow: its body is read once, and that is said if the
     body replays parser calls."""
-    calls = recording_of(it).calls
+    calls = it.loader.recording.calls
     try:
         loop_body(it, node.body)
     except ArgmatrixError as exc:
@@ -270,7 +272,7 @@ def once(it: Evaluator, node: ast.For | ast.AsyncFor | ast.While, what: str, rea
             fix="declare the arguments in source static reading can follow, or load the"
             " registry live (registry.mode: live)",
         ) from None
-    if recording_of(it).calls > calls:
+    if it.loader.recording.calls > calls:
         it.report(node, f"{what} cannot be followed statically ({reason}): its body was read once")
 
 
