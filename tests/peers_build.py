@@ -284,7 +284,11 @@ for (const a of root.querySelectorAll('a[href^="#"]')) {
   const target = document.getElementById(decodeURIComponent(a.getAttribute('href').slice(1)));
   if (!target || /^(H[1-6]|SECTION)$/.test(target.tagName)) continue;
   if (target.querySelector('h1, h2, h3, h4, h5, h6, p.rubric')) continue;
-  const found = (target.textContent.match(/--[A-Za-z][A-Za-z0-9-]*/) || [null])[0];
+  // An empty anchor (argmatrix's Markdown: <a id> before the flag) marks the cell it opens,
+  // read as shown (its names on lines of their own, not run together).
+  const cell = target.textContent.trim() ? null : target.closest('td, li, dt, dd');
+  const text = cell ? cell.innerText : target.textContent;
+  const found = (text.match(/--[A-Za-z][A-Za-z0-9-]*/) || [null])[0];
   if (found) out.selflinks.push(found);
 }
 for (const heading of root.querySelectorAll('h1, h2, h3, h4, h5, h6'))

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from e2e.browser import chromium, find_chromium
+from e2e.browser import chromium, find_chromium, wait_for
 from e2e.fit import DESKTOP, PHONE, Fit, check_fits, open_page
 from e2e.site import build_site, serve, showcase_site, showcase_zensical_site
 from helpers import REGISTRIES, REPO
@@ -523,3 +523,50 @@ def test_a_long_flag_named_in_a_description_stays_whole_on_a_phone(
                 ".map(code => parseFloat(getComputedStyle(code).fontSize))"
             )
             assert sizes and min(sizes) >= 7, f"{fit}: a flag made too small to read: {sizes}"
+
+
+# ------------------------------------------------------------------ a permalink on every flag
+
+# Every flag row's anchor and the permalink after its names: where it points, whether it is shown
+# (its ¶, its box), its opacity at rest and once it has the focus, whether it takes the focus.
+PERMALINKS = """
+const rows = [];
+for (const anchor of document.querySelectorAll('table td:first-child > a[id]')) {
+  const link = anchor.parentElement.querySelector(':scope > a.am-permalink');
+  if (!link) { rows.push({id: anchor.id, link: null}); continue; }
+  link.style.transition = 'none';  // the state it ends in, not a frame of its fading in
+  const rest = getComputedStyle(link).opacity;
+  link.focus();
+  rows.push({id: anchor.id, link: link.getAttribute('href'), rest: rest,
+             focused: document.activeElement === link, shown: getComputedStyle(link).opacity,
+             mark: getComputedStyle(link, '::after').content,
+             width: link.getBoundingClientRect().width});
+  link.blur();
+}
+return rows;
+"""
+
+
+@pytest.mark.parametrize("theme", ["material", "mkdocs"])
+def test_every_flag_row_has_a_permalink_a_keyboard_reaches(
+    browser: Any, tmp_path: Path, theme: str
+) -> None:
+    """MkDocs pages (Material's theme and MkDocs' own) show a ¶ after each flag's names as
+    Material shows one after a heading: hidden at rest, shown while the row is hovered or the
+    link has the focus, which the keyboard gives it; it links to the row's anchor."""
+    root = shape_project(tmp_path / "project", "mkdocs")
+    yml = MKDOCS_YML.replace("theme: {name: material}", f"theme: {{name: {theme}}}")
+    (root / "mkdocs.yml").write_text(yml, encoding="utf-8")
+    result = build_site(root / "mkdocs.yml", tmp_path / "site")
+    assert result.code == 0, result.output
+    with serve(result.site) as url:
+        for page in SHAPE_PAGES:
+            browser.set_window_size(*DESKTOP)
+            browser.get(f"{url}{page}/")
+            wait_for(browser, "document.readyState === 'complete'")
+            rows = browser.execute_script(PERMALINKS)
+            assert len(rows) > 20, page
+            for row in rows:
+                assert row["link"] == "#" + row["id"], row
+                assert (row["rest"], row["shown"]) == ("0", "1"), row
+                assert row["focused"] and row["width"] > 0 and row["mark"] == '"\u00b6"', row

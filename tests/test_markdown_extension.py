@@ -246,6 +246,8 @@ class _Elements(HTMLParser):
         self.text.append(data)
 
 
+# A flag's permalink after its names (`<a class href title>`, render/formats/markdown.py).
+PERMALINK = ("class", "href", "title")
 TABLE_TAGS = {"table", "thead", "tbody", "tr", "th", "td", "code", "br", "p"}
 # The first heading of an HTML table names its columns' keys for the site's script.
 COLUMN_KEYS = ("span", ("data-am-columns",))
@@ -282,9 +284,10 @@ def test_hostile_help_text_through_the_extension_stays_text(
     elements.close()
     assert {tag for tag, _ in elements.found} <= TABLE_TAGS | {"a", "span"}
     assert {found for found in elements.found if found[0] == "span"} == {COLUMN_KEYS}
-    # Anchors of rows; links are the help's own web addresses (code spans and links: prose).
-    assert ("id",) in {attrs for tag, attrs in elements.found if tag == "a"}
-    assert {attrs for tag, attrs in elements.found if tag == "a"} <= {("id",), ("href",)}
+    # Anchors of rows and their permalinks; links are the help's own web addresses (code spans
+    # and links: prose).
+    links = {attrs for tag, attrs in elements.found if tag == "a"}
+    assert {("id",), PERMALINK} <= links <= {("id",), ("href",), PERMALINK}
     assert {attrs for tag, attrs in elements.found if tag not in ("a", "span")} == {()}
     [table] = argument_tables(html)
     assert [len(row) for row in table] == [4, 4, 4]

@@ -87,7 +87,10 @@ def test_the_cli_reference_renders_a_program_without_subcommands(hostile: Path) 
     spec = PageSpec("cli_reference.md.j2", "cli.md", options={"prog": "hostile", "html": True})
     text = render(project, spec)
     assert "\nhostile [-h] [--page-size PAGE_SIZE]\n" in text and "## Commands" not in text
-    assert '| <a id="--page-size"></a>`--page-size` `PAGE_SIZE` |' in text
+    assert (
+        '| <a id="--page-size"></a>`--page-size`<a class="headerlink am-permalink"'
+        ' href="#--page-size" title="Permanent link"></a> `PAGE_SIZE` |'
+    ) in text
     assert "<script>" not in text
 
 

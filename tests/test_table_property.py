@@ -297,8 +297,13 @@ def test_python_markdown_with_the_sites_extensions_makes_no_element_of_any_text(
     # a block of the lines Click keeps, when it must be a <pre> of references: its language
     assert {attrs for tag, attrs in page.found if tag == "code"} <= {(), ("class",)}
     assert all(re.fullmatch(r"language-[a-z]+", name) for name in page.code_classes)
-    # anchors of rows, and links the prose writer made of a help's web addresses
-    assert {attrs for tag, attrs in page.found if tag == "a"} <= {("id",), ("href",)}
+    # anchors of rows, their permalinks (`<a class href title>`), and links the prose writer
+    # made of a help's web addresses
+    assert {attrs for tag, attrs in page.found if tag == "a"} <= {
+        ("id",),
+        ("href",),
+        ("class", "href", "title"),
+    }
     shown = _WS.sub(" ", "".join(page.text)).replace("\u2060", "")
     # The help keeps its shape (paragraphs, list items, kept lines): each line the author
     # wrote reads as written, but for a bullet that became a list item's marker.

@@ -374,7 +374,7 @@
     var page = link.getAttribute("href").split("#")[0];
     document.querySelectorAll("table[data-am-arguments] td:first-child > a[id]").forEach(function (anchor) {
       var cell = anchor.parentElement;
-      if (cell.querySelector("a[href]")) return;
+      if (cell.querySelector("a[href]:not(.am-permalink)")) return;
       var target = document.createElement("a");
       target.href = page + "#" + encodeURIComponent(anchor.id);
       target.className = "am-flag-link";

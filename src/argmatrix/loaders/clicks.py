@@ -31,6 +31,7 @@ from argmatrix.model.registry import (
     Subcommand,
     Unevaluated,
 )
+from argmatrix.model.usage import typer_argument_usage
 
 
 class _Missing:
@@ -116,6 +117,10 @@ class ParamFacts:
     deprecated: bool = False
     version: bool = False
     panel: str | None = None
+    # An argument of a Typer that writes arguments in a usage itself (`{model}`, `[name]`), not
+    # as Click does: a live read knows the Typer installed; a static read cannot, and says
+    # what Click writes (docs/guide/configuration.md).
+    typer_usage: bool = False
     # Where it is declared (a static read knows: the decorator's or the signature's line), for
     # what is said about the argument at its source line (checks/compatibility.py).
     origin: SourceLine | None = field(default=None, compare=False)
@@ -278,9 +283,13 @@ def _metavar(param: ParamFacts) -> str | None:
     """The name its value is shown under, as Click writes it (`make_metavar`): for an option
     that takes a value, the declared metavar, else its type's (`INTEGER`, `[a|b]`,
     `<TEXT INTEGER>`), followed by `...` when it takes several values; for an argument, what its
-    usage shows (`SRC`, `[DST]...`, `{a|b}`, a deprecated one's `SRC!`). None for a flag."""
+    usage shows (`SRC`, `[DST]...`, `{a|b}`, a deprecated one's `SRC!`; Typer's own `{model}`
+    where the Typer read writes it so). None for a flag."""
     if param.kind == "option" and (param.is_flag or param.count or param.version):
         return None
+    if param.kind == "argument" and param.typer_usage:
+        name = clean_text(param.metavar if param.metavar is not None else param.name)
+        return typer_argument_usage(name, param.required, param.nargs != 1)
     if param.metavar is not None:
         return clean_text(param.metavar)
     own = _type_metavar(param)

@@ -6,7 +6,9 @@ Pure functions of the model, so a page shows the same synopsis whatever Python o
 argmatrix (a snapshot holds the facts, never a terminal's text). argparse's rules are those of
 Python 3.13 (`HelpFormatter._get_actions_usage_parts`), which write the same usage as 3.10 to
 3.12 for every parser those accept; Click's are those of the Click in `locks/` (8.5), applied by
-the Click converter, which keeps each value's metavar as Click writes it (`loaders/clicks.py`).
+the Click converter, which keeps each value's metavar as Click writes it (`loaders/clicks.py`),
+or an argument's as Typer writes it where the Typer read writes arguments itself
+(`typer_argument_usage`).
 
 What the synopsis is not: wrapped as a terminal wraps it. `usage_lines` breaks it between parts
 at a fixed width, the same on every machine.
@@ -178,6 +180,17 @@ def _click_parts(registry: Registry, prog: str) -> list[str]:
     if registry.subcommand_metavar:
         parts.append(registry.subcommand_metavar)
     return parts
+
+
+def typer_argument_usage(name: str, required: bool, several: bool) -> str:
+    """An argument as Typer writes it in a usage where it writes arguments itself, not as
+    Click does (the Typers that carry their own copy of Click, 0.29 among them; 0.9 writes
+    Click's `MODEL`): its declared metavar, else its parameter's name as written, in braces
+    when it is required (`{model}`), in brackets when not (`[revision]`), `...` after it when
+    it takes several values (`{names}...`). What the converter keeps as the argument's metavar
+    (`loaders/clicks.py`), which a usage shows as it is."""
+    piece = f"{{{name}}}" if required else f"[{name}]"
+    return piece + ("..." if several else "")
 
 
 class _Item:

@@ -43,6 +43,7 @@ from argmatrix.loaders.live.typer_apps import (
     typer_command,
     typer_signature,
     typer_type_facts,
+    writes_own_usage,
 )
 from argmatrix.model.registry import Diagnostic, SourceLine, Unevaluated
 
@@ -505,6 +506,7 @@ def param_facts(param: Any, defaults: Any = None, origin: SourceLine | None = No
         deprecated=bool(getattr(param, "deprecated", False)),
         version=_is_version_option(param),
         panel=_text(getattr(param, "rich_help_panel", None)) or _option_group(param),
+        typer_usage=kind == "argument" and writes_own_usage(param),
         origin=origin,
     )
 

@@ -130,6 +130,13 @@ def made_by_typer(param: Any) -> bool:
     return type(param).__module__.split(".", 1)[0] == "typer"
 
 
+def writes_own_usage(param: Any) -> bool:
+    """Whether Typer writes this argument in a usage itself (`{model}`, `[name]...`: the Typers
+    that carry their own copy of Click, 0.29 among them) rather than as Click does (`MODEL`:
+    Typer 0.9, which uses Click's). Read from the class that made it, which has the method."""
+    return made_by_typer(param) and callable(getattr(type(param), "_usage_display_name", None))
+
+
 def enum_value(value: Any) -> Any:
     """Typer reads an enum by its members' values, and shows a default as its value."""
     if isinstance(value, enum.Enum):

@@ -167,7 +167,16 @@ _PRE_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "{": "&#123;", "}": "&#1
 
 
 def _flags(scope: str, anchor_id: str, names: tuple[str, ...]) -> str:
-    return f'<a id="{anchor_id}"></a>' + "<br>".join(code(name) for name in names)
+    names_text = "<br>".join(code(name) for name in names)
+    return f'<a id="{anchor_id}"></a>{names_text}{permalink(anchor_id)}'
+
+
+def permalink(anchor_id: str) -> str:
+    """A visible link to a flag's row, after its names, as Material links a heading (its class
+    `headerlink`): an empty link whose `¶` the site's stylesheet draws (argmatrix.css), shown
+    while the row is hovered or the link has the focus; no text, so nothing reading the page's
+    tables (or a search index) finds a `¶` in the flag's cell."""
+    return f'<a class="headerlink am-permalink" href="#{anchor_id}" title="Permanent link"></a>'
 
 
 _CELLS = CellWriter(cell=cell, code=code, flags=_flags)
@@ -190,6 +199,7 @@ FILTERS: dict[str, Callable[..., str]] = {
     "prose": prose,
     "code": code,
     "anchor": anchor,
+    "permalink": lambda name: permalink(anchor(name)),
     "code_block": code_block,
 }
 
