@@ -332,8 +332,9 @@ CONFIG_SCHEMA: dict[str, Any] = {
                             },
                             "allow_undocumented": {
                                 "type": ["array", "null"],
-                                "items": {"type": "string", "pattern": "^-"},
-                                "description": "Flags that may have no row. It may only"
+                                "items": {"type": "string", "pattern": "^([^ -][^ ]* )*-"},
+                                "description": "Flags that may have no row (a subcommand's"
+                                " as `serve --port`). It may only"
                                 " shrink: an entry that is documented, gone or not needed is"
                                 " a finding, and `check --fix` removes it.",
                             },

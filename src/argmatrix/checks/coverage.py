@@ -28,9 +28,11 @@ from typing import TYPE_CHECKING
 
 from argmatrix._runtime.files import read_regular_file, real, within
 from argmatrix.config import Config, CoverageSpec
+from argmatrix.config.spec import AllowedFlag
 from argmatrix.errors import ArgmatrixError
 from argmatrix.model.findings import Finding, closest
 from argmatrix.model.registry import Argument, Registry
+from argmatrix.model.spelling import argument_spellings, find_argument, scopes
 from argmatrix.project import Project
 
 if TYPE_CHECKING:  # the page readers are imported when a coverage page is read
@@ -217,29 +219,76 @@ def needs_row(argument: Argument) -> bool:
 def undocumented_flags(
     spec: CoverageSpec, documented: Documented, registry: Registry, config: Config
 ) -> list[Finding]:
-    allowed = {entry.flag for entry in spec.allowed}
+    """Arguments with no row: the top level's, and those of each subcommand the page documents
+    (a row naming a flag only that subcommand has), named as the configuration names them
+    (`serve --port`); an allowlist entry holds back the argument it names."""
+    allowed = {id(argument) for _, argument in allowed_arguments(spec, registry, config)}
     list_at = f"{_shown(config.file)}:{spec.allow_line or spec.line}"
     found = []
-    previous: tuple[str, int] | None = None  # the last documented argument, and its row
-    for argument in registry.arguments:
-        lines = [documented.flags[f] for f in argument.flags if f in documented.flags]
-        if lines:
-            previous = (argument.name, min(lines))
+    counts = _flag_counts(registry)
+    for scope in scopes(registry):
+        if scope.words and not _page_documents(scope.registry, documented, counts):
             continue
-        if not needs_row(argument) or allowed.intersection(argument.flags):
-            continue
-        after = f" after the row of {previous[0]}" if previous else ""
-        found.append(
-            Finding(
-                "undocumented-flag",
-                f"{argument.name} has no row on the page",
-                flag=argument.name,
-                file=str(spec.path),
-                line=previous[1] if previous else documented.rows[0].line,
-                fix=f"add a row for it{after}, or list it under allow_undocumented at {list_at}",
+        previous: tuple[str, int] | None = None  # the last documented argument, and its row
+        for argument in scope.registry.arguments:
+            spelled = scope.words + argument.name
+            lines = [documented.flags[f] for f in argument.flags if f in documented.flags]
+            if lines:
+                # a flag several commands have is documented, but its row may be another's
+                if any(counts[f] == 1 for f in argument.flags if f in documented.flags):
+                    previous = (spelled, min(lines))
+                continue
+            if not needs_row(argument) or id(argument) in allowed:
+                continue
+            after = f" after the row of {previous[0]}" if previous else ""
+            found.append(
+                Finding(
+                    "undocumented-flag",
+                    f"{spelled} has no row on the page",
+                    flag=spelled,
+                    file=str(spec.path),
+                    line=previous[1] if previous else documented.rows[0].line,
+                    fix=f"add a row for it{after}, or list it under allow_undocumented at"
+                    f" {list_at}",
+                )
             )
-        )
     return found
+
+
+def _flag_counts(registry: Registry) -> dict[str, int]:
+    """How many commands (the top level, each subcommand) have each flag."""
+    counts: dict[str, int] = {}
+    for scope in scopes(registry):
+        for flag in scope.registry.by_flag():
+            counts[flag] = counts.get(flag, 0) + 1
+    return counts
+
+
+def _page_documents(command: Registry, documented: Documented, counts: dict[str, int]) -> bool:
+    """Whether the page has a row naming a flag that only this subcommand has."""
+    return any(counts.get(f) == 1 and f in documented.flags for f in command.by_flag())
+
+
+def allowed_arguments(
+    spec: CoverageSpec, registry: Registry, config: Config
+) -> list[tuple[AllowedFlag, Argument | None]]:
+    """Each allowlist entry with the argument it names (`model.spelling`: `serve --port`, or a
+    bare flag one command has), None when it names none; a bare flag several subcommands have
+    is a located error naming each spelling."""
+    named = []
+    for entry in spec.allowed:
+        found = find_argument(registry, entry.flag)
+        if found.ambiguous:
+            spellings = ", ".join(repr(s) for s in found.ambiguous)
+            raise ArgmatrixError.at(
+                f"checks: coverage: allow_undocumented: {entry.flag!r} is an argument of several"
+                f" subcommands ({spellings})",
+                file=str(config.file) if config.file else None,
+                line=entry.line,
+                fix=f"name the subcommand: write {found.ambiguous[0]!r} or another of them",
+            )
+        named.append((entry, found.argument))
+    return named
 
 
 def _shown(file: Path | None) -> str:
@@ -250,15 +299,13 @@ def stale_entries(
     spec: CoverageSpec, index: int, documented: Documented, registry: Registry, config: Config
 ) -> list[StaleEntry]:
     """Every allowlist entry that no longer holds back a finding."""
-    by_flag = registry.by_flag()
     where = str(config.file) if config.file else None
-    first_of: dict[str, str] = {}  # argument's dest/name -> the entry that named it first
+    first_of: dict[int, str] = {}  # id of an argument -> the entry that named it first
     stale = []
-    for position, entry in enumerate(spec.allowed):
-        argument = by_flag.get(entry.flag)
+    for position, (entry, argument) in enumerate(allowed_arguments(spec, registry, config)):
         reason = _why_stale(entry.flag, argument, documented, first_of, registry, spec)
         if argument is not None:
-            first_of.setdefault(argument.name, entry.flag)
+            first_of.setdefault(id(argument), entry.flag)
         if reason is None:
             continue
         message, fix = reason
@@ -271,21 +318,21 @@ def _why_stale(
     flag: str,
     argument: Argument | None,
     documented: Documented,
-    first_of: dict[str, str],
+    first_of: dict[int, str],
     registry: Registry,
     spec: CoverageSpec,
 ) -> tuple[str, str] | None:
     """(message, fix) when the entry is stale, else None."""
     if argument is None:
-        suggestion = closest(flag, sorted(registry.all_flags()))
+        suggestion = closest(flag, sorted({*registry.all_flags(), *argument_spellings(registry)}))
         hint = f"did you mean {suggestion}? Otherwise " if suggestion else ""
         return (
             f"{flag} is allow-listed for {spec.page}, but the registry has no such flag",
             f"{hint}{FIX_BY_COMMAND}",
         )
-    if argument.name in first_of:
+    if id(argument) in first_of:
         return (
-            f"{flag} is allow-listed twice for {spec.page} (as {first_of[argument.name]})",
+            f"{flag} is allow-listed twice for {spec.page} (as {first_of[id(argument)]})",
             FIX_BY_COMMAND,
         )
     rows = [documented.flags[f] for f in argument.flags if f in documented.flags]

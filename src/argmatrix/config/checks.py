@@ -295,24 +295,26 @@ def _allowed_flags(
     allowed = []
     for index, flag in enumerate(raw):
         flag_line = line_of(raw, index) or line
-        if (
-            not isinstance(flag, str)
-            or not flag.startswith("-")
-            or has_control(flag)
-            or " " in flag
-        ):
+        if not isinstance(flag, str) or has_control(flag) or not _spells_a_flag(flag):
             shown = repr(flag) if isinstance(flag, str) else f"{flag!r} (not a text)"
             problems.append(
                 Problem(
                     f"checks: coverage: {shown} in 'allow_undocumented' is not a flag",
                     where,
                     flag_line,
-                    "write each flag as the registry spells it, e.g. --log-level",
+                    "write each flag as the registry spells it, e.g. --log-level (a"
+                    " subcommand's: serve --port)",
                 )
             )
             continue
         allowed.append(AllowedFlag(flag, flag_line))
     return tuple(allowed)
+
+
+def _spells_a_flag(text: str) -> bool:
+    """`--flag`, or a subcommand's `serve --flag` (`model.spelling`): words, then a flag."""
+    *words, flag = text.split(" ") or [""]
+    return flag.startswith("-") and all(w and not w.startswith("-") for w in words)
 
 
 def _columns(item: dict[str, Any], where: str, problems: list[Problem]) -> int | None:
