@@ -634,5 +634,5 @@ def test_usages_wrap_with_a_hanging_indent_in_material(
 def test_usages_wrap_with_a_hanging_indent_in_sphinx(
     browser: Any, sphinx_shape: tuple[str, str], page: str, size: tuple[int, int]
 ) -> None:
-    theme, url = sphinx_shape
+    _theme, url = sphinx_shape
     usage_blocks_wrap(browser, f"{url}{page}.html", size)
