@@ -570,3 +570,69 @@ def test_every_flag_row_has_a_permalink_a_keyboard_reaches(
                 assert row["link"] == "#" + row["id"], row
                 assert (row["rest"], row["shown"]) == ("0", "1"), row
                 assert row["focused"] and row["width"] > 0 and row["mark"] == '"\u00b6"', row
+
+
+# ------------------------------------------------------------------ usages that wrap
+
+# Each code block of the page: whether the script took it for a usage, how much of it scrolls out
+# of sight, the pieces broken over two lines (a flag, a choice), the lines that do not hang under
+# their start once wrapped, and its text (kept as written: copied, it is the usage's lines).
+USAGE_BLOCKS = """
+const out = [];
+for (const pre of document.querySelectorAll('pre')) {
+  const code = pre.querySelector('code') || pre;
+  const lines = new Set();
+  const unhung = [];
+  for (const line of pre.querySelectorAll('.am-usage-line')) {
+    const pieces = [...line.querySelectorAll('.am-piece')];
+    if (!pieces.length) continue;
+    const start = pieces[0].getBoundingClientRect();
+    for (const piece of pieces.slice(1)) {
+      const box = piece.getBoundingClientRect();
+      if (Math.round(box.top) > Math.round(start.top) && box.left < start.left + 2
+          && !line.classList.contains('am-continued'))
+        unhung.push(piece.textContent);
+    }
+  }
+  out.push({usage: pre.hasAttribute('data-am-usage'),
+            hidden: Math.max(pre.scrollWidth - pre.clientWidth, code.scrollWidth - code.clientWidth),
+            broken: [...pre.querySelectorAll('.am-piece')].filter(piece =>
+              new Set([...piece.getClientRects()].map(r => Math.round(r.top))).size > 1)
+              .map(piece => piece.textContent),
+            unhung: unhung, text: code.textContent});
+}
+return out;
+"""
+
+
+def usage_blocks_wrap(browser: Any, url: str, size: tuple[int, int]) -> None:
+    open_page(browser, url, size)
+    blocks = browser.execute_script(USAGE_BLOCKS)
+    assert blocks and all(block["usage"] for block in blocks), url  # every usage of the page
+    for block in blocks:
+        where = f"{url} at {size[0]} px: {block['text'][:40]!r}"
+        assert block["hidden"] <= 1, f"{where}: scrolls {block['hidden']} px"
+        assert block["broken"] == [], f"{where}: broken inside {block['broken']}"
+        assert block["unhung"] == [], f"{where}: wrapped without its hang {block['unhung']}"
+        first, *rest = block["text"].split("\n")
+        assert first.startswith("llmserve") and not block["text"].endswith("\n"), where
+        assert len({len(line) - len(line.lstrip(" ")) for line in rest}) <= 1, where
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize("page", SHAPE_PAGES)
+def test_usages_wrap_with_a_hanging_indent_in_material(
+    browser: Any, material_shape: str, page: str, size: tuple[int, int]
+) -> None:
+    """A usage longer than its code block (a phone: about 40 characters) wraps, as argparse
+    wraps one, rather than scrolling sideways; at 1400 px it keeps its own lines."""
+    usage_blocks_wrap(browser, f"{material_shape}{page}/", size)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize("page", SHAPE_PAGES)
+def test_usages_wrap_with_a_hanging_indent_in_sphinx(
+    browser: Any, sphinx_shape: tuple[str, str], page: str, size: tuple[int, int]
+) -> None:
+    _theme, url = sphinx_shape
+    usage_blocks_wrap(browser, f"{url}{page}.html", size)

@@ -421,6 +421,69 @@
     });
   }
 
+  // A usage synopsis (a console code block on a page of argument tables, shaped as argmatrix
+  // writes one: its first line starts the program, each line after it indented the same) wraps
+  // at the block's width instead of scrolling sideways (a phone): each of its lines is a span
+  // of its own (am-usage-line, argmatrix.css) whose wrapped part hangs under the usage's
+  // indentation, as argparse wraps a usage, broken at its spaces or after a choice's comma,
+  // never inside a flag (`--log-format`: its pieces, as a value form's). The text is kept as
+  // written (a continued line's indentation in a span the stylesheet hides: the hang stands
+  // for it); a console block of another shape is left as it is.
+  var USAGE_BLOCKS = "pre:has(> code.language-console), .language-console pre, " +
+    "div.highlight-console pre";
+
+  function usageIndent(lines) {
+    if (!lines[0] || /^\s/.test(lines[0])) return -1;
+    if (lines.length === 1) return 4;
+    var indent = lines[1].match(/^ */)[0].length;
+    for (var i = 1; i < lines.length; i++) {
+      var own = lines[i].match(/^ */)[0].length;
+      if (own !== indent || indent === 0 || !lines[i].trim()) return -1;
+    }
+    return indent;
+  }
+
+  function usageLine(line, last) {
+    var span = document.createElement("span");
+    span.className = "am-usage-line";
+    var indent = line.match(/^ */)[0];
+    if (indent) span.classList.add("am-continued");
+    (line.slice(indent.length).match(VALUE_PIECES) || []).forEach(function (piece) {
+      if (!piece.trim()) { span.appendChild(document.createTextNode(piece)); return; }
+      var part = document.createElement("span");
+      part.className = "am-piece";
+      part.textContent = piece;
+      if (indent) {  // a continued line's indentation is the hang (argmatrix.css), kept as text
+        var space = document.createElement("span");
+        space.className = "am-usage-indent";
+        space.textContent = indent;
+        part.insertBefore(space, part.firstChild);
+        indent = "";
+      }
+      span.appendChild(part);
+      if (/[,|]$/.test(piece)) span.appendChild(document.createElement("wbr"));
+    });
+    if (!last) span.appendChild(document.createTextNode("\n"));
+    return span;
+  }
+
+  function wrapUsages() {
+    if (!document.querySelector("table[data-am-arguments]")) return;
+    document.querySelectorAll(USAGE_BLOCKS).forEach(function (pre) {
+      if (pre.hasAttribute("data-am-usage")) return;
+      var holder = pre.querySelector("code") || pre;
+      var lines = holder.textContent.replace(/\n+$/, "").split("\n");
+      var indent = usageIndent(lines);
+      if (indent < 0) return;
+      pre.setAttribute("data-am-usage", "");
+      pre.style.setProperty("--am-hang", indent + "ch");
+      holder.textContent = "";
+      lines.forEach(function (line, i) {
+        holder.appendChild(usageLine(line, i === lines.length - 1));
+      });
+    });
+  }
+
   function init() {
     initReasons();
     markProseColumns();
@@ -428,6 +491,7 @@
     linkFlags();
     badgeStatusCells();
     arrangeArgumentTables();
+    wrapUsages();
     initFilter();
   }
 
