@@ -10,6 +10,7 @@ from typing import Any
 
 from argmatrix.loaders.static.argparse_parsers import objects
 from argmatrix.loaders.static.argparse_parsers.argparse_names import argparse_attribute
+from argmatrix.loaders.static.argparse_parsers.handles import ParserHandle
 from argmatrix.loaders.static.click_commands import framework_calls
 from argmatrix.loaders.static.declared_fields import declared
 from argmatrix.loaders.static.python.evaluator import Evaluator
@@ -19,7 +20,6 @@ from argmatrix.loaders.static.python.values import (
     ClassRef,
     ExternalRef,
     FunctionRef,
-    ParserHandle,
     SourceObject,
     SuperOf,
     resolve,

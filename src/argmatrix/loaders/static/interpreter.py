@@ -11,6 +11,7 @@ import ast
 from typing import Any
 
 from argmatrix.loaders.static.argparse_parsers import objects
+from argmatrix.loaders.static.argparse_parsers.handles import ParserHandle, ParserMethod
 from argmatrix.loaders.static.argparse_parsers.replay import new_parser, parser_call
 from argmatrix.loaders.static.attributes import reader_attribute
 from argmatrix.loaders.static.click_commands import framework_calls, framework_values
@@ -26,9 +27,7 @@ from argmatrix.loaders.static.python.values import (
     ClassRef,
     ExternalRef,
     FunctionRef,
-    ParserHandle,
-    ParserMethod,
-    is_parserish,
+    builds_registry,
     resolve,
 )
 
@@ -96,7 +95,7 @@ class Interpreter(PythonInterpreter):
             return declared.instance(self, function, args, kwargs)
         if kind is ClassRef:  # a wrapper given a parser or a group: an object of the source
             args, kwargs = calls.lenient_arguments(self, node)
-            if any(is_parserish(v) for v in [*args, *kwargs.values()]):
+            if any(builds_registry(v) for v in [*args, *kwargs.values()]):
                 return objects.new_object(self, function, node, args, kwargs)
         return UNHANDLED
 

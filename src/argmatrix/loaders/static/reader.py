@@ -30,6 +30,7 @@ from typing import Any
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.convert import ARGPARSE, SourceReader
 from argmatrix.loaders.sections import CallSite, remember_tree
+from argmatrix.loaders.static.argparse_parsers.handles import ParserHandle, parser_of
 from argmatrix.loaders.static.argparse_parsers.objects import Captured, new_object, writes_methods
 from argmatrix.loaders.static.argparse_parsers.replay import new_parser
 from argmatrix.loaders.static.interpreter import Interpreter, run_function
@@ -44,7 +45,6 @@ from argmatrix.loaders.static.python.values import (
     CannotEvaluate,
     ClassRef,
     FunctionRef,
-    ParserHandle,
     SourceObject,
     settle,
     short_source,
@@ -253,7 +253,7 @@ def _build(
     try:
         if required >= 1:
             made = _given_parser(loader, parser_class)
-            given = made.parser if isinstance(made, SourceObject) else made
+            given = parser_of(made) if isinstance(made, SourceObject) else made
             result = run_function(function, [*receiver, made], {})
         else:
             result = run_function(function, receiver, {})

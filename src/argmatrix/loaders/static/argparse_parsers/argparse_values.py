@@ -11,12 +11,16 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from argmatrix.loaders.static.argparse_parsers.handles import (
+    ActionHandle,
+    ParserHandle,
+    ParserMethod,
+)
 from argmatrix.loaders.static.declared_fields import declared
 from argmatrix.loaders.static.python import environment
 from argmatrix.loaders.static.python.budget import Budget, BudgetExceeded
 from argmatrix.loaders.static.python.values import (
     REFS,
-    ActionHandle,
     ArgparseRef,
     BoundMethod,
     BuiltinRef,
@@ -26,8 +30,6 @@ from argmatrix.loaders.static.python.values import (
     FunctionRef,
     LambdaRef,
     MethodRef,
-    ParserHandle,
-    ParserMethod,
     SourceObject,
     one_deeper,
     resolve,

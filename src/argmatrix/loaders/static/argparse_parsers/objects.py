@@ -27,6 +27,14 @@ from typing import Any
 
 from argmatrix.loaders.convert import ARGPARSE_KEYWORDS
 from argmatrix.loaders.static.argparse_parsers.argparse_values import final_value
+from argmatrix.loaders.static.argparse_parsers.handles import (
+    ActionHandle,
+    ArgparseInit,
+    ParseMethod,
+    ParserHandle,
+    ParserMethod,
+    parser_of,
+)
 from argmatrix.loaders.static.argparse_parsers.replay import (
     ACTION_INIT,
     parser_from_keywords,
@@ -38,16 +46,11 @@ from argmatrix.loaders.static.python.context import WrapperCall
 from argmatrix.loaders.static.python.evaluator import Evaluator
 from argmatrix.loaders.static.python.syntax import PARSER_METHODS
 from argmatrix.loaders.static.python.values import (
-    ActionHandle,
-    ArgparseInit,
     ArgparseRef,
     BoundMethod,
     CannotEvaluate,
     ClassRef,
     FunctionRef,
-    ParseMethod,
-    ParserHandle,
-    ParserMethod,
     SourceObject,
     SuperOf,
     resolve,
@@ -202,10 +205,11 @@ def _method(cls: ClassRef, name: str, after: ClassRef | None = None) -> Function
 def attribute(it: Evaluator, obj: SourceObject, attr: str) -> Any:
     if attr in obj.attrs:
         return obj.attrs[attr]
-    if attr in PARSE_METHODS and obj.parser is not None:
+    parser = parser_of(obj)
+    if attr in PARSE_METHODS and parser is not None:
         # the parser is taken where it would parse: a `parse_args` the project overrides (to
         # rewrite the command line first) is not followed, as live reading does not run it
-        return ParseMethod(obj.parser, attr)
+        return ParseMethod(parser, attr)
     method = _method(obj.cls, attr)
     if method is not None:
         return _bound(method, obj)
@@ -213,8 +217,9 @@ def attribute(it: Evaluator, obj: SourceObject, attr: str) -> Any:
         return class_attribute(obj.cls, attr)
     except CannotEvaluate:
         pass
-    if obj.parser is not None:
-        return parser_attribute(obj.parser, attr)
+    parser = parser_of(obj)  # read again: what ran since may have made it
+    if parser is not None:
+        return parser_attribute(parser, attr)
     getattr_ = _method(obj.cls, "__getattr__")
     if getattr_ is not None:
         return it.follow(getattr_, [obj, attr], {})
@@ -322,9 +327,10 @@ def super_attribute(
     if attr == "__init__":
         found = other_init(base.receiver)
         return ArgparseInit(base.receiver) if found is None else found
-    if base.receiver.parser is None:
+    parser = parser_of(base.receiver)
+    if parser is None:
         raise CannotEvaluate(f"`super().{attr}` of an object that is no parser yet")
-    return parser_attribute(base.receiver.parser, attr)
+    return parser_attribute(parser, attr)
 
 
 def set_attribute(obj: SourceObject, attr: str, value: Any) -> None:

@@ -10,7 +10,10 @@ import sys
 from typing import TYPE_CHECKING, Any, cast
 
 from argmatrix.loaders.sections import CallSite
-from argmatrix.loaders.static.python.values import ActionHandle, ParserHandle, contains_unevaluated
+from argmatrix.loaders.static.argparse_parsers.handles import ActionHandle, ParserHandle
+from argmatrix.loaders.static.python.values import (
+    contains_unevaluated,
+)
 from argmatrix.model.registry import Unevaluated
 
 if TYPE_CHECKING:

@@ -32,6 +32,11 @@ from argmatrix.loaders.static.argparse_parsers.argparse_values import (
     final_value,
     named_callable,
 )
+from argmatrix.loaders.static.argparse_parsers.handles import (
+    ActionHandle,
+    ParserHandle,
+    ParserMethod,
+)
 from argmatrix.loaders.static.argparse_parsers.recording import Recording, recording_of
 from argmatrix.loaders.static.python.budget import FIX, BudgetExceeded
 from argmatrix.loaders.static.python.calls import lenient_arguments, unreadable
@@ -40,12 +45,9 @@ from argmatrix.loaders.static.python.evaluator import Evaluator
 from argmatrix.loaders.static.python.values import (
     PLAIN_TYPES,
     REFS,
-    ActionHandle,
     CannotEvaluate,
     ClassRef,
     FunctionRef,
-    ParserHandle,
-    ParserMethod,
     SourceObject,
     contains_unevaluated,
     first_unevaluated,

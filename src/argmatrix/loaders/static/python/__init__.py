@@ -33,10 +33,14 @@ value may be a reader's (a call, an attribute, a `|` or `[...]` of typing forms,
 declared fields), the interpreter asks a hook of its own that answers "not mine" here; the read's
 interpreter (`loaders/static/interpreter.py`) overrides the hooks to hand the value to its
 reader, and a reader registers what the evaluator must recognise (`statements.DECLARED_ITEMS`,
-`values.class_items`). What it
-still knows of argparse is a vocabulary, not a rule: the value kinds a replayed parser call gives
-back (`values.ParserHandle`, `ActionHandle`, `ArgparseRef`, ...: opaque handles only the argparse
-reader looks into), the method names that mark a statement as one that builds a parser
-(`syntax.PARSER_METHODS`), and whether a class of the source derives from `ArgumentParser`
-(`classes.is_parser_class`).
+`values.class_items`). A value only a reader looks into (argparse's parser and argument handles,
+`argparse_parsers/handles.py`) is a `values.ReaderValue`: opaque here, it says how a reason names
+it and whether it builds, reaches or is part of the registry, which decides when a call or
+statement the evaluator cannot follow stops the read. What it still knows of argparse is a
+vocabulary, not a rule: the `argparse` module and its whitelisted names as a reference
+(`values.ArgparseRef`), the parser an object of the source is (`values.SourceObject.parser`), the
+method names that mark a statement as one that builds a parser (`syntax.PARSER_METHODS`,
+`calls_parser`, `returns_parser`), and whether a class of the source derives from
+`ArgumentParser` or builds parsers in its body (`classes.is_parser_class`, `builds_in_body`),
+and the parser named in its reasons (`calls.reaches_parser`, `parser_passed`).
 """

@@ -15,7 +15,6 @@ from argmatrix.loaders.static.python.evaluator import Evaluator
 from argmatrix.loaders.static.python.ops import call_method
 from argmatrix.loaders.static.python.syntax import parameters, returns_parser, skips_first
 from argmatrix.loaders.static.python.values import (
-    ActionHandle,
     BoundMethod,
     BuiltinRef,
     CannotEvaluate,
@@ -24,10 +23,10 @@ from argmatrix.loaders.static.python.values import (
     FunctionRef,
     LambdaRef,
     MethodRef,
-    ParserMethod,
+    ReaderValue,
     SourceObject,
+    builds_registry,
     describe,
-    is_parserish,
     resolve,
     settle,
     short_source,
@@ -183,7 +182,9 @@ def call_function(
     class (`CLI.subparsers.add_parser(...)`)."""
     receiver = [function.owner] if skips_first(function) else []
     args, kwargs = lenient_arguments(it, node)
-    involves_parser = builds or any(is_parserish(v) for v in [*receiver, *args, *kwargs.values()])
+    involves_parser = builds or any(
+        builds_registry(v) for v in [*receiver, *args, *kwargs.values()]
+    )
     if not involves_parser and not it.loader.walked(function.node, returns_parser):
         return computed(it, function, [*receiver, *args], kwargs)
     return it.follow(function, [*receiver, *args], kwargs)
@@ -234,9 +235,9 @@ def _holds_parser(value: Any, depth: int = 0, arguments: bool = True) -> bool:
     `arguments`), or a list, tuple, set or dict holding one (two levels down): what a call may
     add to or change."""
     value = resolve(value)
-    if is_parserish(value) or type(value) is ParserMethod:
+    if builds_registry(value) or (isinstance(value, ReaderValue) and value.reaches_registry):
         return True
-    if arguments and type(value) is ActionHandle:
+    if arguments and isinstance(value, ReaderValue) and value.registry_part:
         return True
     if depth < 2 and type(value) in (list, tuple, set, frozenset):
         return any(_holds_parser(item, depth + 1, arguments) for item in value)

@@ -19,10 +19,9 @@ from argmatrix.loaders.static.python.calls import reaches_parser
 from argmatrix.loaders.static.python.evaluator import Evaluator
 from argmatrix.loaders.static.python.values import (
     PLAIN_TYPES,
-    ActionHandle,
     CannotEvaluate,
     FunctionRef,
-    ParserHandle,
+    ReaderValue,
     SourceObject,
     hashable,
     is_plain,
@@ -51,22 +50,6 @@ class LoopContinue(Exception):
 
 
 _MISSING: Any = object()
-_ACTION_FIELDS = frozenset(
-    {
-        "help",
-        "default",
-        "choices",
-        "metavar",
-        "required",
-        "dest",
-        "nargs",
-        "type",
-        "const",
-        "option_strings",
-        "deprecated",
-        "container",
-    }
-)
 
 
 def exec_expr(it: Evaluator, node: ast.Expr) -> None:
@@ -430,7 +413,8 @@ def bind_attribute(it: Evaluator, target: ast.Attribute, value: Any = None) -> N
         raise CannotEvaluate(
             f"`{it.quoted(target)}` is assigned; static reading does not follow attributes"
         )
-    if type(base) not in (ActionHandle, ParserHandle) and reaches_parser(value):
+    owned = isinstance(base, ReaderValue) and base.takes_attributes
+    if not owned and reaches_parser(value):
         # `holder.p = parser` on an object static reading does not follow: whatever is
         # handed the object later reaches the parser unseen
         it.report(
@@ -442,9 +426,7 @@ def bind_attribute(it: Evaluator, target: ast.Attribute, value: Any = None) -> N
         return
     if base is None:
         return
-    if (isinstance(base, ActionHandle) and target.attr in _ACTION_FIELDS) or (
-        isinstance(base, ParserHandle) and not target.attr.startswith("_")
-    ):
+    if isinstance(base, ReaderValue) and base.changed_by(target.attr):
         # the argument as read would be wrong, not merely incomplete: the read stops here
         it.report(
             target,

@@ -11,8 +11,9 @@ reach into. A value is one of:
 - `BuiltinRef` and `MethodRef`: a builtin or a method of plain data, each implemented for
   plain data only (`builtins`, `ops`: dispatch on the exact type and the name),
   with the budget checked before any value is built;
-- `ParserHandle`/`ActionHandle`: what the registry gets back from a parser call. Only the replay
-  layer reaches the real argparse object behind it.
+- `ReaderValue`: what a framework reader gives the registry's code (argparse's parser and
+  argument handles, `argparse_parsers/handles.py`): opaque here, asked only what it says of
+  itself. Only its reader reaches the real object behind it.
 
 Anything else is `Unevaluated` source text. An operation that cannot be done this way raises
 `CannotEvaluate` with a reason a user can read. Whatever goes through a value in depth weighs
@@ -201,33 +202,27 @@ class MethodRef:
         self.receiver = receiver
 
 
-class ParserHandle:
-    """A parser, argument group or subparsers object the interpreter created. The registry's
-    code sees only this handle, whose attributes are the parser methods being replayed."""
+class ReaderValue:
+    """A value a framework reader made and only it looks into (argparse's parser handles,
+    `argparse_parsers/handles.py`): the evaluator passes it around and asks it these questions,
+    which decide when a call or statement it cannot follow means arguments are missing.
 
-    __slots__ = ("target",)
+    `described`: how a reason names it (else by its class); `builds_registry`: it is what the
+    registry is being added to (a parser, a group), so a call handed it may add arguments;
+    `reaches_registry`: it leads there (a parser's bound method); `registry_part`: it is a part
+    already made (an argument), which a call handed it may change; `takes_attributes`: the
+    reader owns its attributes, and `changed_by(name)` says whether assigning one changes what
+    was read."""
 
-    def __init__(self, target: Any) -> None:
-        self.target = target
+    __slots__ = ()
+    described: str | None = None
+    builds_registry = False
+    reaches_registry = False
+    registry_part = False
+    takes_attributes = False
 
-
-class ParserMethod:
-    """A parser method named on a handle (`parser.add_argument`), replayed when called."""
-
-    __slots__ = ("handle", "name")
-
-    def __init__(self, handle: ParserHandle, name: str) -> None:
-        self.handle = handle
-        self.name = name
-
-
-class ActionHandle:
-    """What `add_argument` returns to the registry's code: nothing it can look into."""
-
-    __slots__ = ("target",)
-
-    def __init__(self, target: Any) -> None:
-        self.target = target
+    def changed_by(self, attribute: str) -> bool:
+        return False
 
 
 class SourceObject:
@@ -239,7 +234,7 @@ class SourceObject:
     def __init__(self, cls: ClassRef) -> None:
         self.cls = cls
         self.attrs: dict[str, Any] = {}
-        self.parser: ParserHandle | None = None
+        self.parser: ReaderValue | None = None
 
     def __repr__(self) -> str:
         return f"<{self.cls.node.name} object>"
@@ -265,34 +260,16 @@ class SuperOf:
         self.receiver = receiver
 
 
-class ParseMethod:
-    """`parser.parse_args` of a parser: calling it captures the parser. `name`: which of the
-    parse methods (`parse_known_args` may parse a pre-parser)."""
-
-    __slots__ = ("handle", "name")
-
-    def __init__(self, handle: ParserHandle, name: str = "parse_args") -> None:
-        self.handle = handle
-        self.name = name
-
-
-class ArgparseInit:
-    """`super().__init__` reaching argparse's: makes the replayed parser of `receiver`."""
-
-    __slots__ = ("receiver",)
-
-    def __init__(self, receiver: SourceObject) -> None:
-        self.receiver = receiver
-
-
-def is_parserish(value: Any) -> bool:
-    """A parser, a group, or an object of the source that is one or holds one."""
+def builds_registry(value: Any) -> bool:
+    """What the registry is being added to (a reader's value that says so: a parser, a group),
+    or an object of the source that is one or holds one."""
     value = resolve(value)
-    if type(value) is ParserHandle:
-        return True
+    if isinstance(value, ReaderValue):
+        return value.builds_registry
     if type(value) is SourceObject:
         return value.parser is not None or any(
-            type(v) in (ParserHandle, SourceObject) for v in value.attrs.values()
+            type(v) is SourceObject or (isinstance(v, ReaderValue) and v.builds_registry)
+            for v in value.attrs.values()
         )
     return False
 
@@ -324,14 +301,10 @@ REFS = (
     BuiltinRef,
     LambdaRef,
     MethodRef,
-    ParserMethod,
-    ParserHandle,
-    ActionHandle,
+    ReaderValue,
     SourceObject,
     BoundMethod,
     SuperOf,
-    ParseMethod,
-    ArgparseInit,
 )
 
 
@@ -524,8 +497,8 @@ def describe(value: Any) -> str:
         return f"`{value.source}`"
     if isinstance(value, FromEnvironment):
         return f"the environment variable `{value.variable}`"
-    if isinstance(value, (ParserHandle, ParserMethod, ActionHandle)):
-        return "a parser object"
+    if isinstance(value, ReaderValue):
+        return value.described or f"a {type(value).__name__}"
     if isinstance(value, SourceObject):
         return f"an object of `{value.cls.node.name}`"
     if isinstance(value, BoundMethod):
