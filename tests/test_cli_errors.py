@@ -104,7 +104,7 @@ def test_a_builder_that_raises() -> None:
     )
     source = REGISTRIES / "raising_builder.py"
     line = line_of(source, 'settings["region"]')
-    assert_one_line_error(result, "KeyError", f"{source}:{line}:")
+    assert_one_line_error(result, "KeyError", f": error: raising_builder.py:{line}:")
 
 
 def test_a_missing_heavy_module_asks_for_mock() -> None:
@@ -118,7 +118,7 @@ def test_a_syntax_error_in_static_mode_names_file_and_line() -> None:
     result = run_cli_in_subprocess(
         "export", "--registry", "syntax_error_registry:build_parser", "--static", cwd=BROKEN
     )
-    assert_one_line_error(result, f"{source}:{line}:", "syntax error")
+    assert_one_line_error(result, f": error: syntax_error_registry.py:{line}:", "syntax error")
 
 
 def test_a_snapshot_of_another_version(tmp_path: Path) -> None:

@@ -265,7 +265,7 @@ def test_a_stability_entry_naming_no_argument_is_refused(project: Path) -> None:
     result = run_cli_in_process("check", cwd=project)
     assert result.code == 2
     assert result.err.strip() == (
-        f"argmatrix: error: {config}:{line_of(config, '--wrokers')}: stability: 'serve --wrokers'"
+        f"argmatrix: error: argmatrix.yaml:{line_of(config, '--wrokers')}: stability: 'serve --wrokers'"
         " is not an argument of the registry (fix: did you mean 'serve --workers'?)"
     )
 
@@ -429,7 +429,7 @@ def test_a_missing_baseline_is_refused_at_its_line_by_check_alone(project: Path)
     result = run_cli_in_process("check", cwd=project)
     assert result.code == 2
     assert result.err.strip() == (
-        f"argmatrix: error: {config}:{line_of(config, 'baseline:')}: checks: compatibility:"
+        f"argmatrix: error: argmatrix.yaml:{line_of(config, 'baseline:')}: checks: compatibility:"
         " baseline 'compat/baseline.json' not found (fix: write it at a release with"
         " 'argmatrix snapshot -o compat/baseline.json', or correct the path)"
     )
@@ -447,7 +447,7 @@ def test_stability_is_checked_without_the_gate_too(project: Path) -> None:
     result = run_cli_in_process("check", cwd=project)
     assert result.code == 2
     assert (
-        f"{config}:{line_of(config, 'Runtimes')}: stability: 'Runtimes' is not a section of the registry (fix: did you mean"
+        f"error: argmatrix.yaml:{line_of(config, 'Runtimes')}: stability: 'Runtimes' is not a section of the registry (fix: did you mean"
         " 'Runtime'?)" in result.err
     )
 

@@ -100,7 +100,7 @@ def test_a_bare_flag_two_subcommands_share_is_a_located_error(tmp_path: Path) ->
     result = run_cli_in_process("check", cwd=root)
     assert result.code == 2 and result.out == ""
     assert result.err == (
-        f"argmatrix: error: {root / 'argmatrix.yaml'}:7: checks: coverage: allow_undocumented:"
+        "argmatrix: error: argmatrix.yaml:7: checks: coverage: allow_undocumented:"
         " '--port' is an argument of several subcommands ('serve --port', 'bench --port') (fix:"
         " name the subcommand: write 'serve --port' or another of them)\n"
     )

@@ -541,7 +541,7 @@ def test_a_run_that_cannot_get_the_lock_in_time_says_so_in_one_line(tmp_path: Pa
         os.close(descriptor)
     assert result.code == 2
     assert result.err == (
-        f"argmatrix: error: {lock}: another argmatrix run (pid 4242) is writing these pages and"
+        "argmatrix: error: .argmatrix.lock: another argmatrix run (pid 4242) is writing these pages and"
         " did not finish within 0.3 s (fix: wait for it to finish, or stop it; the lock goes"
         " with the process)\n"
     )

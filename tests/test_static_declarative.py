@@ -96,7 +96,7 @@ def test_the_command_line_exits_2_with_one_located_line() -> None:
     )
     assert result.code == 2 and result.out == ""
     (line,) = result.err.splitlines()
-    assert line.startswith(f"argmatrix: error: {REGISTRIES / 'declared_cli' / 'options.py'}:")
+    assert line.startswith("argmatrix: error: declared_cli/options.py:")  # from where it ran
 
 
 # ------------------------------------------------------------------ hostile declarations

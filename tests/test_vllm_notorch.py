@@ -253,5 +253,5 @@ def test_static_reading_of_the_program_stops_at_one_located_line(notorch: Path) 
     )
     assert done.returncode == 2, done.stdout[:500]
     (line,) = done.stderr.strip().splitlines()
-    assert re.match(rf"argmatrix: error: {re.escape(str(site / 'vllm'))}/\S+\.py:\d+: ", line)
+    assert re.match(r"argmatrix: error: vllm/\S+\.py:\d+: ", line)  # named from where it ran
     assert "static reading stopped" in line and "(fix: " in line

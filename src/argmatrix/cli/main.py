@@ -10,6 +10,8 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
 
+    from argmatrix.errors import Problem
+
 PROG = "argmatrix"
 # Commands whose outcome may be replayed (`_runtime/outcome.py`): a run that ends finding what
 # an earlier one found, with nothing it looked at changed, imports nothing but the replay.
@@ -63,10 +65,37 @@ def main(argv: Sequence[str] | None = None) -> int:
             return handler(args)
     except ArgmatrixError as error:
         for problem in error.problems:
-            print(f"argmatrix: error: {problem}", file=sys.stderr)
+            print(f"argmatrix: error: {shown_here(problem)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130
+
+
+def shown_here(problem: Problem) -> Problem:
+    """`problem` with its file named from the current folder, as warnings name theirs
+    (`argmatrix.yaml:6`, `../argmatrix.yaml:6` from `docs/`): a file in the current folder or
+    below it, or in the project the current folder is in (the folder of the nearest
+    argmatrix.yaml); any other file keeps its absolute path."""
+    import os
+    from dataclasses import replace
+    from pathlib import Path
+
+    from argmatrix.config import find_config
+    from argmatrix.errors import ArgmatrixError
+
+    if not problem.file or not os.path.isabs(problem.file):
+        return problem
+
+    cwd = Path.cwd()
+    file = Path(os.path.normpath(problem.file))
+    try:
+        found = find_config(None, cwd)
+    except (ArgmatrixError, OSError):
+        found = None
+    home = cwd if found is None else found.parent
+    if not file.is_relative_to(home if cwd.is_relative_to(home) else cwd):
+        return problem
+    return replace(problem, file=Path(os.path.relpath(file, cwd)).as_posix())
 
 
 def run() -> int:
