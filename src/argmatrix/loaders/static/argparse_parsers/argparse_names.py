@@ -7,7 +7,23 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from argmatrix.loaders.static.python import syntax
 from argmatrix.loaders.static.python.values import ArgparseRef, ExternalRef
+
+# The parser methods that add to the registry: a call of one is replayed, and a statement or
+# helper making one builds the registry (registered with the evaluator, which knows none).
+PARSER_METHODS = frozenset(
+    {
+        "add_argument",
+        "add_argument_group",
+        "add_mutually_exclusive_group",
+        "add_subparsers",
+        "add_parser",
+        "set_defaults",
+    }
+)
+syntax.BUILDING_METHODS.update(PARSER_METHODS)
+syntax.BUILDING_NAMES.add("ArgumentParser")
 
 ARGPARSE_CONSTANTS: dict[str, str] = {
     name: getattr(argparse, name)

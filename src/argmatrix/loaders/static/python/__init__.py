@@ -38,9 +38,11 @@ reader, and a reader registers what the evaluator must recognise (`statements.DE
 it and whether it builds, reaches or is part of the registry, which decides when a call or
 statement the evaluator cannot follow stops the read. What it still knows of argparse is a
 vocabulary, not a rule: the `argparse` module and its whitelisted names as a reference
-(`values.ArgparseRef`), the parser an object of the source is (`values.SourceObject.parser`), the
-method names that mark a statement as one that builds a parser (`syntax.PARSER_METHODS`,
-`calls_parser`, `returns_parser`), and whether a class of the source derives from
-`ArgumentParser` or builds parsers in its body (`classes.is_parser_class`, `builds_in_body`),
-and the parser named in its reasons (`calls.reaches_parser`, `parser_passed`).
+(`values.ArgparseRef`), the parser an object of the source is (`values.SourceObject.parser`),
+whether a class of the source derives from `ArgumentParser` (`classes.is_parser_class`), and
+"parser" in the names and reasons of the predicates that decide what builds the registry
+(`syntax.calls_parser`, `returns_parser`, `classes.builds_in_body`, `calls.reaches_parser`,
+`parser_passed`). Which calls build it is the readers' to say: they register the method names
+and the names that make a registry (`syntax.BUILDING_METHODS`, `BUILDING_NAMES`, argparse's in
+`argparse_parsers/argparse_names.py`), and a `ReaderValue` says what it is (`values.py`).
 """

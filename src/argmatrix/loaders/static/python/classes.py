@@ -16,8 +16,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from argmatrix.loaders.static.python.syntax import (
+    BUILDING_METHODS,
+    BUILDING_NAMES,
     DEFINITION,
-    PARSER_METHODS,
     assigned_value,
     subnodes,
 )
@@ -160,7 +161,7 @@ def builds_in_body(node: ast.ClassDef) -> bool:
                 continue
             func = child.func
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-            if name in PARSER_METHODS or name == "ArgumentParser":
+            if name in BUILDING_METHODS or name in BUILDING_NAMES:
                 return True
     return False
 

@@ -13,16 +13,12 @@ from argmatrix.loaders.static.python.values import FunctionRef
 
 COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.Match)
 DEFINITION = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
-PARSER_METHODS = frozenset(
-    {
-        "add_argument",
-        "add_argument_group",
-        "add_mutually_exclusive_group",
-        "add_subparsers",
-        "add_parser",
-        "set_defaults",
-    }
-)
+# What marks a call as one that builds the registry, so that a statement making it is not left
+# out and a helper naming it is followed: the method names (`parser.add_argument(...)`) and,
+# besides them, the names that make a registry (`argparse.ArgumentParser`). The evaluator knows
+# none of its own; each reader registers its framework's (`argparse_parsers/argparse_names.py`).
+BUILDING_METHODS: set[str] = set()
+BUILDING_NAMES: set[str] = set()
 
 
 def subnodes(node: ast.AST) -> Iterator[ast.AST]:
@@ -345,7 +341,7 @@ def calls_parser(node: ast.AST) -> bool:
     return any(
         isinstance(child, ast.Call)
         and isinstance(child.func, ast.Attribute)
-        and child.func.attr in PARSER_METHODS
+        and child.func.attr in BUILDING_METHODS
         for child in ast.walk(node)
     )
 
@@ -353,7 +349,9 @@ def calls_parser(node: ast.AST) -> bool:
 def returns_parser(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Heuristic: a helper worth following builds or returns a parser."""
     for child in ast.walk(node):
-        if isinstance(child, ast.Attribute) and child.attr in PARSER_METHODS | {"ArgumentParser"}:
+        if isinstance(child, ast.Attribute) and (
+            child.attr in BUILDING_METHODS or child.attr in BUILDING_NAMES
+        ):
             return True
     return False
 
