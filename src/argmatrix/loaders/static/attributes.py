@@ -9,14 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from argmatrix.loaders.static.argparse_parsers import objects
-from argmatrix.loaders.static.argparse_parsers.argparse_names import argparse_attribute
+from argmatrix.loaders.static.argparse_parsers.argparse_names import ArgparseRef, argparse_attribute
 from argmatrix.loaders.static.argparse_parsers.handles import ParserHandle
 from argmatrix.loaders.static.click_commands import framework_calls
 from argmatrix.loaders.static.declared_fields import declared
 from argmatrix.loaders.static.python.evaluator import Evaluator
 from argmatrix.loaders.static.python.interpreter import UNHANDLED
 from argmatrix.loaders.static.python.values import (
-    ArgparseRef,
     ClassRef,
     ExternalRef,
     FunctionRef,

@@ -11,6 +11,7 @@ import ast
 from typing import Any
 
 from argmatrix.loaders.static.argparse_parsers import objects
+from argmatrix.loaders.static.argparse_parsers.argparse_names import ArgparseRef, is_parser_class
 from argmatrix.loaders.static.argparse_parsers.handles import ParserHandle, ParserMethod
 from argmatrix.loaders.static.argparse_parsers.replay import new_parser, parser_call
 from argmatrix.loaders.static.attributes import reader_attribute
@@ -18,10 +19,8 @@ from argmatrix.loaders.static.click_commands import framework_calls, framework_v
 from argmatrix.loaders.static.declared_fields import declared
 from argmatrix.loaders.static.python import calls
 from argmatrix.loaders.static.python import interpreter as python_interpreter
-from argmatrix.loaders.static.python.classes import is_parser_class
 from argmatrix.loaders.static.python.interpreter import UNHANDLED, PythonInterpreter
 from argmatrix.loaders.static.python.values import (
-    ArgparseRef,
     BuiltinRef,
     CannotEvaluate,
     ClassRef,

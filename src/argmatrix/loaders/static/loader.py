@@ -18,7 +18,7 @@ from typing import Any
 
 from argmatrix._runtime.files import read_regular_file
 from argmatrix.errors import ArgmatrixError
-from argmatrix.loaders.static.argparse_parsers.argparse_names import argparse_attribute
+from argmatrix.loaders.static.argparse_parsers.argparse_names import ArgparseRef, argparse_attribute
 from argmatrix.loaders.static.argparse_parsers.recording import Recording
 from argmatrix.loaders.static.declared_fields.declared import external
 from argmatrix.loaders.static.interpreter import Interpreter
@@ -32,7 +32,6 @@ from argmatrix.loaders.static.python.module_files import (
 )
 from argmatrix.loaders.static.python.syntax import class_members
 from argmatrix.loaders.static.python.values import (
-    ArgparseRef,
     CannotEvaluate,
     ClassRef,
     ExternalRef,

@@ -30,13 +30,13 @@ from typing import Any
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.convert import ARGPARSE, SourceReader
 from argmatrix.loaders.sections import CallSite, remember_tree
+from argmatrix.loaders.static.argparse_parsers.argparse_names import is_parser_class
 from argmatrix.loaders.static.argparse_parsers.handles import ParserHandle, parser_of
 from argmatrix.loaders.static.argparse_parsers.objects import Captured, new_object, writes_methods
 from argmatrix.loaders.static.argparse_parsers.replay import new_parser
 from argmatrix.loaders.static.interpreter import Interpreter, run_function
 from argmatrix.loaders.static.loader import StaticLoader
 from argmatrix.loaders.static.python.budget import FIX, Budget, BudgetExceeded, Limits
-from argmatrix.loaders.static.python.classes import is_parser_class
 from argmatrix.loaders.static.python.module_files import find_module_file
 from argmatrix.loaders.static.python.outline import StatementOutline
 from argmatrix.loaders.static.python.scripts import MAIN, main_function

@@ -8,7 +8,8 @@ import argparse
 from typing import Any
 
 from argmatrix.loaders.static.python import syntax
-from argmatrix.loaders.static.python.values import ArgparseRef, ExternalRef
+from argmatrix.loaders.static.python.classes import ancestors
+from argmatrix.loaders.static.python.values import ClassRef, ExternalRef, ReaderRef
 
 # The parser methods that add to the registry: a call of one is replayed, and a statement or
 # helper making one builds the registry (registered with the evaluator, which knows none).
@@ -24,6 +25,30 @@ PARSER_METHODS = frozenset(
 )
 syntax.BUILDING_METHODS.update(PARSER_METHODS)
 syntax.BUILDING_NAMES.add("ArgumentParser")
+
+
+class ArgparseRef(ReaderRef):
+    """`argparse` itself (name "") or one of its public names on the whitelist."""
+
+    __slots__ = ("name",)
+    _compared = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def described(self) -> str:
+        return f"`argparse.{self.name}`" if self.name else "`argparse`"
+
+    def identified(self) -> bool:
+        return bool(self.name)
+
+
+def is_parser_class(cls: ClassRef) -> bool:
+    """A class of the source deriving from `argparse.ArgumentParser`."""
+    return any(
+        isinstance(base, ArgparseRef) and base.name == "ArgumentParser" for base in ancestors(cls)
+    )
+
 
 ARGPARSE_CONSTANTS: dict[str, str] = {
     name: getattr(argparse, name)

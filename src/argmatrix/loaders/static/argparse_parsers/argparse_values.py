@@ -11,6 +11,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from argmatrix.loaders.static.argparse_parsers.argparse_names import ArgparseRef
 from argmatrix.loaders.static.argparse_parsers.handles import (
     ActionHandle,
     ParserHandle,
@@ -21,7 +22,6 @@ from argmatrix.loaders.static.python import environment
 from argmatrix.loaders.static.python.budget import Budget, BudgetExceeded
 from argmatrix.loaders.static.python.values import (
     REFS,
-    ArgparseRef,
     BoundMethod,
     BuiltinRef,
     ClassRef,

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from argmatrix.loaders.convert import ARGPARSE_KEYWORDS
-from argmatrix.loaders.static.argparse_parsers.argparse_names import PARSER_METHODS
+from argmatrix.loaders.static.argparse_parsers.argparse_names import PARSER_METHODS, ArgparseRef
 from argmatrix.loaders.static.argparse_parsers.argparse_values import final_value
 from argmatrix.loaders.static.argparse_parsers.handles import (
     ActionHandle,
@@ -46,7 +46,6 @@ from argmatrix.loaders.static.python.classes import ancestors, class_attribute
 from argmatrix.loaders.static.python.context import WrapperCall
 from argmatrix.loaders.static.python.evaluator import Evaluator
 from argmatrix.loaders.static.python.values import (
-    ArgparseRef,
     BoundMethod,
     CannotEvaluate,
     ClassRef,

@@ -36,13 +36,12 @@ reader, and a reader registers what the evaluator must recognise (`statements.DE
 `values.class_items`). A value only a reader looks into (argparse's parser and argument handles,
 `argparse_parsers/handles.py`) is a `values.ReaderValue`: opaque here, it says how a reason names
 it and whether it builds, reaches or is part of the registry, which decides when a call or
-statement the evaluator cannot follow stops the read. What it still knows of argparse is a
-vocabulary, not a rule: the `argparse` module and its whitelisted names as a reference
-(`values.ArgparseRef`), the parser an object of the source is (`values.SourceObject.parser`),
-whether a class of the source derives from `ArgumentParser` (`classes.is_parser_class`), and
-"parser" in the names and reasons of the predicates that decide what builds the registry
-(`syntax.calls_parser`, `returns_parser`, `classes.builds_in_body`, `calls.reaches_parser`,
-`parser_passed`). Which calls build it is the readers' to say: they register the method names
+statement the evaluator cannot follow stops the read; a name of a library a reader models
+(`argparse` and its whitelisted names, `ArgparseRef` in `argparse_names.py`) is a
+`values.ReaderRef`. What it still knows of argparse is a word, not a rule: the parser an object
+of the source is (`values.SourceObject.parser`), and "parser" in the names and reasons of the
+predicates that decide what builds the registry (`syntax.calls_parser`, `returns_parser`,
+`classes.builds_in_body`, `calls.reaches_parser`, `parser_passed`, `Evaluator.calls_parser`). Which calls build it is the readers' to say: they register the method names
 and the names that make a registry (`syntax.BUILDING_METHODS`, `BUILDING_NAMES`, argparse's in
 `argparse_parsers/argparse_names.py`), and a `ReaderValue` says what it is (`values.py`).
 """

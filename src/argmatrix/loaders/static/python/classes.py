@@ -23,7 +23,6 @@ from argmatrix.loaders.static.python.syntax import (
     subnodes,
 )
 from argmatrix.loaders.static.python.values import (
-    ArgparseRef,
     CannotEvaluate,
     ClassRef,
     Deferred,
@@ -143,12 +142,6 @@ def enum_kind(cls: ClassRef) -> str | None:
     direct = [b for b in bases if not isinstance(b, ClassRef)]
     plain = all(isinstance(b, ExternalRef) and b.dotted in ("enum.Enum", "Enum") for b in direct)
     return "plain" if plain else "mixed"
-
-
-def is_parser_class(cls: ClassRef) -> bool:
-    return any(
-        isinstance(base, ArgparseRef) and base.name == "ArgumentParser" for base in ancestors(cls)
-    )
 
 
 def builds_in_body(node: ast.ClassDef) -> bool:

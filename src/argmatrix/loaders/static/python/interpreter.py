@@ -37,7 +37,6 @@ from argmatrix.loaders.static.python.values import (
     PLAIN_TYPES,
     SIZED,
     UNDECIDABLE,
-    ArgparseRef,
     BuiltinRef,
     CannotEvaluate,
     ClassRef,
@@ -48,6 +47,7 @@ from argmatrix.loaders.static.python.values import (
     LambdaRef,
     MethodRef,
     ModuleRef,
+    ReaderRef,
     SourceObject,
     SuperOf,
     SuperRef,
@@ -431,7 +431,9 @@ class PythonInterpreter:
         if not identity:
             return self.known(node)
         value = resolve(self.eval(node))
-        if type(value) in (ClassRef, FunctionRef) or (type(value) is ArgparseRef and value.name):
+        if type(value) in (ClassRef, FunctionRef) or (
+            isinstance(value, ReaderRef) and value.identified()
+        ):
             return value
         if isinstance(value, UNDECIDABLE) or type(value) is Unevaluated:
             raise CannotEvaluate(f"{describe(value)} depends on the running program")

@@ -178,14 +178,19 @@ class BuiltinRef(BaseRef):
         self.name = name
 
 
-class ArgparseRef(BaseRef):
-    """`argparse` itself (name "") or one of its public names on the whitelist."""
+class ReaderRef(BaseRef):
+    """A name of a library a reader models (`argparse` or one of its whitelisted names:
+    `argparse_parsers/argparse_names.py`): a reference, never the object, undecidable here.
+    `described()` is how a reason names it; `identified()`: comparing it by identity is what
+    the program would compare (a class of the library), so it is kept, not refused."""
 
-    __slots__ = ("name",)
-    _compared = ("name",)
+    __slots__ = ()
 
-    def __init__(self, name: str) -> None:
-        self.name = name
+    def described(self) -> str:
+        raise NotImplementedError
+
+    def identified(self) -> bool:
+        return False
 
 
 UNBOUND: Any = object()
@@ -286,7 +291,7 @@ UNDECIDABLE = (
     ExternalRef,
     ModuleRef,
     SuperRef,
-    ArgparseRef,
+    ReaderRef,
     SourceObject,
     BoundMethod,
 )
@@ -297,7 +302,7 @@ REFS = (
     ExternalRef,
     ModuleRef,
     SuperRef,
-    ArgparseRef,
+    ReaderRef,
     BuiltinRef,
     LambdaRef,
     MethodRef,
@@ -487,8 +492,8 @@ def describe(value: Any) -> str:
         return f"`{value.node.name}`"
     if isinstance(value, ModuleRef):
         return f"module `{value.name}`"
-    if isinstance(value, ArgparseRef):
-        return f"`argparse.{value.name}`" if value.name else "`argparse`"
+    if isinstance(value, ReaderRef):
+        return value.described()
     if isinstance(value, BuiltinRef):
         return f"`{value.name}`"
     if isinstance(value, MethodRef):
