@@ -32,7 +32,12 @@ from argmatrix.config.spec import AllowedFlag
 from argmatrix.errors import ArgmatrixError
 from argmatrix.model.findings import Finding, closest
 from argmatrix.model.registry import Argument, Registry
-from argmatrix.model.spelling import argument_spellings, find_argument, scopes
+from argmatrix.model.spelling import (
+    ambiguous_flag_error,
+    argument_spellings,
+    find_argument,
+    scopes,
+)
 from argmatrix.project import Project
 
 if TYPE_CHECKING:  # the page readers are imported when a coverage page is read
@@ -279,13 +284,12 @@ def allowed_arguments(
     for entry in spec.allowed:
         found = find_argument(registry, entry.flag)
         if found.ambiguous:
-            spellings = ", ".join(repr(s) for s in found.ambiguous)
-            raise ArgmatrixError.at(
-                f"checks: coverage: allow_undocumented: {entry.flag!r} is an argument of several"
-                f" subcommands ({spellings})",
-                file=str(config.file) if config.file else None,
-                line=entry.line,
-                fix=f"name the subcommand: write {found.ambiguous[0]!r} or another of them",
+            raise ambiguous_flag_error(
+                "checks: coverage: allow_undocumented: ",
+                entry.flag,
+                found.ambiguous,
+                str(config.file) if config.file else None,
+                entry.line,
             )
         named.append((entry, found.argument))
     return named

@@ -16,9 +16,9 @@ from typing import Any
 from argmatrix._runtime.files import within
 from argmatrix._runtime.yamlfile import line_of
 from argmatrix.config.fields import _shown, _unknown_keys
-from argmatrix.errors import ArgmatrixError, Problem, has_control
+from argmatrix.errors import Problem, has_control
 from argmatrix.model.registry import Registry
-from argmatrix.model.spelling import find_argument
+from argmatrix.model.spelling import ambiguous_flag_error, find_argument
 
 COMPATIBILITY_KEYS = ("baseline", "accept")
 STABILITY_KEYS = ("default", "sections", "arguments")
@@ -102,13 +102,8 @@ class Stability:
         for entry in self.arguments:
             found = find_argument(registry, entry.name)
             if found.ambiguous:
-                spellings = ", ".join(repr(s) for s in found.ambiguous)
-                raise ArgmatrixError.at(
-                    f"stability: {entry.name!r} is an argument of several subcommands"
-                    f" ({spellings})",
-                    file=where,
-                    line=entry.line,
-                    fix=f"name the subcommand: write {found.ambiguous[0]!r} or another of them",
+                raise ambiguous_flag_error(
+                    "stability: ", entry.name, found.ambiguous, where, entry.line
                 )
             if found.argument is not None and found.scope and " " not in entry.name.strip():
                 entry = replace(entry, name=found.scope + entry.name.strip())

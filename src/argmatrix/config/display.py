@@ -14,7 +14,7 @@ from argmatrix.config.fields import _shown, _unknown_keys
 from argmatrix.errors import ArgmatrixError, Problem, has_control
 from argmatrix.model.findings import closest
 from argmatrix.model.registry import Argument, FromEnvironment, Registry
-from argmatrix.model.spelling import argument_spellings, find_argument
+from argmatrix.model.spelling import ambiguous_flag_error, argument_spellings, find_argument
 
 ENVIRONMENT_KEYS = ("keyword", "prefix", "arguments")
 
@@ -208,13 +208,7 @@ def spelled_argument(
     if found.argument is not None:
         return found.argument
     if found.ambiguous:
-        spellings = ", ".join(repr(s) for s in found.ambiguous)
-        raise ArgmatrixError.at(
-            f"{context}{spelled!r} is an argument of several subcommands ({spellings})",
-            file=where,
-            line=line,
-            fix=f"name the subcommand: write {found.ambiguous[0]!r} or another of them",
-        )
+        raise ambiguous_flag_error(context, spelled, found.ambiguous, where, line)
     near = closest(spelled, argument_spellings(registry))
     raise ArgmatrixError.at(
         f"{context}{spelled!r} is not an argument of the registry",

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from argmatrix.errors import ArgmatrixError
 from argmatrix.model.registry import Argument, Registry
 
 
@@ -72,6 +73,20 @@ def find_argument(registry: Registry, spelled: str) -> Found:
     if found:
         return Found(None, "", tuple(f.spelled for f in found))
     return Found(None)
+
+
+def ambiguous_flag_error(
+    context: str, spelled: str, ambiguous: tuple[str, ...], file: str | None, line: int | None
+) -> ArgmatrixError:
+    """The located error of a configuration key that names, by a bare flag, an argument of
+    several subcommands: every spelling it could mean, and the fix of writing one."""
+    spellings = ", ".join(repr(s) for s in ambiguous)
+    return ArgmatrixError.at(
+        f"{context}{spelled!r} is an argument of several subcommands ({spellings})",
+        file=file,
+        line=line,
+        fix=f"name the subcommand: write {ambiguous[0]!r} or another of them",
+    )
 
 
 def find_section(registry: Registry, spelled: str) -> tuple[Scope, str] | None:
