@@ -1,7 +1,9 @@
 """Two command lines in one project, each documented by a configuration of its own: neither
 configuration's prose check reads the other's generated pages (each page's last line says
 argmatrix wrote it, in its format's comment syntax), nor the regions of an in-place page; a flag
-a prose line names twice is one finding."""
+a prose line names twice is one finding. Prose may name the flags of every command line: each
+configuration's check reads the registries of the others beside it (`argmatrix-*.yaml`),
+whatever and wherever their pages are."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from argmatrix.render.formats import FORMATS
-from helpers import REGISTRIES, run_cli_in_process
+from helpers import REGISTRIES, line_of, one_error_line, run_cli_in_process
 
 SERVER = (
     "import argparse\n\n\ndef build():\n    parser = argparse.ArgumentParser()\n"
@@ -150,3 +152,100 @@ def test_only_the_last_line_marks_a_page_generated(tmp_path: Path) -> None:
     )
     result = run_cli_in_process("check", cwd=root)
     assert result.code == 1 and "docs/index.md:7:" in result.out, result.out
+
+
+# How the other configuration may write its pages, none of which leaves a generated page in
+# this configuration's docs_dir: built by a docs engine (`committed: false`), MDX only, or
+# into a docs_dir of its own.
+OTHER_PAGES = {
+    "built by the MkDocs plugin": (
+        "docs_dir: docs\npages:\n"
+        "  - {template: server_arguments.md.j2, output: reference/cli.md, committed: false}\n"
+    ),
+    "MDX only": "docs_dir: docs\npages:\n"
+    "  - {template: server_arguments.mdx.j2, output: reference/cli.mdx}\n",
+    "outside this docs_dir": "docs_dir: cli-docs\npages:\n"
+    "  - {template: server_arguments.md.j2, output: cli.md}\n",
+}
+
+
+def project_with_other(tmp_path: Path, pages: str) -> Path:
+    root = project(tmp_path)
+    for page in ("cli.md", "cli.mdx"):
+        (root / "docs" / "reference" / page).unlink()
+    (root / "argmatrix-cli.yaml").write_text(
+        "registry: {target: 'manage:cli', mode: static}\n" + pages, encoding="utf-8"
+    )
+    if "committed: false" not in pages:  # else only the MkDocs build makes them, in memory
+        generated = run_cli_in_process("generate", "--config", "argmatrix-cli.yaml", cwd=root)
+        assert generated.code == 0, generated.err
+    return root
+
+
+@pytest.mark.parametrize("how", sorted(OTHER_PAGES))
+def test_prose_may_name_the_flags_of_a_command_line_whose_pages_are_elsewhere(
+    tmp_path: Path, how: str
+) -> None:
+    """The server's check knows the management CLI's flags from its configuration
+    (`argmatrix-cli.yaml` beside `argmatrix.yaml`), not from pages on disk: prose naming them
+    is not dead, however and wherever the CLI's pages are written; a misspelled one is dead,
+    with the CLI's spelling suggested."""
+    root = project_with_other(tmp_path, OTHER_PAGES[how])
+    assert not (root / "docs" / "reference" / "cli.md").exists()
+    home = root / "docs" / "index.md"
+    home.write_text(
+        "# Home\n\nServe on `--port 9000`; manage with `manage --profile prod --watch`.\n",
+        encoding="utf-8",
+    )
+    for config in ("argmatrix.yaml", "argmatrix-cli.yaml"):
+        result = run_cli_in_process("check", "--config", config, cwd=root)
+        assert (result.code, result.out, result.err) == (
+            0,
+            "argmatrix check: everything agrees\n",
+            "",
+        ), config
+    home.write_text("# Home\n\nManage with `--proflie prod`.\n", encoding="utf-8")
+    result = run_cli_in_process("check", cwd=root)
+    dead = [line for line in result.out.splitlines() if "dead-flag" in line]
+    assert result.code == 1 and len(dead) == 1, result.out
+    assert "docs/index.md:3:" in dead[0] and "did you mean --profile?" in dead[0]
+
+
+def test_a_live_command_line_is_not_run_by_a_static_check(tmp_path: Path) -> None:
+    """The CLI's configuration reads it live; the server's check (static) reads the CLI's
+    flags statically: no code of the project runs in a static check."""
+    root = project_with_other(tmp_path, OTHER_PAGES["built by the MkDocs plugin"])
+    config = root / "argmatrix-cli.yaml"
+    config.write_text(config.read_text().replace("mode: static", "mode: live"), encoding="utf-8")
+    ran = root / "ran.txt"
+    manage = root / "manage.py"
+    manage.write_text(
+        manage.read_text(encoding="utf-8") + f"\nopen({str(ran)!r}, 'w').close()\n",
+        encoding="utf-8",
+    )
+    (root / "docs" / "index.md").write_text("# Home\n\nManage with `--profile`.\n")
+    result = run_cli_in_process("check", cwd=root)
+    assert (result.code, result.out) == (0, "argmatrix check: everything agrees\n"), result.err
+    assert not ran.exists()
+
+
+def test_a_broken_other_configuration_is_a_located_error(tmp_path: Path) -> None:
+    """Prose names a flag the server lacks and the CLI's configuration cannot be read: the
+    error names the CLI configuration's file and line (or its registry's file), and why the
+    server's check read it."""
+    root = project_with_other(tmp_path, OTHER_PAGES["MDX only"])
+    config = root / "argmatrix-cli.yaml"
+    written = config.read_text(encoding="utf-8")
+    config.write_text(written + "page: {}\n", encoding="utf-8")
+    (root / "docs" / "index.md").write_text("# Home\n\nManage with `--profile`.\n")
+    result = run_cli_in_process("check", cwd=root)
+    line = line_of(config, "page:")
+    why = "(reading argmatrix-cli.yaml, another configuration of this project, for the flags"
+    one_error_line(result, f"argmatrix-cli.yaml:{line}: unknown key 'page'", why, "(fix: ")
+    config.write_text(written.replace("manage:cli", "manage:clii"), encoding="utf-8")
+    result = run_cli_in_process("check", cwd=root)
+    one_error_line(result, "manage.py: ", "'clii'", why, "(fix: ")
+    # the server's check needs the CLI's flags only for a flag the server lacks
+    (root / "docs" / "index.md").write_text("# Home\n\nServe on `--port`.\n")
+    result = run_cli_in_process("check", cwd=root)
+    assert (result.code, result.out) == (0, "argmatrix check: everything agrees\n"), result.err

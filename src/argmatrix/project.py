@@ -13,12 +13,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from argmatrix._runtime.cache import cached
-from argmatrix.config import CONFIG_NAME, Config, find_config, load_config
+from argmatrix.config import (
+    CONFIG_NAME,
+    Config,
+    find_config,
+    load_config,
+    other_configurations,
+)
 from argmatrix.errors import ArgmatrixError, Problem
 from argmatrix.loaders.load import (
     RegistrySpec,
     load_registry_and_files,
     split_mock,
+    warnings_to,
 )
 from argmatrix.loaders.modes import LOADERS, guess_mode, imported_files
 from argmatrix.loaders.target import split_subcommands
@@ -93,6 +100,12 @@ class Project:
             **renamed_in_history(self.config, self.registry),
             **renamed_since_baseline(self.config, self.registry),
         }
+
+    @cached_property
+    def other_command_lines(self) -> frozenset[str]:
+        """Every flag of the project's other command lines (see `flags_of_other_configurations`),
+        read when first asked."""
+        return frozenset(flags_of_other_configurations(self.config))
 
     def inputs(self) -> ProjectInputs:
         """Every file the project is read from: the configuration, the manifests, the history
@@ -184,6 +197,43 @@ class Project:
 
 
 STALE_ENTRY = "stale-manifest-entry"
+
+
+def flags_of_other_configurations(config: Config) -> set[str]:
+    """Every flag of the registries of the project's other configurations (`argmatrix-cli.yaml`
+    beside `argmatrix.yaml`), however their pages are written (by `generate`, by a docs engine
+    at build time, as MDX, outside this configuration's docs_dir): what its prose may name.
+    Each is read as it is configured, from the cache while its files are unchanged; a registry
+    whose code runs (live) is read statically when this configuration's does not run code, so
+    a check in static mode runs nothing. Its warnings are for its own commands to say. A broken
+    configuration is an error naming its file and line, and why it was read."""
+    if config.file is None or config.registry is None:
+        return set()
+    flags: set[str] = set()
+    for path in other_configurations(config.file):
+        flags |= _flags_of_configuration(path, runs_code=config.registry.loader.runs_code)
+    return flags
+
+
+def _flags_of_configuration(path: Path, runs_code: bool) -> set[str]:
+    try:
+        other = load_config(path, path.parent)
+        spec = other.registry
+        if spec is None:
+            return set()  # a configuration for `--registry` targets names no command line
+        if spec.loader.runs_code and not runs_code:
+            spec = replace(spec, mode=spec.loader.without_running)
+        with warnings_to(None):
+            registry = load_registry_and_files(spec, project=other.project)[0]
+    except ArgmatrixError as error:
+        why = (
+            f"reading {path.name}, another configuration of this project, for the flags prose"
+            " may name"
+        )
+        raise ArgmatrixError(
+            *(replace(p, message=f"{p.message} ({why})") for p in error.problems)
+        ) from None
+    return registry.all_flags()
 
 
 class Rename(NamedTuple):

@@ -70,10 +70,11 @@ def _matches(relative: str, pattern: str) -> bool:
 
 
 def dead_flags(project: Project, generated: set[Path]) -> list[Finding]:
-    """The flags hand-written pages name that the registry lacks. A page another configuration
-    of the project generated is not prose, and the flags it documents are those of the
-    project's other command line: hand-written prose naming them (a home page introducing the
-    server and its management tool) is not dead."""
+    """The flags hand-written pages name that the registry lacks. Prose may name the flags of
+    every command line of the project (a home page introducing the server and its management
+    tool): those of every other configuration beside this one (`argmatrix-cli.yaml`), read from
+    its registry whatever pages it writes and wherever, and those a page another configuration
+    generated documents (which is not prose)."""
     texts = [
         (path, read_prose(path, project.config.project)) for path in prose_files(project, generated)
     ]
@@ -83,25 +84,29 @@ def dead_flags(project: Project, generated: set[Path]) -> list[Finding]:
         if generated_page(text)
         for match in FLAG_IN_PROSE.finditer(text)
     }
-    known = project.registry.all_flags() | set(project.config.ignore_flags)
-    candidates = sorted(known)
-    found = []
-    for path, text in texts:
-        if generated_page(text):
-            continue  # a page a configuration generated: its own check compares it
-        for number, line in prose_lines(text):
-            for flag in dict.fromkeys(m.group(1) for m in FLAG_IN_PROSE.finditer(line)):
-                if flag in known or flag in others:
-                    continue
-                suggestion = closest(flag, candidates)
-                found.append(
-                    Finding(
-                        "dead-flag",
-                        f"{flag} is not an argument of the registry",
-                        flag=flag,
-                        file=str(path),
-                        line=number,
-                        fix=f"did you mean {suggestion}?" if suggestion else "remove or update it",
-                    )
-                )
-    return found
+    known = project.registry.all_flags() | set(project.config.ignore_flags) | others
+    unknown = [
+        (path, number, flag)
+        for path, text in texts
+        if not generated_page(text)  # a page a configuration generated: its own check compares it
+        for number, line in prose_lines(text)
+        for flag in dict.fromkeys(m.group(1) for m in FLAG_IN_PROSE.finditer(line))
+        if flag not in known
+    ]
+    if not unknown:  # the other command lines are read only when this one's flags do not answer
+        return []
+    others |= project.other_command_lines
+    unknown = [u for u in unknown if u[2] not in others]
+    candidates = sorted(known | others)
+    return [_dead(flag, path, number, closest(flag, candidates)) for path, number, flag in unknown]
+
+
+def _dead(flag: str, path: Path, number: int, suggestion: str | None) -> Finding:
+    return Finding(
+        "dead-flag",
+        f"{flag} is not an argument of the registry",
+        flag=flag,
+        file=str(path),
+        line=number,
+        fix=f"did you mean {suggestion}?" if suggestion else "remove or update it",
+    )

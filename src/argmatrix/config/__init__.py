@@ -39,6 +39,7 @@ from argmatrix.config.load import (
     TOP_KEYS,
     find_config,
     load_config,
+    other_configurations,
     project_folder,
 )
 from argmatrix.config.pages import PAGE_KEYS
@@ -79,5 +80,6 @@ __all__ = [
     "Tagged",
     "find_config",
     "load_config",
+    "other_configurations",
     "project_folder",
 ]

@@ -60,6 +60,21 @@ def find_config(explicit: str | None, cwd: Path) -> Path | None:
     return None
 
 
+def other_configurations(file: Path) -> list[Path]:
+    """The project's other configurations: `argmatrix.yaml` and each `argmatrix-*.yaml` beside
+    `file` (a project with two command lines has one per command line), `file` left out."""
+    folder = file.parent
+    candidates = [folder / CONFIG_NAME, *sorted(folder.glob("argmatrix-*.yaml"))]
+    return [path for path in candidates if path.is_file() and not _same_file(path, file)]
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.samefile(b)
+    except OSError:
+        return False
+
+
 def load_config(path: Path | None, cwd: Path) -> Config:
     if path is None:  # the project is still the repository (where a snapshot's paths start)
         return Config(
