@@ -388,6 +388,8 @@ def test_release_sources_take_the_folder_first_then_the_named(
 
 def test_read_release_sends_its_warnings_with_the_archive_named(tmp_path: Path) -> None:
     from argmatrix.adoption.releases import ReleaseSource, read_release
+    from argmatrix.config import load_config
+    from argmatrix.project import RegistryWarnings
 
     body = RELEASES["1.0"] + '\nparser.add_argument("--home", default=os.cpu_count())'
     path = tmp_path / "relserver-1.0-py3-none-any.whl"
@@ -396,7 +398,8 @@ def test_read_release_sends_its_warnings_with_the_archive_named(tmp_path: Path) 
         bundle.writestr("relserver/args.py", "import os\n" + module_source(body))
     told: list[str] = []
     source = ReleaseSource("1.0", path.name)
-    registry = read_release(source, TARGET, tmp_path, warn=told.append)
+    warnings = RegistryWarnings(load_config(None, tmp_path), told.append)
+    registry = read_release(source, TARGET, tmp_path, warnings)
     assert "--home" in registry.all_flags()
     [warning] = told
     assert warning.startswith(f"{path.name}!relserver/args.py:") and "--home" in warning

@@ -205,23 +205,29 @@ def test_a_bad_computed_entry_is_one_located_line(tmp_path: Path, entry: str, sa
     assert not (root / "docs").exists()
 
 
-@pytest.mark.parametrize(
-    "command",
-    [
-        ("generate",),
-        ("check",),
-        ("export",),
-        ("snapshot", "-o", "snap.json"),
-        ("audit", "docs/args.md"),
-        ("import", "docs/args.md", "--platform", "x", "-o", "x.yaml"),
-    ],
-    ids=lambda command: command[0],
-)
+TARGET = "kept_source:build_parser"
+COMMANDS = {
+    "generate": ("generate",),
+    "check": ("check",),
+    "export": ("export",),
+    "snapshot": ("snapshot", "-o", "snap.json"),
+    "audit": ("audit", "docs/args.md"),
+    "import": ("import", "docs/args.md", "--platform", "x", "-o", "x.yaml"),
+    # the commands naming their registries themselves: the configured target, or a snapshot
+    # written of it
+    "diff-targets": ("diff", "--static", TARGET, TARGET),
+    "diff-snapshots": ("diff", "snap.json", "snap.json"),
+    "history": ("history", "--target", TARGET, "--release", "1=snap.json", "--release", "2=."),
+}
+
+
+@pytest.mark.parametrize("command", COMMANDS.values(), ids=COMMANDS)
 def test_every_command_says_the_same_warnings(tmp_path: Path, command: tuple[str, ...]) -> None:
     """A value kept as source text is said by every command alike, and by none once the
     configuration answers it (`computed:`)."""
     root = write_project(tmp_path / "p")
     assert run_cli_in_process("generate", cwd=root).code == 0
+    _snapshot(root)
 
     def told(run: Run) -> str:  # what the user reads: check's findings, else stderr
         return run.out if command[0] == "check" else run.err
@@ -232,5 +238,31 @@ def test_every_command_says_the_same_warnings(tmp_path: Path, command: tuple[str
         tmp_path / "q", "computed: {--tool-parser: {help: Chosen when the server starts.}}\n"
     )
     assert run_cli_in_process("generate", cwd=answered).code == 0
+    _snapshot(answered)
     quiet = told(run_cli_in_process(*command, cwd=answered))
     assert "kept as source text" not in quiet, quiet
+
+
+def _snapshot(root: Path) -> None:
+    """The snapshot `diff` and `history` read (the baseline a release writes)."""
+    made = run_cli_in_process("snapshot", "-o", "snap.json", cwd=root)
+    assert made.code == 0, made.err
+
+
+def test_diff_takes_the_answers_for_the_configured_registry_only(tmp_path: Path) -> None:
+    """`computed:` answers the configured registry's warning: `diff` of another target (the
+    same source under another name) still says it, and so does `--no-config`, as `export
+    --registry` of another target does."""
+    root = write_project(
+        tmp_path / "q", "computed: {--tool-parser: {help: Chosen when the server starts.}}\n"
+    )
+    shutil.copy(SOURCE, root / "other_source.py")
+    other = "other_source:build_parser"
+    said = run_cli_in_process("diff", "--static", other, other, cwd=root)
+    assert said.code == 0 and said.err.count(HELP) == 1, said.err
+    exported = run_cli_in_process("export", "--registry", other, "--static", cwd=root)
+    assert exported.err == said.err
+    unread = run_cli_in_process("diff", "--no-config", "--static", TARGET, TARGET, cwd=root)
+    assert unread.err.count(HELP) == 1, unread.err
+    quiet = run_cli_in_process("diff", "--static", TARGET, TARGET, cwd=root)
+    assert quiet.err == "", quiet.err

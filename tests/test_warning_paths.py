@@ -64,3 +64,26 @@ def test_an_export_names_the_files_as_a_snapshot_does(tmp_path: Path) -> None:
     ]
     assert files == [["srv/server_args.py"], ["srv/server_args.py"]]
     assert str(tmp_path) not in exported.out
+
+
+def test_diff_and_history_name_a_snapshots_files_as_export_does(tmp_path: Path) -> None:
+    """From a subfolder, `diff` and `history` of a snapshot name the registry's file from the
+    current folder, as `export` of it does (they named it from the project's root)."""
+    root = project(tmp_path)
+    target = ("--registry", "srv.server_args:build", "--static")
+    made = run_cli_in_process("snapshot", *target, "-o", "registry.json", cwd=root)
+    assert made.code == 0, made.err
+    below = root / "docs" / "guide"
+    snapshot = "../../registry.json"
+    exported = run_cli_in_process("export", "--registry", snapshot, cwd=below)
+    (expected,) = warning_lines(exported.err)
+    assert expected.startswith("argmatrix: warning: ../../srv/server_args.py:7: ")
+    runs = {
+        "diff": run_cli_in_process("diff", snapshot, snapshot, cwd=below),
+        "history": run_cli_in_process(
+            "history", "--target", "srv.server_args:build", "--release", f"1={snapshot}", cwd=below
+        ),
+    }
+    for command, run in runs.items():
+        assert run.code == 0, run.err
+        assert warning_lines(run.err) == [expected], command

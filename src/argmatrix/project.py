@@ -7,6 +7,7 @@ resolved model from it.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cached_property, partial
 from pathlib import Path
@@ -359,10 +360,16 @@ class SourceOptions:
     subcommand: tuple[str, ...] = ()
 
 
+def configuration_file(config: str | None, no_config: bool, cwd: Path) -> Config:
+    """The configuration file a command reads: the one named (`--config`), else the one found
+    from `cwd` upwards; none with `no_config` (then the project is the repository)."""
+    return load_config(None if no_config else find_config(config, cwd), cwd)
+
+
 def config_with(options: SourceOptions, cwd: Path | None = None) -> Config:
     """The configuration file, overridden by `options`."""
     cwd = cwd or Path.cwd()
-    config = load_config(None if options.no_config else find_config(options.config, cwd), cwd)
+    config = configuration_file(options.config, options.no_config, cwd)
     registry = config.registry
     mock, auto_mock = split_mock(options.mock)
     if options.registry and not _names_the_configured(options.registry, registry):
@@ -398,6 +405,36 @@ def config_with(options: SourceOptions, cwd: Path | None = None) -> Config:
     if options.manifests:
         manifests = tuple(cwd / m for m in options.manifests)
     return replace(config, registry=registry, manifests=manifests)
+
+
+@dataclass(frozen=True)
+class RegistryWarnings:
+    """How a command reading registries its command line names (`diff OLD NEW`, `history
+    --target`) says their warnings: as every other command says them in this project. A
+    registry of the configured target (named as configured, or a snapshot written of it) is
+    quiet about what the configuration's `computed:` answers, and names the setting to use by
+    the configuration's file; another registry takes none of those settings (`--registry` of
+    another target). Files are named from the current folder, a snapshot's (relative to the
+    project that wrote it) read from this project."""
+
+    config: Config
+    warn: Callable[[str], None]
+    verbose: bool = False
+
+    def say(self, registry: Registry, target: str, shown: Callable[[str], str] = str) -> None:
+        """Say each warning of `registry`, read from `target`, its text passed through
+        `shown` (a release names its archive, not the folder its sources were copied to)."""
+        from argmatrix.loaders.load import said_diagnostics, warning_text
+
+        config = self.config
+        if not any(_names_the_configured(t, config.registry) for t in (target, registry.source)):
+            config = config.for_another_registry()
+        configured = config.display.configured()
+        for diagnostic in said_diagnostics(
+            registry, self.verbose, shown_keywords(config), configured
+        ):
+            text = warning_text(diagnostic, config.project, registry, config_name(config))
+            self.warn(shown(text))
 
 
 def _names_the_configured(target: str, configured: RegistrySpec | None) -> bool:

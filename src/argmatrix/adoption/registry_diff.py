@@ -14,12 +14,12 @@ import contextlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from argmatrix.adoption import DIFF_FORMATS
 from argmatrix.adoption.releases import sources_folder
 from argmatrix.errors import ArgmatrixError, Problem, json_for_log
-from argmatrix.loaders.load import RegistrySpec, load_registry
+from argmatrix.loaders.load import RegistrySpec, load_registry, warnings_to
 from argmatrix.loaders.modes import LOADERS, Mode, guess_mode
 from argmatrix.loaders.target import split_subcommands
 from argmatrix.model.pairing import (
@@ -32,6 +32,9 @@ from argmatrix.model.pairing import (
 from argmatrix.model.registry import Argument, Registry, python_value
 from argmatrix.model.values import readable_type, value_text
 from argmatrix.render.formats.markdown import cell, code
+
+if TYPE_CHECKING:
+    from argmatrix.project import RegistryWarnings
 
 FIELDS = (
     "flags",
@@ -165,17 +168,28 @@ class DiffSide:
 
 
 def diff_sides(
-    old: DiffSide, new: DiffSide, static: bool, mock: tuple[str, ...], verbose: bool
+    old: DiffSide,
+    new: DiffSide,
+    static: bool,
+    mock: tuple[str, ...],
+    verbose: bool,
+    warnings: RegistryWarnings | None = None,
 ) -> RegistryDiff:
-    """`argmatrix diff`: read both registries (the old one first), then compare them."""
+    """`argmatrix diff`: read both registries (the old one first), then compare them; each
+    one's warnings said by `warnings` (as every command says them in the project), or none."""
     cwd = Path.cwd()
-    before = _read_side(old, static, mock, verbose, cwd)
-    after = _read_side(new, static, mock, verbose, cwd)
+    before = _read_side(old, static, mock, verbose, cwd, warnings)
+    after = _read_side(new, static, mock, verbose, cwd, warnings)
     return diff_registries(before, after, old.shown, new.shown)
 
 
 def _read_side(
-    side: DiffSide, static: bool, mock: tuple[str, ...], verbose: bool, cwd: Path
+    side: DiffSide,
+    static: bool,
+    mock: tuple[str, ...],
+    verbose: bool,
+    cwd: Path,
+    warnings: RegistryWarnings | None,
 ) -> Registry:
     """One side read; a wheel or an sdist named by a path option is read from its sources,
     copied out for the read (as `argmatrix history` reads a release), never installed."""
@@ -183,7 +197,11 @@ def _read_side(
         folders = tuple(
             stack.enter_context(sources_folder((cwd / p).resolve(), p)) for p in side.paths
         )
-        return load_registry(side.spec(static, mock, cwd, folders), verbose=verbose)
+        with warnings_to(None):  # said below, as the configuration says them
+            registry = load_registry(side.spec(static, mock, cwd, folders), verbose=verbose)
+    if warnings is not None:
+        warnings.say(registry, side.target)
+    return registry
 
 
 def diff_registries(old: Registry, new: Registry, old_label: str, new_label: str) -> RegistryDiff:

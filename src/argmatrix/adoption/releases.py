@@ -24,12 +24,15 @@ import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from argmatrix.errors import ArgmatrixError, Problem
 from argmatrix.loaders.load import RegistrySpec, load_registry, warnings_to
 from argmatrix.loaders.target import split_subcommands
 from argmatrix.model.registry import Registry
+
+if TYPE_CHECKING:
+    from argmatrix.project import RegistryWarnings
 
 MAX_MEMBER_BYTES = 16 * 1024 * 1024
 MAX_TOTAL_BYTES = 256 * 1024 * 1024  # of sources copied out
@@ -161,14 +164,17 @@ def release_read(release: ReleaseSource, target: str, base_dir: Path) -> Iterato
 
 
 def read_release(
-    source: ReleaseSource, target: str, base_dir: Path, warn: Callable[[str], None]
+    source: ReleaseSource, target: str, base_dir: Path, warnings: RegistryWarnings
 ) -> Registry:
-    """One release, read statically; its diagnostics (each sent to `warn`) and its errors name
-    the archive rather than the private folder its sources were copied into."""
+    """One release, read statically; its diagnostics (said by `warnings`, as every command
+    says them in the project) and its errors name the archive rather than the private folder
+    its sources were copied into."""
     with release_read(source, target, base_dir) as read:
         try:
-            with warnings_to(lambda text: warn(read.shown(text, source.source))):
-                return load_registry(read.spec, project=base_dir)
+            with warnings_to(None):  # said below, as the configuration says them
+                registry = load_registry(read.spec)
+            warnings.say(registry, target, lambda text: read.shown(text, source.source))
+            return registry
         except ArgmatrixError as error:
             raise ArgmatrixError(
                 *(

@@ -13,11 +13,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from argmatrix.adoption import AUDIT_FORMATS, DIFF_FORMATS
-from argmatrix.cli.common import EXIT_FINDINGS, EXIT_OK, source_options, warn
+from argmatrix.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    add_config_options,
+    source_options,
+    warn,
+)
 from argmatrix.errors import json_for_log, printable
 
 if TYPE_CHECKING:
     from argmatrix.cli.common import Commands
+    from argmatrix.project import RegistryWarnings
 
 
 def register(commands: Commands) -> None:
@@ -80,6 +87,13 @@ def _register_import(commands: Commands) -> None:
     imports.set_defaults(handler=_import)
 
 
+# What the configuration is to `diff` and `history`, whose registries their command line names.
+NO_CONFIG_HELP = (
+    "Read no configuration file: warnings are said without its answers (computed:,"
+    " computed_defaults:)."
+)
+
+
 def _register_diff(commands: Commands) -> None:
     diff = commands.add(
         "diff",
@@ -137,6 +151,7 @@ def _register_diff(commands: Commands) -> None:
         action="store_true",
         help="Show tracebacks of errors raised inside the registry's own code.",
     )
+    add_config_options(diff, NO_CONFIG_HELP)
     diff.set_defaults(handler=_diff)
 
 
@@ -179,6 +194,7 @@ def _register_history(commands: Commands) -> None:
         metavar="FILE",
         help="Write the facts file here (default: standard output).",
     )
+    add_config_options(history, NO_CONFIG_HELP)
     history.set_defaults(handler=_history)
 
 
@@ -214,7 +230,8 @@ def _diff(args: argparse.Namespace) -> int:
 
     old = DiffSide(args.old, tuple(args.old_path or ()), args.old_label)
     new = DiffSide(args.new, tuple(args.new_path or ()), args.new_label)
-    diff = diff_sides(old, new, args.static, mock_list(args.mock), args.verbose)
+    warnings = _registry_warnings(args)
+    diff = diff_sides(old, new, args.static, mock_list(args.mock), args.verbose, warnings)
     sys.stdout.write(diff_text(diff, args.format))
     return EXIT_OK
 
@@ -226,7 +243,8 @@ def _history(args: argparse.Namespace) -> int:
 
     cwd = Path.cwd()
     sources = release_sources(args.releases, args.release or [], cwd)
-    releases = [(s.label, read_release(s, args.target, cwd, warn=warn)) for s in sources]
+    warnings = _registry_warnings(args)
+    releases = [(s.label, read_release(s, args.target, cwd, warnings)) for s in sources]
     text = history_json(releases, args.target)
     if args.output:
         write_text_atomically(cwd / args.output, text)
@@ -234,3 +252,13 @@ def _history(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(json_for_log(text))  # a terminal or CI log: no raw control characters
     return EXIT_OK
+
+
+def _registry_warnings(args: argparse.Namespace) -> RegistryWarnings:
+    """How the registries the command line names say their warnings: as every command says
+    them with the project's configuration (found as the others find it, or `--config`;
+    `--no-config`: none)."""
+    from argmatrix.project import RegistryWarnings, configuration_file
+
+    config = configuration_file(args.config, args.no_config, Path.cwd())
+    return RegistryWarnings(config, warn, getattr(args, "verbose", False))

@@ -64,17 +64,9 @@ def source_options_parser() -> argparse.ArgumentParser:
     """Options every command takes; they override the configuration file."""
     common = argparse.ArgumentParser(add_help=False)
     group = common.add_argument_group("Registry and manifests")
-    configuration = group.add_mutually_exclusive_group()
-    configuration.add_argument(
-        "--config",
-        metavar="FILE",
-        help="Configuration file (default: argmatrix.yaml in the current folder or the nearest"
-        " one above it, up to the repository's root).",
-    )
-    configuration.add_argument(
-        "--no-config",
-        action="store_true",
-        help="Read no configuration file: the command line says where the registry and the"
+    add_config_options(
+        group,
+        "Read no configuration file: the command line says where the registry and the"
         " manifests are.",
     )
     group.add_argument(
@@ -143,6 +135,18 @@ def source_options_parser() -> argparse.ArgumentParser:
         help="Show tracebacks of errors raised inside the registry's own code.",
     )
     return common
+
+
+def add_config_options(group: argparse._ActionsContainer, no_config_help: str) -> None:
+    """--config FILE or --no-config, one of them: which configuration a command reads."""
+    configuration = group.add_mutually_exclusive_group()
+    configuration.add_argument(
+        "--config",
+        metavar="FILE",
+        help="Configuration file (default: argmatrix.yaml in the current folder or the nearest"
+        " one above it, up to the repository's root).",
+    )
+    configuration.add_argument("--no-config", action="store_true", help=no_config_help)
 
 
 def _module_name(text: str) -> str:
