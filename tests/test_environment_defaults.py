@@ -9,16 +9,21 @@ variable column names the variable, and nothing is warned about.
 
 from __future__ import annotations
 
+import argparse
+import importlib.util
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 
 from argmatrix.loaders.snapshot import SNAPSHOT_VERSION, read_snapshot, snapshot_text
 from argmatrix.model.registry import FromEnvironment, Registry, registry_to_dict
-from helpers import REGISTRIES, load, run_cli_in_process
+from e2e.tables import argument_tables
+from helpers import REGISTRIES, flag_of, load, run_cli_in_process, tables
 
 TARGET = "env_defaults_cli:add_cli_args"
 LAUNCHER = "env_defaults_cli:with_launcher_flags"  # adds a custom action naming APP_<DEST>
@@ -30,11 +35,13 @@ VARIABLES = (
     "MYSRV_MEM_FRACTION",
     "MYSRV_NAME",
     "APP_WORKERS",
+    "MYSRV_TOKEN",
 )
 # Each flag's default, one per form.
 FACTS = {
     "--port": FromEnvironment("MYSRV_PORT", 8000),  # int(...) of a module constant
     "--api-key": FromEnvironment("MYSRV_API_KEY"),  # os.environ.get("X")
+    "--token": FromEnvironment("MYSRV_TOKEN"),  # os.getenv("X")
     "--host": FromEnvironment("MYSRV_HOST", "127.0.0.1"),  # os.getenv("X", d)
     "--log-level": FromEnvironment("MYSRV_LOG_LEVEL", "info"),  # a constant of os.getenv
     "--model-dir": FromEnvironment("MYSRV_MODEL_DIR", required=True),  # environ["X"]
@@ -46,6 +53,7 @@ WORKERS = FromEnvironment("APP_WORKERS", 4)  # os.environ.get(f"APP_{dest.upper(
 CELLS = {
     "--port": "`8000`, or `$MYSRV_PORT` when set",
     "--api-key": "unset, or `$MYSRV_API_KEY`",
+    "--token": "unset, or `$MYSRV_TOKEN`",
     "--host": "`127.0.0.1`, or `$MYSRV_HOST` when set",
     "--log-level": "`info`, or `$MYSRV_LOG_LEVEL` when set",
     "--model-dir": "`$MYSRV_MODEL_DIR` (must be set)",
@@ -74,6 +82,98 @@ def test_static_reading_states_each_form(environment: pytest.MonkeyPatch) -> Non
     assert registry.diagnostics == ()
     assert registry.by_flag()["--workers"].type == "int"  # passed on through **kwargs
     assert registry.by_flag()["--port"].help == "Port (default: 8000, or $MYSRV_PORT when set)."
+
+
+def written_helps() -> dict[str, str]:
+    """Each help of the fixture that says its default (`%(default)s`, `%(default)r`), as
+    argparse itself holds it."""
+    spec = importlib.util.spec_from_file_location("env_helps", REGISTRIES / "env_defaults_cli.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with mock.patch.dict(os.environ, {"MYSRV_MODEL_DIR": "/models"}):  # read without fallback
+        parser = module.with_launcher_flags(argparse.ArgumentParser())
+    return {
+        action.option_strings[0]: action.help
+        for action in parser._actions
+        if action.help and "%(default)" in action.help
+    }
+
+
+def said_helps() -> dict[str, str]:
+    """What each of those helps says on a page: the help as argparse fills it, with the fact
+    ("d, or $X when set") where argparse would put the value of its own environment."""
+    facts = {**FACTS, "--workers": WORKERS}
+    return {flag: help_ % {"default": facts[flag]} for flag, help_ in written_helps().items()}
+
+
+def test_every_help_saying_its_default_says_the_fact(environment: pytest.MonkeyPatch) -> None:
+    """`%(default)s` and `%(default)r` of each form (a lookup with or without a fallback,
+    `os.getenv`, `environ[...]`, a conversion, `or`, a custom action), read statically and
+    live (but for the custom action, whose lookup live reading cannot see)."""
+    expected = said_helps()
+    assert set(expected) == set(FACTS) - {"--log-level"} | {"--workers"}
+    static = {a.name: a.help for a in load(LAUNCHER, "static").arguments}
+    assert {flag: static[flag] for flag in expected} == expected
+    live = {a.name: a.help for a in load(TARGET, "live").arguments}
+    assert {flag: live[flag] for flag in expected if flag in live} == {
+        flag: text for flag, text in expected.items() if flag != "--workers"
+    }
+
+
+HEADER = ["Argument", "Description", "Default", "Type / options", "Environment variable"]
+Row = tuple[str, str, str]  # Description, Default, Environment variable, as a reader sees them
+
+
+def rows(html: str) -> dict[str, Row]:
+    """The one argument table of a page, by flag."""
+    [table] = argument_tables(html)
+    assert [cell.text for cell in table[0]] == HEADER
+    return {
+        flag_of(row[0].text).rstrip("¶"): (row[1].text, row[2].text, row[4].text)
+        for row in table[1:]
+    }
+
+
+def expected() -> dict[str, Row]:
+    """Each argument's row, from the facts: its Default says the fact as `%(default)s` does,
+    its help says it too (the one help that names no default is empty), its column names the
+    variable."""
+    facts = {**FACTS, "--workers": WORKERS}
+    helps = said_helps()
+    return {flag: (helps.get(flag, ""), str(fact), fact.variable) for flag, fact in facts.items()}
+
+
+def test_the_markdown_page_says_what_every_engine_says(
+    tmp_path: Path, environment: pytest.MonkeyPatch
+) -> None:
+    """The rows of the Markdown page `generate` writes, as a reader sees them: those the engines
+    give (`expected`, asserted of each engine's HTML)."""
+    write_project(tmp_path, "environment: {prefix: MYSRV_}\n")
+    assert run_cli_in_process("generate", cwd=tmp_path).code == 0
+    page = (tmp_path / "docs" / "reference" / "server.md").read_text(encoding="utf-8")
+    [table] = tables(page)
+    assert table.header == HEADER
+    assert {flag_of(r[0]): (r[1], r[2], r[4]) for r in table.rows} == expected()
+
+
+def test_the_python_markdown_extension_states_the_fact(
+    tmp_path: Path, environment: pytest.MonkeyPatch
+) -> None:
+    """A table directive through the Python-Markdown extension (what Zensical runs), as
+    `markdown.markdown` renders it; the engines' builds: test_environment_defaults_engines.py."""
+    import markdown
+
+    from argmatrix.integrations import markdown as extension_module
+    from argmatrix.markdown import ArgmatrixExtension
+
+    write_project(tmp_path, "environment: {prefix: MYSRV_}\n")
+    extension_module._CACHE.clear()
+    extension = ArgmatrixExtension(config_file=str(tmp_path / "argmatrix.yaml"))
+    html = markdown.markdown(
+        '<!-- argmatrix section="General" -->', extensions=["tables", extension]
+    )
+    assert rows(html) == expected()
 
 
 def test_static_reading_never_reads_the_value(environment: pytest.MonkeyPatch) -> None:
