@@ -266,3 +266,31 @@ def test_diff_takes_the_answers_for_the_configured_registry_only(tmp_path: Path)
     assert unread.err.count(HELP) == 1, unread.err
     quiet = run_cli_in_process("diff", "--static", TARGET, TARGET, cwd=root)
     assert quiet.err == "", quiet.err
+
+
+def test_a_configured_snapshot_named_from_a_subfolder_keeps_its_answers(tmp_path: Path) -> None:
+    """The configuration reads a snapshot whose warning `computed:` answers: named by any path
+    to it (`../snap.json` from `docs/`), it is the configured registry, and nothing is said."""
+    root = write_project(
+        tmp_path / "q", "computed: {--tool-parser: {help: Chosen when the server starts.}}\n"
+    )
+    _snapshot(root)
+    config = root / "argmatrix.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8").replace(
+            "  target: kept_source:build_parser\n  mode: static\n", "  target: snap.json\n"
+        ),
+        encoding="utf-8",
+    )
+    (root / "docs").mkdir()
+    (root / ".git").mkdir()  # the project without its configuration (--no-config) is the repository
+    for command in (
+        ("export", "--registry", "../snap.json"),
+        ("diff", "../snap.json", "../snap.json"),
+    ):
+        run = run_cli_in_process(*command, cwd=root / "docs")
+        assert (run.code, run.err) == (0, ""), command
+    other = run_cli_in_process(
+        "diff", "--no-config", "../snap.json", "../snap.json", cwd=root / "docs"
+    )
+    assert other.err.count(HELP) == 1 and "../kept_source.py:" in other.err, other.err

@@ -372,7 +372,7 @@ def config_with(options: SourceOptions, cwd: Path | None = None) -> Config:
     config = configuration_file(options.config, options.no_config, cwd)
     registry = config.registry
     mock, auto_mock = split_mock(options.mock)
-    if options.registry and not _names_the_configured(options.registry, registry):
+    if options.registry and not _names_the_configured(options.registry, registry, cwd):
         config = config.for_another_registry()
     if options.registry:
         mode = guess_mode(options.registry, options.static)
@@ -437,10 +437,16 @@ class RegistryWarnings:
             self.warn(shown(text))
 
 
-def _names_the_configured(target: str, configured: RegistrySpec | None) -> bool:
-    """Whether a `--registry` target is the configured registry's own (its settings apply)."""
+def _names_the_configured(
+    target: str, configured: RegistrySpec | None, cwd: Path | None = None
+) -> bool:
+    """Whether a `--registry` target is the configured registry's own (its settings apply): a
+    configured snapshot named by any path to it from `cwd` (`../registry.json` from `docs/`)."""
     if configured is None:
         return False
+    if configured.loader.target_is_file:
+        named = (cwd or Path.cwd()) / target.strip()
+        return os.path.realpath(named) == os.path.realpath(configured.base_dir / configured.target)
     words = configured.subcommand
     spelled = " ".join((configured.target, *words))
     return target.strip() in (configured.target, spelled)
