@@ -362,6 +362,11 @@ TEST_ENVIRONMENT = \
 	ARGMATRIX_LIVE_PYTHON=$(CURDIR)/$(LIVE)/bin/python \
 	ARGMATRIX_LIVE_PYTHON_0523=$(CURDIR)/$(LIVE_0523)/bin/python \
 	ARGMATRIX_PYTHONS=$(subst $(space),:,$(foreach env,$(PYTHON_ENVS),$(CURDIR)/$(env)/bin/python))
+# The suite runs as on most developers' machines, where PYTHONDONTWRITEBYTECODE is
+# unset (CI's machines set it): Python writes its bytecode caches, a live registry's import
+# included, and the suite must pass all the same. ARGMATRIX_UPDATE_GOLDEN, which rewrites the
+# golden files instead of comparing them, is for a pytest run by hand, never for these.
+AS_ON_A_LAPTOP := env -u PYTHONDONTWRITEBYTECODE -u ARGMATRIX_UPDATE_GOLDEN
 # The markers of pyproject.toml that the edit loop leaves out.
 FAST := not (slow or hostile or live_env or engine or pythons or browser or real_rtp or corpus)
 
@@ -370,14 +375,14 @@ FAST := not (slow or hostile or live_env or engine or pythons or browser or real
 # is `real_rtp`, which reads RTP-LLM's source from beside the clone (../shared/real-registries)
 # and is skipped, with that reason, where it is absent.
 test: install $(TEST_NEEDS) lint
-	$(TEST_ENVIRONMENT) $(BIN)/pytest -q --cov --cov-report=term:skip-covered
+	$(AS_ON_A_LAPTOP) $(TEST_ENVIRONMENT) $(BIN)/pytest -q --cov --cov-report=term:skip-covered
 
 # The edit-test loop, under a minute on two cores, busy or not: everything but the marked suites
 # (hostile inputs, heavy live environments, external engines, other Pythons, the browser,
 # RTP-LLM's real source, long runs), spread over every core (pytest-xdist). Needs nothing
 # beside .venv but the sources of two sglang releases.
 test-fast: install old-sglang new-sglang
-	$(BIN)/pytest -q -x -n auto -m "$(FAST)"
+	$(AS_ON_A_LAPTOP) $(BIN)/pytest -q -x -n auto -m "$(FAST)"
 
 # The suite against the newest releases of what pyproject.toml allows (no lock), in an
 # environment of its own (.cache/latest), so a new release of a dependency is met on purpose.
@@ -391,7 +396,8 @@ test-latest: $(TEST_NEEDS)
 	$(LATEST)/bin/pip install -q --no-deps --no-warn-conflicts $(SGLANG)
 	$(LATEST)/bin/pip list --format=freeze > $(LATEST)/versions.txt
 	@echo "Testing against the newest releases (listed in $(LATEST)/versions.txt)."
-	$(TEST_ENVIRONMENT) PATH=$(CURDIR)/$(LATEST)/bin:$$PATH $(LATEST)/bin/pytest -q -p no:cacheprovider
+	$(AS_ON_A_LAPTOP) $(TEST_ENVIRONMENT) PATH=$(CURDIR)/$(LATEST)/bin:$$PATH \
+	  $(LATEST)/bin/pytest -q -p no:cacheprovider
 
 check-docs: install new-sglang $(DOCS_ENV)/.installed
 	$(BIN)/argmatrix check
