@@ -437,7 +437,7 @@ FAST := not (slow or hostile or live_env or engine or pythons or browser or real
 test: prerequisites install $(TEST_NEEDS) lint
 	$(AS_ON_A_LAPTOP) $(TEST_ENVIRONMENT) $(BIN)/pytest -q --cov --cov-report=term:skip-covered
 
-# The edit-test loop, under a minute on two cores, busy or not: everything but the marked suites
+# The edit-test loop (CONTRIBUTING.md has its time as measured): everything but the marked suites
 # (hostile inputs, heavy live environments, external engines, other Pythons, the browser,
 # RTP-LLM's real source, long runs), spread over every core (pytest-xdist). Needs nothing
 # beside .venv but the sources of two sglang releases.
