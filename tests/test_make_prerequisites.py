@@ -22,7 +22,9 @@ def _make(*args: str, path: str | None = None) -> subprocess.CompletedProcess[st
     make = shutil.which("make")
     if make is None:
         pytest.fail("make is not installed (fix: apt-get install make)", pytrace=False)
-    env = {**os.environ, "PATH": path or os.environ["PATH"]}
+    # As typed in a shell: not as a sub-make of the `make test` that may be running this suite.
+    env = {k: v for k, v in os.environ.items() if k not in {"MAKEFLAGS", "MFLAGS", "MAKELEVEL"}}
+    env["PATH"] = path or os.environ["PATH"]
     return subprocess.run(
         [make, "-s", *args],
         cwd=REPO,
