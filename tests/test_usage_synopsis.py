@@ -16,7 +16,9 @@ from __future__ import annotations
 import argparse
 import functools
 import importlib.util
+import json
 import os
+import re
 import shutil
 import sys
 from collections.abc import Iterator
@@ -24,12 +26,15 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import markdown
 import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
+from argmatrix.adoption.registry_diff import diff_dict, diff_registries
 from argmatrix.loaders.convert import registry_from_parser
+from argmatrix.loaders.snapshot import read_snapshot
 from argmatrix.model.registry import ExclusiveGroup, Registry
 from argmatrix.model.usage import usage_lines, usage_parts, value_form
 from helpers import GOLDEN, REGISTRIES, flag_of, load, run_cli_in_process, tables
@@ -352,6 +357,73 @@ def test_the_deprecated_arguments_of_every_command_are_shown(
         assert flag in deprecated, (page, flag)
     assert "--max-num-seqs" in deprecated  # a replacement the help names
     assert "--tensor-parallel-size" not in text
+
+
+def rendered_rows(page: str, text: str) -> list[list[str]]:
+    """Each table row of a page as its readers render it, as a list of HTML renderings: a
+    Markdown page by Python-Markdown (MkDocs, Zensical) and by markdown-it with GitHub's tables,
+    a MyST page by markdown-it with tables (myst-parser's); an MDX page's rows as written (its
+    JSX is HTML), the escapes of its text undone."""
+    if page.endswith(".mdx"):
+        renderings = [re.sub(r"\\(.)", r"\1", text)]
+    else:
+        renderings = [MarkdownIt("commonmark").enable("table").render(text)]
+        if not page.endswith(".myst.md"):
+            renderings.append(markdown.markdown(text, extensions=["tables"]))
+    rows = [re.split(r"<tr>", html)[1:] for html in renderings]
+    return [list(row) for row in zip(*rows, strict=True)]
+
+
+def row_with(rows: list[list[str]], words: str) -> list[str]:
+    [row] = [row for row in rows if all(words in each for each in row)]
+    return row
+
+
+def cells_of(row_html: str) -> list[str]:
+    return [
+        re.sub(r"<[^>]+>", "", cell).strip()
+        for cell in re.findall(r"<td[^>]*>(.*?)</td>", row_html, re.S)
+    ]
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_a_positional_that_may_be_left_out_is_not_required(
+    argparse_pages: dict[str, str], page: str
+) -> None:
+    """`nargs="*"` and REMAINDER positionals (argparse marks them required, yet a command line
+    may leave them out: the usage shows `[MODEL ...]`) read as optional, as `nargs="?"` does;
+    a required option still says so."""
+    rows = rendered_rows(page, argparse_pages[page])
+    for words in ("Models to compare", "Passed on to the engine"):
+        for html in row_with(rows, words):
+            assert "required" not in cells_of(html), (page, words, html)
+    for html in row_with(rows, "The server to measure."):
+        assert "required" in cells_of(html), (page, html)
+
+
+def test_an_optional_positional_is_not_required_in_the_model_nor_in_a_snapshot(
+    tmp_path: Path,
+) -> None:
+    """The model says what a command line must give: a positional of `nargs` `?`, `*` or
+    REMAINDER never, whatever argparse marks; a snapshot written with argparse's mark (format
+    version 1, before this) reads so too, and `diff` finds no change of it."""
+    parser = argparse.ArgumentParser(prog="p")
+    parser.add_argument("one", nargs="?")
+    parser.add_argument("many", nargs="*")
+    parser.add_argument("rest", nargs=argparse.REMAINDER)
+    registry = registry_from_parser(parser, "p:build", {}, lambda _: None)
+    assert [a.required for a in registry.arguments if a.positional] == [False, False, False]
+    old = REGISTRIES.parent / "snapshots" / "shape_server.v1.json"
+    assert '"required": true' in old.read_text(encoding="utf-8")  # argparse's mark, as it was
+    before = read_snapshot(old)
+    now = registry_from_parser(
+        import_fixture("shape_server").build_parser(), ARGPARSE_TARGET, {}, lambda _: None
+    )
+    for registry in (before, now):
+        bench = next(s.registry for s in registry.subcommands if s.name == "bench")
+        assert not next(a for a in bench.arguments if a.dest == "models").required
+    changes = diff_dict(diff_registries(before, now, "old", "new"))["changed"]
+    assert "required" not in json.dumps(changes), changes
 
 
 # ------------------------------------------------------------------ golden pages
