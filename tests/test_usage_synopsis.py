@@ -370,13 +370,20 @@ def rendered_rows(page: str, text: str) -> list[list[str]]:
         renderings = [MarkdownIt("commonmark").enable("table").render(text)]
         if not page.endswith(".myst.md"):
             renderings.append(markdown.markdown(text, extensions=["tables"]))
-    rows = [re.split(r"<tr>", html)[1:] for html in renderings]
+    rows = [[row.split("</tr>")[0] for row in html.split("<tr>")[1:]] for html in renderings]
     return [list(row) for row in zip(*rows, strict=True)]
 
 
 def row_with(rows: list[list[str]], words: str) -> list[str]:
     [row] = [row for row in rows if all(words in each for each in row)]
     return row
+
+
+def codes_of(row_html: str) -> list[str]:
+    """The text of each code element of a row (an MDX value form's pieces joined)."""
+    return [
+        re.sub(r"<[^>]+>", "", code) for code in re.findall(r"<code[^>]*>(.*?)</code>", row_html)
+    ]
 
 
 def cells_of(row_html: str) -> list[str]:
@@ -424,6 +431,55 @@ def test_an_optional_positional_is_not_required_in_the_model_nor_in_a_snapshot(
         assert not next(a for a in bench.arguments if a.dest == "models").required
     changes = diff_dict(diff_registries(before, now, "old", "new"))["changed"]
     assert "required" not in json.dumps(changes), changes
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_clicks_value_forms_are_code_in_every_format(
+    click_pages: dict[str, str], page: str
+) -> None:
+    """Click's choices (`[text|json]`, a required argument's `{sharegpt|random}`) are code, as
+    every other value form, for every reader of the page (a `|` splits a GitHub table's code
+    span, and Python-Markdown shows an escaped one)."""
+    rows = rendered_rows(page, click_pages[page])
+    for form in ("[text|json]", "[auto|float16|bfloat16]", "{sharegpt|random}"):
+        found = [row for row in rows if any(form in codes_of(html) for html in row)]
+        assert len(found) == 1, (page, form)
+        for html in found[0]:  # in every rendering
+            assert form in codes_of(html), (page, form, html)
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_click_pages_show_no_default_clicks_help_would_not(
+    click_pages: dict[str, str], page: str
+) -> None:
+    """None, a tuple of Nones (`--ssl`, two values) and nothing given to a variadic argument
+    are no default, as Click's own help shows none; a real default still shows."""
+    rows = rendered_rows(page, click_pages[page])
+    for words in ("Certificate and key.", "ENGINE_ARGS", "A tokenizer other than"):
+        for html in row_with(rows, words):
+            assert cells_of(html)[2] == "", (page, words, html)
+    for html in row_with(rows, "The port to listen on."):
+        assert cells_of(html)[2] == "8000", (page, html)
+
+
+@pytest.mark.parametrize("fmt", ["md", "myst.md", "mdx"])
+def test_a_missing_default_reads_alike_on_both_page_kinds(
+    argparse_pages: dict[str, str], fmt: str
+) -> None:
+    """The server-arguments page and the command-line reference say the same default of each
+    argument: one with none (`--tokenizer`, argparse's None) shows an empty cell on both."""
+
+    def defaults(page: str) -> dict[str, str]:
+        rows = rendered_rows(page, argparse_pages[page])
+        return {
+            cells_of(row[0])[1]: cells_of(row[0])[2] for row in rows if len(cells_of(row[0])) > 2
+        }
+
+    server, cli = defaults(f"server.{fmt}"), defaults(f"cli.{fmt}")
+    shared = set(server) & set(cli)
+    assert "A tokenizer other than the model's." in shared
+    assert server["A tokenizer other than the model's."] == ""
+    assert {k: server[k] for k in shared} == {k: cli[k] for k in shared}
 
 
 # ------------------------------------------------------------------ golden pages
