@@ -714,6 +714,77 @@ def test_a_page_may_leave_the_usages_out(tmp_path: Path) -> None:
     assert len(usage_blocks(pages["cli.md"])) == 3
 
 
+def usage_showing(command: argparse.ArgumentParser, keep: Any) -> list[str]:
+    """The tokens of argparse's usage of `command` with every action but those `keep` says
+    hidden (`help=SUPPRESS`, which argparse leaves out of a usage), without its `usage:`."""
+    helps = [action.help for action in command._actions]
+    for action in command._actions:
+        if not keep(action):
+            action.help = argparse.SUPPRESS
+    tokens = command.format_usage().split()[1:]
+    for action, help_text in zip(command._actions, helps, strict=True):
+        action.help = help_text
+    return tokens
+
+
+def short_argparse_usages() -> list[list[str]]:
+    """What a short usage says of `llmserve`, `llmserve serve` and `llmserve bench`, from what
+    argparse itself prints: its usage with only what a command line must give (the required
+    options and required exclusive groups; every other action hidden), `[options]`, then its
+    usage of the positionals and subcommands alone."""
+    parser = import_fixture("shape_server").build_parser()
+    [subparsers] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    usages = []
+    for command in (parser, subparsers.choices["serve"], subparsers.choices["bench"]):
+        grouped = {
+            id(action)
+            for group in command._mutually_exclusive_groups
+            if group.required
+            for action in group._group_actions
+        }
+        given = usage_showing(
+            command, lambda a, g=grouped: a.option_strings and (a.required or id(a) in g)
+        )
+        rest = usage_showing(command, lambda a: not a.option_strings)
+        usages.append([*given, "[options]", *rest[len(command.prog.split()) :]])
+    return usages
+
+
+@pytest.mark.parametrize("mode", ["static", "live"])
+def test_a_short_usage_says_what_a_command_line_must_give(tmp_path: Path, mode: str) -> None:
+    """`options: {usage: short}` (a registry of hundreds of options: sglang's usage is 433
+    lines): each command's usage on every page kind and format is its program, its required
+    options and required exclusive groups as argparse writes them, `[options]`, then its
+    positionals and subcommands, token by token as argparse prints those."""
+    root = write_project(tmp_path / "p", ARGPARSE_TARGET, mode)
+    config = root / "argmatrix.yaml"
+    text = config.read_text(encoding="utf-8")
+    for output in PAGES:
+        text = text.replace(f"output: {output},", f"output: {output}, options: {{usage: short}},")
+    config.write_text(text, encoding="utf-8")
+    pages = generate(root)
+    expected = short_argparse_usages()
+    full = argparse_usages()
+    assert all(len(short) < len(whole) for short, whole in zip(expected, full, strict=True))
+    assert "--url" in expected[2] and "(--prompts" in expected[2]  # something is required
+    for name, page in pages.items():
+        assert usage_blocks(page) == expected, name
+
+
+def test_a_command_line_reference_may_leave_the_usages_out(tmp_path: Path) -> None:
+    root = write_project(tmp_path / "p", ARGPARSE_TARGET, "static")
+    config = root / "argmatrix.yaml"
+    text = config.read_text(encoding="utf-8")
+    for output in ("cli.md", "cli.myst.md", "cli.mdx"):
+        text = text.replace(f"output: {output},", f"output: {output}, options: {{usage: false}},")
+    config.write_text(text, encoding="utf-8")
+    pages = generate(root)
+    for name in ("cli.md", "cli.myst.md", "cli.mdx"):
+        assert usage_blocks(pages[name]) == [], name
+        assert "Load a model and answer requests" in pages[name]
+    assert usage_blocks(pages["server.md"]) == argparse_usages()
+
+
 def test_a_usage_the_parser_gives_is_shown_as_given() -> None:
     parser = argparse.ArgumentParser(prog="llm", usage="%(prog)s [options] MODEL (100%%)")
     parser.add_argument("model")
