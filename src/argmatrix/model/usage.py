@@ -370,9 +370,7 @@ def usage_lines(parts: Sequence[str], width: int = USAGE_WIDTH) -> list[str]:
     return lines
 
 
-def usage_text(
-    registry: Registry, prog: str, width: int = USAGE_WIDTH, short: bool = False
-) -> str:
+def usage_text(registry: Registry, prog: str, width: int = USAGE_WIDTH, short: bool = False) -> str:
     """The usage synopsis on lines, as a page shows it ("" when it cannot be derived); `short`:
     `short_usage_parts`'."""
     parts = short_usage_parts(registry, prog) if short else usage_parts(registry, prog)

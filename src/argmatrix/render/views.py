@@ -264,11 +264,12 @@ def page_context(
 # none (`false`).
 
 
-def _usage_option(page: PageSpec, where: str) -> str | bool:
+def _usage_option(page: PageSpec, where: str) -> str:
+    """A page's `usage:` as `full`, `short` or `false`."""
     value = page.options.get("usage", "full")
-    if value is True:
-        return "full"
-    if value is not False and value not in ("full", "short"):
+    if value is True or value is False:
+        return "full" if value else "false"
+    if value not in ("full", "short"):
         raise ArgmatrixError.at(
             f"page {page.output!r}: unknown usage {value!r}",
             file=where,
@@ -276,7 +277,7 @@ def _usage_option(page: PageSpec, where: str) -> str | bool:
             fix="use full (argparse's own usage, the default), short (the program, what a"
             " command line must give, [options] and the positionals) or false (no usage)",
         )
-    return value
+    return str(value)
 
 
 _STATUS_LABELS = MappingProxyType(STATUS_LABELS)
