@@ -239,7 +239,7 @@ FRAMEWORKS: dict[str, Framework] = {
             name=CLICK,
             descend=_imported("argmatrix.loaders.clicks:descend_command"),
             to_registry=_imported("argmatrix.loaders.clicks:registry_from_command"),
-            static_reader="argmatrix.loaders.static.frameworks:read_framework",
+            static_reader="argmatrix.loaders.static.reader:read_framework",
         ),
     )
 }
