@@ -74,7 +74,7 @@ class StaticLoader:
         self.missing: list[str] = []  # files looked for and not found
         self.reading_target = False  # the target's own module is parsed whole
         self.budget = budget or Budget()
-        self.framework_calls = False  # a read of a Click command or Typer app (`frameworks`)
+        self.framework_calls = False  # a read of a Click command or Typer app (`reader`)
         self.recording = Recording(prog=prog)
         self.nesting = 0  # expressions being evaluated, one inside the other
         self.class_values: dict[tuple[int, str], tuple[ast.ClassDef, Any]] = {}
