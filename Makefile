@@ -47,6 +47,20 @@ $(VENV)/.installed: pyproject.toml $(LOCKS)/dev.txt
 	$(BIN)/pip install -q --no-deps --no-warn-conflicts $(SGLANG)
 	touch $@
 
+# torch 2.13.0, its CPU build, for the three live environments below. Where pip finds that build
+# without an index (a folder of wheels named by PIP_FIND_LINKS or by pip's configuration: this
+# project's machines have /opt/wheels), it is installed from there and nothing is added; else
+# pip is pointed at TORCH_INDEX, PyTorch's CPU index. `make test TORCH_INDEX=<url>` names
+# another index; `TORCH_INDEX=` (empty) takes PyPI's own wheel, on Linux x86_64 the CUDA build
+# (several GB more). `make prerequisites` checks the source before anything is installed.
+TORCH := torch==2.13.0
+TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
+# "yes" where pip finds the CPU build without an index; asked once, and only when needed.
+LOCAL_TORCH = $(eval LOCAL_TORCH := $(shell $(PYTHON) -m pip install --dry-run -q --no-index \
+	--no-deps --ignore-installed '$(TORCH)+cpu' >/dev/null 2>&1 && echo yes))$(LOCAL_TORCH)
+TORCH_INDEX ?= $(if $(LOCAL_TORCH),,$(TORCH_CPU_INDEX))
+TORCH_FROM = $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX) )
+
 # A heavy environment that can import sglang's registry for real (CPU torch), used by the
 # static-vs-live test and the benchmark. Built once, cached in .cache/.
 live-env: $(LIVE)/.installed
@@ -54,7 +68,7 @@ live-env: $(LIVE)/.installed
 $(LIVE)/.installed: tests/live/requirements.txt $(LOCKS)/live-sglang-0.5.7.txt
 	$(PYTHON) -m venv $(LIVE)
 	$(LIVE)/bin/pip install -q -c $(LOCKS)/live-sglang-0.5.7.txt pip setuptools wheel
-	$(LIVE)/bin/pip install -q -c $(LOCKS)/live-sglang-0.5.7.txt torch==2.13.0
+	$(LIVE)/bin/pip install -q -c $(LOCKS)/live-sglang-0.5.7.txt $(TORCH_FROM)$(TORCH)
 	$(LIVE)/bin/pip install -q -c $(LOCKS)/live-sglang-0.5.7.txt -r tests/live/requirements.txt
 	$(LIVE)/bin/pip install -q --no-deps --no-warn-conflicts $(SGLANG)
 	touch $@
@@ -183,7 +197,7 @@ live-env-0523: $(LIVE_0523)/.installed
 $(LIVE_0523)/.installed: tests/live/requirements-sglang-0.5.23.txt $(LOCKS)/live-sglang-0.5.23.txt
 	$(PYTHON) -m venv $(LIVE_0523)
 	$(LIVE_0523)/bin/pip install -q -c $(LOCKS)/live-sglang-0.5.23.txt pip setuptools wheel
-	$(LIVE_0523)/bin/pip install -q -c $(LOCKS)/live-sglang-0.5.23.txt torch==2.13.0
+	$(LIVE_0523)/bin/pip install -q -c $(LOCKS)/live-sglang-0.5.23.txt $(TORCH_FROM)$(TORCH)
 	$(LIVE_0523)/bin/pip install -q -c $(LOCKS)/live-sglang-0.5.23.txt \
 	  -r tests/live/requirements-sglang-0.5.23.txt
 	$(LIVE_0523)/bin/pip install -q --no-deps --no-warn-conflicts sglang==0.5.23
@@ -200,7 +214,7 @@ live-env-vllm: $(LIVE_VLLM)/.installed
 $(LIVE_VLLM)/.installed: tests/live/requirements-vllm-0.33.0.txt $(LOCKS)/live-vllm-0.33.0.txt
 	$(PYTHON) -m venv $(LIVE_VLLM)
 	$(LIVE_VLLM)/bin/pip install -q -c $(LOCKS)/live-vllm-0.33.0.txt pip setuptools wheel
-	$(LIVE_VLLM)/bin/pip install -q -c $(LOCKS)/live-vllm-0.33.0.txt torch==2.13.0
+	$(LIVE_VLLM)/bin/pip install -q -c $(LOCKS)/live-vllm-0.33.0.txt $(TORCH_FROM)$(TORCH)
 	$(LIVE_VLLM)/bin/pip install -q -c $(LOCKS)/live-vllm-0.33.0.txt \
 	  -r tests/live/requirements-vllm-0.33.0.txt
 	$(LIVE_VLLM)/bin/pip install -q --no-deps --no-warn-conflicts $(VLLM)
@@ -226,18 +240,19 @@ $(VLLM_NOTORCH)/.installed: tests/live/requirements-vllm-0.33.0.txt $(LOCKS)/vll
 
 pythons: $(foreach env,$(PYTHON_ENVS),$(env)/.installed)
 
-# The interpreter: pyenv's, else the system's.
+# The interpreter of Python $(1) that can create an environment (its venv and ensurepip modules):
+# pyenv's, else the system's. Nothing is downloaded; prints nothing where there is none.
+find_python = for candidate in "$$(pyenv root 2>/dev/null)"/versions/$(1).*/bin/python$(1) \
+	                 "$$HOME"/.pyenv/versions/$(1).*/bin/python$(1) \
+	                 /usr/local/bin/python$(1) /usr/bin/python$(1); do \
+	  if "$$candidate" -c "import ensurepip, venv" >/dev/null 2>&1; then echo "$$candidate"; break; fi; \
+	done
+# Where it is missing: one line naming the command that installs it.
+no_python = echo "make: Python $(1) is not installed: tests/test_python_versions.py compares pages made on it (fix: pyenv install $(1), or the system's python$(1) with its venv module)" >&2
+
 .cache/py%/.installed: pyproject.toml $(LOCKS)/runtime.txt
-	@python=""; \
-	for candidate in "$$(pyenv root 2>/dev/null)"/versions/$*.*/bin/python$* \
-	                 "$$HOME"/.pyenv/versions/$*.*/bin/python$* \
-	                 /usr/local/bin/python$* /usr/bin/python$*; do \
-	  if "$$candidate" -c "import sys" >/dev/null 2>&1; then python="$$candidate"; break; fi; \
-	done; \
-	if [ -z "$$python" ]; then \
-	  echo "Python $* is not installed; tests/test_python_versions.py needs it (fix: pyenv install $*)" >&2; \
-	  exit 1; \
-	fi; \
+	@python="$$($(call find_python,$*))"; \
+	if [ -z "$$python" ]; then $(call no_python,$*); exit 1; fi; \
 	"$$python" -m venv .cache/py$*
 	.cache/py$*/bin/pip install -q -c $(LOCKS)/runtime.txt pip setuptools wheel
 	.cache/py$*/bin/$(PIP_LOCKED) $(LOCKS)/runtime.txt -e .
@@ -358,10 +373,60 @@ browser-tools:
 	$(call need,chromium,the browser tests drive it,apt-get install chromium chromium-driver)
 	$(call need,chromedriver,the browser tests drive Chromium with it,apt-get install chromium-driver)
 
+# What `make test` needs beside Python 3.11 and make, checked before anything is installed: each
+# missing one stops it with one line naming the command that installs it (README.md lists them).
+# Free disk and torch's source matter only while an environment is still to be built: the
+# environments in .cache/ and .venv take about 12 GB (11.5 GB measured on a fresh clone).
+DISK_GB := 12
+ENVIRONMENTS := $(VENV) $(LIVE) $(LIVE_0523) $(LIVE_VLLM) $(VLLM_NOTORCH) $(DOCS_ENV) $(PYTHON_ENVS) \
+                $(OLD_SGLANG) $(NEW_SGLANG) $(LMDEPLOY) $(PROPERDOCS) $(PYDANTIC) $(TYPER_NEW) \
+                $(TYPER_OLD) $(CORPUS) $(MDX) $(MDX_RENDER)
+TORCH_ENVIRONMENTS := $(LIVE) $(LIVE_0523) $(LIVE_VLLM)
+to_build = $(filter-out $(wildcard $(1:%=%/.installed)),$(1:%=%/.installed))
+
+NO_VENV := make: $(PYTHON) cannot create environments: every install starts with its venv \
+	module (fix: apt-get install python3-venv)
+FREE_GB := df -Pk . | awk 'NR == 2 { print int($$4 / 1048576) }'
+NO_DISK = make: $$free GB of disk is free here, and the environments make test builds in .cache/ \
+	take about $(DISK_GB) GB (fix: free $$(($(DISK_GB) - free)) GB more)
+check_disk = free=$$($(FREE_GB)); [ "$$free" -ge $(DISK_GB) ] || { echo "$(NO_DISK)" >&2; exit 1; }
+
+# Where torch 2.13.0 will come from (TORCH_INDEX, above): nothing said when pip finds its CPU
+# build on this machine; a note when it is PyPI's CUDA build; a stop when TORCH_INDEX does not
+# answer.
+INDEX_ANSWERS := import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=30)
+FROM_PYPI = make: $(TORCH) comes from PyPI (TORCH_INDEX is empty): on Linux x86_64 that is the \
+	CUDA build, several GB more than the CPU build
+NO_TORCH_INDEX = make: $(TORCH)'s CPU build is in no folder of wheels pip knows, and \
+	$(TORCH_INDEX) does not answer: the live environments import sglang and vLLM with it (fix: \
+	export PIP_FIND_LINKS=<a folder holding its wheel>, or make test TORCH_INDEX=<an index that \
+	has it>, or make test TORCH_INDEX= for PyPI's CUDA build)
+check_torch = if [ -n "$(LOCAL_TORCH)" ]; then :; \
+	elif [ -z "$(TORCH_INDEX)" ]; then echo "$(FROM_PYPI)"; \
+	elif ! $(PYTHON) -c '$(INDEX_ANSWERS)' '$(TORCH_INDEX)/torch/' >/dev/null 2>&1; then \
+	  echo "$(NO_TORCH_INDEX)" >&2; exit 1; \
+	fi
+
+.PHONY: prerequisites
+prerequisites: browser-tools
+	$(call need,node,the MDX pages are compiled by the real MDX compiler in Node.js,apt-get install nodejs npm)
+	$(call need,npm,the MDX compiler is installed with it,apt-get install nodejs npm)
+	@$(PYTHON) -c "import ensurepip, venv" >/dev/null 2>&1 || { echo "$(NO_VENV)" >&2; exit 1; }
+	@for version in $(OTHER_PYTHONS); do \
+	  [ -n "$$($(call find_python,$$version))" ] || { $(call no_python,$$version); exit 1; }; \
+	done
+	$(if $(call to_build,$(ENVIRONMENTS)),@$(check_disk))
+	$(if $(call to_build,$(TORCH_ENVIRONMENTS)),@$(check_torch))
+
 TEST_ENVIRONMENT = \
 	ARGMATRIX_LIVE_PYTHON=$(CURDIR)/$(LIVE)/bin/python \
 	ARGMATRIX_LIVE_PYTHON_0523=$(CURDIR)/$(LIVE_0523)/bin/python \
 	ARGMATRIX_PYTHONS=$(subst $(space),:,$(foreach env,$(PYTHON_ENVS),$(CURDIR)/$(env)/bin/python))
+# The suite runs as on most developers' machines, where PYTHONDONTWRITEBYTECODE is
+# unset (CI's machines set it): Python writes its bytecode caches, a live registry's import
+# included, and the suite must pass all the same. ARGMATRIX_UPDATE_GOLDEN, which rewrites the
+# golden files instead of comparing them, is for a pytest run by hand, never for these.
+AS_ON_A_LAPTOP := env -u PYTHONDONTWRITEBYTECODE -u ARGMATRIX_UPDATE_GOLDEN
 # The markers of pyproject.toml that the edit loop leaves out.
 FAST := not (slow or hostile or live_env or engine or pythons or browser or real_rtp or corpus)
 
@@ -369,21 +434,21 @@ FAST := not (slow or hostile or live_env or engine or pythons or browser or real
 # marked suite runs, and a test whose engine or environment is missing fails; the one exception
 # is `real_rtp`, which reads RTP-LLM's source from beside the clone (../shared/real-registries)
 # and is skipped, with that reason, where it is absent.
-test: install $(TEST_NEEDS) lint
-	$(TEST_ENVIRONMENT) $(BIN)/pytest -q --cov --cov-report=term:skip-covered
+test: prerequisites install $(TEST_NEEDS) lint
+	$(AS_ON_A_LAPTOP) $(TEST_ENVIRONMENT) $(BIN)/pytest -q --cov --cov-report=term:skip-covered
 
-# The edit-test loop, under a minute on two cores, busy or not: everything but the marked suites
+# The edit-test loop (CONTRIBUTING.md has its time as measured): everything but the marked suites
 # (hostile inputs, heavy live environments, external engines, other Pythons, the browser,
 # RTP-LLM's real source, long runs), spread over every core (pytest-xdist). Needs nothing
 # beside .venv but the sources of two sglang releases.
 test-fast: install old-sglang new-sglang
-	$(BIN)/pytest -q -x -n auto -m "$(FAST)"
+	$(AS_ON_A_LAPTOP) $(BIN)/pytest -q -x -n auto -m "$(FAST)"
 
 # The suite against the newest releases of what pyproject.toml allows (no lock), in an
 # environment of its own (.cache/latest), so a new release of a dependency is met on purpose.
 # The heavy environments of third-party registries stay locked: they are test data.
 LATEST := .cache/latest
-test-latest: $(TEST_NEEDS)
+test-latest: prerequisites $(TEST_NEEDS)
 	rm -rf $(LATEST)
 	$(PYTHON) -m venv $(LATEST)
 	$(LATEST)/bin/pip install -q --upgrade pip setuptools wheel
@@ -391,7 +456,8 @@ test-latest: $(TEST_NEEDS)
 	$(LATEST)/bin/pip install -q --no-deps --no-warn-conflicts $(SGLANG)
 	$(LATEST)/bin/pip list --format=freeze > $(LATEST)/versions.txt
 	@echo "Testing against the newest releases (listed in $(LATEST)/versions.txt)."
-	$(TEST_ENVIRONMENT) PATH=$(CURDIR)/$(LATEST)/bin:$$PATH $(LATEST)/bin/pytest -q -p no:cacheprovider
+	$(AS_ON_A_LAPTOP) $(TEST_ENVIRONMENT) PATH=$(CURDIR)/$(LATEST)/bin:$$PATH \
+	  $(LATEST)/bin/pytest -q -p no:cacheprovider
 
 check-docs: install new-sglang $(DOCS_ENV)/.installed
 	$(BIN)/argmatrix check

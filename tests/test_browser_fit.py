@@ -11,13 +11,16 @@ showcase) is measured too. On every page: no sideways scroll, every header cell 
 inside the theme's text column, every flag on one line (tests/e2e/fit.py measures the boxes
 Chromium lays out). The fixture server of the command line's shape (shape_server.py: `serve` and
 `bench`, metavars, every nargs, exclusive groups, deprecated flags) is built too, its server
-arguments in both layouts and its command-line reference. Screenshots are kept in
+arguments in both layouts and its command-line reference, with Material, Zensical, alabaster and
+Furo; its usages are read back token by token and measured as they wrap. Screenshots are kept in
 tests/artifacts/ (fit-*.png).
 """
 
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,8 +29,8 @@ import pytest
 
 from e2e.browser import chromium, find_chromium, wait_for
 from e2e.fit import DESKTOP, PHONE, Fit, check_fits, open_page
-from e2e.site import build_site, serve, showcase_site, showcase_zensical_site
-from helpers import REGISTRIES, REPO
+from e2e.site import build_site, build_zensical, serve, showcase_site, showcase_zensical_site
+from helpers import REGISTRIES, REPO, run_cli_in_process
 from test_sphinx_build import sphinx_build
 
 pytestmark = pytest.mark.browser  # Debian's Chromium and ChromeDriver
@@ -245,6 +248,43 @@ def material_shape(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
+# The shape fixture's site for Zensical, which ignores the MkDocs plugin: the pages are generated
+# first (`argmatrix generate`), the site's stylesheet and script copied from the package, as
+# `make docs-zensical` does for the repository's site; Zensical wants its site folder inside
+# the project.
+ZENSICAL_YML = """\
+site_name: llmserve
+docs_dir: docs
+site_dir: !ENV [ARGMATRIX_SITE_DIR, site]
+theme: {name: material}
+extra_css: [assets/argmatrix/argmatrix.css]
+extra_javascript: [assets/argmatrix/argmatrix.js]
+markdown_extensions:
+  - tables
+  - attr_list
+  - md_in_html
+  - pymdownx.highlight
+  - pymdownx.superfences
+  - toc: {permalink: true}
+"""
+
+
+@pytest.fixture(scope="module")
+def zensical_shape(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    root = shape_project(tmp_path_factory.mktemp("zensical-shape") / "project", "mkdocs")
+    generated = run_cli_in_process("generate", cwd=root)
+    assert generated.code == 0, generated.err
+    assets = ["-m", "argmatrix.integrations.assets", "docs/assets/argmatrix"]
+    subprocess.run([sys.executable, *assets], cwd=root, check=True, timeout=60)
+    (root / "mkdocs.yml").write_text(ZENSICAL_YML, encoding="utf-8")
+    result = build_zensical(root / "mkdocs.yml", root / "site")
+    assert result.code == 0, result.output
+    for page in SHAPE_PAGES:  # built by Zensical, not left over from another engine
+        assert (root / "site" / page / "index.html").is_file(), page
+    with serve(result.site) as url:
+        yield url
+
+
 @pytest.fixture(scope="module", params=["alabaster", "furo"])
 def sphinx_shape(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
@@ -409,6 +449,15 @@ def test_the_showcase_fits_in_zensical(
 ) -> None:
     name = "zensical-" + page.strip("/").replace("/", "-")
     check_fits(browser, zensical_showcase + page, size, name)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize("page", SHAPE_PAGES)
+def test_the_shape_fixtures_pages_fit_in_zensical(
+    browser: Any, zensical_shape: str, page: str, size: tuple[int, int]
+) -> None:
+    fit = check_fits(browser, f"{zensical_shape}{page}/", size, f"zensical-{page}")
+    shape_fits(fit, page, size)
 
 
 # ------------------------------------------------------------------ Sphinx: alabaster, Furo
@@ -606,9 +655,13 @@ return out;
 
 
 def usage_blocks_wrap(browser: Any, url: str, size: tuple[int, int]) -> None:
+    from test_usage_synopsis import argparse_usages
+
     open_page(browser, url, size)
     blocks = browser.execute_script(USAGE_BLOCKS)
     assert blocks and all(block["usage"] for block in blocks), url  # every usage of the page
+    # The program's, serve's and bench's usage, as argparse prints them, token by token.
+    assert [block["text"].split() for block in blocks] == argparse_usages(), url
     for block in blocks:
         where = f"{url} at {size[0]} px: {block['text'][:40]!r}"
         assert block["hidden"] <= 1, f"{where}: scrolls {block['hidden']} px"
@@ -627,6 +680,14 @@ def test_usages_wrap_with_a_hanging_indent_in_material(
     """A usage longer than its code block (a phone: about 40 characters) wraps, as argparse
     wraps one, rather than scrolling sideways; at 1400 px it keeps its own lines."""
     usage_blocks_wrap(browser, f"{material_shape}{page}/", size)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize("page", SHAPE_PAGES)
+def test_usages_wrap_with_a_hanging_indent_in_zensical(
+    browser: Any, zensical_shape: str, page: str, size: tuple[int, int]
+) -> None:
+    usage_blocks_wrap(browser, f"{zensical_shape}{page}/", size)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)

@@ -610,3 +610,47 @@ def test_a_default_now_read_from_the_environment_keeps_its_value_when_unset() ->
     assert breaks(port(FromEnvironment("APP_PORT", 8000)), port(FromEnvironment("PORT", 8000))) == [
         ("changed-default", "--port")
     ]
+
+
+def test_a_subcommands_flag_joining_an_exclusive_group_fails_check(tmp_path: Path) -> None:
+    """`argmatrix check` against a baseline snapshot of the release before: `serve
+    --disable-prefix-caching` now excludes `serve --enable-prefix-caching` (it joined its
+    exclusive group), so a command line passing both fails. One error at the flag's line, exit
+    1, the fix naming the accept entry."""
+    source = (REGISTRIES / "shape_server.py").read_text(encoding="utf-8")
+    joined = 'prefix.add_argument(\n        "--disable-prefix-caching"'
+    assert joined in source
+    before = tmp_path / "before"
+    before.mkdir()
+    (before / "shape_server.py").write_text(
+        source.replace(joined, joined.replace("prefix.", "cache.")), encoding="utf-8"
+    )
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "shape_server.py").write_text(source, encoding="utf-8")
+    target = "shape_server:build_parser"
+    old = load_registry(RegistrySpec(target, mode="static", search_path=(str(before),)))
+    (root / "base.json").write_text(snapshot_text(old), encoding="utf-8")
+    (root / "argmatrix.yaml").write_text(
+        # live: static reading would warn of the fixture's `sys.version_info` test
+        f"registry: {{target: '{target}', mode: live}}\n"
+        "pages: []\nchecks:\n  compatibility: {baseline: base.json}\n",
+        encoding="utf-8",
+    )
+    result = run_cli_in_process("check", cwd=root)
+    assert result.code == 1, result.out + result.err
+    # The line of the `add_argument(` call that declares the flag (its name is on the next).
+    line = line_of(root / "shape_server.py", '"--disable-prefix-caching"') - 1
+    assert "add_argument(" in source.splitlines()[line - 1]
+    assert result.out.splitlines() == [
+        f"shape_server.py:{line}: error[new-exclusion]: serve --disable-prefix-caching now"
+        " excludes serve --enable-prefix-caching: command lines passing both now fail (take"
+        " --disable-prefix-caching out of the exclusive group, or deprecate one of them first,"
+        " or accept the break: add 'serve --disable-prefix-caching: <reason>' to"
+        " checks.compatibility.accept)",
+        "argmatrix check: 1 error(s), 0 warning(s)",
+    ]
+    config = root / "argmatrix.yaml"
+    accept = "accept: {serve --disable-prefix-caching: both never made sense}}"
+    config.write_text(config.read_text(encoding="utf-8").replace("json}", f"json, {accept}"))
+    assert run_cli_in_process("check", cwd=root).code == 0

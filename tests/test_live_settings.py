@@ -213,7 +213,13 @@ def test_lazy_help_texts_and_titles_read_as_argparse_formats_them() -> None:
 
 def test_sphinx_build_help_and_group_titles_are_text() -> None:
     """sphinx-build's parser, read live, against argparse's own formatting of the same parser."""
-    build = pytest.importorskip("sphinx.cmd.build")  # the sphinx extra: `make install` has it
+    if importlib.util.find_spec("sphinx") is None:
+        pytest.fail(
+            "Sphinx is not installed: the `sphinx` extra has it (fix: run `make install`)",
+            pytrace=False,
+        )
+    from sphinx.cmd import build
+
     registry = live("sphinx.cmd.build:get_parser", base_dir=Path.cwd())
     parser = build.get_parser()
     formatter = parser._get_formatter()

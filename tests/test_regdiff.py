@@ -438,3 +438,41 @@ def test_exclusive_groups_changed_are_release_notes() -> None:
     assert "- `serve --a`: excludes `serve --b (required)` → nothing" in diff_markdown(back)
     unknown = Registry("t", ("General",), serve().arguments, framework="")  # format version 1
     assert diff_registries(unknown, serve(pair), "1.0", "2.0").empty
+
+
+def test_a_changed_value_form_is_a_release_note() -> None:
+    """A metavar changed (what a user types after the flag: `--dist-init-addr HOST:PORT`) is
+    told, in a subcommand too, as the value forms before and after; the command lines it takes
+    are the same, so `check` finds no break."""
+    from argmatrix.checks.compatibility import command_line_breaks
+    from argmatrix.model.registry import Subcommand
+
+    def top(*arguments: Argument) -> Registry:
+        serve = Registry("t", ("Main",), arguments, framework="argparse")
+        return Registry("t", (), (), (Subcommand("serve", (), "", serve),), framework="argparse")
+
+    before = top(
+        arg("--dist-init-addr", dest="dist_init_addr"),
+        arg("--ssl", dest="ssl", nargs=2, metavar=("FILE", "FILE")),
+        arg("--tp", dest="tp", metavar="N"),
+    )
+    after = top(
+        arg("--dist-init-addr", dest="dist_init_addr", metavar="HOST:PORT"),
+        arg("--ssl", dest="ssl", nargs=2, metavar=("CERT", "KEY")),
+        arg("--tp", dest="tp", metavar="N"),
+    )
+    diff = diff_registries(before, after, "1.0", "2.0")
+    assert [(p.new.name, [c.field for c in p.changes]) for p in diff.changed] == [
+        ("serve --dist-init-addr", ["metavar"]),
+        ("serve --ssl", ["metavar"]),
+    ]
+    text = diff_markdown(diff)
+    assert "### Changed value forms" in text
+    assert (
+        "- `serve --dist-init-addr`: value form derived (`DIST_INIT_ADDR`) → `HOST:PORT`\n" in text
+    )
+    assert "- `serve --ssl`: value form `FILE FILE` → `CERT KEY`\n" in text
+    assert diff_dict(diff)["changed"][1]["changes"] == {
+        "metavar": {"old": ["FILE", "FILE"], "new": ["CERT", "KEY"]}
+    }
+    assert command_line_breaks(before, after) == []

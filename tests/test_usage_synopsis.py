@@ -833,3 +833,98 @@ def test_a_click_groups_usage_is_clicks_whatever_it_sets(
     sub = copy.make_context("copy", [], parent=context, resilient_parsing=True)
     [command] = registry.subcommands
     assert " ".join(usage_parts(command.registry, "groupcli copy")) == copy.get_usage(sub)[7:]
+
+
+# ------------------------------------------------------------------ Sphinx references
+
+
+SPHINX_CONF = """\
+project = "llmserve"
+extensions = ["myst_parser", "argmatrix.sphinx"]
+"""
+# A hand-written page referring to the options of the subcommands and of the program, as
+# Sphinx's standard domain spells them: the program's name before the flag, or a `program`
+# directive in force; and to an environment variable.
+REFERENCES = """\
+References
+==========
+
+Spelled out: :option:`serve --port`, :option:`bench -n`, :option:`--log-format`.
+
+.. program:: serve
+
+Under the program directive: :option:`--tp`.
+
+Its variable: :envvar:`LLM_PORT`.
+"""
+
+
+# The first cell of the row each reference lands on, per fixture (the environment variable: Click's
+# `envvar=`, argparse's default read with `os.environ.get`).
+FIRST_CELLS = {
+    "shape_click": {
+        "serve --port": "--port INTEGER RANGE",
+        "bench -n": "-n, --requests N",
+        "--log-format": "--log-format [text|json]",
+        "--tp": "--tp-size, --tp INTEGER",
+        "LLM_PORT": "--port INTEGER RANGE",
+    },
+    "shape_server": {
+        "serve --port": "--port PORT",
+        "bench -n": "-n, --requests N",
+        "--log-format": "--log-format {text,json}",
+        "--tp": "--tp-size, --tp TP_SIZE",
+        "LLM_PORT": "--port PORT",
+    },
+}
+
+
+@pytest.mark.engine  # a Sphinx build
+@pytest.mark.parametrize("program", ["", "llmserve"])
+@pytest.mark.parametrize("fixture", list(FIRST_CELLS))
+def test_sphinx_references_to_a_subcommands_flag_land_on_its_row(
+    tmp_path: Path, fixture: str, program: str
+) -> None:
+    """`sphinx-build -W` of a fixture's MyST page (its environment variables in a column)
+    beside a reST page of `:option:` and `:envvar:` references: each resolves (an unresolved
+    one fails the build) to the anchor Sphinx's own `option` directive gives that flag of that
+    command, which is the flag's row of that command's table. With `argmatrix_program` set,
+    the options are that program's (`llmserve serve --port`)."""
+    from test_sphinx_build import read_page, sphinx_build
+
+    click = fixture == "shape_click"
+    target, more = (CLICK_TARGET, CLICK_PROG) if click else (ARGPARSE_TARGET, "")
+    root = write_project(
+        tmp_path / "p", target, "static", more + "environment: {keyword: envvar}\n"
+    )
+    page = generate(root)["server.myst.md"]
+    assert "{argmatrix-envvar}`LLM_PORT`" in page
+    docs = tmp_path / "sphinx"
+    docs.mkdir()
+    (docs / "server.md").write_text(page, encoding="utf-8")
+    conf = SPHINX_CONF + (f'argmatrix_program = "{program}"\n' if program else "")
+    (docs / "conf.py").write_text(conf, encoding="utf-8")
+    references = REFERENCES
+    if program:  # the program's name before the command's
+        for command in ("serve", "bench", "--log"):
+            references = references.replace(f":option:`{command}", f":option:`{program} {command}")
+        references = references.replace(":: serve", f":: {program} serve")
+    (docs / "refs.rst").write_text(references, encoding="utf-8")
+    (docs / "index.md").write_text("# llmserve\n\n```{toctree}\nserver\nrefs\n```\n")
+    result = sphinx_build(docs, tmp_path / "html")
+    assert result.returncode == 0, result.stderr[-3000:]
+    server = read_page(tmp_path / "html" / "server.html")
+    links = {link.text: link.href for link in read_page(tmp_path / "html" / "refs.html").links}
+    scope = f"cmdoption-{program}-" if program else "cmdoption-"
+    anchors = {
+        "serve --port": f"{scope}serve-port",
+        "bench -n": f"{scope}bench-n",
+        "--log-format": f"{scope}log-format",
+        "--tp": f"{scope}serve-tp",  # under `.. program:: serve`
+        "LLM_PORT": "envvar-LLM_PORT",
+    }
+    for reference, first_cell in FIRST_CELLS[fixture].items():
+        spelled = reference if reference in ("--tp", "LLM_PORT") else f"{program} {reference}"
+        anchor = anchors[reference]
+        assert links.get(spelled.strip()) == f"server.html#{anchor}", (reference, links)
+        assert server.row_with_id(anchor).cells[0] == first_cell, reference

@@ -4,6 +4,7 @@ Arguments are paired as `model/pairing.py` says (by their canonical flag, then b
 still share, then by destination). A pair whose destination changed is a rename too
 (`--tensor-parallel-size` now sets `tp_size`: code reading the old attribute breaks).
 What is left was added or removed.
+A changed metavar (the value form a user types) is told too, never a break.
 Values are compared in their JSON-safe form, so a registry read live, statically or from a
 snapshot compares the same.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from argmatrix.model.pairing import (
     snapshot_form,
 )
 from argmatrix.model.registry import Argument, Registry, python_value
+from argmatrix.model.usage import value_form
 from argmatrix.model.values import readable_type, value_text
 from argmatrix.render.formats.markdown import cell, code
 
@@ -38,6 +40,7 @@ FIELDS = (
     "default",
     "choices",
     "type",
+    "metavar",
     "nargs",
     "action",
     "required",
@@ -49,6 +52,7 @@ FIELD_TITLES = {
     "default": "Changed defaults",
     "choices": "Changed choices",
     "type": "Changed types",
+    "metavar": "Changed value forms",
     "nargs": "Changed nargs",
     "action": "Changed actions",
     "required": "Changed required",
@@ -343,11 +347,25 @@ def _change_text(change: FieldChange, paired: Paired) -> str:
         return "now deprecated" if change.new else "no longer deprecated"
     if change.field == "exclusive":
         return _exclusive_change(change.old, change.new)
+    if change.field == "metavar":
+        return f"value form {_value_form(paired.old)} → {_value_form(paired.new)}"
     if change.field == "dest":
         return f"destination {code(change.old)} → {code(change.new)}"
     if change.field == "default":
         return f"default {_value(change.old)} → {_value(change.new)}"
     return f"{change.field} {_describe(change.old)} → {_describe(change.new)}"
+
+
+def _value_form(argument: Argument) -> str:
+    """What a user types after the flag, as the diff says it: the metavar (`HOST:PORT`; a
+    tuple's names one after the other), or the form argparse derives without one (`DEST`)."""
+    metavar = argument.metavar
+    if isinstance(metavar, tuple):
+        return code(" ".join(metavar))
+    if metavar is None:  # a subcommand's destination is named after it here (`serve port`)
+        derived = value_form(replace(argument, dest=argument.dest.rsplit(" ", 1)[-1]))
+        return f"derived ({code(derived)})" if derived else "none"
+    return code(metavar)
 
 
 def _exclusive_change(old: list[str], new: list[str]) -> str:

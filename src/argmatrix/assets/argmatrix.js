@@ -428,9 +428,11 @@
   // indentation, as argparse wraps a usage, broken at its spaces or after a choice's comma,
   // never inside a flag (`--log-format`: its pieces, as a value form's). The text is kept as
   // written (a continued line's indentation in a span the stylesheet hides: the hang stands
-  // for it); a console block of another shape is left as it is.
+  // for it); a console block of another shape is left as it is. Zensical's highlighter names
+  // no language on the block: a console block there is one Pygments' console lexer read, its
+  // first line the program's output (`span.go`), never a prompt.
   var USAGE_BLOCKS = "pre:has(> code.language-console), .language-console pre, " +
-    "div.highlight-console pre";
+    "div.highlight-console pre, div.highlight > pre:has(> code > span.go:first-child)";
 
   function usageIndent(lines) {
     if (!lines[0] || /^\s/.test(lines[0])) return -1;
