@@ -1,11 +1,14 @@
 """The package stays in rooms a newcomer can find (issue 33): no module of `src/argmatrix` is
 longer than 650 lines, and no module imports itself through others. The import graph is read
 from the source: every import counts, those under `if TYPE_CHECKING:` and inside functions too
-(an annotation-only circle is still two modules that cannot be read apart)."""
+(an annotation-only circle is still two modules that cannot be read apart), and so does a string
+that names a module of argmatrix, or a name in one (`"argmatrix.loaders.x:function"`, imported
+later by `import_module`): a module named that way is imported all the same."""
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +16,8 @@ from helpers import REPO
 
 PACKAGE = REPO / "src" / "argmatrix"
 MOST_LINES = 650
+# A string naming a module of argmatrix, or a name in one, as `import_module` is given it.
+NAMED = re.compile(r"(?P<module>argmatrix(?:\.\w+)+)(?::(?P<name>[\w.]+))?")
 
 
 def module_name(path: Path) -> str:
@@ -24,11 +29,24 @@ def modules() -> dict[str, Path]:
     return {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
 
 
+def named_in_strings(tree: ast.AST) -> Iterator[tuple[str, str | None]]:
+    """(module, name or None) of every string constant that is a module's dotted name, or
+    `module:name`, of argmatrix's."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and type(node.value) is str:
+            found = NAMED.fullmatch(node.value)
+            if found is not None:
+                yield found["module"], found["name"]
+
+
 def imported(name: str, path: Path, known: dict[str, Path]) -> Iterator[str]:
     """The argmatrix modules `name` imports: `from a.b import c` is the module `a.b.c` where
-    there is one, else `a.b`; a relative import is resolved from the module's package."""
+    there is one, else `a.b`; a relative import is resolved from the module's package; a string
+    naming a module (or a name in one) imports that module."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    yield from (module for module, _ in named_in_strings(tree) if module in known)
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             yield from (alias.name for alias in node.names if alias.name in known)
         elif isinstance(node, ast.ImportFrom):
@@ -107,19 +125,30 @@ def test_no_module_imports_itself_through_others() -> None:
     assert circles(import_graph()) == []
 
 
+def private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
 def private_imports(package: str) -> list[tuple[str, str, str]]:
     """(importer, module, name) of every `from module import _name` inside `package` whose
-    module is another of argmatrix's: a module's private names are its own."""
+    module is another of argmatrix's, and of every string naming one (`"module:_name"`): a
+    module's private names are its own."""
     found = []
     for name, path in modules().items():
         if not (name == package or name.startswith(package + ".")):
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        found += [
+            (name, module, attr)
+            for module, attr in named_in_strings(tree)
+            if attr is not None and module != name and private(attr.split(".")[0])
+        ]
+        for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("argmatrix"):
                 found += [
                     (name, node.module or "", alias.name)
                     for alias in node.names
-                    if alias.name.startswith("_") and not alias.name.startswith("__")
+                    if private(alias.name)
                 ]
     return found
 
@@ -150,3 +179,27 @@ def test_the_graph_sees_every_kind_of_import(tmp_path: Path) -> None:
     known["p.c"].write_text("from . import a\n")
     found = {name: set(imported(name, path, known)) for name, path in known.items()}
     assert found == {"p.a": {"p.b"}, "p.b": {"p.c"}, "p.c": {"p.a"}, "p": set()}
+
+
+def test_a_module_named_in_a_string_is_an_import(tmp_path: Path) -> None:
+    """`import_module("argmatrix.x.y")` or a "module:function" a loader imports later is an
+    import of that module: a circle made through one is found, and so is a private name."""
+    known = {
+        name: tmp_path / f"{name.rpartition('.')[2]}.py"
+        for name in ("argmatrix.p.load", "argmatrix.p.modes")
+    }
+    known["argmatrix.p.load"].write_text("from argmatrix.p.modes import TABLE\n")
+    known["argmatrix.p.modes"].write_text(
+        "from importlib import import_module\n"
+        'TABLE = {"live": "argmatrix.p.load:_load_live"}\n'
+        'OTHER = import_module("argmatrix.p.load")\n'
+        '"""A docstring that speaks of argmatrix.p.load in a sentence is no import."""\n'
+    )
+    graph = {name: set(imported(name, path, known)) for name, path in known.items()}
+    assert graph == {
+        "argmatrix.p.load": {"argmatrix.p.modes"},
+        "argmatrix.p.modes": {"argmatrix.p.load"},
+    }
+    assert circles(graph) == [["argmatrix.p.load", "argmatrix.p.modes"]]
+    tree = ast.parse(known["argmatrix.p.modes"].read_text())
+    assert [attr for _, attr in named_in_strings(tree)] == ["_load_live", None]

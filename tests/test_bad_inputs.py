@@ -181,6 +181,16 @@ CASES = [
         "layout: cards",
     ),
     Case(
+        "an unknown usage of a server page",
+        _append(
+            CONFIG,
+            "  - {template: server_arguments.md.j2, output: x.md, options: {usage: brief}}\n",
+        ),
+        "unknown usage 'brief' (fix: use full (argparse's own usage, the default), short",
+        "argmatrix.yaml",
+        "usage: brief",
+    ),
+    Case(
         "an unknown layout of a platform page",
         _append(
             CONFIG,

@@ -7,6 +7,7 @@ says. The project under test is 2.0, read statically, live or from a snapshot.
 
 from __future__ import annotations
 
+import argparse
 import json
 import shutil
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 import pytest
 
 from argmatrix.checks.compatibility import command_line_breaks
+from argmatrix.loaders.convert import registry_from_parser
 from argmatrix.loaders.load import RegistrySpec, load_registry
 from argmatrix.loaders.snapshot import snapshot_text
 from argmatrix.model.registry import Argument, ExclusiveGroup, Registry, Subcommand, Unevaluated
@@ -398,6 +400,23 @@ def test_a_new_positional_is_a_new_required_argument_and_an_optional_one_is_not(
         ("new-required-argument", "path")
     ]
     assert breaks(old, registry(Argument(("--x",), "x"), optional)) == []
+
+
+@pytest.mark.parametrize("nargs", ["*", "..."])
+def test_a_positional_a_command_line_may_leave_out_then_must_give_is_newly_required(
+    nargs: str,
+) -> None:
+    """argparse marks a `*` or REMAINDER positional required, yet a command line may leave it
+    out: read from the parser (as the registry is), `nargs` `+` is newly required, as `?` to
+    `+` is; the same `nargs` on both sides is no break."""
+
+    def read(value: str) -> Registry:
+        parser = argparse.ArgumentParser(prog="p")
+        parser.add_argument("models", nargs=value)
+        return registry_from_parser(parser, "p:build", {}, lambda _: None)
+
+    assert ("new-required-argument", "models") in breaks(read(nargs), read("+"))
+    assert breaks(read(nargs), read(nargs)) == []
 
 
 def test_a_baseline_that_is_not_a_snapshot_is_refused_at_its_line(project: Path) -> None:

@@ -1,7 +1,7 @@
 """Arguments a generic helper makes of declared fields are sectioned where each field is declared,
 in live reading as in static reading: the `# ---- Title ----` block above the field in the class
 that declares it (a base class, a namespace class a class was assembled from), else that class.
-Live reading finds the field in the frames of the running helper (`loaders/live/fields.py`);
+Live reading finds the field in the frames of the running helper (`loaders/live/declared_fields.py`);
 both modes name the section with `loaders/sections.site_section`."""
 
 from __future__ import annotations

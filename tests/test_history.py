@@ -762,31 +762,67 @@ def sglang_0523() -> Path:
     return NEW_SGLANG
 
 
-def test_the_showcase_page_shows_added_in_for_every_flag(sglang_0523: Path, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def showcase_0523(sglang_0523: Path, tmp_path_factory: Any) -> Path:
+    """A copy of the 0.5.23 showcase's project, its pages generated (in its folder's docs/)."""
+    root = tmp_path_factory.mktemp("showcase-0523")
+    config = SHOWCASE_0523 / "argmatrix.yaml"
+    docs = root / "docs"
+    text = config.read_text().replace("docs_dir: ../../docs", f"docs_dir: {docs}")
+    (root / "argmatrix.yaml").write_text(
+        text.replace("../../.cache/sglang-0.5.23", str(sglang_0523)).replace(
+            "history: history.json", f"history: {SHOWCASE_0523 / 'history.json'}"
+        )
+    )
+    result = run_cli_untraced("generate", cwd=root)
+    assert result.code == 0, result.err
+    return root
+
+
+def test_the_showcase_page_shows_added_in_for_every_flag(showcase_0523: Path) -> None:
     """The committed facts cover every release since 0.5.0 and every flag of 0.5.23: each row
     of the generated page names the release its flag arrived in."""
     facts = json.loads((SHOWCASE_0523 / "history.json").read_text())
     assert facts["releases"][0] == "0.5.0rc2" and facts["releases"][-1] == "0.5.23"
     assert "help" not in json.dumps(facts)  # flag names, defaults, releases: no help text
-    config = SHOWCASE_0523 / "argmatrix.yaml"
-    docs = tmp_path / "docs"
-    text = config.read_text().replace("docs_dir: ../../docs", f"docs_dir: {docs}")
-    (tmp_path / "argmatrix.yaml").write_text(
-        text.replace("../../.cache/sglang-0.5.23", str(sglang_0523)).replace(
-            "history: history.json", f"history: {SHOWCASE_0523 / 'history.json'}"
-        )
-    )
-    result = run_cli_untraced("generate", cwd=tmp_path)
-    assert result.code == 0, result.err
     from helpers import tables
 
-    page = (docs / "showcase-0.5.23" / "server_arguments.md").read_text()
+    page = (showcase_0523 / "docs" / "showcase-0.5.23" / "server_arguments.md").read_text()
     shown = [t for t in tables(page) if t.header[-1] == "Added in"]
     rows = [row for table in shown for row in table.rows]
-    export = json.loads(run_cli_untraced("export", cwd=tmp_path).out)["registry"]
+    export = json.loads(run_cli_untraced("export", cwd=showcase_0523).out)["registry"]
     listed = [a for a in export["arguments"] if not a["hidden"] and not a["deprecated"]]
     assert len(rows) == len(listed) > 500  # every argument a reader can use has a row
     assert all(row[-1] in facts["releases"] for row in rows), [r for r in rows if not r[-1]][:3]
+
+
+def test_the_showcase_page_opens_with_a_usage_a_person_reads(showcase_0523: Path) -> None:
+    """sglang's own usage names each of its hundreds of flags (433 lines): the showcase's
+    (`usage: short`) is the program, each required option with its value, and `[options]`,
+    on a few lines before the first table."""
+    page = (showcase_0523 / "docs" / "showcase-0.5.23" / "server_arguments.md").read_text()
+    start = page.index("```console\n") + len("```console\n")
+    usage = page[start : page.index("\n```", start)]
+    assert page.index("```console") < page.index("| Argument")
+    export = json.loads(run_cli_untraced("export", cwd=showcase_0523).out)["registry"]
+    required = [a for a in export["arguments"] if a["required"] and not a["hidden"]]
+    assert required  # --model-path
+    words = usage.split()
+    assert words[:3] == ["python", "-m", "sglang.launch_server"] and words[-1] == "[options]"
+    for argument in required:
+        assert argument["flags"][0] in words, argument["flags"]
+    assert len(usage.splitlines()) <= 3
+
+
+def test_both_sglang_showcases_shorten_the_usage() -> None:
+    """The 0.5.7 showcase (./argmatrix.yaml) and the 0.5.23 one set `usage: short` on their
+    server-arguments page, which the test above reads for 0.5.23."""
+    from argmatrix.config import load_config
+
+    for config in (REPO / "argmatrix.yaml", SHOWCASE_0523 / "argmatrix.yaml"):
+        pages = load_config(config, config.parent).pages
+        [server] = [p for p in pages if p.template.startswith("server_arguments")]
+        assert server.options.get("usage") == "short", config
 
 
 def test_diff_of_057_and_0523_names_the_tp_size_rename(sglang_0523: Path, tmp_path: Path) -> None:

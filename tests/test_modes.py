@@ -26,6 +26,7 @@ from argmatrix.loaders.modes import (
     guess_mode,
     mode_named_by,
 )
+from argmatrix.loaders.readers import READERS
 from argmatrix.loaders.snapshot import snapshot_text
 from argmatrix.project import (
     Project,
@@ -119,12 +120,11 @@ def test_nothing_outside_the_loaders_compares_modes() -> None:
 
 
 def test_every_mode_has_one_record_and_a_reader() -> None:
-    assert set(get_args(Mode)) == set(LOADERS) == set(MODES)
+    assert set(get_args(Mode)) == set(LOADERS) == set(MODES) == set(READERS)
     assert MODES == ("live", "static", "snapshot")  # the order errors and the schema list them
     for name, loader in LOADERS.items():
         assert loader.mode == name
-        module, _, function = loader.reader.partition(":")
-        assert callable(getattr(__import__(module, fromlist=[function]), function))
+        assert callable(READERS[loader.mode])
         assert not LOADERS[loader.without_running].runs_code
 
 

@@ -94,3 +94,58 @@ def test_an_annotation_import_upward_is_caught(
     assert upward_imports("layered", "layered", [["high"], ["low"]]) == [
         "layered.low -> layered.high"
     ]
+
+
+def static_forbidden() -> list[tuple[str, str, list[str]]]:
+    """(contract name, source package, forbidden modules) of each forbidden contract on the
+    static reader or one of its packages."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    return [
+        (c["name"], source, c["forbidden_modules"])
+        for c in config["tool"]["importlinter"]["contracts"]
+        if c["type"] == "forbidden"
+        for source in c["source_modules"]
+        if source == STATIC or source.startswith(STATIC + ".")
+    ]
+
+
+def forbidden_chains(package: str, source: str, forbidden: list[str]) -> list[str]:
+    """Every chain of imports (annotation imports included) from `source` to a forbidden
+    module or library, as `a -> b -> c`."""
+    graph = grimp.build_graph(
+        package, include_external_packages=True, exclude_type_checking_imports=False, cache_dir=None
+    )
+    return sorted(
+        " -> ".join(chain)
+        for name in forbidden
+        if name in graph.modules  # a library nothing of the package imports
+        for chain in graph.find_shortest_chains(importer=source, imported=name, as_packages=True)
+    )
+
+
+def test_the_evaluator_imports_no_framework_not_even_in_annotations() -> None:
+    """The evaluator (`static/python/`) knows Python only: not argparse, Click, Typer or the
+    libraries of declared records, nor the readers of them, even for an annotation."""
+    contracts = static_forbidden()
+    assert any(source == f"{STATIC}.python" for _, source, _ in contracts)
+    for name, source, forbidden in contracts:
+        assert forbidden_chains("argmatrix", source, forbidden) == [], name
+
+
+def test_an_annotation_import_of_a_forbidden_library_is_caught(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = tmp_path / "apart"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "core.py").write_text(
+        "from __future__ import annotations\n"
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    import argparse\n"
+        "def helper(parser: argparse.ArgumentParser) -> None: ...\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert forbidden_chains("apart", "apart.core", ["argparse", "click"]) == [
+        "apart.core -> argparse"
+    ]

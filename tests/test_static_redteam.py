@@ -11,6 +11,7 @@ or exit 2).
 from __future__ import annotations
 
 import os
+import sys
 import textwrap
 import time
 from pathlib import Path
@@ -687,3 +688,24 @@ def test_lists_of_new_strings_kept_count_toward_the_total_size(tmp_path: Path) -
     peak, err = _peak_memory_of_a_read(tmp_path, builder(body).replace("{canary!r}", "''"))
     assert "the total size budget exceeded" in err, err
     assert peak < 200, f"{peak} MB"
+
+
+def test_a_traced_read_has_a_wider_time_backstop_and_the_same_steps() -> None:
+    # Coverage (make test) or a debugger makes every step slower: a registry that reads within
+    # the backstop untraced must not be stopped by it when traced. Steps do not change.
+    from argmatrix.loaders.static.python.budget import TRACED_SLOWDOWN, Budget, Limits
+
+    tracer = sys.gettrace()
+    try:
+        sys.settrace(None)
+        untraced = Budget(Limits(seconds=2.0, steps=100))
+        sys.settrace(lambda *_: None)
+        traced = Budget(Limits(seconds=2.0, steps=100))
+    finally:
+        sys.settrace(tracer)
+    monitored = sys.version_info >= (3, 12) and any(
+        sys.monitoring.get_tool(tool) is not None for tool in range(6)
+    )
+    assert untraced.seconds == (2.0 * TRACED_SLOWDOWN if monitored else 2.0)
+    assert traced.seconds == 2.0 * TRACED_SLOWDOWN
+    assert traced.limits.steps == untraced.limits.steps == 100

@@ -16,7 +16,9 @@ from __future__ import annotations
 import argparse
 import functools
 import importlib.util
+import json
 import os
+import re
 import shutil
 import sys
 from collections.abc import Iterator
@@ -24,12 +26,15 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import markdown
 import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
+from argmatrix.adoption.registry_diff import diff_dict, diff_registries
 from argmatrix.loaders.convert import registry_from_parser
+from argmatrix.loaders.snapshot import read_snapshot
 from argmatrix.model.registry import ExclusiveGroup, Registry
 from argmatrix.model.usage import usage_lines, usage_parts, value_form
 from helpers import GOLDEN, REGISTRIES, flag_of, load, run_cli_in_process, tables
@@ -354,6 +359,129 @@ def test_the_deprecated_arguments_of_every_command_are_shown(
     assert "--tensor-parallel-size" not in text
 
 
+def rendered_rows(page: str, text: str) -> list[list[str]]:
+    """Each table row of a page as its readers render it, as a list of HTML renderings: a
+    Markdown page by Python-Markdown (MkDocs, Zensical) and by markdown-it with GitHub's tables,
+    a MyST page by markdown-it with tables (myst-parser's); an MDX page's rows as written (its
+    JSX is HTML), the escapes of its text undone."""
+    if page.endswith(".mdx"):
+        renderings = [re.sub(r"\\(.)", r"\1", text)]
+    else:
+        renderings = [MarkdownIt("commonmark").enable("table").render(text)]
+        if not page.endswith(".myst.md"):
+            renderings.append(markdown.markdown(text, extensions=["tables"]))
+    rows = [[row.split("</tr>")[0] for row in html.split("<tr>")[1:]] for html in renderings]
+    return [list(row) for row in zip(*rows, strict=True)]
+
+
+def row_with(rows: list[list[str]], words: str) -> list[str]:
+    [row] = [row for row in rows if all(words in each for each in row)]
+    return row
+
+
+def codes_of(row_html: str) -> list[str]:
+    """The text of each code element of a row (an MDX value form's pieces joined)."""
+    return [
+        re.sub(r"<[^>]+>", "", code) for code in re.findall(r"<code[^>]*>(.*?)</code>", row_html)
+    ]
+
+
+def cells_of(row_html: str) -> list[str]:
+    return [
+        re.sub(r"<[^>]+>", "", cell).strip()
+        for cell in re.findall(r"<td[^>]*>(.*?)</td>", row_html, re.S)
+    ]
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_a_positional_that_may_be_left_out_is_not_required(
+    argparse_pages: dict[str, str], page: str
+) -> None:
+    """`nargs="*"` and REMAINDER positionals (argparse marks them required, yet a command line
+    may leave them out: the usage shows `[MODEL ...]`) read as optional, as `nargs="?"` does;
+    a required option still says so."""
+    rows = rendered_rows(page, argparse_pages[page])
+    for words in ("Models to compare", "Passed on to the engine"):
+        for html in row_with(rows, words):
+            assert "required" not in cells_of(html), (page, words, html)
+    for html in row_with(rows, "The server to measure."):
+        assert "required" in cells_of(html), (page, html)
+
+
+def test_an_optional_positional_is_not_required_in_the_model_nor_in_a_snapshot(
+    tmp_path: Path,
+) -> None:
+    """The model says what a command line must give: a positional of `nargs` `?`, `*` or
+    REMAINDER never, whatever argparse marks; a snapshot written with argparse's mark (format
+    version 1, before this) reads so too, and `diff` finds no change of it."""
+    parser = argparse.ArgumentParser(prog="p")
+    parser.add_argument("one", nargs="?")
+    parser.add_argument("many", nargs="*")
+    parser.add_argument("rest", nargs=argparse.REMAINDER)
+    registry = registry_from_parser(parser, "p:build", {}, lambda _: None)
+    assert [a.required for a in registry.arguments if a.positional] == [False, False, False]
+    old = REGISTRIES.parent / "snapshots" / "shape_server.v1.json"
+    assert '"required": true' in old.read_text(encoding="utf-8")  # argparse's mark, as it was
+    before = read_snapshot(old)
+    now = registry_from_parser(
+        import_fixture("shape_server").build_parser(), ARGPARSE_TARGET, {}, lambda _: None
+    )
+    for registry in (before, now):
+        bench = next(s.registry for s in registry.subcommands if s.name == "bench")
+        assert not next(a for a in bench.arguments if a.dest == "models").required
+    changes = diff_dict(diff_registries(before, now, "old", "new"))["changed"]
+    assert "required" not in json.dumps(changes), changes
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_clicks_value_forms_are_code_in_every_format(
+    click_pages: dict[str, str], page: str
+) -> None:
+    """Click's choices (`[text|json]`, a required argument's `{sharegpt|random}`) are code, as
+    every other value form, for every reader of the page (a `|` splits a GitHub table's code
+    span, and Python-Markdown shows an escaped one)."""
+    rows = rendered_rows(page, click_pages[page])
+    for form in ("[text|json]", "[auto|float16|bfloat16]", "{sharegpt|random}"):
+        found = [row for row in rows if any(form in codes_of(html) for html in row)]
+        assert len(found) == 1, (page, form)
+        for html in found[0]:  # in every rendering
+            assert form in codes_of(html), (page, form, html)
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_click_pages_show_no_default_clicks_help_would_not(
+    click_pages: dict[str, str], page: str
+) -> None:
+    """None, a tuple of Nones (`--ssl`, two values) and nothing given to a variadic argument
+    are no default, as Click's own help shows none; a real default still shows."""
+    rows = rendered_rows(page, click_pages[page])
+    for words in ("Certificate and key.", "ENGINE_ARGS", "A tokenizer other than"):
+        for html in row_with(rows, words):
+            assert cells_of(html)[2] == "", (page, words, html)
+    for html in row_with(rows, "The port to listen on."):
+        assert cells_of(html)[2] == "8000", (page, html)
+
+
+@pytest.mark.parametrize("fmt", ["md", "myst.md", "mdx"])
+def test_a_missing_default_reads_alike_on_both_page_kinds(
+    argparse_pages: dict[str, str], fmt: str
+) -> None:
+    """The server-arguments page and the command-line reference say the same default of each
+    argument: one with none (`--tokenizer`, argparse's None) shows an empty cell on both."""
+
+    def defaults(page: str) -> dict[str, str]:
+        rows = rendered_rows(page, argparse_pages[page])
+        return {
+            cells_of(row[0])[1]: cells_of(row[0])[2] for row in rows if len(cells_of(row[0])) > 2
+        }
+
+    server, cli = defaults(f"server.{fmt}"), defaults(f"cli.{fmt}")
+    shared = set(server) & set(cli)
+    assert "A tokenizer other than the model's." in shared
+    assert server["A tokenizer other than the model's."] == ""
+    assert {k: server[k] for k in shared} == {k: cli[k] for k in shared}
+
+
 # ------------------------------------------------------------------ golden pages
 
 
@@ -584,6 +712,77 @@ def test_a_page_may_leave_the_usages_out(tmp_path: Path) -> None:
         assert usage_blocks(pages[name]) == [], name
         assert "Load a model and answer requests" in pages[name]
     assert len(usage_blocks(pages["cli.md"])) == 3
+
+
+def usage_showing(command: argparse.ArgumentParser, keep: Any) -> list[str]:
+    """The tokens of argparse's usage of `command` with every action but those `keep` says
+    hidden (`help=SUPPRESS`, which argparse leaves out of a usage), without its `usage:`."""
+    helps = [action.help for action in command._actions]
+    for action in command._actions:
+        if not keep(action):
+            action.help = argparse.SUPPRESS
+    tokens = command.format_usage().split()[1:]
+    for action, help_text in zip(command._actions, helps, strict=True):
+        action.help = help_text
+    return tokens
+
+
+def short_argparse_usages() -> list[list[str]]:
+    """What a short usage says of `llmserve`, `llmserve serve` and `llmserve bench`, from what
+    argparse itself prints: its usage with only what a command line must give (the required
+    options and required exclusive groups; every other action hidden), `[options]`, then its
+    usage of the positionals and subcommands alone."""
+    parser = import_fixture("shape_server").build_parser()
+    [subparsers] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    usages = []
+    for command in (parser, subparsers.choices["serve"], subparsers.choices["bench"]):
+        grouped = {
+            id(action)
+            for group in command._mutually_exclusive_groups
+            if group.required
+            for action in group._group_actions
+        }
+        given = usage_showing(
+            command, lambda a, g=grouped: a.option_strings and (a.required or id(a) in g)
+        )
+        rest = usage_showing(command, lambda a: not a.option_strings)
+        usages.append([*given, "[options]", *rest[len(command.prog.split()) :]])
+    return usages
+
+
+@pytest.mark.parametrize("mode", ["static", "live"])
+def test_a_short_usage_says_what_a_command_line_must_give(tmp_path: Path, mode: str) -> None:
+    """`options: {usage: short}` (a registry of hundreds of options: sglang's usage is 433
+    lines): each command's usage on every page kind and format is its program, its required
+    options and required exclusive groups as argparse writes them, `[options]`, then its
+    positionals and subcommands, token by token as argparse prints those."""
+    root = write_project(tmp_path / "p", ARGPARSE_TARGET, mode)
+    config = root / "argmatrix.yaml"
+    text = config.read_text(encoding="utf-8")
+    for output in PAGES:
+        text = text.replace(f"output: {output},", f"output: {output}, options: {{usage: short}},")
+    config.write_text(text, encoding="utf-8")
+    pages = generate(root)
+    expected = short_argparse_usages()
+    full = argparse_usages()
+    assert all(len(short) < len(whole) for short, whole in zip(expected, full, strict=True))
+    assert "--url" in expected[2] and "(--prompts" in expected[2]  # something is required
+    for name, page in pages.items():
+        assert usage_blocks(page) == expected, name
+
+
+def test_a_command_line_reference_may_leave_the_usages_out(tmp_path: Path) -> None:
+    root = write_project(tmp_path / "p", ARGPARSE_TARGET, "static")
+    config = root / "argmatrix.yaml"
+    text = config.read_text(encoding="utf-8")
+    for output in ("cli.md", "cli.myst.md", "cli.mdx"):
+        text = text.replace(f"output: {output},", f"output: {output}, options: {{usage: false}},")
+    config.write_text(text, encoding="utf-8")
+    pages = generate(root)
+    for name in ("cli.md", "cli.myst.md", "cli.mdx"):
+        assert usage_blocks(pages[name]) == [], name
+        assert "Load a model and answer requests" in pages[name]
+    assert usage_blocks(pages["server.md"]) == argparse_usages()
 
 
 def test_a_usage_the_parser_gives_is_shown_as_given() -> None:

@@ -275,7 +275,21 @@ CONFIG_SCHEMA: dict[str, Any] = {
                     "output": {"type": "string"},
                     "platform": {"type": "string"},
                     "title": {"type": "string"},
-                    "options": {"type": "object"},
+                    "options": {
+                        "type": "object",
+                        "description": "Passed to the template (docs/guide/configuration.md).",
+                        "properties": {
+                            "usage": {
+                                "enum": ["full", "short", True, False],
+                                "description": "Server-arguments and command-line reference"
+                                " pages: full (argparse's or Click's own usage, the default;"
+                                " also true), short (the program, its required options and"
+                                " required exclusive groups, [options], then its positionals"
+                                " and subcommands: for a command of hundreds of options) or"
+                                " false (no usage).",
+                            },
+                        },
+                    },
                     "inplace": {"type": "boolean"},
                     "committed": {
                         "type": "boolean",

@@ -29,6 +29,7 @@ from argmatrix.model.registry import (
     SourceLine,
     Subcommand,
     Unevaluated,
+    is_required,
     sorted_if_unordered,
 )
 
@@ -457,16 +458,18 @@ def _argument(action: argparse.Action, section: str, prog: str, site: CallSite |
     metavar = action.metavar
     suppressed = isinstance(action.default, str) and action.default == argparse.SUPPRESS
     type_ = type_name(action.type)
+    flags = tuple(clean_text(flag) for flag in action.option_strings)
+    nargs = normalise_value(action.nargs)
     return Argument(
-        flags=tuple(clean_text(flag) for flag in action.option_strings),
+        flags=flags,
         dest=clean_text(action.dest),
         section=clean_text(section),
         action=clean_text(action_name(action)),
         type=clean_text(type_) if type_ is not None else None,
         default=None if suppressed else normalise_value(action.default),
         choices=normalise_choices(action.choices),
-        nargs=normalise_value(action.nargs),
-        required=bool(action.required),
+        nargs=nargs,
+        required=is_required(flags, nargs, bool(action.required)),
         metavar=tuple(normalise_value(m) for m in metavar)
         if isinstance(metavar, (list, tuple))
         else normalise_value(metavar),

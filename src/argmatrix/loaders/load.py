@@ -1,28 +1,19 @@
 """Read a registry into the model, in any of its forms: `live` (import the project's code and
 let it build its parser), `static` (read its source, import nothing), `snapshot` (a JSON file
 written earlier). `RegistrySpec` (with the table of modes, `loaders/modes.py`) says where a
-registry comes from and names each mode's reader, which is here and returns the registry and the
-files it was read from; the static read is cached by the content of every file it read."""
+registry comes from; each mode's reader (`loaders/readers.py`) returns the registry and the files
+it was read from, and what it says of the registry is said from here (`warnings_to`)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import re
-import sys
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
 
-from argmatrix._runtime.cache import cached_with_inputs
 from argmatrix.errors import ArgmatrixError
-from argmatrix.loaders.modes import (
-    ARGPARSE,
-    CLICK,
-    FRAMEWORKS,
-    framework_of,
-)
 
 # Where a registry comes from, which the table of modes describes: imported from here by every
 # front end, as the one entry of loading.
@@ -30,11 +21,8 @@ from argmatrix.loaders.modes import AUTO_MOCK as AUTO_MOCK
 from argmatrix.loaders.modes import Loaded as Loaded
 from argmatrix.loaders.modes import Mode as Mode
 from argmatrix.loaders.modes import RegistrySpec as RegistrySpec
+from argmatrix.loaders.readers import read_registry
 from argmatrix.model.registry import Diagnostic, Registry
-
-if TYPE_CHECKING:
-    from argmatrix.loaders.live.importing import LiveOutcome, LiveResult
-    from argmatrix.loaders.static.reader import StaticRead
 
 # Where the diagnostics of a loaded registry go: set by the command line (one warning line on
 # stderr each), unset for library use and the MkDocs plugin.
@@ -85,7 +73,7 @@ def load_registry_and_files(
     `verbose`. None: every one is said (what is shown is not known). `configured`: (flag,
     field) of each help, choices or default the configuration gives a text for, which pages
     show instead of the source text: not said either."""
-    registry, files = spec.loader.read(spec, verbose)
+    registry, files = read_registry(spec, verbose)
     _not_empty(registry, spec)
     if _warn is not None:
         for diagnostic in said_diagnostics(registry, verbose, shown, configured):
@@ -197,168 +185,12 @@ def _of_an_argument_read(diagnostic: Diagnostic, flags: set[str]) -> bool:
     return found is None or found["flag"] in flags
 
 
-# The loaders below import their module when first used: a run that reads a snapshot, or finds
-# the registry in the cache, never loads the static interpreter or the import machinery.
-
-
-def _load_snapshot(spec: RegistrySpec, verbose: bool) -> Loaded:
-    from argmatrix.loaders.snapshot import read_snapshot
-
-    path = _resolve_path(spec.target, spec.base_dir)
-    return read_snapshot(path), [str(path)]
-
-
-def _load_static(spec: RegistrySpec, verbose: bool) -> Loaded:
-    return cached_with_inputs("registry", _static_key(spec), lambda: _read_static(spec))
-
-
-def _load_live(spec: RegistrySpec, verbose: bool) -> Loaded:
-    """The registry read live, in a process of its own that ends where the target would parse
-    (loaders/live/process.py): nothing after the parse runs. Its files are those of the modules
-    it imported, the target's first (`imported_files` keeps those of the project)."""
-    from argmatrix.loaders.live.process import Job, run_apart
-
-    job = Job("argmatrix.loaders.load:_live_child", (spec, verbose), _LIVE_MODULES)
-    outcome = run_apart(job, _show_printed if verbose else None).value
-    for note in outcome.notes if verbose else ():
-        print(note, file=sys.stderr)
-    return outcome.registry, list(outcome.modules)
-
-
-# What a live read's process runs on: imported once in this process before it forks one.
-_LIVE_MODULES = (
-    "argmatrix.loaders.live.importing",
-    "argmatrix.loaders.convert",
-    "argmatrix.loaders.clicks",
-    "argmatrix.loaders.target",
-)
-
-
-def _show_printed(printed: str) -> None:
-    sys.stderr.write(f"-- what the registry printed while loading --\n{printed}")
-    if not printed.endswith("\n"):
-        sys.stderr.write("\n")
-
-
-def _live_child(spec: RegistrySpec, verbose: bool, end: Callable[[Any], NoReturn]) -> NoReturn:
-    """In the read's own process: import and build, and end with the model of what was found,
-    where the target parses or when it returns (`end` never returns)."""
-    from argmatrix.loaders.live.importing import load_live
-    from argmatrix.loaders.live.settings import LiveSettings
-
-    settings = LiveSettings(
-        mock=spec.mock,
-        auto_mock=spec.auto_mock,
-        parser_class=spec.parser_class,
-        env=spec.env,
-        argv=spec.argv,
-        args=spec.args,
-        kwargs=spec.kwargs,
-        versions=spec.versions,
-        verbose=verbose,
-    )
-
-    def finish(found: Any) -> NoReturn:
-        if isinstance(found, ArgmatrixError):
-            end(found)  # an error: the process hands it over as one
-        try:
-            end(_live_outcome(spec, found))
-        except ArgmatrixError as error:
-            end(error)
-
-    finish(load_live(spec.target, spec.base_dir, settings, end=finish))
-
-
-def _live_outcome(spec: RegistrySpec, result: LiveResult) -> LiveOutcome:
-    """The model of what a live read found, with what is said of it, and the files of the
-    modules imported (the target's module first)."""
-    from argmatrix.loaders.clicks import kept_as_source
-    from argmatrix.loaders.live.argparse_parsers import unresolved_stand_ins
-    from argmatrix.loaders.live.importing import LiveOutcome
-
-    framework = framework_of(spec, result.framework)
-    parser = framework.descend(result.parser, spec.subcommand, spec.target)
-    diagnostics = [*result.diagnostics, *unresolved_stand_ins(parser, result.sites)]
-    if framework.name == ARGPARSE:  # a default read from the environment: the fact, not the value
-        from argmatrix.loaders.environment_source import mark_environment_defaults
-
-        environ = {**os.environ, **dict(spec.env)}
-        configured = frozenset(name for name, _ in spec.env)
-        mark_environment_defaults(parser, result.sites, _read_file, environ, configured)
-    registry = framework.to_registry(parser, spec.source, result.sites, _read_file)
-    if framework.name == CLICK:  # a callable default, computed when the command runs: said
-        diagnostics += kept_as_source(registry)
-    if diagnostics:
-        registry = replace(registry, diagnostics=(*registry.diagnostics, *diagnostics))
-    notes = (f"stand-ins for: {', '.join(result.stood_in)}",) if result.stood_in else ()
-    return LiveOutcome(registry, _module_files(spec.target.partition(":")[0]), notes)
-
-
-def _module_files(target_module: str) -> tuple[str, ...]:
-    files = [getattr(sys.modules.get(target_module), "__file__", None)]
-    files += [getattr(module, "__file__", None) for module in list(sys.modules.values())]
-    return tuple(dict.fromkeys(f for f in files if isinstance(f, str)))
-
-
 def _not_empty(registry: Registry, spec: RegistrySpec) -> None:
     if not registry.arguments and not registry.subcommands:
         raise ArgmatrixError.at(
             f"registry {spec.target} has no arguments",
             fix="point the target at the function that adds the server's arguments",
         )
-
-
-def _static_key(spec: RegistrySpec) -> tuple[Any, ...]:
-    # Where modules are looked for is part of the key: another environment (another sys.path)
-    # may hold another version of the same package.
-    key: tuple[Any, ...] = (spec.target, str(spec.base_dir), spec.search_path or tuple(sys.path))
-    if spec.parser_class:  # the project's parser class a filler is handed, read statically too
-        key = (*key, ("parser_class", spec.parser_class))
-    if spec.framework:  # the framework named, not the one the read finds
-        key = (*key, ("framework", spec.framework))
-    return (*key, spec.subcommand) if spec.subcommand else key
-
-
-def _read_static(spec: RegistrySpec) -> tuple[Registry, list[str]]:
-    from argmatrix.loaders.static.reader import load_static, stop_if_incomplete, stopped_for_missing
-
-    read = _framework_read(spec) or load_static(
-        spec.target, spec.base_dir, spec.search_path, parser_class=spec.parser_class
-    )
-    framework = framework_of(spec, read.framework)
-    try:
-        parser = framework.descend(read.parser, spec.subcommand, spec.target)
-    except ArgmatrixError as exc:  # a subcommand static reading may have missed: say where
-        raise stopped_for_missing(exc, read) from None
-    stop_if_incomplete(read)
-    registry = framework.to_registry(parser, spec.source, read.sites, read.source_text)
-    if read.diagnostics:  # carried by the model: through the forked reader, the cache, snapshots
-        registry = replace(registry, diagnostics=read.diagnostics)
-    return registry, list(read.files)
-
-
-def _framework_read(spec: RegistrySpec) -> StaticRead | None:
-    """The read of a target another framework than argparse built (a Click command, a Typer
-    app), by the first framework whose static reader recognises it; None: none does, and the
-    target is read as argparse's."""
-    named = (framework_of(spec),) if spec.framework else tuple(FRAMEWORKS.values())
-    for framework in named:
-        read = framework.read_static(spec.target, spec.base_dir, spec.search_path)
-        if read is not None:
-            return read
-    return None
-
-
-def _resolve_path(target: str, base_dir: Path) -> Path:
-    path = Path(target)
-    return path if path.is_absolute() else base_dir / path
-
-
-def _read_file(name: str) -> str | None:
-    try:
-        return Path(name).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
 
 
 def mock_list(values: Sequence[str] | None) -> tuple[str, ...]:

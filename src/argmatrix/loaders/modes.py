@@ -8,7 +8,8 @@ earlier. A framework says *what* built the registry (argparse, or Click and Type
 parser leads to a subcommand's and becomes the model, and how a static read finds its parser.
 Everything that depends on the mode asks its record (`spec.loader.runs_code`,
 `spec.loader.target_is_file`, ...); outside `loaders/` nothing compares mode names
-(tests/test_modes.py keeps it so). A new mode is a record here and its reader.
+(tests/test_modes.py keeps it so). A new mode is a record here and its reader in
+`loaders/readers.py` (`READERS`), which imports this table; nothing here names a reader.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
     from argmatrix.loaders.static.reader import StaticRead
 
 Mode = Literal["live", "static", "snapshot"]
-Reader = Callable[["RegistrySpec", bool], "Loaded"]
 StaticReader = Callable[[str, Path, "tuple[str, ...] | None"], "StaticRead | None"]
 # What a registry was read from: "target", the target itself (a file); "read", the files its
 # reader read (it is cached by their content); "imported", not known, for the project's code ran
@@ -40,10 +40,6 @@ class Loader:
     """One way of reading a registry, and everything the rest of argmatrix asks about it."""
 
     mode: Mode
-    # Where the reader is, "module:function", taking (RegistrySpec, verbose) and returning the
-    # Registry and the files it was read from (`Loaded`). It is imported when the mode is first used: `loaders/load.py`, which holds the
-    # readers and their glue, imports this table.
-    reader: str
     inputs: Inputs
     # It imports and runs the project's code: nothing forks afterwards (its imports may have
     # started threads), a rebuild imports the target afresh, and a documentation server watches
@@ -60,18 +56,12 @@ class Loader:
     # A target ending in this (and not a module:callable) names this mode when none is given.
     suffix: str = ""
 
-    def read(self, spec: RegistrySpec, verbose: bool) -> Loaded:
-        module, _, name = self.reader.partition(":")
-        reader = cast(Reader, getattr(import_module(module), name))
-        return reader(spec, verbose)
-
 
 LOADERS: dict[str, Loader] = {
     loader.mode: loader
     for loader in (
         Loader(
             mode="live",
-            reader="argmatrix.loaders.load:_load_live",
             inputs="imported",
             runs_code=True,
             target_is_file=False,
@@ -81,7 +71,6 @@ LOADERS: dict[str, Loader] = {
         ),
         Loader(
             mode="static",
-            reader="argmatrix.loaders.load:_load_static",
             inputs="read",
             runs_code=False,
             target_is_file=False,
@@ -91,7 +80,6 @@ LOADERS: dict[str, Loader] = {
         ),
         Loader(
             mode="snapshot",
-            reader="argmatrix.loaders.load:_load_snapshot",
             inputs="target",
             runs_code=False,
             target_is_file=True,
@@ -251,7 +239,7 @@ FRAMEWORKS: dict[str, Framework] = {
             name=CLICK,
             descend=_imported("argmatrix.loaders.clicks:descend_command"),
             to_registry=_imported("argmatrix.loaders.clicks:registry_from_command"),
-            static_reader="argmatrix.loaders.static.frameworks:read_framework",
+            static_reader="argmatrix.loaders.static.reader:read_framework",
         ),
     )
 }

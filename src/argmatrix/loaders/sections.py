@@ -4,7 +4,7 @@ Both the live and the static loader know the file and line of every `add_argumen
 section of a call is the last stand-alone comment between the start of the function that made the
 call and the call itself. An argument a generic helper makes of a declared field is placed by both
 at the field's declaration instead (`CallSite.fallback` set: static/declared_fields/declared.py follows the field
-through the helper's loop, live/fields.py finds it in the helper's running frames), and
+through the helper's loop, live/declared_fields.py finds it in the helper's running frames), and
 `site_section` names its section the same way in both modes.
 """
 

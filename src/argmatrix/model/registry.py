@@ -124,6 +124,21 @@ FLAG_ACTIONS = frozenset(
     {"store_true", "store_false", "store_const", "append_const", "count", "boolean_optional"}
 )
 
+# The nargs of a positional that a command line may leave out: `?`, `*` and argparse's
+# REMAINDER (`...`) each take no value as well. argparse marks `*` and `...` positionals
+# `required` all the same (it must see them to fill them in, and always does).
+OPTIONAL_POSITIONAL_NARGS = frozenset({"?", "*", "..."})
+
+
+def is_required(flags: tuple[str, ...], nargs: Any, required: bool) -> bool:
+    """Whether a command line must give the argument: what its parser says, but never for a
+    positional that takes no value as well (`nargs="*"`, `"?"`, REMAINDER), whatever argparse
+    marks it (the model's `required`, read by every page, `diff` and the compatibility gate;
+    a snapshot that holds argparse's mark reads so too)."""
+    if not flags and isinstance(nargs, str) and nargs in OPTIONAL_POSITIONAL_NARGS:
+        return False
+    return required
+
 
 @dataclass(frozen=True)
 class Diagnostic:
@@ -361,16 +376,18 @@ def argument_from_dict(data: dict[str, Any]) -> Argument:
     _require(isinstance(data.get("extra", {}), dict), "'extra' is not an object")
     choices = python_value(data.get("choices"))
     metavar = python_value(data.get("metavar"))
+    flags = tuple(data.get("flags") or ())
+    nargs = python_value(data.get("nargs"))
     return Argument(
-        flags=tuple(data.get("flags") or ()),
+        flags=flags,
         dest=data["dest"],
         section=data.get("section") or DEFAULT_SECTION,
         action=data.get("action") or "store",
         type=data.get("type"),
         default=python_value(data.get("default")),
         choices=tuple(choices) if isinstance(choices, list) else choices,
-        nargs=python_value(data.get("nargs")),
-        required=bool(data.get("required", False)),
+        nargs=nargs,
+        required=is_required(flags, nargs, bool(data.get("required", False))),
         metavar=tuple(metavar) if isinstance(metavar, list) else metavar,
         help=python_value(data.get("help") or ""),
         hidden=bool(data.get("hidden", False)),

@@ -166,6 +166,44 @@ def usage_parts(registry: Registry, prog: str) -> list[str]:
     return [prog, *_argparse_parts(registry)]
 
 
+def short_usage_parts(registry: Registry, prog: str) -> list[str]:
+    """A usage a person reads at a glance for a command of hundreds of options (a page's
+    `usage: short`): what a command line must give, in argparse's order (its required options,
+    its required exclusive groups as `(--a A | --b B)`), `[options]` for the rest, then its
+    positionals and subcommands as the full usage writes them. A Click command's usage is
+    short already (`[OPTIONS]`), and a usage text the registry gives is its author's: both
+    as they are."""
+    if registry.framework != ARGPARSE or registry.usage:
+        return usage_parts(registry, prog)
+    visible = [a for a in registry.arguments if not a.hidden]
+    options = [a for a in visible if not a.positional]
+    given = {name for g in registry.exclusive_groups if g.required for name in g.arguments}
+    parts = [prog, *(invocation(a) for a in options if a.required)]
+    parts += _required_groups(registry, {a.name: a for a in options})
+    if registry.help_flags or any(not a.required and a.name not in given for a in options):
+        parts.append(SHORT_OPTIONS)
+    parts += [value_form(a) for a in visible if a.positional]
+    if registry.subcommands:
+        parts.append(_subcommand_part(registry))
+    return [part for part in parts if part]
+
+
+# What stands for every option a short usage leaves out.
+SHORT_OPTIONS = "[options]"
+
+
+def _required_groups(registry: Registry, options: dict[str, Argument]) -> list[str]:
+    """Each required exclusive group as argparse writes it: `(--a A | --b B)`, a group of one
+    visible argument without parentheses."""
+    parts = []
+    for group in registry.exclusive_groups:
+        members = [invocation(options[n]) for n in group.arguments if n in options]
+        if group.required and members:
+            joined = " | ".join(members)
+            parts.append(f"({joined})" if len(members) > 1 else joined)
+    return parts
+
+
 def _expand_prog(usage: str, prog: str) -> str:
     """A usage text the registry gives, `%(prog)s` filled in as argparse does (any other `%`
     placeholder is left as written, where argparse would fail)."""
@@ -332,6 +370,8 @@ def usage_lines(parts: Sequence[str], width: int = USAGE_WIDTH) -> list[str]:
     return lines
 
 
-def usage_text(registry: Registry, prog: str, width: int = USAGE_WIDTH) -> str:
-    """The usage synopsis on lines, as a page shows it ("" when it cannot be derived)."""
-    return "\n".join(usage_lines(usage_parts(registry, prog), width))
+def usage_text(registry: Registry, prog: str, width: int = USAGE_WIDTH, short: bool = False) -> str:
+    """The usage synopsis on lines, as a page shows it ("" when it cannot be derived); `short`:
+    `short_usage_parts`'."""
+    parts = short_usage_parts(registry, prog) if short else usage_parts(registry, prog)
+    return "\n".join(usage_lines(parts, width))

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from argmatrix.model.registry import (
+    CLICK,
     Argument,
     FromEnvironment,
     Opaque,
@@ -35,6 +36,18 @@ def value_text(value: Any) -> str:
     if isinstance(value, str):
         return value if value.isprintable() else visible_controls(value)
     return repr(python_value(json_value(value)))
+
+
+def shows_default(value: Any, framework: str) -> bool:
+    """Whether a page shows a default: never None, which is no default (argparse's help says
+    nothing of it unless the help asks with `%(default)s`, Click's says nothing); for Click, which
+    prints no default for them either, neither a tuple of Nones (an option of several values
+    given none) nor an empty tuple (a `multiple` option or a variadic argument given none)."""
+    if value is None:
+        return False
+    if framework == CLICK and isinstance(value, (tuple, list)):
+        return not all(item is None for item in value)
+    return True
 
 
 # C0 and C1 control characters and DEL: a page would drop or fold them (a newline is a space in a

@@ -11,11 +11,13 @@ from dataclasses import replace
 
 from argmatrix.config import DisplayFacts
 from argmatrix.model.registry import (
+    ARGPARSE,
     Argument,
     Registry,
     Unevaluated,
 )
 from argmatrix.model.usage import exclusive_peers, value_form
+from argmatrix.model.values import shows_default
 from argmatrix.render.formats import FORMATS, OutputFormat
 from argmatrix.render.formats.shared import anchor, flag_names
 from argmatrix.render.formats.shared import shaped as shaped_cell
@@ -134,7 +136,7 @@ class Cells:
             if choices_text
             else fmt.type_options_cell(argument, None, display.types if display else None)
         )
-        code = fmt.FILTERS["code"]
+        code = fmt.FILTERS.get("table_code", fmt.FILTERS["code"])
         value_cell = code(value) if value else ""
         plain = ", ".join(map(code, flag_names(argument)))
         row = Row(
@@ -143,7 +145,7 @@ class Cells:
             flags=fmt.flags_cell(argument, scope, value),
             description=_with_note(description, exclusive),
             plain_description=_with_note(plain_description, exclusive),
-            default=computed_cell or fmt.default_cell(argument.default, argument),
+            default=computed_cell or _default_cell(fmt, argument, registry),
             options=options,
             env=fmt.FILTERS.get("envvar", code)(variable) if variable else "",
             computed=computed_cell,
@@ -154,6 +156,15 @@ class Cells:
         )
         self._rows[id(argument)] = (argument, row)
         return row
+
+
+def _default_cell(fmt: OutputFormat, argument: Argument, registry: Registry | None) -> str:
+    """The Default cell: "required", the default, or "" where there is none to show (None, on
+    every page kind and in every format; for Click, what its help shows none of either)."""
+    framework = registry.framework if registry is not None else ARGPARSE
+    if not argument.required and not shows_default(argument.default, framework):
+        return ""
+    return fmt.default_cell(argument.default, argument)
 
 
 def scoped_anchor(scope: str, name: str) -> str:

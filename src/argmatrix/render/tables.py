@@ -74,7 +74,8 @@ REPLACEMENT = Column("replacement", "Replacement")
 # The compact layout's: the help, then the argument's facts on a line after it.
 DETAILS = Column("details", "Description")
 STATUS = Column("status", "Server supported", label=True)
-# A command-line reference's: the default only where there is one, the kind of value.
+# A command-line reference's: the default (empty where there is none, as on every page), the
+# kind of value.
 COMMAND_DEFAULT = Column("command_default", "Default", label=True)
 TYPE_VALUES = Column("type_values", "Type / values")
 NOTE = Column("note", "Note")
@@ -112,6 +113,7 @@ _FIELDS = {
     "description": "description",
     "details": "description",
     "default": "default",
+    "command_default": "default",
     "type_options": "options",
     "type_values": "options",
     "options": "options",
@@ -321,8 +323,6 @@ def _gatherer(
                 parts.append(_MARKS)
         elif column.key == "replacement":
             parts.append(_replacement)
-        elif column.key == "command_default":
-            parts.append(_command_default)
         elif column.key == "added" and history is not None:
             parts.append(_added(history))
     if fields:
@@ -350,9 +350,8 @@ def _details(line_break: str, plain: bool = False) -> Callable[[Row], str]:
     def cell(row: Row) -> str:
         description = row.plain_description if plain else row.description
         argument = row.argument
-        # No default is no fact ("None"), unless the argument is required or one is computed.
-        has_default = argument.default is not None or argument.required or row.computed
-        facts = [f"{DEFAULT_LABEL}{row.default}"] if has_default and row.default else []
+        # No default is no fact: its cell is empty (`rows.py`), unless the argument is required.
+        facts = [f"{DEFAULT_LABEL}{row.default}"] if row.default else []
         if row.options:
             choices = argument.choices is not None
             facts.append(f"{OPTIONS_LABEL}{row.options}" if choices else row.options)
@@ -377,14 +376,6 @@ def _with_environment(field: str, line_break: str) -> Cells:
         return (f"{shown}{line_break}{ENVIRONMENT_LINE}{row.env}" if row.env else shown,)
 
     return cell
-
-
-def _command_default(row: Row) -> tuple[str, ...]:
-    """The default, "" for an argument that has none (not required, nothing computed)."""
-    argument = row.argument
-    if argument.default is None and not argument.required and not row.computed:
-        return ("",)
-    return (row.default,)
 
 
 def _replacement(row: Row) -> tuple[str, ...]:

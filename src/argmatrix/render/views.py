@@ -70,10 +70,12 @@ def server_page(
     scope: str = "",
     prog: str | None = None,
     top: str = "",
+    short_usage: bool = False,
 ) -> ServerPage:
     """The generic reference of a registry and of its subcommands. `prog`: the program's name
     in the usages, in place of the registry's (the configuration's `prog:`, a page's
-    `options.prog`); `top`: the program of the registry a subcommand belongs to."""
+    `options.prog`); `top`: the program of the registry a subcommand belongs to; `short_usage`:
+    each usage as `model/usage.py`'s `short_usage_parts` writes it (a page's `usage: short`)."""
     cells = cells or Cells()
     if prog is None and cells.display is not None:
         prog = cells.display.display.prog or None
@@ -97,7 +99,9 @@ def server_page(
             name=code(sub.name),
             aliases=", ".join(code(a) for a in sub.aliases),
             help=shaped_paragraphs(prose, sub.help, fmt.FILTERS["code_block"]),
-            page=server_page(sub.registry, cells, scoped_anchor(scope, sub.name), prog, top),
+            page=server_page(
+                sub.registry, cells, scoped_anchor(scope, sub.name), prog, top, short_usage
+            ),
         )
         for sub in shown_subcommands
     )
@@ -109,7 +113,7 @@ def server_page(
         subcommands,
         shaped_paragraphs(cell, registry.description, fmt.FILTERS["code_block"]),
         shared,
-        usage=usage_text(registry, shown_prog),
+        usage=usage_text(registry, shown_prog, short=short_usage),
         prog=shown_prog,
         epilog=tuple(prose(p) for p in paragraphs(registry.epilog)),
     )
@@ -203,8 +207,11 @@ def page_context(
     cells = cells or Cells(FORMATS[page.output_format], display)
     cell = cells.format.FILTERS["cell"]
     prog = page.options.get("prog")
-    if isinstance(prog, str) and prog.strip():  # the page names the program: its usages too
-        server = server_page(registry, cells, prog=" ".join(prog.split()))
+    named = isinstance(prog, str) and prog.strip()
+    short = _usage_option(page, where) == "short"
+    if named or short:  # the page names the program (its usages too), or shortens them
+        shown = " ".join(prog.split()) if named and isinstance(prog, str) else None
+        server = server_page(registry, cells, prog=shown, short_usage=short)
     columns = matrix_columns(platforms)
     context: dict[str, Any] = {
         "display": cells.display,
@@ -250,6 +257,27 @@ def page_context(
         )
         context["platform"] = platforms[page.platform]
     return context
+
+
+# A page's `usage:` (server-arguments and command-line reference pages): argparse's own usage
+# (`full`, also `true`, the default), `short` (`model/usage.py`'s `short_usage_parts`), or
+# none (`false`).
+
+
+def _usage_option(page: PageSpec, where: str) -> str:
+    """A page's `usage:` as `full`, `short` or `false`."""
+    value = page.options.get("usage", "full")
+    if value is True or value is False:
+        return "full" if value else "false"
+    if value not in ("full", "short"):
+        raise ArgmatrixError.at(
+            f"page {page.output!r}: unknown usage {value!r}",
+            file=where,
+            line=page.line,
+            fix="use full (argparse's own usage, the default), short (the program, what a"
+            " command line must give, [options] and the positionals) or false (no usage)",
+        )
+    return str(value)
 
 
 _STATUS_LABELS = MappingProxyType(STATUS_LABELS)

@@ -18,7 +18,7 @@ from typing import Any
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.convert import ARGPARSE_KEYWORDS
-from argmatrix.loaders.live.fields import FieldFinder
+from argmatrix.loaders.live.declared_fields import FieldFinder
 from argmatrix.loaders.live.mocking import (
     is_stand_in,
     stand_in_names,

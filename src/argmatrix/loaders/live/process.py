@@ -49,10 +49,11 @@ _POLL_SECONDS = 0.2  # how often the parent looks whether a silent child is stil
 
 @dataclass(frozen=True)
 class Job:
-    """What a child runs: `entry` ("module:function", imported in the child) called with
-    `args` and the `end` of the child (picklable, for a child started afresh)."""
+    """What a child runs: `entry` (a function at the top level of its module: a child started
+    afresh is handed it by name, in a pickle) called with `args` and the `end` of the child
+    (picklable, for a child started afresh)."""
 
-    entry: str
+    entry: Callable[..., NoReturn]
     args: tuple[Any, ...]
     # argmatrix's own modules the child needs: imported here before a fork, so that each read
     # does not import them again in its child
@@ -293,13 +294,13 @@ def _child(job: Job, write_end: int) -> NoReturn:
         os._exit(0)
 
     try:
-        module, _, name = job.entry.partition(":")
-        getattr(import_module(module), name)(*job.args, end)
+        job.entry(*job.args, end)
     except ArgmatrixError as error:
         end(error, "error")
     except BaseException:  # the child hands every failure to the parent
         end(traceback.format_exc(), "crash")
-    end(ArgmatrixError.at(f"{job.entry} ended without a result"), "error")
+    entry = f"{job.entry.__module__}:{job.entry.__qualname__}"
+    end(ArgmatrixError.at(f"{entry} ended without a result"), "error")
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -24,7 +24,7 @@ from argmatrix.loaders.static.declared_fields.declared import external
 from argmatrix.loaders.static.interpreter import Interpreter
 from argmatrix.loaders.static.python.budget import Budget
 from argmatrix.loaders.static.python.classes import runs_body
-from argmatrix.loaders.static.python.context import ModuleContext, Site, WrapperCall
+from argmatrix.loaders.static.python.context import ModuleContext, Site
 from argmatrix.loaders.static.python.module_files import (
     Packages,
     find_module_file,
@@ -74,7 +74,7 @@ class StaticLoader:
         self.missing: list[str] = []  # files looked for and not found
         self.reading_target = False  # the target's own module is parsed whole
         self.budget = budget or Budget()
-        self.framework_calls = False  # a read of a Click command or Typer app (`frameworks`)
+        self.framework_calls = False  # a read of a Click command or Typer app (`reader`)
         self.recording = Recording(prog=prog)
         self.nesting = 0  # expressions being evaluated, one inside the other
         self.class_values: dict[tuple[int, str], tuple[ast.ClassDef, Any]] = {}
@@ -83,8 +83,6 @@ class StaticLoader:
         self.declarations: dict[Any, Any] = {}
         self.type_sites: dict[int, tuple[Any, Site]] = {}
         self.declaring: Site | None = None
-        # The add_argument methods of the source being followed, outermost first (`objects`).
-        self.wrapper_calls: list[WrapperCall] = []
         self.stubs: dict[str, SourceModule | None] = {}
         # Where what is said about the argument being replayed is located, if not at the call
         # being replayed (the outermost call of a wrapper's add_argument).

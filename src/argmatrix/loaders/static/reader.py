@@ -1,57 +1,54 @@
-"""Static loading: build the registry's parser from its source, importing nothing of it.
+"""The read: one static read of a target, which joins the evaluator (`python/`) and the framework
+readers and holds no framework's rules. It makes the read's loader (`StaticLoader`: the budget,
+the modules read, what could not be followed), finds the target's module, and hands it to the
+reader of its framework: `read_framework` to the Click reader's entry (`click_commands.entry`,
+with Typer's reader handed in), once the module names Click or Typer; `load_static` to the
+argparse reader's entry (`argparse_parsers.entry`), with the read's interpreter class, whose hooks
+reach every reader. Either gives back a `StaticRead`: the parser (argparse's, or a Click
+command's facts), where each argument was added, the files read or looked for and the
+diagnostics, as data; what would leave part of the registry out stops the read
+(`stop_if_incomplete`, `stopped_for_missing`).
 
-The target function's body is interpreted over its AST, on a value model of its own (see
-`values`): plain data, references to what the source names, and handles on the parsers it
-builds. No attribute chain reaches an object of argmatrix's process, argparse included;
-`str.format` and f-strings format plain data only. Every `add_argument` call is replayed on a
-real `argparse.ArgumentParser` with plain data (see `replay`), so the model comes out of the
-same converter as in live mode. Custom types and actions become named stand-ins; a value
-that cannot be computed is kept as its source text (`Unevaluated`), never invented.
-
-Each read has a budget (`budget`): steps, call depth, nesting, value sizes, processor time.
-What the reader could not follow (an argument it could not replay, a branch it could not
-decide, a value kept as source text) is collected as `Diagnostic`s, never dropped in silence;
-one that stops the read says so itself (`Diagnostic.stops`). A read gives back a `StaticRead`:
-the parser, the files read and the diagnostics, as data.
+Nothing of the registry is imported or run: its source is interpreted within the read's budget
+(steps, call depth, nesting, value sizes, processor time), and what only running it would tell is
+kept as source text or said as a diagnostic, never invented.
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
 import contextlib
 import re
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from argmatrix.errors import ArgmatrixError
 from argmatrix.loaders.convert import ARGPARSE, SourceReader
 from argmatrix.loaders.sections import CallSite, remember_tree
-from argmatrix.loaders.static.argparse_parsers.argparse_names import is_parser_class
-from argmatrix.loaders.static.argparse_parsers.handles import ParserHandle, parser_of
-from argmatrix.loaders.static.argparse_parsers.objects import Captured, new_object, writes_methods
-from argmatrix.loaders.static.argparse_parsers.replay import new_parser
-from argmatrix.loaders.static.interpreter import Interpreter, run_function
+from argmatrix.loaders.static.argparse_parsers.entry import build_parser
+from argmatrix.loaders.static.interpreter import Interpreter
 from argmatrix.loaders.static.loader import StaticLoader
 from argmatrix.loaders.static.python.budget import FIX, Budget, BudgetExceeded, Limits
+from argmatrix.loaders.static.python.context import ModuleContext
+from argmatrix.loaders.static.python.evaluator import Evaluator
 from argmatrix.loaders.static.python.module_files import find_module_file
 from argmatrix.loaders.static.python.outline import StatementOutline
-from argmatrix.loaders.static.python.scripts import MAIN, main_function
-from argmatrix.loaders.static.python.syntax import parameters, skips_first
+from argmatrix.loaders.static.python.scripts import MAIN
 from argmatrix.loaders.static.python.values import (
     CannotEvaluate,
     ClassRef,
     FunctionRef,
-    SourceObject,
     settle,
-    short_source,
 )
 from argmatrix.loaders.static.source import SourceModule
 from argmatrix.loaders.target import split_target
 from argmatrix.model.registry import Diagnostic
+
+if TYPE_CHECKING:
+    from argmatrix.loaders.clicks import CommandFacts
 
 __all__ = [
     "CannotEvaluate",
@@ -65,28 +62,12 @@ __all__ = [
     "find_module_file",
     "finished_read",
     "load_static",
+    "read_framework",
     "read_target",
     "settle",
     "stop_if_incomplete",
     "stopped_for_missing",
 ]
-
-TARGET_FIX = (
-    "name a function that returns an ArgumentParser or fills one it is given, a Click command"
-    " or group, a Typer app, or module:__main__"
-)
-# Words of a module that uses argparse, and of one that uses Click or Typer.
-ARGPARSE_WORDS = ("ArgumentParser", "add_argument", "parse_args", "parse_known_args")
-_FRAMEWORK_NAMES = re.compile(r"\b(?:click|typer)\b")
-
-
-def names_click_or_typer(text: str) -> bool:
-    """Whether `text` names click or typer as a word. str.find rules most modules out: the
-    pattern alone goes over every character of a large module (3 ms of sglang's)."""
-    return ("click" in text or "typer" in text) and _FRAMEWORK_NAMES.search(text) is not None
-
-
-# ------------------------------------------------------------------ entry point
 
 
 @dataclass(frozen=True)
@@ -236,81 +217,7 @@ def _build(
             f"cannot find the source of module {module_name!r} on sys.path",
             fix="install the package (pip install --no-deps is enough) or fix the target",
         )
-    function = _find_function(module, attr)
-    skip = skips_first(function)
-    params = parameters(function.node)[1 if skip else 0 :]
-    required = len(params) - len(function.node.args.defaults)
-    receiver: list[Any] = [function.owner] if skip else []
-    if parser_class is not None and required < 1:
-        raise ArgmatrixError.at(
-            f"parser_class is set, but {target} is given no parser (it takes no parameter for one)",
-            file=str(module.path),
-            line=function.node.lineno,
-            fix="remove parser_class, or name the function that fills a parser it is given",
-        )
-    given: ParserHandle | None = None
-    loader.target_function = (str(module.path), function.node)
-    try:
-        if required >= 1:
-            made = _given_parser(loader, parser_class)
-            given = parser_of(made) if isinstance(made, SourceObject) else made
-            result = run_function(function, [*receiver, made], {})
-        else:
-            result = run_function(function, receiver, {})
-    except Captured as captured:  # it parses its command line: that parser is the registry
-        result = captured.handle
-    if isinstance(result, SourceObject):  # the project's own parser class
-        result = result.parser
-    handle = result if isinstance(result, ParserHandle) else given
-    if handle is None or not isinstance(handle.target, argparse.ArgumentParser):
-        nor = (
-            ", nor run a Click command or a Typer app," if names_click_or_typer(module.text) else ""
-        )
-        line, where = function.node.lineno, ""
-        if loader.unfollowed is not None:  # the line it could not follow
-            line, source, reason = loader.unfollowed
-            where = (
-                f": the first statement it does not follow is `{short_source(source)}` ({reason})"
-            )
-        raise ArgmatrixError.at(
-            f"{target} does not build an argparse.ArgumentParser{nor} that static reading can"
-            f" follow{where}",
-            file=str(module.path),
-            line=line,
-            fix="name a function that returns an ArgumentParser or fills one it is given,"
-            " or load the registry live",
-        )
-    return handle.target
-
-
-def _given_parser(loader: StaticLoader, parser_class: str | None) -> ParserHandle | SourceObject:
-    """What a filler is handed: argparse's parser, or the project's class made as live mode
-    makes it (`Class(add_help=False)`), its methods run as written (see `objects`)."""
-    if parser_class is None:
-        return loader.recording.parser(add_help=False)
-    module_name, name = split_target(parser_class)
-    module = loader.module(module_name)
-    cls: Any = None
-    if module is not None:
-        try:
-            cls = module.global_value(name)
-        except CannotEvaluate:
-            cls = None
-    if not isinstance(cls, ClassRef) or not is_parser_class(cls):
-        raise ArgmatrixError.at(
-            f"parser_class {parser_class!r} is not a subclass of argparse.ArgumentParser"
-            " in the source static reading finds",
-            file=str(module.path) if module is not None else None,
-            line=cls.node.lineno if isinstance(cls, (ClassRef, FunctionRef)) else None,
-            fix="name the class the project's own command line builds its parser with",
-        )
-    call = ast.Call(ast.Name(name, ast.Load()), [], [ast.keyword("add_help", ast.Constant(False))])
-    ast.copy_location(call, cls.node)
-    ast.fix_missing_locations(call)
-    it = Interpreter(module, {}, cls.node.lineno)  # type: ignore[arg-type]
-    if writes_methods(cls):
-        return new_object(it, cls, call, [], {"add_help": False})
-    return new_parser(it, call, cls)
+    return build_parser(loader, module, target, attr, parser_class, Interpreter)
 
 
 def stop_if_incomplete(read: StaticRead) -> None:
@@ -349,61 +256,65 @@ def stopped_for_missing(error: ArgmatrixError, read: StaticRead) -> ArgmatrixErr
     )
 
 
-def _find_function(module: SourceModule, attr: str) -> FunctionRef:
-    if attr == MAIN:  # the module run as a script (issue 22)
-        return _main_function(module)
-    if attr in module.assignments and attr not in module.definitions:  # a value (issue 22)
-        raise ArgmatrixError.at(
-            f"{module.name}:{attr} is a value assigned at line"
-            f" {module.assignments[attr].lineno}, not a function static reading can run",
-            file=str(module.path),
-            line=module.assignments[attr].lineno,
-            fix=TARGET_FIX,
-        )
-    parts = attr.split(".")
-    owner: ClassRef | None = None
-    definitions = module.definitions
-    node: Any = None
-    for index, part in enumerate(parts):
-        node = definitions.get(part) if index == 0 else _member(node, part)
-        if node is None:
-            raise ArgmatrixError.at(
-                f"module {module.name!r} has no function {attr!r}",
-                file=str(module.path),
-                fix=TARGET_FIX,
-            )
-        if isinstance(node, ast.ClassDef) and index < len(parts) - 1:
-            owner = ClassRef(module, node)
-    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        raise ArgmatrixError.at(
-            f"{module.name}:{attr} is not a function (it is a class)",
-            file=str(module.path),
-            line=getattr(node, "lineno", None),
-            fix=TARGET_FIX,
-        )
-    return FunctionRef(module, node, owner)
+# ------------------------------------------------------------------ Click and Typer
+
+# A module that names neither is not read a second time (the argparse reader reads it).
+_MENTIONS = re.compile(r"\b(?:click|typer)\b")
 
 
-def _main_function(module: SourceModule) -> FunctionRef:
-    module.parse()
-    assert module.tree is not None
-    function = main_function(module.tree)
-    if function is None:
-        raise ArgmatrixError.at(
-            f'module {module.name!r} has no `if __name__ == "__main__":` block to read',
-            file=str(module.path),
-            fix="name the function that builds the parser (module:function), or the Click"
-            " command or Typer app (module:name)",
-        )
-    return FunctionRef(module, function)
+_ARGPARSE_WORDS = ("ArgumentParser", "add_argument", "parse_args", "parse_known_args")
 
 
-def _member(node: Any, name: str) -> Any:
-    if not isinstance(node, ast.ClassDef):
+def _mentions_a_framework(text: str) -> bool:
+    """Whether `text` names click or typer as a word, or names nothing of argparse (a function
+    that runs a command of another module of the package: `main()` calling `cli()`). str.find
+    rules most modules out: the pattern alone goes over every character of a large module (3 ms
+    of sglang's)."""
+    if ("click" in text or "typer" in text) and _MENTIONS.search(text) is not None:
+        return True
+    return not any(word in text for word in _ARGPARSE_WORDS)
+
+
+def read_framework(
+    target: str,
+    base_dir: Path | None = None,
+    search_path: Sequence[str] | None = None,
+    limits: Limits | None = None,
+) -> StaticRead | None:
+    """The Click or Typer command `target` names, read from source (as `load_static` reads an
+    argparse parser: the files read, what could not be followed); None if it names none, and
+    the target is read as argparse's. The static reader of `FRAMEWORKS["click"]`
+    (loaders/modes.py); the Click reader's entry says which command it is
+    (`click_commands.entry`)."""
+    module_name, attr = split_target(target)
+    loader = new_loader(target, base_dir, search_path, limits)
+    with budgeted(loader, module_name):
+        module = loader.module(script_module(loader, module_name, attr))
+        if module is None or module.is_stub or not _mentions_a_framework(module.text):
+            return None
+        loader.target = module
+        loader.framework_calls = True
+        command = _target_command(module, attr, target)
+    if command is None:
         return None
-    for child in node.body:
-        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and (
-            child.name == name
-        ):
-            return child
-    return None
+    from argmatrix.loaders.clicks import CLICK  # imported once a module names Click or Typer
+
+    return finished_read(loader, command, {}, CLICK)
+
+
+def _target_command(module: SourceModule, attr: str, target: str) -> CommandFacts | None:
+    # The readers of Click and Typer, imported once a module names either: an argparse target
+    # (most of them) never loads them.
+    from argmatrix.loaders.static.click_commands.click_params import installed_rules
+    from argmatrix.loaders.static.click_commands.clicks import ClickReader
+    from argmatrix.loaders.static.click_commands.entry import target_command
+    from argmatrix.loaders.static.typer_apps.typers import TyperReader
+
+    module.parse()  # the target's module: its syntax errors are said, as importing it would
+    clicks = ClickReader(module.loader, _top_level, installed_rules(module.loader))
+    return target_command(module, attr, target, clicks, TyperReader(module.loader, clicks))
+
+
+def _top_level(module: ModuleContext, line: int) -> Evaluator:
+    """An interpreter of `module`'s top level as of `line` (what a decorator's arguments see)."""
+    return Interpreter(module, {}, as_of=line)

@@ -123,6 +123,19 @@ def _code_text(value: str) -> str:
     return f"`{text}`"  # Markdown escapes what is inside a code span itself
 
 
+def table_code(value: Any) -> str:
+    """A value as code in a table cell (a flag, a value form: `[text|json]`), also where a code
+    span cannot hold it: text with a `|`, which GitHub splits the row at inside a code span and
+    Python-Markdown shows escaped inside one, is a `<code>` element holding the escaped text
+    (read alike by both, in a table and out of one)."""
+    text = _folded(str(value))
+    if "|" not in text or "`" in text or "\\" in text or _code_span_unsafe(text):
+        return code(text)
+    if text[:1] == " " or text[-1:] == " ":  # a cell would trim the spaces: kept as text
+        return code(text)
+    return f"<code>{cell(text)}</code>"
+
+
 def _code_span_unsafe(text: str) -> bool:
     if _keeps_markup_verbatim(text):
         return True
@@ -167,7 +180,7 @@ _PRE_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "{": "&#123;", "}": "&#1
 
 
 def _flags(scope: str, anchor_id: str, names: tuple[str, ...]) -> str:
-    names_text = "<br>".join(code(name) for name in names)
+    names_text = "<br>".join(table_code(name) for name in names)
     return f'<a id="{anchor_id}"></a>{names_text}{permalink(anchor_id)}'
 
 
@@ -179,7 +192,7 @@ def permalink(anchor_id: str) -> str:
     return f'<a class="headerlink am-permalink" href="#{anchor_id}" title="Permanent link"></a>'
 
 
-_CELLS = CellWriter(cell=cell, code=code, flags=_flags)
+_CELLS = CellWriter(cell=cell, code=code, flags=_flags, table_code=table_code)
 flags_cell = _CELLS.flags_cell
 default_cell = _CELLS.default_cell
 type_options_cell = _CELLS.type_options_cell
@@ -198,6 +211,7 @@ FILTERS: dict[str, Callable[..., str]] = {
     "cell": cell,
     "prose": prose,
     "code": code,
+    "table_code": table_code,
     "anchor": anchor,
     "permalink": lambda name: permalink(anchor(name)),
     "code_block": code_block,

@@ -103,6 +103,18 @@ def code(value: Any) -> str:
     return _code_text(str(value))
 
 
+def table_code(value: Any) -> str:
+    """A value as code in a table cell (a flag, a value form: `[text|json]`), also where a code
+    span would split the row: a `|` escaped inside the span, which a table cell reads as `|`
+    (GitHub's rule, myst-parser's too), as running text would not."""
+    text = folded(str(value))
+    if "|" not in text or "`" in text or "\\" in text or _verbatim_unsafe(text):
+        return code(text)
+    if not text.strip() or text[:1] == " " or text[-1:] == " ":
+        return code(text)
+    return "`" + text.replace("|", "\\|") + "`"
+
+
 def _verbatim_unsafe(text: str) -> bool:
     """Text a code span or fence must not carry as written: a Jinja delimiter, or a comment
     opener that could be read as an in-place marker (the marker scanner does not know where a
@@ -159,7 +171,7 @@ def option(name: str, scope: str = "") -> str:
     as Sphinx's `program` directive names it). A flag the role cannot hold as written is shown
     as code, and is no target."""
     if not _ROLE_SAFE.fullmatch(name) or (scope and not _ROLE_SAFE.fullmatch(scope)):
-        return code(name)
+        return table_code(name)
     text = f"{scope} {name}" if scope else name
     return f"{{{ROLE}}}`{text}`"
 
@@ -178,7 +190,7 @@ def envvar(value: Any) -> str:
     return ", ".join(f"{{{ENVVAR_ROLE}}}`{name}`" for name in names)
 
 
-_CELLS = CellWriter(cell=cell, code=code, flags=_flags)
+_CELLS = CellWriter(cell=cell, code=code, flags=_flags, table_code=table_code)
 flags_cell = _CELLS.flags_cell
 default_cell = _CELLS.default_cell
 type_options_cell = _CELLS.type_options_cell
@@ -196,6 +208,7 @@ FILTERS: dict[str, Callable[..., str]] = {
     "cell": cell,
     "prose": prose,
     "code": code,
+    "table_code": table_code,
     "anchor": anchor,
     "code_block": code_block,
     "envvar": envvar,

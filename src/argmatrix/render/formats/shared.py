@@ -321,6 +321,9 @@ class CellWriter(NamedTuple):
     # The names of an argument as one cell, given its scope (a subcommand's arguments: the
     # subcommand, as an anchor) and its anchor id (the scope and the argument's own anchor).
     flags: Callable[[str, str, tuple[str, ...]], str]
+    # A value as code in a table cell (a value form, a flag), where `code` would give text (a
+    # `|` a table would split at): None where `code` writes it so already.
+    table_code: Callable[[Any], str] | None = None
 
     def flags_cell(self, argument: Argument, scope: str = "", value: str = "") -> str:
         """The Argument cell: the names (with the anchor a format gives them), then `value`,
@@ -329,7 +332,7 @@ class CellWriter(NamedTuple):
         own = anchor(argument.name)
         anchor_id = f"{scope}-{own}" if scope and not own.startswith("-") else scope + own
         names = self.flags(scope, anchor_id, flag_names(argument))
-        return f"{names} {self.code(value)}" if value else names
+        return f"{names} {(self.table_code or self.code)(value)}" if value else names
 
     def default_cell(self, value: Any, argument: Argument | None = None) -> str:
         if argument is not None and argument.required and value is None:

@@ -36,6 +36,7 @@ from argmatrix.loaders.static.argparse_parsers.handles import (
     ParserMethod,
     parser_of,
 )
+from argmatrix.loaders.static.argparse_parsers.recording import WrapperCall, recording_of
 from argmatrix.loaders.static.argparse_parsers.replay import (
     ACTION_INIT,
     parser_from_keywords,
@@ -43,7 +44,6 @@ from argmatrix.loaders.static.argparse_parsers.replay import (
 )
 from argmatrix.loaders.static.python.calls import lenient_arguments
 from argmatrix.loaders.static.python.classes import ancestors, class_attribute
-from argmatrix.loaders.static.python.context import WrapperCall
 from argmatrix.loaders.static.python.evaluator import Evaluator
 from argmatrix.loaders.static.python.values import (
     BoundMethod,
@@ -356,7 +356,7 @@ def call(it: Evaluator, function: Any, node: ast.Call) -> Any:
     assert kind is BoundMethod
     if function.function.node.name != "add_argument":
         return it.follow(function.function, [function.receiver, *args], kwargs)
-    calls = it.loader.wrapper_calls
+    calls = recording_of(it).wrapper_calls
     calls.append(_wrapper_call(it, function.function.node, node, kwargs))
     try:
         return it.follow(function.function, [function.receiver, *args], kwargs)

@@ -1,7 +1,7 @@
 """What one read replayed on real argparse: the parsers and actions made, where each argument
-was added, the stand-in action classes, and the calls made inside a branch static reading
-cannot decide (`replay` turns the registry's calls into these, `statements` compares branches
-with the log)."""
+was added, the stand-in action classes, the `add_argument` methods of the source being followed
+(`WrapperCall`), and the calls made inside a branch static reading cannot decide (`replay` turns
+the registry's calls into these, `statements` compares branches with the log)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,19 @@ if TYPE_CHECKING:
     from argmatrix.loaders.static.python.evaluator import Evaluator
 
 
+class WrapperCall:
+    """An `add_argument` of the source being followed: where it is called and the keywords it
+    was given that argparse does not know (recorded from the outermost such call)."""
+
+    __slots__ = ("extra", "file", "line", "start")
+
+    def __init__(self, file: str, line: int, start: int, extra: dict[str, Any]) -> None:
+        self.file = file
+        self.line = line
+        self.start = start
+        self.extra = extra
+
+
 class Recording:
     """What one read replayed: the parsers and actions (kept alive, so their ids stay unique),
     where each argument was added, and the stand-in action classes made for it."""
@@ -33,6 +46,8 @@ class Recording:
         # Inside a branch static reading cannot decide: what each call was, to compare branches.
         self.logging = 0
         self.log: list[tuple[Any, ...]] = []
+        # The add_argument methods of the source being followed, outermost first (`objects`).
+        self.wrapper_calls: list[WrapperCall] = []
 
     def placeholder_action(self, name: str, base: type = argparse.Action) -> type:
         key = (name, base)

@@ -269,7 +269,7 @@ def add_argument(
             fix="use literal flag strings or constants, or load the registry live",
         )
     note_call(recording_of(it), "add_argument", [handle, *flags], kwargs)
-    wrappers = it.loader.wrapper_calls
+    wrappers = recording_of(it).wrapper_calls
     if not wrappers:
         return _add_argument(it, handle, node, flags, kwargs)
     it.loader.argument_site = (wrappers[0].file, wrappers[0].line)
@@ -306,7 +306,7 @@ def _add_argument(
             ready = {"action": made}
     _check_nargs(it, ready.get("nargs"))
     declaring = it.loader.declaring
-    wrappers = it.loader.wrapper_calls
+    wrappers = recording_of(it).wrapper_calls
     if wrappers:  # a wrapper's add_argument of the source: the outermost call is the site
         for call in reversed(wrappers):
             extra.update(call.extra)

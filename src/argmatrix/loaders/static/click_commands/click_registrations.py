@@ -51,6 +51,13 @@ class Found:
 
 
 REGISTERING = frozenset({"command", "group", "add_command"})
+# The methods whose call, as a statement of a module's top level, declares something there as
+# a definition would (`cli.add_command(...)`, `app.add_typer(...)`, `app.callback()(f)`,
+# `cli.params.append(...)`): an `if` or `try` holding one is an alternative that declares
+# (`branches.Rules.registering`). Typer's app is read by the same scan.
+DECLARING_METHODS = frozenset(
+    {"command", "group", "add_command", "add_typer", "callback", "params"}
+)
 
 
 _COMMANDS = frozenset({"commands"})  # a group's own table of subcommands

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from argmatrix.loaders.static.click_commands.click_params import ClickRules, ParamReader
 from argmatrix.loaders.static.click_commands.click_registrations import (
+    DECLARING_METHODS,
     HELPER_DEPTH,
     PARAMS,
     REGISTERING,
@@ -219,7 +220,7 @@ class ClickScanner:
                     " runs (its `except ImportError:`); where it is installed they may differ",
                 )
 
-            rules = Rules(decide, (CannotEvaluate,), fails, skipped)
+            rules = Rules(decide, (CannotEvaluate,), fails, skipped, DECLARING_METHODS)
             found = run_at_import(module.tree.body, rules)
             self.statements[module.name] = found
         return found

@@ -34,6 +34,7 @@ from argmatrix.loaders.static.declared_fields.records import (
     ModelFieldSpec,
     class_annotations,
     defstruct,
+    field_default,
     field_spec,
     instance,
     is_record_class,
@@ -55,7 +56,7 @@ from argmatrix.loaders.static.declared_fields.typeforms import (
     subscript,
     union,
 )
-from argmatrix.loaders.static.python import statements
+from argmatrix.loaders.static.python import classes, statements
 from argmatrix.loaders.static.python import values as values_module
 from argmatrix.loaders.static.python.builtins import BUILTIN_TYPES
 from argmatrix.loaders.static.python.classes import (
@@ -517,6 +518,7 @@ def _ignored_names(cls: ClassRef) -> frozenset[str]:
 
 values_module.class_items = enum_members
 statements.DECLARED_ITEMS.add(FieldInfo)
+classes.class_value_expression = field_default
 
 
 def docstring(node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:

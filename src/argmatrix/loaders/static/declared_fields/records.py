@@ -35,6 +35,24 @@ from argmatrix.loaders.static.python.values import (
     resolve,
 )
 
+
+def field_default(value: ast.expr) -> ast.expr:
+    """A field's class-level value (`classes.class_value_expression`): `field(default=X)` means X;
+    `field(default_factory=...)` has no class-level value."""
+    if isinstance(value, ast.Call):
+        name = (
+            value.func.attr
+            if isinstance(value.func, ast.Attribute)
+            else getattr(value.func, "id", "")
+        )
+        if name == "field":
+            for keyword in value.keywords:
+                if keyword.arg == "default":
+                    return keyword.value
+            raise CannotEvaluate("a field made by a factory has no value before it is built")
+    return value
+
+
 ABSENT: Any = object()  # a keyword `field(...)` was not given (its default may be None)
 
 

@@ -1,8 +1,9 @@
 """Which of a module's top-level statements run when it is imported, as far as static reading can
 tell: the statements inside an `if` whose condition it decides, or inside the one alternative of
-an `if`/`try` that declares anything (`if typer_available:` around an app, `try:` around a
-group); where several alternatives declare, the statement is `Undecided` and whatever it may
-bind is known to be so. Plain syntax and a `decide` callback: nothing is evaluated here."""
+an `if`/`try` that declares anything (a definition, an assignment, or a call of one of the
+methods its reader names as registering on an object); where several alternatives declare, the
+statement is `Undecided` and whatever it may bind is known to be so. Plain syntax and a `decide`
+callback: nothing is evaluated here."""
 
 from __future__ import annotations
 
@@ -15,10 +16,9 @@ from argmatrix.loaders.static.python.syntax import DEFINITION, touched_names
 
 # A condition's truth, or an exception (`CannotEvaluate`) when only running would tell.
 Decide = Callable[[ast.expr], bool]
-# What the scanners of commands act on: definitions, assignments, and calls registering on
-# an object (`cli.add_command(...)`, `app.add_typer(...)`).
+# What declares something: definitions, assignments, and (`Rules.registering`) calls of a method
+# that registers on an object.
 _DECLARING = (*DEFINITION, ast.Assign, ast.AnnAssign)
-_REGISTERING = frozenset({"command", "group", "add_command", "add_typer", "callback", "params"})
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,9 @@ class Rules:
     fails: Callable[[ast.stmt], bool] = lambda statement: False
     # Told of a failing import that leaves out what the `try` would otherwise declare.
     skipped: Callable[[ast.stmt], None] = lambda statement: None
+    # The methods whose call, as a statement, declares something too (the reader's: a
+    # statement `x.method(...)` registering on an object what a scan of the module looks for).
+    registering: frozenset[str] = frozenset()
 
 
 def run_at_import(body: list[ast.stmt], rules: Rules) -> list[ast.stmt | Undecided]:
@@ -79,7 +82,7 @@ def _try(statement: ast.Try, rules: Rules) -> list[ast.stmt | Undecided]:
     failed = failed_import(statement, rules.fails)
     if failed is not None:
         ran, index = failed
-        if _declares([*statement.body[index:], *statement.orelse]):
+        if _declares([*statement.body[index:], *statement.orelse], rules.registering):
             rules.skipped(statement.body[index])
         return [*run_at_import(ran, rules), *run_at_import(statement.finalbody, rules)]
     done = [*statement.body, *statement.orelse]
@@ -124,7 +127,7 @@ def _one_of(
     rules: Rules,
     reason: str,
 ) -> list[ast.stmt | Undecided]:
-    declaring = [body for body in alternatives if _declares(body)]
+    declaring = [body for body in alternatives if _declares(body, rules.registering)]
     if len(declaring) == 1:
         return run_at_import(declaring[0], rules)
     if not declaring:
@@ -133,23 +136,23 @@ def _one_of(
     return [Undecided(statement, names, reason)]
 
 
-def _declares(body: list[ast.stmt]) -> bool:
+def _declares(body: list[ast.stmt], registering: frozenset[str]) -> bool:
     """Whether an alternative holds a definition, an assignment or a registration (not only
     imports, `pass`, a `raise`, a warning or a docstring)."""
     for statement in body:
-        if isinstance(statement, _DECLARING) or _registers(statement):
+        if isinstance(statement, _DECLARING) or _registers(statement, registering):
             return True
         if isinstance(statement, (ast.If, ast.Try)) and _declares(
-            [*statement.body, *statement.orelse]
+            [*statement.body, *statement.orelse], registering
         ):
             return True
     return False
 
 
-def _registers(statement: ast.stmt) -> bool:
+def _registers(statement: ast.stmt, registering: frozenset[str]) -> bool:
     if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)):
         return False
     for node in ast.walk(statement.value.func):
-        if isinstance(node, ast.Attribute) and node.attr in _REGISTERING:
+        if isinstance(node, ast.Attribute) and node.attr in registering:
             return True
     return False

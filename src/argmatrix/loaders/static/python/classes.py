@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from argmatrix.loaders.static.python.syntax import (
@@ -32,6 +32,11 @@ from argmatrix.loaders.static.python.values import (
     resolve,
 )
 from argmatrix.model.registry import Unevaluated
+
+# What a class-level value of a class that is not an Enum means, as a reader of declared
+# records registers it (`declared_fields`: a field made by `field(default=X)` means X): the
+# expression to evaluate in its place. None: the value as written.
+class_value_expression: Callable[[ast.expr], ast.expr] | None = None
 
 
 def _evaluate(cls: ClassRef, node: ast.expr, line: int, owner: ClassRef | None = None) -> Any:
@@ -286,7 +291,9 @@ def _class_value(cls: ClassRef, attr: str, value: ast.expr) -> Any:
         kind = enum_kind(cls)
         result: Any
         try:
-            expression = value if kind else field_default(value)
+            expression = (
+                value if kind or class_value_expression is None else class_value_expression(value)
+            )
             result = cls.module.evaluate(
                 expression, value.lineno, cls, body_scope(cls, value.lineno, expression)
             )
@@ -335,19 +342,3 @@ def _not_a_member(cls: ClassRef, attr: str) -> str | None:
         if attr in listed:
             return f"`{name}.{attr}` is listed in `_ignore_`: Python removes it from the class"
     return None
-
-
-def field_default(value: ast.expr) -> ast.expr:
-    """`field(default=X)` means X; `field(default_factory=...)` has no class-level value."""
-    if isinstance(value, ast.Call):
-        name = (
-            value.func.attr
-            if isinstance(value.func, ast.Attribute)
-            else getattr(value.func, "id", "")
-        )
-        if name == "field":
-            for keyword in value.keywords:
-                if keyword.arg == "default":
-                    return keyword.value
-            raise CannotEvaluate("a field made by a factory has no value before it is built")
-    return value

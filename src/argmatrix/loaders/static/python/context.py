@@ -1,6 +1,6 @@
 """One read as its parts see it: the read (`ReadContext`, what `reader.StaticLoader` gives them)
 and a module being read (`ModuleContext`, what `source.SourceModule` gives them), with the
-places a read keeps (`Site`, `WrapperCall`, `StarImport`).
+places a read keeps (`Site`, `StarImport`).
 
 These are protocols, so that the value model's references (`values.ClassRef.module`) and every
 part below `reader` and `source` name what they use without importing the modules that
@@ -31,19 +31,6 @@ class Site:
         self.line = line
         self.start = start
         self.cls = cls
-
-
-class WrapperCall:
-    """An `add_argument` of the source being followed: where it is called and the keywords it
-    was given that argparse does not know (recorded from the outermost such call)."""
-
-    __slots__ = ("extra", "file", "line", "start")
-
-    def __init__(self, file: str, line: int, start: int, extra: dict[str, Any]) -> None:
-        self.file = file
-        self.line = line
-        self.start = start
-        self.extra = extra
 
 
 class StarImport(NamedTuple):
@@ -96,10 +83,10 @@ class ReadContext(Protocol):
     `reader.stop_if_incomplete`)."""
 
     budget: Budget
-    # A read of a Click command or Typer app: calls of Click and Typer are recorded as values
-    # (`framework_values`), decorators of nested functions applied.
+    # A read whose reader records calls of its framework as values before the evaluator looks
+    # at them (the interpreter's `framework_call` hooks), decorators of nested functions applied.
     framework_calls: bool
-    recording: Any  # `recording.Recording`: the parsers replayed
+    recording: Any  # what the reader of parsers keeps of one read (`argparse_parsers.recording`)
     nesting: int  # expressions being evaluated, one inside the other
     # Where what is said about the argument being replayed is located, if not at the call being
     # replayed (the outermost call of a wrapper's add_argument).
@@ -107,7 +94,6 @@ class ReadContext(Protocol):
     declaring: Site | None  # the declared field a loop is at (its arguments get its section)
     declarations: dict[Any, Any]  # per class, the type value of each field, where declared
     type_sites: dict[int, tuple[Any, Site]]
-    wrapper_calls: list[WrapperCall]  # the add_argument methods being followed, outermost first
     # set_defaults(key=value kept as source text): parser, key, file, line, message.
     unknown_defaults: list[tuple[Any, str, str, int | None, str]]
     class_values: dict[tuple[int, str], tuple[ast.ClassDef, Any]]

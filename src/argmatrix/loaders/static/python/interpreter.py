@@ -536,7 +536,7 @@ class PythonInterpreter:
             calls.parser_passed(self, node, exc.reason)
             raise
         kind = type(function)
-        if self.loader.framework_calls:  # a read of a Click command or a Typer app
+        if self.loader.framework_calls:  # a read whose reader records its framework's calls
             found = self.framework_call(function, node)
             if found is not UNHANDLED:
                 return found

@@ -1,100 +1,66 @@
-"""Static reading of a target built with Click or Typer: which command the target names (a
-Click command or group, a Typer app, a function a Typer app registers, a function written for
-`typer.run`, or the command a function or the `if __name__ == "__main__":` block runs), read
-from source by `clicks` and `typers` with the budget and the module reader of any static read.
-A target that is none of these is left to the argparse reader (`read_framework` gives None).
-`read_framework` is the static reader of `FRAMEWORKS["click"]` (loaders/modes.py): it gives a
-`StaticRead` as `reader.load_static` does, the command's facts as its parser, with the files it
-read (the page cache's inputs) and what it could not follow (`stops` as data).
+"""The Click reader's entry: which command a target names (a Click command or group, a Typer app,
+a function a Typer app registers, a function written for `typer.run`, or the command a function
+or the `if __name__ == "__main__":` block runs), read by `clicks` and by the reader of Typer,
+which reads apps on Click's facts and is handed in (`AppsOnClick`: `typer_apps.typers`, above
+this package). The read (`loaders/static/reader.py`, `read_framework`) finds the target's module
+with the budget and the module reader of any static read, makes the readers and hands them
+here; a target that is none of these is left to the argparse reader (`target_command` gives
+None).
 """
 
 from __future__ import annotations
 
 import ast
-import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from argmatrix.errors import ArgmatrixError
-from argmatrix.loaders.static.interpreter import Interpreter
-from argmatrix.loaders.static.loader import StaticLoader
-from argmatrix.loaders.static.python.budget import Limits
+from argmatrix.loaders.static.click_commands.clicks import ClickReader
 from argmatrix.loaders.static.python.context import ModuleContext
-from argmatrix.loaders.static.python.evaluator import Evaluator
 from argmatrix.loaders.static.python.scripts import MAIN, main_blocks
 from argmatrix.loaders.static.python.values import CannotEvaluate, short_source
-from argmatrix.loaders.static.reader import (
-    StaticRead,
-    budgeted,
-    finished_read,
-    new_loader,
-    script_module,
-)
-from argmatrix.loaders.static.source import SourceModule
-from argmatrix.loaders.target import split_target
 
 if TYPE_CHECKING:
     from argmatrix.loaders.clicks import CommandFacts
-    from argmatrix.loaders.static.click_commands.clicks import ClickReader
-    from argmatrix.loaders.static.typer_apps.typers import TyperReader
 
-# A module that names neither is not read a second time (the argparse reader reads it).
-_MENTIONS = re.compile(r"\b(?:click|typer)\b")
+Function = ast.FunctionDef | ast.AsyncFunctionDef
 
-
+# Words of a function (or module) that uses argparse: then the argparse reader reads it.
 _ARGPARSE_WORDS = ("ArgumentParser", "add_argument", "parse_args", "parse_known_args")
 
 
-def _mentions_a_framework(text: str) -> bool:
-    """Whether `text` names click or typer as a word, or names nothing of argparse (a function
-    that runs a command of another module of the package: `main()` calling `cli()`). str.find
-    rules most modules out: the pattern alone goes over every character of a large module (3 ms
-    of sglang's)."""
-    if ("click" in text or "typer" in text) and _MENTIONS.search(text) is not None:
-        return True
-    return not any(word in text for word in _ARGPARSE_WORDS)
+class AppsOnClick(Protocol):
+    """What this entry asks of the reader of a framework built on Click (Typer's,
+    `typer_apps.typers.TyperReader`), in the order a live read would find them."""
+
+    def app_at(self, module: ModuleContext, name: str) -> Any:
+        """The app bound to `name` in `module`, or None."""
+        ...
+
+    def facts(self, app: Any, target: str) -> CommandFacts: ...
+
+    def registered(
+        self, module: ModuleContext, node: Function, target: str
+    ) -> CommandFacts | None: ...
+
+    def is_run_function(self, module: ModuleContext, node: Function) -> bool: ...
+
+    def run_facts(self, module: ModuleContext, node: Function) -> CommandFacts: ...
+
+    def run_call(self, module: ModuleContext, call: ast.Call) -> CommandFacts | None: ...
 
 
-def read_framework(
+def target_command(
+    module: ModuleContext,
+    attr: str,
     target: str,
-    base_dir: Path | None = None,
-    search_path: Sequence[str] | None = None,
-    limits: Limits | None = None,
-) -> StaticRead | None:
-    """The Click or Typer command `target` names, read from source (as `reader.load_static`
-    reads an argparse parser: the files read, what could not be followed); None if it names
-    none, and the target is read as argparse's."""
-    module_name, attr = split_target(target)
-    loader = new_loader(target, base_dir, search_path, limits)
-    with budgeted(loader, module_name):
-        module = loader.module(script_module(loader, module_name, attr))
-        if module is None or module.is_stub or not _mentions_a_framework(module.text):
-            return None
-        loader.target = module
-        loader.framework_calls = True
-        command = _target_command(loader, module, attr, target)
-    if command is None:
-        return None
-    from argmatrix.loaders.clicks import CLICK  # imported once a module names Click or Typer
-
-    return finished_read(loader, command, {}, CLICK)
-
-
-def _target_command(
-    loader: StaticLoader, module: SourceModule, attr: str, target: str
+    clicks: ClickReader,
+    typers: AppsOnClick,
 ) -> CommandFacts | None:
-    # The readers of Click and Typer, imported once a module names either: an argparse target
-    # (most of them) never loads them.
-    from argmatrix.loaders.static.click_commands.click_params import installed_rules
-    from argmatrix.loaders.static.click_commands.clicks import ClickReader
-    from argmatrix.loaders.static.typer_apps.typers import TyperReader
-
-    module.parse()  # the target's module: its syntax errors are said, as importing it would
-    clicks = ClickReader(loader, _top_level, installed_rules(loader))
-    typers = TyperReader(loader, clicks)
+    """The command `target` (`attr` of `module`, parsed whole) names, read by `clicks` and
+    `typers`; None: it names none, and the target is read as argparse's."""
     runs = _Runs(clicks, typers, target)
     if attr == MAIN:
         assert module.tree is not None
@@ -122,7 +88,7 @@ def _target_command(
     return runs.command(module, node.body, node)
 
 
-def _refuse_value(module: SourceModule, attr: str, target: str) -> None:
+def _refuse_value(module: ModuleContext, attr: str, target: str) -> None:
     """A target bound to a value that is neither a Click command nor a Typer app static
     reading finds (`app = make_app(...)`): said in those terms, at its line."""
     value = module.assignments[attr]
@@ -140,14 +106,9 @@ def _refuse_value(module: SourceModule, attr: str, target: str) -> None:
     )
 
 
-def _top_level(module: ModuleContext, line: int) -> Evaluator:
-    """An interpreter of `module`'s top level as of `line` (what a decorator's arguments see)."""
-    return Interpreter(module, {}, as_of=line)
-
-
 def _refuse_bare_options(
     clicks: ClickReader,
-    module: SourceModule,
+    module: ModuleContext,
     node: ast.FunctionDef | ast.AsyncFunctionDef,
     target: str,
 ) -> None:
@@ -176,7 +137,7 @@ class _Runs:
     too, through functions of the package that call them, and through names imported inside
     the function (`from pkg.proxy_cli import run_server; run_server()`)."""
 
-    def __init__(self, clicks: ClickReader, typers: TyperReader, target: str) -> None:
+    def __init__(self, clicks: ClickReader, typers: AppsOnClick, target: str) -> None:
         self.clicks = clicks
         self.typers = typers
         self.target = target
