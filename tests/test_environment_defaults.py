@@ -339,3 +339,50 @@ def test_a_hand_written_page_says_it_by_the_fallback_or_the_variable(
 
     argument = Argument(flags=("--port",), dest="port", default=FACTS["--port"])
     assert default_agrees(cell, argument) is agrees
+
+
+NUMERIC_HELPS = """\
+import argparse
+import os
+
+
+def add_cli_args(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser.add_argument(
+        "--port", type=int, default=int(os.environ.get("NUM_PORT", "8000")),
+        help="Port %(default)d.",
+    )
+    parser.add_argument(
+        "--ratio", type=float, default=float(os.getenv("NUM_RATIO", "0.5")),
+        help="Ratio [%(default)6.2f], or %(default)s.",
+    )
+    parser.add_argument("--seed", type=int, default=os.getenv("NUM_SEED"), help="Seed %(default)d.")
+    parser.add_argument("--name", default=os.getenv("NUM_NAME", "x"), help="Name %(default)d.")
+    return parser
+"""
+
+
+def test_a_numeric_placeholder_says_the_fallback_in_its_format_and_the_variable(
+    tmp_path: Path,
+) -> None:
+    """`%(default)d`, `%(default)6.2f` of a default read from the environment: the fallback as
+    the help formats it, then the variable; with no fallback, as `%(default)s` says it; a text
+    fallback `%d` cannot format (argparse would fail) stays the placeholder it was."""
+    (tmp_path / "numeric_helps.py").write_text(NUMERIC_HELPS)
+    registry = load("numeric_helps:add_cli_args", "static", base_dir=tmp_path)
+    helps = {a.name: a.help for a in registry.arguments}
+    facts = {a.name: a.default for a in registry.arguments}
+    placeholder = re.compile(r"%\(default\)[-#0 +]*\d*(?:\.\d+)?[diouxXeEfFgGcrsa]")
+
+    def said(help_: str, fact: FromEnvironment) -> str:
+        def one(match: re.Match[str]) -> str:
+            if match.group(0).endswith("s") or fact.otherwise is None:
+                return str(fact)
+            return f"{match.group(0) % {'default': fact.otherwise}}, or ${fact.variable} when set"
+
+        return placeholder.sub(one, help_)
+
+    assert helps["--port"] == said("Port %(default)d.", facts["--port"])
+    assert helps["--ratio"] == said("Ratio [%(default)6.2f], or %(default)s.", facts["--ratio"])
+    assert helps["--seed"] == said("Seed %(default)d.", facts["--seed"])
+    assert helps["--name"] == "Name %(default)d."
+    assert "%(default)" not in helps["--port"] + helps["--ratio"] + helps["--seed"]

@@ -153,6 +153,8 @@ def expanded_help(action: argparse.Action, prog: str) -> str:
         if name not in params:
             return match.group(0)
         value = params[name]
+        if isinstance(value, FromEnvironment) and spec[-1] not in "sra":
+            return _numeric_environment_default(value, spec) or match.group(0)
         try:
             if spec[-1] in "sra":
                 return ("%" + spec[:-1] + "s") % (
@@ -163,6 +165,20 @@ def expanded_help(action: argparse.Action, prog: str) -> str:
             return match.group(0)
 
     return clean_text(_HELP_PLACEHOLDER.sub(fill, help_))
+
+
+def _numeric_environment_default(value: FromEnvironment, spec: str) -> str:
+    """`%(default)d` or `%(default).2f` of a default read from an environment variable: the
+    fallback in the help's own format, then where the value may come from instead, as
+    `%(default)s` says it ("8000, or $PORT when set"); "" when the fallback does not take the
+    format (a text fallback under `%d`: argparse itself would fail)."""
+    if value.required or value.otherwise is None:
+        return str(value)
+    try:
+        fallback = ("%" + spec) % (value.otherwise,)
+    except (TypeError, ValueError, OverflowError):
+        return ""
+    return f"{fallback}, or ${value.variable} when set"
 
 
 def lazy_text(value: Any) -> Any:
