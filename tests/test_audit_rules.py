@@ -137,6 +137,7 @@ def _swapped(parts: tuple[str, ...], positions: set[int]) -> str:
     ).filter(lambda flags: len(flags[0]) > 1),
     st.data(),
 )
+@pytest.mark.slow
 def test_swapping_separators_in_a_documented_flag_gives_one_finding_naming_the_real_spelling(
     flags: list[tuple[str, ...]], data: st.DataObject
 ) -> None:

@@ -478,6 +478,7 @@ def test_static_reading_of_a_click_command_keeps_its_budgets(tmp_path: Path) -> 
 # ------------------------------------------------------------------ downstream: diff and audit
 
 
+@pytest.mark.slow
 def test_diff_of_two_releases_of_a_click_server(tmp_path: Path) -> None:
     source = (REGISTRIES / "click_server.py").read_text(encoding="utf-8")
     (tmp_path / "old").mkdir()

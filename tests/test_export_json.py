@@ -10,6 +10,7 @@ import re
 from collections import OrderedDict
 from typing import Any
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -41,6 +42,7 @@ _VALUES = st.recursive(
 
 
 @given(_VALUES)
+@pytest.mark.slow
 def test_every_json_value_is_written_as_json_writes_it(value: Any) -> None:
     assert json_text(value) == _dumped(value)
 

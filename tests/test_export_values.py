@@ -87,6 +87,7 @@ def exported(target: str, static: bool, mock: tuple[str, ...]) -> tuple[dict, st
 
 
 @pytest.mark.parametrize("target", sorted(FIXTURES))
+@pytest.mark.slow
 def test_every_value_of_a_fixture_export_is_plain_or_said(target: str) -> None:
     read = 0
     for static in (True, False) if target not in STATIC_ONLY else (True,):

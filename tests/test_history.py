@@ -779,6 +779,7 @@ def showcase_0523(sglang_0523: Path, tmp_path_factory: Any) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_the_showcase_page_shows_added_in_for_every_flag(showcase_0523: Path) -> None:
     """The committed facts cover every release since 0.5.0 and every flag of 0.5.23: each row
     of the generated page names the release its flag arrived in."""
@@ -796,6 +797,7 @@ def test_the_showcase_page_shows_added_in_for_every_flag(showcase_0523: Path) ->
     assert all(row[-1] in facts["releases"] for row in rows), [r for r in rows if not r[-1]][:3]
 
 
+@pytest.mark.slow
 def test_the_showcase_page_opens_with_a_usage_a_person_reads(showcase_0523: Path) -> None:
     """sglang's own usage names each of its hundreds of flags (433 lines): the showcase's
     (`usage: short`) is the program, each required option with its value, and `[options]`,
@@ -825,6 +827,7 @@ def test_both_sglang_showcases_shorten_the_usage() -> None:
         assert server.options.get("usage") == "short", config
 
 
+@pytest.mark.slow
 def test_diff_of_057_and_0523_names_the_tp_size_rename(sglang_0523: Path, tmp_path: Path) -> None:
     import importlib.util
 

@@ -25,6 +25,7 @@ def read(**settings: Any) -> Registry:
 @pytest.mark.parametrize(
     "settings", [{"auto_mock": True}, {"mock": ("not_installed_grammar_lib",)}], ids=str
 )
+@pytest.mark.slow
 def test_an_attribute_named_through_a_lazy_proxy_is_a_stand_in(settings: dict[str, Any]) -> None:
     (argument,) = read(**settings).arguments
     assert argument.help == "Backend for the GrammarState of each request."
@@ -33,6 +34,7 @@ def test_an_attribute_named_through_a_lazy_proxy_is_a_stand_in(settings: dict[st
 @pytest.mark.parametrize(
     "settings", [{"auto_mock": True}, {"mock": ("not_installed_grammar_lib",)}], ids=str
 )
+@pytest.mark.slow
 def test_a_probe_through_a_lazy_proxy_finds_nothing(settings: dict[str, Any]) -> None:
     (argument,) = read(**settings).arguments
     assert argument.choices == ("guided",)  # hasattr(proxy, "npu_kernels") is False

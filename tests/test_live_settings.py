@@ -304,6 +304,7 @@ def test_unresolved_values_are_named_on_stderr() -> None:
     json.loads(result.out)
 
 
+@pytest.mark.slow
 def test_auto_among_the_mock_names_is_the_setting_from_any_front_end() -> None:
     spec = RegistrySpec(target="x:y", mock=("torch", "auto"))
     assert (spec.mock, spec.auto_mock) == (("torch",), True)
@@ -451,6 +452,7 @@ def test_the_settings_reach_the_loader(tmp_path: Path) -> None:
     assert type(spec.kwargs[0][1]) is dict  # plain data, not the YAML reader's mapping
 
 
+@pytest.mark.slow
 def test_the_command_line_options_reach_the_loader() -> None:
     result = run_cli_in_subprocess(
         "export",

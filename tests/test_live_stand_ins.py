@@ -126,6 +126,7 @@ def test_a_stand_in_module_says_its_version_when_named_and_not_when_probed() -> 
 # ------------------------------------------------------------------ versions of distributions
 
 
+@pytest.mark.slow
 def test_the_registry_s_own_pins_answer_for_stood_in_distributions() -> None:
     with pytest.MonkeyPatch.context() as patch:
         patch.syspath_prepend(str(VERSIONED))
@@ -200,6 +201,7 @@ def test_a_distribution_nobody_pins_is_said_missing_as_a_distribution() -> None:
     assert "needs 'not-installed-accel-lib'" not in line  # not a missing module
 
 
+@pytest.mark.slow
 def test_a_stood_in_distribution_without_a_pin_says_so(tmp_path: Path) -> None:
     """The issue's first case: torch stood in for, `importlib.metadata.version("torch")` asked,
     no version known (no pins beside the package): the distribution is named, not the module."""

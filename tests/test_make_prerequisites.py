@@ -52,6 +52,7 @@ def _path_with_stubs(tmp_path: Path, stubs: set[str], without: set[str]) -> str:
     return str(folder)
 
 
+@pytest.mark.slow
 def test_make_test_checks_what_it_needs_before_it_installs_anything() -> None:
     lines = _make("-n", "test").stdout.splitlines()
     first_install = next((i for i, line in enumerate(lines) if INSTALLS.search(line)), len(lines))
@@ -59,6 +60,7 @@ def test_make_test_checks_what_it_needs_before_it_installs_anything() -> None:
     assert {"chromium", "chromedriver", "node", "npm", "Python"} <= checked, lines[:first_install]
 
 
+@pytest.mark.slow
 def test_a_missing_npm_stops_make_test_with_the_command_that_installs_it(tmp_path: Path) -> None:
     path = _path_with_stubs(tmp_path, {"chromium", "chromedriver", "node"}, without={"npm"})
     result = _make("prerequisites", path=path)
@@ -68,6 +70,7 @@ def test_a_missing_npm_stops_make_test_with_the_command_that_installs_it(tmp_pat
     assert first.endswith("(fix: apt-get install nodejs npm)")
 
 
+@pytest.mark.slow
 def test_a_missing_python_stops_make_test_with_the_command_that_installs_it(
     tmp_path: Path,
 ) -> None:

@@ -255,6 +255,7 @@ COLUMN_KEYS = ("span", ("data-am-columns",))
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(help_text=HELP, choice=HELP)
+@pytest.mark.slow
 def test_hostile_help_text_through_the_extension_stays_text(
     help_text: str, choice: str, tmp_path_factory: pytest.TempPathFactory
 ) -> None:

@@ -46,6 +46,7 @@ def html(result: Any, page: str) -> str:
 # ------------------------------------------------------------------ building
 
 
+@pytest.mark.slow
 def test_build_generates_pages_in_memory_and_writes_nothing_into_docs(project: Path) -> None:
     result = build(project)
     assert result.code == 0, result.output
@@ -56,6 +57,7 @@ def test_build_generates_pages_in_memory_and_writes_nothing_into_docs(project: P
         assert 'id="--page-size"' in html(result, page)
 
 
+@pytest.mark.slow
 def test_help_text_markup_is_escaped_in_every_page(project: Path) -> None:
     result = build(project)
     assert result.code == 0, result.output
@@ -69,6 +71,7 @@ def test_help_text_markup_is_escaped_in_every_page(project: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_a_generated_page_replaces_a_stale_copy_on_disk_without_touching_it(project: Path) -> None:
     stale = project / "docs" / "reference" / "npu.md"
     stale.parent.mkdir()
@@ -79,6 +82,7 @@ def test_a_generated_page_replaces_a_stale_copy_on_disk_without_touching_it(proj
     assert stale.read_text(encoding="utf-8") == "# STALE COPY\n"
 
 
+@pytest.mark.slow
 def test_a_stale_committed_page_fails_a_strict_build(project: Path) -> None:
     config = project / "argmatrix.yaml"
     config.write_text(
@@ -100,6 +104,7 @@ def test_a_stale_committed_page_fails_a_strict_build(project: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_a_missing_committed_page_is_named_missing_with_the_way_out(project: Path) -> None:
     """Issue 23: a page left at the default `committed: true` whose file was never written is
     said to be missing (not "out of date"), and `committed: false` is offered."""
@@ -119,6 +124,7 @@ def test_a_missing_committed_page_is_named_missing_with_the_way_out(project: Pat
     assert result.docs_changed == ()
 
 
+@pytest.mark.slow
 def test_directives_expand_outside_code_and_stay_literal_inside_fences(project: Path) -> None:
     result = build(project)
     assert result.code == 0, result.output
@@ -140,6 +146,7 @@ def test_a_bad_manifest_stops_the_build_with_file_and_line(project: Path) -> Non
     assert "Traceback" not in result.output
 
 
+@pytest.mark.slow
 def test_a_bad_directive_names_the_page_and_its_line_after_front_matter(project: Path) -> None:
     guide = project / "docs" / "guide.md"
     guide.write_text(
@@ -206,6 +213,7 @@ def wait_for_text(url: str, text: str) -> str:
     raise AssertionError(f"{text!r} did not appear at {url} within {HANG_SECONDS:g} s")
 
 
+@pytest.mark.slow
 def test_mkdocs_serve_regenerates_when_a_manifest_or_the_registry_changes(project: Path) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

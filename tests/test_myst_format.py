@@ -91,6 +91,7 @@ def block_types(source: str) -> list[str]:
 @given(TEXT, TEXT)
 @example("% argmatrix:end", "(x)=")
 @example("{eval-rst}`.. raw:: html`", "{{ x }}")
+@pytest.mark.slow
 def test_a_cell_and_a_code_value_are_their_text_in_a_table_row(text: str, value: str) -> None:
     source = (
         f"| a | b | c |\n| --- | --- | --- |\n| {myst.cell(text)} | {myst.code(value)} | end |\n"
@@ -112,6 +113,7 @@ def test_a_cell_and_a_code_value_are_their_text_in_a_table_row(text: str, value:
 @example("+++")
 @example("1. item")
 @example("# closed #")
+@pytest.mark.slow
 def test_a_cell_is_its_text_as_a_heading_and_as_a_paragraph(text: str) -> None:
     written = myst.cell(text)
     expected = folded(text).strip()

@@ -44,11 +44,13 @@ def _verdicts(project: Path) -> tuple[bool, bool]:
     return check_stale, plugin_stale
 
 
+@pytest.mark.slow
 def test_a_page_as_generated_is_current_to_check_and_to_the_plugin(project: Path) -> None:
     _generated_npu_page(project)
     assert _verdicts(project) == (False, False)
 
 
+@pytest.mark.slow
 def test_a_crlf_copy_of_a_current_page_is_stale_to_check_and_to_the_plugin(project: Path) -> None:
     page = _generated_npu_page(project)
     page.write_bytes(page.read_bytes().replace(b"\n", b"\r\n"))

@@ -116,6 +116,7 @@ def test_an_unchanged_project_is_replayed_with_the_same_output(
     assert not with_format.replayed  # another command line: its own outcome
 
 
+@pytest.mark.slow
 def test_drift_is_replayed_too_and_ends_when_the_page_is_mended(
     project: Path, tmp_path: Path
 ) -> None:
@@ -227,9 +228,9 @@ CHANGES: dict[str, Callable[[Path], None]] = {
 }
 
 
-# The edit loop keeps two kinds of change (an input's content, the registry's); the rest of the
-# matrix, three fresh interpreters a change, runs in `make test`.
-_IN_THE_FAST_LOOP = {"manifest edited, same size", "argument added to the registry"}
+# The edit loop keeps one kind of change (an input's content changed, its size not); the rest of
+# the matrix, three fresh interpreters a change, runs in `make test`.
+_IN_THE_FAST_LOOP = {"manifest edited, same size"}
 
 
 @pytest.mark.parametrize(
@@ -284,6 +285,7 @@ def test_every_python_notices_a_change_examined_or_listed(
         assert _relative(after, project) == _relative(uncached, reference), python
 
 
+@pytest.mark.slow
 def test_the_environment_is_part_of_the_key(project: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     _run(project, cache, "check")
@@ -291,6 +293,7 @@ def test_the_environment_is_part_of_the_key(project: Path, tmp_path: Path) -> No
     assert _run(project, cache, "check").replayed
 
 
+@pytest.mark.slow
 def test_fix_a_failing_run_and_live_mode_are_never_recorded(project: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     _run(project, cache, "check", "--fix")
@@ -316,6 +319,7 @@ def test_a_record_not_signed_with_the_folders_key_is_ignored(project: Path, tmp_
     assert again[:3] == first[:3]
 
 
+@pytest.mark.slow
 def test_a_record_in_a_folder_others_may_write_is_not_used(project: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     _run(project, cache, "check")
@@ -326,6 +330,7 @@ def test_a_record_in_a_folder_others_may_write_is_not_used(project: Path, tmp_pa
         cache.chmod(0o700)
 
 
+@pytest.mark.slow
 def test_a_run_that_read_a_file_changed_just_before_it_is_not_recorded(
     project: Path, tmp_path: Path
 ) -> None:
@@ -370,6 +375,7 @@ def test_what_a_shell_sets_for_each_command_is_not_part_of_the_key(
     assert _run(project, cache, "check", env={"OLDPWD": "/two", "_": "/two", "SHLVL": "2"}).replayed
 
 
+@pytest.mark.slow
 def test_a_record_is_not_taken_for_another_command_lines(project: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     _run(project, cache, "check")
@@ -382,6 +388,7 @@ def test_a_record_is_not_taken_for_another_command_lines(project: Path, tmp_path
     assert again[:3] == as_json[:3]
 
 
+@pytest.mark.slow
 def test_a_project_inside_the_cache_folder_is_never_replayed(tmp_path: Path) -> None:
     """The cache's own files are not observed: a project among them would be, in part."""
     cache = tmp_path / "cache"

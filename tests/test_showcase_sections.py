@@ -82,6 +82,7 @@ def headings(page: str) -> list[str]:
 
 
 @pytest.mark.parametrize("name", list(SHOWCASES))
+@pytest.mark.slow
 def test_every_section_heading_is_a_title_never_a_class_name(name: str) -> None:
     project = showcase(name)
     registry = project.registry
@@ -98,6 +99,7 @@ def test_every_section_heading_is_a_title_never_a_class_name(name: str) -> None:
     assert bare == [], bare
 
 
+@pytest.mark.slow
 def test_the_class_named_sections_are_found() -> None:
     """The check above is not vacuous: sglang 0.5.23 names some sections after their class."""
     registry = showcase("sglang-0.5.23").registry

@@ -136,6 +136,7 @@ def test_a_missing_snapshot_says_how_to_write_one(tmp_path: Path) -> None:
 # ------------------------------------------------------------------ through the CLI
 
 
+@pytest.mark.slow
 def test_cli_snapshot_reads_back_through_export(tmp_path: Path) -> None:
     out = tmp_path / "demo.json"
     written = run_cli_in_subprocess(

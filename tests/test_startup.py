@@ -60,6 +60,7 @@ def test_a_warm_check_loads_no_parser_renderer_or_page_reader(tmp_path: Path) ->
     assert loaded(warm, HEAVY) == []
 
 
+@pytest.mark.slow
 def test_an_edited_configuration_is_read_again(tmp_path: Path) -> None:
     """The configuration comes from the cache only while its content is the same."""
     root, cache = copy_project(tmp_path), tmp_path / "cache"

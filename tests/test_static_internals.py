@@ -264,6 +264,7 @@ def test_a_read_fills_caches_of_its_own(tmp_path: Path) -> None:
     assert loader.recording.placeholders  # the stand-in for `Plain` (Pick's __init__ is run)
 
 
+@pytest.mark.slow
 def test_repeated_reads_keep_nothing_at_module_level(tmp_path: Path) -> None:
     (tmp_path / f"{MODULE}.py").write_text(PER_READ, encoding="utf-8")
     for _ in range(3):  # what the first reads set up once (imports, compiled patterns)

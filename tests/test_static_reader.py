@@ -245,6 +245,7 @@ def _structure(value: object) -> str:
 @example(["'''\nX = 9\n'''\n", "X = 1\n"])
 # statements deep in a module, far below their own size: parsed alone at line 1, then shifted
 @example(["Y = 4\n", "\n" * 500, "X = [1]\n", "\n" * 500, "def f():\n    pass\n"])
+@pytest.mark.slow
 def test_a_module_read_statement_by_statement_reads_as_if_parsed_whole(snippets: list[str]) -> None:
     from argmatrix.loaders.static.reader import SourceModule, StaticLoader
 

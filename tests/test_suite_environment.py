@@ -37,6 +37,7 @@ def _pytest(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]
 # ------------------------------------------------------------------ a developer's shell
 
 
+@pytest.mark.slow
 def test_a_developers_variables_do_not_reach_the_tests(tmp_path: Path) -> None:
     # What a developer's shell may hold, each of which would change what the suite tests.
     developer = {
@@ -102,6 +103,7 @@ def _skips(tree: ast.AST) -> list[int]:
     )
 
 
+@pytest.mark.slow
 def test_no_test_skips_but_those_of_rtp_llms_real_source() -> None:
     """A test whose engine or environment is missing fails, naming how to get it; the one skip
     is conftest's, for RTP-LLM's real source beside the repository (CONTRIBUTING.md)."""

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import ast
 
+import pytest
+
 from helpers import REPO
 
 CLOCKS = {"monotonic", "perf_counter", "time", "monotonic_ns", "perf_counter_ns", "time_ns"}
@@ -40,6 +42,7 @@ def _bounds(tree: ast.AST) -> list[tuple[int, str]]:
     return found
 
 
+@pytest.mark.slow
 def test_no_test_bounds_the_clock_by_anything_but_a_hang() -> None:
     offending = [
         f"{path.relative_to(REPO)}:{line}: {text}"

@@ -6,6 +6,7 @@ import re
 from dataclasses import replace
 from html.parser import HTMLParser
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -131,6 +132,7 @@ def _render(template: str, **context: object) -> str:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(help_text=HELP, choice=HELP)
 @example(help_text="0`\n|`", choice="")  # a code span that starts with a space and holds a pipe
+@pytest.mark.slow
 def test_server_table_keeps_its_shape_and_text(help_text: str, choice: str) -> None:
     registry = _registry(help_text, choice)
     page = _render("server_arguments.md.j2", server=server_page(registry), title=None)
@@ -156,6 +158,7 @@ def test_server_table_keeps_its_shape_and_text(help_text: str, choice: str) -> N
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(note=HELP, reason=HELP.filter(lambda r: r.strip() != ""))
+@pytest.mark.slow
 def test_support_table_keeps_its_shape_with_any_note_or_reason(note: str, reason: str) -> None:
     registry = _registry("help", "y")
     platform = Platform(
@@ -263,6 +266,7 @@ SPACED = st.lists(st.one_of(TRICKY, st.text(max_size=12)), max_size=8).map(" ".j
     title="t",
     section="s",
 )
+@pytest.mark.slow
 def test_python_markdown_with_the_sites_extensions_makes_no_element_of_any_text(
     help_text: str,
     choice: str,

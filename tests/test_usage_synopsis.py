@@ -266,6 +266,7 @@ def adjacent_groups(parser: argparse.ArgumentParser) -> bool:
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(parsers())
+@pytest.mark.slow
 def test_any_parser_reads_as_argparse_prints_it(parser: argparse.ArgumentParser) -> None:
     if sys.version_info < (3, 13) and adjacent_groups(parser):
         reject()

@@ -237,6 +237,7 @@ _VALUES = st.recursive(_SCALARS, _with_sharing, max_leaves=25)
 
 @settings(max_examples=300, deadline=None)
 @given(_VALUES, st.sampled_from([None, True, False]))
+@pytest.mark.slow
 def test_yaml_with_anchors_at_any_depth_reads_as_pyyaml_reads_it(
     value: object, flow: bool | None
 ) -> None:
