@@ -232,6 +232,14 @@ def parser_of(function: Any) -> argparse.ArgumentParser:
     raise SystemExit(f"{function!r} did not parse")
 
 
+def must_be_given(action: argparse.Action) -> bool:
+    """Whether a command line must give the argument: argparse marks a `*` or REMAINDER
+    positional required, but such a positional matches no words as well, so `parse_args` never
+    reports it missing (nor a `?` one)."""
+    optional_positional = not action.option_strings and action.nargs in ("?", "*", "...")
+    return bool(action.required) and not optional_positional
+
+
 def argparse_view(parser: argparse.ArgumentParser) -> dict[str, Any]:
     params = []
     formatter = parser._get_formatter()
@@ -244,7 +252,7 @@ def argparse_view(parser: argparse.ArgumentParser) -> dict[str, Any]:
             {
                 "flags": list(action.option_strings),
                 "dest": action.dest,
-                "required": bool(action.required),
+                "required": must_be_given(action),
                 "nargs": action.nargs,
                 "default": None
                 if action.default == argparse.SUPPRESS

@@ -154,7 +154,7 @@ def sglang_project(root: Path) -> Path:
     )
     config = config.replace("output: showcase-0.5.23/server_arguments.md", "output: compact.md")
     config = config.replace(
-        "options: {html: true, layout: compact}", "format: myst\n    options: {layout: compact}"
+        "options: {html: true, layout: compact,", "format: myst\n    options: {layout: compact,"
     )
     assert "format: myst" in config and "compact.md" in config, config
     default = (

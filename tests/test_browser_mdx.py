@@ -130,7 +130,7 @@ def sglang_project(root: Path) -> Path:
         "history: history.json": f"history: {SHOWCASE_0523 / 'history.json'}",
         "template: server_arguments.md.j2": "template: server_arguments.mdx.j2",
         "output: showcase-0.5.23/server_arguments.md": "output: sglang_0523_compact.mdx",
-        "options: {html: true, layout: compact}": "options: {layout: compact}",
+        "options: {html: true, layout: compact,": "options: {layout: compact,",
     }
     for old, new in replacements.items():
         assert old in config, old

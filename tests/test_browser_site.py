@@ -186,15 +186,16 @@ def test_the_matrix_filter_narrows_the_rows(browser: Any, showcase_url: str, eng
 def test_search_finds_a_flag(browser: Any, showcase_url: str, engine: str) -> None:
     """Typing a flag into the site's search finds the showcase's table of it, on MkDocs and on
     Zensical (whose search is its own: an index of its own, a dialog in a shadow root that
-    loads more results as they are scrolled to): `--page-size` reads as the words page and
-    size, both highlighted."""
+    loads more results as they are scrolled to): `--model-path` reads as the words model and
+    path, both highlighted. (A flag in the page's opening usage and first table: Material's
+    teaser of a result is the start of its section, which a row far down never reaches.)"""
     open_page(browser, showcase_url)
     links = _zensical_search(browser) if engine == "zensical" else _material_search(browser)
-    screenshot(browser, f"search-page-size-{engine}")
+    screenshot(browser, f"search-model-path-{engine}")
     # sglang's pages of it (the vLLM showcase's pages also hold both words, and may come first)
     showcase = [marks for href, marks in links if re.search(r"/showcase(-0\.5\.23)?/", href)]
     assert showcase, links
-    assert any({"page", "size"} <= set(marks) for marks in showcase), showcase
+    assert any({"model", "path"} <= set(marks) for marks in showcase), showcase
 
 
 def _material_search(browser: Any) -> list[tuple[str, list[str]]]:
@@ -202,7 +203,7 @@ def _material_search(browser: Any) -> list[tuple[str, list[str]]]:
 
     search = browser.find_element(By.CSS_SELECTOR, "input.md-search__input")
     search.click()
-    search.send_keys("--page-size")
+    search.send_keys("--model-path")
     return wait_for(  # type: ignore[no-any-return]
         browser,
         (
@@ -234,7 +235,7 @@ def _zensical_search(browser: Any) -> list[tuple[str, list[str]]]:
         "Array.from(document.querySelectorAll('*')).find("
         "e => e.shadowRoot && e.shadowRoot.querySelector('input[role=combobox]'))",
     )
-    host.shadow_root.find_element(By.CSS_SELECTOR, "input[role=combobox]").send_keys("--page-size")
+    host.shadow_root.find_element(By.CSS_SELECTOR, "input[role=combobox]").send_keys("--model-path")
     links: list[tuple[str, list[str]]] = wait_for(
         browser, f"(r => r && r.length ? r : null)({_ZENSICAL_RESULTS})"
     )
