@@ -4,6 +4,7 @@ directives, the configuration it is given, its cache, its errors, and hostile he
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from html.parser import HTMLParser
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import Any
 
 import markdown
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 
 from argmatrix.config import load_config
 from argmatrix.integrations import markdown as extension_module
@@ -253,8 +254,18 @@ TABLE_TAGS = {"table", "thead", "tbody", "tr", "th", "td", "code", "br", "p"}
 COLUMN_KEYS = ("span", ("data-am-columns",))
 
 
+_MARKER = re.compile(r"(?:(?<=\s)|^)[-*+\u2022](?=\s)")
+
+
+def without_markers(text: str) -> str:
+    """A cell's text with the bullets a list item may begin with left out, folded again: a help
+    kept with its shape shows its `*` or `-` items after a bullet, its words the same."""
+    return " ".join(_MARKER.sub("", text).split())
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(help_text=HELP, choice=HELP)
+@example(help_text="*\t|\n", choice="")  # an item of a help with its shape (CI found it)
 @pytest.mark.slow
 def test_hostile_help_text_through_the_extension_stays_text(
     help_text: str, choice: str, tmp_path_factory: pytest.TempPathFactory
@@ -293,7 +304,10 @@ def test_hostile_help_text_through_the_extension_stays_text(
     [table] = argument_tables(html)
     assert [len(row) for row in table] == [4, 4, 4]
     shown = " ".join(table[1][1].text.split()).replace("\u2060", "")
-    assert shown == expected_text(as_read(help_text)).replace("\u2060", "")
+    expected = expected_text(as_read(help_text)).replace("\u2060", "")
+    if "\n" in help_text or "\r" in help_text:  # its shape kept: an item's marker reads as a bullet
+        shown, expected = without_markers(shown), without_markers(expected)
+    assert shown == expected
     assert expected_text(value_text(choice)).replace("\u2060", "") in " ".join(
         table[2][3].text.split()
     ).replace("\u2060", "")

@@ -108,11 +108,19 @@ OUR_NODES = {"root", "yaml", "heading", "paragraph", "text", "mdxJsxFlowElement"
 OUR_NODES |= {"mdxJsxTextElement", "link"}  # link: what GFM makes of a bare address, see below
 
 
-def assert_plain(tree: dict[str, Any]) -> None:
+# A text's own list items (a line starting `-`, `*`, `+` or `1.`, then words): a description
+# written with its shape is a Markdown list there (test_help_shape.py).
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+\S", re.MULTILINE)
+
+
+def assert_plain(tree: dict[str, Any], *shaped: str) -> None:
     """No code, no element of the text's own, and a link only where GFM finds a bare web or
-    mail address (its text the address as written)."""
+    mail address (its text the address as written). `shaped`: texts written with their
+    shape, whose list items may be a list."""
     assert code_in(tree) == []
-    assert node_types(tree) <= OUR_NODES, node_types(tree) - OUR_NODES
+    items = any(_LIST_ITEM.search(text) for text in shaped)
+    ours_here = OUR_NODES | ({"list", "listItem"} if items else set())
+    assert node_types(tree) <= ours_here, node_types(tree) - ours_here
     for name, attributes in elements(tree):
         assert ours(name, attributes), (name, attributes)
     for node in walk(tree):
@@ -292,6 +300,7 @@ def test_a_frontmatter_title_reads_as_the_text(mdx: MdxCompiler, title: str) -> 
 @given(help_text=HELP, choice=HELP, title=HELP, section=HELP.filter(lambda t: t.strip() != ""))
 @example(help_text="import x", choice="{/* argmatrix:end */}", title="export y", section="#")
 @example(help_text="https://example.invalid/_x_{", choice="<b>", title="a@b.invalid", section="{")
+@example(help_text="- |\n", choice="", title="", section="|")  # a list item (CI found it)
 def test_server_page_keeps_its_shape_and_shows_every_text(
     mdx: MdxCompiler, help_text: str, choice: str, title: str, section: str
 ) -> None:
@@ -310,7 +319,7 @@ def test_server_page_keeps_its_shape_and_shows_every_text(
     # the usage is a code block of its own (test_a_code_block_shows_its_text_exactly)
     context["server"] = replace(context["server"], usage="")
     tree = compiled(mdx, render("server_arguments.mdx.j2", **context))
-    assert_plain(tree)
+    assert_plain(tree, help_text)  # the description: the program's, written with its shape
     (table,) = jsx_tables(tree)
     assert table.header == ["Argument", "Description", "Defaults", "Options"]
     assert [len(row) for row in table.rows] == [4, 4]
