@@ -4,7 +4,6 @@ directives, the configuration it is given, its cache, its errors, and hostile he
 from __future__ import annotations
 
 import os
-import re
 import shutil
 from html.parser import HTMLParser
 from pathlib import Path
@@ -23,7 +22,7 @@ from argmatrix.project import Project
 from argmatrix.render.directives import Directives
 from e2e.tables import argument_tables
 from helpers import flag_of
-from test_table_property import HELP, SITE_EXTENSIONS, as_read, expected_text
+from test_table_property import HELP, SITE_EXTENSIONS, as_read, expected_text, without_markers
 
 FIXTURE = Path(__file__).parent / "fixtures" / "zensical"
 
@@ -252,15 +251,6 @@ PERMALINK = ("class", "href", "title")
 TABLE_TAGS = {"table", "thead", "tbody", "tr", "th", "td", "code", "br", "p"}
 # The first heading of an HTML table names its columns' keys for the site's script.
 COLUMN_KEYS = ("span", ("data-am-columns",))
-
-
-_MARKER = re.compile(r"(?:(?<=\s)|^)[-*+\u2022](?=\s)")
-
-
-def without_markers(text: str) -> str:
-    """A cell's text with the bullets a list item may begin with left out, folded again: a help
-    kept with its shape shows its `*` or `-` items after a bullet, its words the same."""
-    return " ".join(_MARKER.sub("", text).split())
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

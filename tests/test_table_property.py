@@ -78,6 +78,15 @@ def as_read(text: str) -> str:
     return "".join(part if kind != CODE or part.strip() else f'"{part}"' for kind, part in parts)
 
 
+_ITEM_MARKER = re.compile(r"(?:(?<=\s)|^)[-*+\u2022](?=\s)")
+
+
+def without_markers(text: str) -> str:
+    """A text with the bullets a list item may begin with left out, folded again: a help
+    kept with its shape shows its `*` or `-` items after a bullet, its words the same."""
+    return " ".join(_ITEM_MARKER.sub("", text).split())
+
+
 def expected_text(text: str) -> str:
     """What a reader should see: the text itself, whitespace folded, invisible controls dropped,
     a lone surrogate shown as U+FFFD, and an invisible word joiner between `<` and `/` of an
